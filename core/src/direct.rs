@@ -1,0 +1,128 @@
+//! The direct send decision (§2.2 "Receiver of the result", §2.4): what a
+//! Spot/Actor direct call does with each resolver tag.
+
+use std::time::Duration;
+
+use crate::error::InputError;
+use crate::ids::ObjectKind;
+use crate::resolve::{Resolution, UnavailableReason};
+use crate::route::ReadyRoute;
+use crate::runtime::{Inner, Runtime};
+use crate::store::StoreError;
+
+/// Options of one direct call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendOptions {
+    /// Instance intent: a Spot call that may cold-activate a Missing
+    /// Instance Spot (§2.4). Not allowed on Actor calls.
+    pub instance_intent: bool,
+    /// How long the call may spend retrying the store (measured on the
+    /// runtime's clock; attempts are also capped by `store_attempts`).
+    pub deadline: Duration,
+}
+
+impl Default for SendOptions {
+    fn default() -> Self {
+        SendOptions {
+            instance_intent: false,
+            deadline: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What to do with a direct call. Every tag goes to exactly one receiver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirectSend {
+    /// Submit the message on this route, carrying its fence.
+    Submit(ReadyRoute),
+    /// Missing Spot with instance intent: hand to the creation coordinator
+    /// for cold activation, then call again.
+    ColdActivation,
+    /// Missing without instance intent: the object does not exist and is
+    /// not created by this call. Terminal.
+    NotFound,
+    /// Authority exists but cannot be used: the operation's terminal result.
+    Unavailable(UnavailableReason),
+    /// The store could not be read within the deadline and attempt budget.
+    StoreFailure(StoreError),
+}
+
+/// Pause before store attempt `n` (1-based): 20 ms, 40 ms, 80 ms … ≤ 500 ms.
+fn backoff(attempt: u32) -> Duration {
+    Duration::from_millis((20u64 << attempt.saturating_sub(1).min(5)).min(500))
+}
+
+impl Inner {
+    async fn send_direct(&self, kind: ObjectKind, id: &str, options: SendOptions) -> DirectSend {
+        let key = crate::ids::KeyRef { kind, id };
+        let clock = &self.resolver.clock;
+        let deadline = clock.now().after(options.deadline);
+        let attempts = self.resolver.config.get().store_attempts;
+        let mut attempt = 1;
+        loop {
+            let resolution = match self.resolver.lookup_cached(key) {
+                Some(route) => Resolution::ReadyRoute(route),
+                None => self.resolver.resolve_from_store(key).await,
+            };
+            match resolution {
+                Resolution::ReadyRoute(route) => return DirectSend::Submit(route),
+                Resolution::Missing if options.instance_intent => {
+                    return DirectSend::ColdActivation;
+                }
+                Resolution::Missing => return DirectSend::NotFound,
+                Resolution::Unavailable(reason) => return DirectSend::Unavailable(reason),
+                Resolution::StoreFailure(e) => {
+                    let now = clock.now();
+                    if attempt >= attempts || now >= deadline {
+                        return DirectSend::StoreFailure(e);
+                    }
+                    tokio::time::sleep(backoff(attempt).min(deadline.since(now))).await;
+                    attempt += 1;
+                }
+            }
+        }
+    }
+}
+
+impl Runtime {
+    /// Decides a Spot/Actor direct call by global ID alone (§2.1): no owner,
+    /// generation or reference is taken as a target. A cache hit decides
+    /// without the store; a store failure is retried within the deadline.
+    pub fn send_direct(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        options: SendOptions,
+    ) -> Result<DirectSend, InputError> {
+        self.check_send(kind, options)?;
+        let key = self.key(kind, id)?;
+        if let Some(route) = self.inner().resolver.lookup_cached(key) {
+            return Ok(DirectSend::Submit(route));
+        }
+        let inner = self.inner().clone();
+        let id = id.to_owned();
+        Ok(self.block_on(async move { inner.send_direct(kind, &id, options).await }))
+    }
+
+    fn check_send(&self, kind: ObjectKind, options: SendOptions) -> Result<(), InputError> {
+        if options.instance_intent && kind == ObjectKind::Actor {
+            return Err(InputError::InstanceIntentOnActor);
+        }
+        if options.deadline.is_zero() {
+            return Err(InputError::ZeroDeadline);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        assert_eq!(backoff(1), Duration::from_millis(20));
+        assert_eq!(backoff(2), Duration::from_millis(40));
+        assert_eq!(backoff(30), Duration::from_millis(500));
+    }
+}

@@ -1,0 +1,83 @@
+//! Errors at the API edge: bad input and invalid configuration.
+//!
+//! Routing outcomes (Missing, Unavailable, StoreFailure …) are not errors;
+//! they are closed result enums the caller matches (DESIGN §3).
+
+use std::time::Duration;
+
+/// Input a caller gave that the core refuses. Fix the input; retrying the
+/// same call cannot succeed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InputError {
+    /// An object ID must have at least one byte.
+    #[error("object id is empty; give the global Spot/Actor ID")]
+    EmptyObjectId,
+    /// The object ID is longer than the configured cap.
+    #[error("object id is {len} bytes, over the {max}-byte cap")]
+    ObjectIdTooLong {
+        /// Length of the ID given, in bytes.
+        len: usize,
+        /// The cap in force.
+        max: usize,
+    },
+    /// A mesh name must have at least one byte.
+    #[error("mesh name is empty")]
+    EmptyMeshName,
+    /// The mesh name is longer than the fixed cap.
+    #[error("mesh name is {len} bytes, over the {max}-byte cap")]
+    MeshNameTooLong {
+        /// Length of the name given, in bytes.
+        len: usize,
+        /// The cap.
+        max: usize,
+    },
+    /// Object kinds are `spot` and `actor`.
+    #[error("unknown object kind {0:?}; expected \"spot\" or \"actor\"")]
+    UnknownObjectKind(String),
+    /// Instance intent (cold activation) exists only on Spot calls (§2.4).
+    #[error("instance intent is only valid on a Spot direct call, not on an Actor")]
+    InstanceIntentOnActor,
+    /// A blocking call was made with a zero deadline.
+    #[error("operation deadline must be positive")]
+    ZeroDeadline,
+}
+
+/// A [`RoutingConfig`](crate::RoutingConfig) that breaks a rule; nothing is
+/// changed when this is returned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// §2.5: the cache must expire before the Message Follow detour closes.
+    #[error(
+        "route_cache_max_age ({cache:?}) must be at least 5 s shorter than \
+         message_follow_duration ({follow:?}) when both are positive"
+    )]
+    CacheOutlivesFollow {
+        /// The cache max age given.
+        cache: Duration,
+        /// The Message Follow duration given.
+        follow: Duration,
+    },
+    /// §2.5: a Message Follow chain is at most 8 hops.
+    #[error("max_follow_hops must be 1..=8, got {0}")]
+    FollowHops(u8),
+    /// A duration that has no meaning at zero.
+    #[error("{field} must be positive")]
+    ZeroDuration {
+        /// The field's name.
+        field: &'static str,
+    },
+    /// The route cache needs room for at least one entry.
+    #[error("route_cache_capacity must be at least 1")]
+    ZeroCapacity,
+    /// The object-ID cap is out of range.
+    #[error("max_object_id_bytes must be 1..={max}, got {got}")]
+    ObjectIdCap {
+        /// The cap given.
+        got: usize,
+        /// The largest cap allowed.
+        max: usize,
+    },
+    /// At least one store attempt must be allowed.
+    #[error("store_attempts must be at least 1")]
+    ZeroStoreAttempts,
+}

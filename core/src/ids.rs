@@ -1,0 +1,320 @@
+//! Identities of objects and nodes, and the generation numbers that fence them.
+//!
+//! Object IDs are opaque (spec §2.1): the core never parses one to find a node.
+//! Every generation is its own newtype so a node generation can never be
+//! passed where an object generation is expected.
+
+use std::fmt;
+use std::hash::{Hash, Hasher};
+
+use crate::error::InputError;
+
+/// Largest object-ID cap a config may set (bytes). The default cap is 1024.
+pub const MAX_OBJECT_ID_BYTES: usize = 64 * 1024;
+
+/// Longest mesh name, in bytes. Mesh names are configuration names, kept
+/// inline so a route is plain data that can be copied out of the cache.
+pub const MAX_MESH_NAME_BYTES: usize = 63;
+
+/// Which kind of logical object a global ID names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum ObjectKind {
+    /// A Spot: a logical instance addressed by a global SpotId.
+    Spot = 1,
+    /// An Actor: a logical instance addressed by a global ActorId.
+    Actor = 2,
+}
+
+impl ObjectKind {
+    /// The lower-case name used in logs, keys and the CLI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObjectKind::Spot => "spot",
+            ObjectKind::Actor => "actor",
+        }
+    }
+
+    /// Parses `spot` or `actor`.
+    pub fn parse(s: &str) -> Result<Self, InputError> {
+        match s {
+            "spot" => Ok(ObjectKind::Spot),
+            "actor" => Ok(ObjectKind::Actor),
+            other => Err(InputError::UnknownObjectKind(other.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for ObjectKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Checks an object ID against the cap in force: 1..=`max_bytes` bytes.
+pub(crate) fn check_object_id(id: &str, max_bytes: usize) -> Result<(), InputError> {
+    if id.is_empty() {
+        return Err(InputError::EmptyObjectId);
+    }
+    if id.len() > max_bytes {
+        return Err(InputError::ObjectIdTooLong {
+            len: id.len(),
+            max: max_bytes,
+        });
+    }
+    Ok(())
+}
+
+/// A global Spot or Actor ID together with its kind: the logical address of
+/// a message target. Owned; the hot path borrows a [`KeyRef`] instead.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ObjectKey {
+    kind: ObjectKind,
+    id: Box<str>,
+}
+
+impl ObjectKey {
+    /// Builds a key, checking the ID against the largest cap any config allows.
+    /// The runtime checks its own (smaller) configured cap at its API edge.
+    pub fn new(kind: ObjectKind, id: &str) -> Result<Self, InputError> {
+        check_object_id(id, MAX_OBJECT_ID_BYTES)?;
+        Ok(ObjectKey {
+            kind,
+            id: id.into(),
+        })
+    }
+
+    /// The object's kind.
+    pub fn kind(&self) -> ObjectKind {
+        self.kind
+    }
+
+    /// The global ID, exactly as the caller gave it.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// A borrowed view of this key.
+    pub fn as_ref(&self) -> KeyRef<'_> {
+        KeyRef {
+            kind: self.kind,
+            id: &self.id,
+        }
+    }
+}
+
+impl Hash for ObjectKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_ref().hash(state)
+    }
+}
+
+impl fmt::Debug for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{:?}", self.kind, self.id)
+    }
+}
+
+impl fmt::Display for ObjectKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.kind, self.id)
+    }
+}
+
+impl papaya::Equivalent<ObjectKey> for KeyRef<'_> {
+    fn equivalent(&self, key: &ObjectKey) -> bool {
+        *self == key.as_ref()
+    }
+}
+
+/// A borrowed object key: what the hot path hashes and compares, so a cache
+/// lookup never allocates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyRef<'a> {
+    /// The object's kind.
+    pub kind: ObjectKind,
+    /// The global ID.
+    pub id: &'a str,
+}
+
+impl KeyRef<'_> {
+    /// An owned copy of this key.
+    pub fn to_owned(self) -> ObjectKey {
+        ObjectKey {
+            kind: self.kind,
+            id: self.id.into(),
+        }
+    }
+}
+
+// Every owned key type hashes through this one function, so a borrowed
+// `KeyRef` finds the owned entry it equals.
+impl Hash for KeyRef<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u8(self.kind as u8);
+        state.write(self.id.as_bytes());
+    }
+}
+
+/// The name of a RouteMesh connection group. 1..=63 bytes of UTF-8, stored
+/// inline so routes stay `Copy`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MeshName {
+    len: u8,
+    bytes: [u8; MAX_MESH_NAME_BYTES],
+}
+
+impl MeshName {
+    /// Checks and stores a mesh name.
+    pub fn new(name: &str) -> Result<Self, InputError> {
+        if name.is_empty() {
+            return Err(InputError::EmptyMeshName);
+        }
+        if name.len() > MAX_MESH_NAME_BYTES {
+            return Err(InputError::MeshNameTooLong {
+                len: name.len(),
+                max: MAX_MESH_NAME_BYTES,
+            });
+        }
+        let mut bytes = [0u8; MAX_MESH_NAME_BYTES];
+        bytes[..name.len()].copy_from_slice(name.as_bytes());
+        Ok(MeshName {
+            len: name.len() as u8,
+            bytes,
+        })
+    }
+
+    /// The name as text.
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len as usize])
+            .expect("MeshName is built only from a &str, cut at its own length")
+    }
+}
+
+impl fmt::Debug for MeshName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MeshName({:?})", self.as_str())
+    }
+}
+
+impl fmt::Display for MeshName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! number_newtype {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+        pub struct $name(pub u64);
+
+        impl $name {
+            /// The raw number (for wire codecs and host bindings).
+            pub const fn get(self) -> u64 {
+                self.0
+            }
+
+            /// The next value in this sequence.
+            pub const fn next(self) -> Self {
+                $name(self.0 + 1)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+    };
+}
+
+number_newtype!(
+    /// The routing ID of a MeshNode within its mesh.
+    NodeRid
+);
+number_newtype!(
+    /// The lifecycle generation of a MeshNode: a restarted node has a higher one.
+    NodeGeneration
+);
+number_newtype!(
+    /// Distinguishes incarnations of one logical ID (a re-created object gets a
+    /// higher one).
+    ObjectGeneration
+);
+number_newtype!(
+    /// Orders owner changes within one incarnation; bumped by each relocation
+    /// commit.
+    AuthorityOwnerGeneration
+);
+number_newtype!(
+    /// Identifies the owner lease: the host-process lifecycle the current owner
+    /// belongs to.
+    OwnerLeaseGeneration
+);
+number_newtype!(
+    /// Per-object version of the authority record; every successful write bumps
+    /// it, and it never goes back, even across incarnations.
+    StoreVersion
+);
+
+/// Who a runtime is: its mesh, routing ID, node lifecycle generation and the
+/// owner lease generation under which it owns objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NodeIdentity {
+    /// The connection group this node belongs to.
+    pub mesh: MeshName,
+    /// The node's routing ID.
+    pub rid: NodeRid,
+    /// The node's lifecycle generation.
+    pub generation: NodeGeneration,
+    /// The owner lease this process lifecycle holds for the objects it owns.
+    pub lease: OwnerLeaseGeneration,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_ids_are_checked_for_length() {
+        assert_eq!(
+            ObjectKey::new(ObjectKind::Spot, ""),
+            Err(InputError::EmptyObjectId)
+        );
+        let long = "x".repeat(MAX_OBJECT_ID_BYTES + 1);
+        assert!(matches!(
+            ObjectKey::new(ObjectKind::Actor, &long),
+            Err(InputError::ObjectIdTooLong { .. })
+        ));
+        assert!(check_object_id("abcd", 3).is_err());
+        assert!(check_object_id("abc", 3).is_ok());
+    }
+
+    #[test]
+    fn ids_are_opaque_and_kept_verbatim() {
+        let key = ObjectKey::new(ObjectKind::Actor, "node-7/actor:42").expect("valid id");
+        assert_eq!(key.id(), "node-7/actor:42");
+        assert_eq!(key.to_string(), "actor:node-7/actor:42");
+    }
+
+    #[test]
+    fn borrowed_and_owned_keys_hash_alike() {
+        use std::hash::BuildHasher;
+        let s = foldhash::fast::FixedState::with_seed(7);
+        let key = ObjectKey::new(ObjectKind::Spot, "room-1").expect("valid id");
+        assert_eq!(s.hash_one(&key), s.hash_one(key.as_ref()));
+        let other = ObjectKey::new(ObjectKind::Actor, "room-1").expect("valid id");
+        assert_ne!(s.hash_one(&key), s.hash_one(&other));
+    }
+
+    #[test]
+    fn mesh_names_are_bounded() {
+        assert_eq!(MeshName::new(""), Err(InputError::EmptyMeshName));
+        assert!(MeshName::new(&"m".repeat(64)).is_err());
+        assert_eq!(
+            MeshName::new("game-mesh").expect("valid").as_str(),
+            "game-mesh"
+        );
+    }
+}

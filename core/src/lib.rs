@@ -1,0 +1,50 @@
+//! zlink-core: the routing core of the zlink virtual-actor framework.
+//!
+//! A Spot or Actor is a logical object with a global ID whose owning node can
+//! change. This crate decides how a message sent to that ID finds its current
+//! owner (spec §2): the [`Runtime`] resolves IDs through a positive route
+//! cache backed by a shared [`LocationStore`], and admits inbound messages on
+//! the owner side. Hosts move the bytes; the core never opens a socket.
+
+#![warn(missing_docs)]
+
+mod admission;
+mod authority;
+mod cache;
+mod clock;
+mod config;
+mod direct;
+mod error;
+mod ids;
+mod lifecycle;
+mod liveness;
+mod ownership;
+mod recovery;
+mod resolve;
+mod route;
+mod runtime;
+mod stats;
+pub mod store;
+
+pub use admission::{Admission, InboundDirect, Rejection, StaleReason};
+pub use authority::{
+    AuthorityRecord, AuthorityState, Owner, OwnerClaim, OwnerLease, StoreEpoch, StoreTime,
+    WriteFence,
+};
+pub use cache::INLINE_ID_BYTES;
+pub use clock::{COARSE_SLACK, Clock, ManualClock, MonoTime, SystemClock};
+pub use config::{CACHE_FOLLOW_GAP, RoutingConfig};
+pub use direct::{DirectSend, SendOptions};
+pub use error::{ConfigError, InputError};
+pub use ids::{
+    AuthorityOwnerGeneration, KeyRef, MAX_MESH_NAME_BYTES, MAX_OBJECT_ID_BYTES, MeshName,
+    NodeGeneration, NodeIdentity, NodeRid, ObjectGeneration, ObjectKey, ObjectKind,
+    OwnerLeaseGeneration, StoreVersion,
+};
+pub use lifecycle::LifecycleError;
+pub use ownership::OwnedObject;
+pub use resolve::{Resolution, UnavailableReason};
+pub use route::{OwnerRoute, ReadyRoute, RouteFence};
+pub use runtime::{BuildError, Runtime, RuntimeBuilder};
+pub use stats::{InvalidationReason, ResolutionCounts, Stats};
+pub use store::{LocationStore, MemoryStore, StoreError};

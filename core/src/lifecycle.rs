@@ -1,0 +1,211 @@
+//! This node's authority writes (§2.2, §2.4; the lifecycle documents own the
+//! full flows): create, publish Ready, relocation commit, lease renewal and
+//! release. Each is a store compare-and-set; on success the local ownership
+//! table and the route cache follow the record the store returned.
+
+use std::time::Duration;
+
+use crate::authority::{AuthorityRecord, OwnerClaim, WriteFence};
+use crate::error::InputError;
+use crate::ids::{KeyRef, ObjectKind};
+use crate::ownership::OwnedObject;
+use crate::runtime::{Inner, Runtime};
+use crate::stats::InvalidationReason;
+use crate::store::{Observed, WriteError, WriteFuture, WriteRejection};
+
+/// Why an authority write did not happen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LifecycleError {
+    /// The ID is not valid.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The store refused the compare-and-set; re-read and decide again.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// This node does not own the object, so it cannot write its authority.
+    #[error("this node does not own {kind} {id:?}")]
+    NotOwned {
+        /// The object's kind.
+        kind: ObjectKind,
+        /// The object's ID.
+        id: String,
+    },
+}
+
+enum Write {
+    Create,
+    PublishReady,
+    TakeOwnership(WriteFence),
+    RenewLease,
+    BeginRelease,
+}
+
+impl Inner {
+    fn claim(&self) -> OwnerClaim {
+        let me = self.identity;
+        OwnerClaim {
+            mesh: me.mesh,
+            node: me.rid,
+            node_generation: me.generation,
+            lease_generation: me.lease,
+            lease_millis: lease_millis(self.resolver.config.get().owner_lease_duration),
+        }
+    }
+
+    fn owned_fence(&self, key: KeyRef<'_>) -> Result<WriteFence, LifecycleError> {
+        self.ownership
+            .get(key)
+            .map(|o| o.write_fence())
+            .ok_or_else(|| LifecycleError::NotOwned {
+                kind: key.kind,
+                id: key.id.to_owned(),
+            })
+    }
+
+    async fn write(&self, key: KeyRef<'_>, write: Write) -> Result<OwnedObject, LifecycleError> {
+        // Taken before the store can act, so the deadline errs early.
+        let started = self.resolver.clock.now();
+        let store = &*self.resolver.store;
+        let call: WriteFuture<'_, Observed<AuthorityRecord>> = match write {
+            Write::Create => store.create(key, self.claim()),
+            Write::PublishReady => store.publish_ready(key, self.owned_fence(key)?),
+            Write::TakeOwnership(from) => store.transfer_owner(key, from, self.claim()),
+            Write::RenewLease => {
+                let millis = self.claim().lease_millis;
+                store.renew_lease(key, self.owned_fence(key)?, self.identity.lease, millis)
+            }
+            Write::BeginRelease => store.begin_release(key, self.owned_fence(key)?),
+        };
+        let observed = self.checked(self.resolver.timed(call).await)?;
+        let record = observed.value;
+        let remaining = record
+            .owner
+            .lease
+            .expires_at
+            .0
+            .saturating_sub(observed.store_time.0);
+        let owned =
+            OwnedObject::from_record(&record, started.after(Duration::from_millis(remaining)));
+        self.ownership.set(key, owned);
+        self.forget_older_routes(key, &record);
+        Ok(owned)
+    }
+
+    async fn complete_release(&self, key: KeyRef<'_>) -> Result<(), LifecycleError> {
+        let call = self
+            .resolver
+            .store
+            .complete_release(key, self.owned_fence(key)?);
+        self.checked(self.resolver.timed(call).await)?;
+        self.ownership.remove(key);
+        self.resolver.cache.remove(key);
+        Ok(())
+    }
+
+    /// Reports the outcome to store-health tracking and maps it.
+    fn checked<T>(
+        &self,
+        result: Result<Observed<T>, WriteError>,
+    ) -> Result<Observed<T>, LifecycleError> {
+        match &result {
+            Ok(o) => self.resolver.observe(Ok(o.epoch)),
+            Err(WriteError::Store(e)) => self.resolver.observe(Err(e)),
+            Err(WriteError::Rejected(r)) => {
+                tracing::info!(rejection = %r, "authority write refused")
+            }
+        }
+        Ok(result?)
+    }
+
+    /// This node's own write confirmed a higher store version.
+    fn forget_older_routes(&self, key: KeyRef<'_>, record: &AuthorityRecord) {
+        if self
+            .resolver
+            .cache
+            .remove_older_than(key, record.store_version)
+        {
+            self.resolver
+                .counters
+                .invalidated(InvalidationReason::HigherStoreVersion, 1);
+        }
+    }
+}
+
+fn lease_millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Runtime {
+    fn run_write(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        write: Write,
+    ) -> Result<OwnedObject, LifecycleError> {
+        let key = self.key(kind, id)?.to_owned();
+        let inner = self.inner().clone();
+        self.block_on(async move { inner.write(key.as_ref(), write).await })
+    }
+
+    /// Creates a new incarnation owned by this node, in `Creating`.
+    pub fn create(&self, kind: ObjectKind, id: &str) -> Result<OwnedObject, LifecycleError> {
+        self.run_write(kind, id, Write::Create)
+    }
+
+    /// Publishes this node's `Creating` object as `Ready`.
+    pub fn publish_ready(&self, kind: ObjectKind, id: &str) -> Result<OwnedObject, LifecycleError> {
+        self.run_write(kind, id, Write::PublishReady)
+    }
+
+    /// Create then publish Ready: the activation an application sees.
+    pub fn activate(&self, kind: ObjectKind, id: &str) -> Result<OwnedObject, LifecycleError> {
+        self.create(kind, id)?;
+        self.publish_ready(kind, id)
+    }
+
+    /// Relocation commit on the target: this node takes ownership by a
+    /// compare-and-set on `from` (the authority the relocation started
+    /// from). The authority owner generation increases by one.
+    pub fn commit_relocation(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        from: WriteFence,
+    ) -> Result<OwnedObject, LifecycleError> {
+        self.run_write(kind, id, Write::TakeOwnership(from))
+    }
+
+    /// The source's side of a committed relocation: stop owning locally.
+    /// Messages still routed here are then rejected as stale.
+    pub fn relinquish(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+    ) -> Result<Option<OwnedObject>, InputError> {
+        let key = self.key(kind, id)?;
+        Ok(self.ownership().remove(key))
+    }
+
+    /// Extends this node's owner lease on the object.
+    pub fn renew_lease(&self, kind: ObjectKind, id: &str) -> Result<OwnedObject, LifecycleError> {
+        self.run_write(kind, id, Write::RenewLease)
+    }
+
+    /// Starts releasing the object: it resolves `Unavailable(Releasing)`.
+    pub fn begin_release(&self, kind: ObjectKind, id: &str) -> Result<OwnedObject, LifecycleError> {
+        self.run_write(kind, id, Write::BeginRelease)
+    }
+
+    /// Completes the release: the record is gone and the ID resolves `Missing`.
+    pub fn complete_release(&self, kind: ObjectKind, id: &str) -> Result<(), LifecycleError> {
+        let key = self.key(kind, id)?.to_owned();
+        let inner = self.inner().clone();
+        self.block_on(async move { inner.complete_release(key.as_ref()).await })
+    }
+}
+
+impl From<WriteRejection> for LifecycleError {
+    fn from(r: WriteRejection) -> Self {
+        LifecycleError::Write(WriteError::Rejected(r))
+    }
+}

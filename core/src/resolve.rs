@@ -1,0 +1,301 @@
+//! The resolver (§2.1, §2.2): global ID → one of four closed results.
+//!
+//! A hit is answered from the positive route cache without touching the
+//! store or the async runtime. A miss reads the store once per group of
+//! concurrent misses for the same ID (single flight), classifies the
+//! authority record, and caches only `ReadyRoute`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::OnceCell;
+
+use crate::authority::{AuthorityRecord, AuthorityState};
+use crate::cache::RouteCache;
+use crate::clock::{Clock, MonoTime};
+use crate::config::LiveConfig;
+use crate::ids::{KeyRef, ObjectKey};
+use crate::liveness::OwnerLiveness;
+use crate::recovery::StoreHealth;
+use crate::route::ReadyRoute;
+use crate::stats::{Counters, InvalidationReason};
+use crate::store::{LocationStore, Observed, StoreError};
+
+/// Why an object whose authority exists cannot take messages now. The
+/// operation ends `Unavailable` (terminal completion mapper, §2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnavailableReason {
+    /// The object is still being created.
+    Creating,
+    /// The object is being released.
+    Releasing,
+    /// The owner lease has expired on the store's clock.
+    LeaseExpired,
+    /// The owner lease was invalidated (the owner process lifecycle ended).
+    OwnerNotLive,
+    /// The owner rejected the route as stale; the operation is not resubmitted.
+    StaleRoute,
+    /// The owner's local admission deadline has passed.
+    AdmissionDeadlinePassed,
+}
+
+impl UnavailableReason {
+    /// The PascalCase name used in logs, JSON and host bindings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnavailableReason::Creating => "Creating",
+            UnavailableReason::Releasing => "Releasing",
+            UnavailableReason::LeaseExpired => "LeaseExpired",
+            UnavailableReason::OwnerNotLive => "OwnerNotLive",
+            UnavailableReason::StaleRoute => "StaleRoute",
+            UnavailableReason::AdmissionDeadlinePassed => "AdmissionDeadlinePassed",
+        }
+    }
+}
+
+/// The resolver's closed result (§2.2). Each tag has exactly one receiver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// A Ready owner route with its fences: submit on it.
+    ReadyRoute(ReadyRoute),
+    /// No authority record exists (release has completed): only the creation
+    /// coordinator acts on this.
+    Missing,
+    /// Authority exists but its owner cannot be used now: the operation ends.
+    Unavailable(UnavailableReason),
+    /// Whether authority exists could not be determined: retry the store.
+    StoreFailure(StoreError),
+}
+
+impl Resolution {
+    /// The tag name, as every host language spells it.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            Resolution::ReadyRoute(_) => "ReadyRoute",
+            Resolution::Missing => "Missing",
+            Resolution::Unavailable(_) => "Unavailable",
+            Resolution::StoreFailure(_) => "StoreFailure",
+        }
+    }
+}
+
+type ReadResult = Result<Observed<Option<AuthorityRecord>>, StoreError>;
+
+/// One store read shared by every concurrent miss of an ID.
+struct Flight {
+    /// When the read was sent: the base of the admission deadline, which is
+    /// therefore never later than the lease allows.
+    started: MonoTime,
+    /// Cache invalidation sequence when the read was sent.
+    seq: u64,
+    result: OnceCell<ReadResult>,
+}
+
+/// Turns global IDs into resolutions; owns the cache and its invalidations.
+pub(crate) struct Resolver {
+    pub(crate) cache: RouteCache,
+    pub(crate) counters: Counters,
+    pub(crate) health: StoreHealth,
+    pub(crate) liveness: OwnerLiveness,
+    pub(crate) store: Arc<dyn LocationStore>,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) config: Arc<LiveConfig>,
+    flights: Mutex<HashMap<ObjectKey, Arc<Flight>>>,
+}
+
+impl Resolver {
+    pub(crate) fn new(
+        store: Arc<dyn LocationStore>,
+        clock: Arc<dyn Clock>,
+        config: Arc<LiveConfig>,
+    ) -> Self {
+        Resolver {
+            cache: RouteCache::new(config.get().route_cache_capacity),
+            counters: Counters::default(),
+            health: StoreHealth::default(),
+            liveness: OwnerLiveness::default(),
+            store,
+            clock,
+            config,
+            flights: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The cache-only lookup: the hot path. Never allocates, locks or awaits.
+    #[inline]
+    pub(crate) fn lookup_cached(&self, key: KeyRef<'_>) -> Option<ReadyRoute> {
+        let hit = self.cache.get(key, self.clock.now_coarse());
+        if hit.is_some() {
+            self.counters.cache_hits.incr();
+        }
+        hit
+    }
+
+    /// Resolves from the store (the caller has already missed the cache).
+    pub(crate) async fn resolve_from_store(&self, key: KeyRef<'_>) -> Resolution {
+        self.counters.cache_misses.incr();
+        let flight = self.join_flight(key);
+        let read = flight
+            .result
+            .get_or_init(|| self.read_once(key))
+            .await
+            .clone();
+        self.leave_flight(key, &flight);
+        let resolution = match read {
+            Ok(observed) => self.classify(key, observed, &flight),
+            Err(e) => Resolution::StoreFailure(e),
+        };
+        self.count(&resolution);
+        resolution
+    }
+
+    fn join_flight(&self, key: KeyRef<'_>) -> Arc<Flight> {
+        let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
+        flights
+            .entry(key.to_owned())
+            .or_insert_with(|| {
+                Arc::new(Flight {
+                    started: self.clock.now(),
+                    seq: self.cache.invalidation_seq(),
+                    result: OnceCell::new(),
+                })
+            })
+            .clone()
+    }
+
+    /// Whoever finishes first removes the flight, so a later miss reads anew
+    /// (and a dropped leader cannot strand it).
+    fn leave_flight(&self, key: KeyRef<'_>, flight: &Arc<Flight>) {
+        let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
+        if flights
+            .get(&key.to_owned())
+            .is_some_and(|f| Arc::ptr_eq(f, flight))
+        {
+            flights.remove(&key.to_owned());
+        }
+    }
+
+    async fn read_once(&self, key: KeyRef<'_>) -> ReadResult {
+        self.counters.store_reads.incr();
+        let result = self.timed(self.store.read(key)).await;
+        self.observe(result.as_ref().map(|o| o.epoch));
+        result
+    }
+
+    /// Bounds a store call by `store_timeout`: a stalled store yields
+    /// `StoreFailure` in time, never a hang.
+    pub(crate) async fn timed<T, E: From<StoreError>>(
+        &self,
+        call: impl Future<Output = Result<T, E>>,
+    ) -> Result<T, E> {
+        let limit = self.config.get().store_timeout;
+        match tokio::time::timeout(limit, call).await {
+            Ok(result) => result,
+            Err(_) => Err(StoreError::Timeout {
+                millis: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+            }
+            .into()),
+        }
+    }
+
+    /// Feeds a store call's outcome to the health tracker; on a recovery
+    /// event every cached route goes (DESIGN §5.3).
+    pub(crate) fn observe(&self, outcome: Result<crate::authority::StoreEpoch, &StoreError>) {
+        match outcome {
+            Err(e) => {
+                self.counters.store_failures.incr();
+                tracing::warn!(error = %e, "location store call failed");
+                self.health.failed();
+            }
+            Ok(epoch) => {
+                if self.health.answered(epoch) {
+                    self.store_recovered();
+                }
+            }
+        }
+    }
+
+    /// A store recovery event: clears the whole cache.
+    pub(crate) fn store_recovered(&self) -> usize {
+        self.cache.note_invalidation();
+        let removed = self.cache.clear();
+        self.counters.store_recoveries.incr();
+        self.counters
+            .invalidated(InvalidationReason::StoreRecovery, removed as u64);
+        tracing::info!(removed, "location store recovered; route cache cleared");
+        removed
+    }
+
+    fn classify(
+        &self,
+        key: KeyRef<'_>,
+        observed: Observed<Option<AuthorityRecord>>,
+        flight: &Flight,
+    ) -> Resolution {
+        let Some(record) = observed.value else {
+            // Release completed: nothing cached for this ID can be current.
+            self.cache.remove(key);
+            return Resolution::Missing;
+        };
+        if self.cache.remove_older_than(key, record.store_version) {
+            self.counters
+                .invalidated(InvalidationReason::HigherStoreVersion, 1);
+        }
+        match record.state {
+            AuthorityState::Creating => {
+                return Resolution::Unavailable(UnavailableReason::Creating);
+            }
+            AuthorityState::Releasing => {
+                return Resolution::Unavailable(UnavailableReason::Releasing);
+            }
+            AuthorityState::Ready => {}
+        }
+        let lease = record.owner.lease;
+        if lease.expires_at <= observed.store_time {
+            return Resolution::Unavailable(UnavailableReason::LeaseExpired);
+        }
+        if !self
+            .liveness
+            .is_live(record.owner.route.node, lease.generation)
+        {
+            return Resolution::Unavailable(UnavailableReason::OwnerNotLive);
+        }
+        let remaining = Duration::from_millis(lease.expires_at.0 - observed.store_time.0);
+        let ready = ReadyRoute {
+            route: record.owner.route,
+            fence: record.fence(),
+            admission_deadline: flight.started.after(remaining),
+        };
+        self.cache_ready(key, ready, flight);
+        Resolution::ReadyRoute(ready)
+    }
+
+    /// Caches a fresh route until the earlier of its admission deadline and
+    /// the max age in force now (§2.2).
+    fn cache_ready(&self, key: KeyRef<'_>, ready: ReadyRoute, flight: &Flight) {
+        let max_age = self.config.cache_max_age();
+        if max_age.is_zero() {
+            return;
+        }
+        let expires_at = ready
+            .admission_deadline
+            .min(flight.started.after(max_age))
+            .before(self.clock.coarse_slack());
+        let now = self.clock.now();
+        let (_, evicted) = self
+            .cache
+            .insert_read(key, ready, expires_at, now, flight.seq);
+        self.counters.evictions.add(evicted as u64);
+    }
+
+    fn count(&self, resolution: &Resolution) {
+        let c = &self.counters;
+        match resolution {
+            Resolution::ReadyRoute(_) => c.ready_from_store.incr(),
+            Resolution::Missing => c.missing.incr(),
+            Resolution::Unavailable(_) => c.unavailable.incr(),
+            Resolution::StoreFailure(_) => c.store_failure_results.incr(),
+        }
+    }
+}

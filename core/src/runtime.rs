@@ -1,0 +1,315 @@
+//! `Runtime`: the routing core of one MeshNode, composed of the resolver,
+//! the positive route cache, local ownership and the store (DESIGN §3).
+//!
+//! Cache hits are answered on the caller's thread. Store calls run on a
+//! small tokio runtime the `Runtime` owns; blocking variants wait for them,
+//! async variants can be awaited from any executor.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use crate::clock::{Clock, SystemClock};
+use crate::config::{LiveConfig, RoutingConfig};
+use crate::error::{ConfigError, InputError};
+use crate::ids::{
+    KeyRef, NodeIdentity, NodeRid, ObjectKind, OwnerLeaseGeneration, check_object_id,
+};
+use crate::ownership::{OwnedObject, Ownership};
+use crate::resolve::{Resolution, Resolver};
+use crate::route::{ReadyRoute, RouteFence};
+use crate::stats::{InvalidationReason, Stats};
+use crate::store::{LocationStore, MemoryStore};
+
+/// Builds a [`Runtime`]. Defaults: default config, system clock, a private
+/// embedded store.
+pub struct RuntimeBuilder {
+    identity: NodeIdentity,
+    config: RoutingConfig,
+    clock: Option<Arc<dyn Clock>>,
+    store: Option<Arc<dyn LocationStore>>,
+    worker_threads: usize,
+}
+
+impl RuntimeBuilder {
+    /// Sets the routing config (validated by [`build`](Self::build)).
+    pub fn config(mut self, config: RoutingConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Sets the clock (a `ManualClock` in tests).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Sets the Location Store shared with the other nodes.
+    pub fn store(mut self, store: Arc<dyn LocationStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Threads of the runtime's store I/O pool (default 1).
+    pub fn worker_threads(mut self, n: usize) -> Self {
+        self.worker_threads = n.max(1);
+        self
+    }
+
+    /// Validates the config and starts the runtime.
+    pub fn build(self) -> Result<Runtime, BuildError> {
+        let config = Arc::new(LiveConfig::new(self.config)?);
+        let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
+        let store = self
+            .store
+            .unwrap_or_else(|| Arc::new(MemoryStore::with_clock(clock.clone())));
+        let tokio = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(self.worker_threads)
+            .thread_name("zlink-store")
+            .enable_time()
+            .build()
+            .map_err(|e| BuildError::Threads(e.to_string()))?;
+        Ok(Runtime {
+            inner: Arc::new(Inner {
+                identity: self.identity,
+                resolver: Resolver::new(store, clock, config),
+                ownership: Ownership::default(),
+            }),
+            tokio: Some(tokio),
+        })
+    }
+}
+
+/// Why a runtime could not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BuildError {
+    /// The config breaks a rule; fix it.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The OS refused the runtime's threads.
+    #[error("cannot start the runtime's threads: {0}")]
+    Threads(String),
+}
+
+pub(crate) struct Inner {
+    pub(crate) identity: NodeIdentity,
+    pub(crate) resolver: Resolver,
+    pub(crate) ownership: Ownership,
+}
+
+/// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.
+pub struct Runtime {
+    inner: Arc<Inner>,
+    // Kept outside `Inner` so that tasks holding `Inner` never own (and so
+    // never drop) the tokio runtime from one of its own threads.
+    tokio: Option<tokio::runtime::Runtime>,
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if let Some(rt) = self.tokio.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("identity", &self.inner.identity)
+            .finish()
+    }
+}
+
+impl Runtime {
+    /// Starts building the runtime of the node `identity`.
+    pub fn builder(identity: NodeIdentity) -> RuntimeBuilder {
+        RuntimeBuilder {
+            identity,
+            config: RoutingConfig::default(),
+            clock: None,
+            store: None,
+            worker_threads: 1,
+        }
+    }
+
+    /// This node.
+    pub fn identity(&self) -> NodeIdentity {
+        self.inner.identity
+    }
+
+    /// The config in force.
+    pub fn config(&self) -> RoutingConfig {
+        (*self.inner.resolver.config.get()).clone()
+    }
+
+    /// Replaces the config. Existing cache entries keep the lifetime they
+    /// were given; Message Follow routes keep theirs (§2.2, §2.5). The cache
+    /// capacity is fixed at build.
+    pub fn update_config(&self, config: RoutingConfig) -> Result<(), ConfigError> {
+        self.inner.resolver.config.replace(config)
+    }
+
+    pub(crate) fn clock(&self) -> &dyn Clock {
+        &*self.inner.resolver.clock
+    }
+
+    pub(crate) fn ownership(&self) -> &Ownership {
+        &self.inner.ownership
+    }
+
+    pub(crate) fn inner(&self) -> &Arc<Inner> {
+        &self.inner
+    }
+
+    /// Checks a caller's global ID against the configured cap.
+    pub fn key<'a>(&self, kind: ObjectKind, id: &'a str) -> Result<KeyRef<'a>, InputError> {
+        check_object_id(id, self.inner.resolver.config.max_id_bytes())?;
+        Ok(KeyRef { kind, id })
+    }
+
+    /// The cache-only lookup: a recent Ready route, or `None`. Never reads
+    /// the store, allocates, locks or blocks.
+    #[inline]
+    pub fn lookup_cached(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+    ) -> Result<Option<ReadyRoute>, InputError> {
+        let key = self.key(kind, id)?;
+        Ok(self.inner.resolver.lookup_cached(key))
+    }
+
+    /// Resolves a global ID, blocking on the store on a miss (bounded by
+    /// `store_timeout`). A hit returns without touching the async runtime.
+    pub fn resolve(&self, kind: ObjectKind, id: &str) -> Result<Resolution, InputError> {
+        let key = self.key(kind, id)?;
+        if let Some(route) = self.inner.resolver.lookup_cached(key) {
+            return Ok(Resolution::ReadyRoute(route));
+        }
+        let inner = self.inner.clone();
+        let key = key.to_owned();
+        Ok(self.block_on(async move { inner.resolver.resolve_from_store(key.as_ref()).await }))
+    }
+
+    /// Resolves a global ID; the future may be awaited on any executor.
+    pub fn resolve_async(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+    ) -> Result<impl Future<Output = Resolution> + Send + 'static, InputError> {
+        let key = self.key(kind, id)?;
+        let hit = self.inner.resolver.lookup_cached(key);
+        let inner = self.inner.clone();
+        let key = key.to_owned();
+        let read = match hit {
+            Some(route) => Err(route),
+            None => Ok(
+                self.spawn(async move { inner.resolver.resolve_from_store(key.as_ref()).await })
+            ),
+        };
+        Ok(async move {
+            match read {
+                Err(route) => Resolution::ReadyRoute(route),
+                Ok(task) => task.await,
+            }
+        })
+    }
+
+    /// A stale-route result or relay notification for `target`: the entry is
+    /// removed only if it still holds `fence`, so a newer route stays.
+    pub(crate) fn invalidate_fenced(
+        &self,
+        target: KeyRef<'_>,
+        fence: &RouteFence,
+        reason: InvalidationReason,
+    ) -> bool {
+        let r = &self.inner.resolver;
+        r.cache.note_invalidation();
+        let removed = r.cache.remove_if_fence(target, fence);
+        if removed {
+            r.counters.invalidated(reason, 1);
+            tracing::debug!(kind = %target.kind, id = target.id, reason = reason.as_str(), "route cache entry removed");
+        }
+        removed
+    }
+
+    /// Relay notification hook (§2.2; Message Follow calls it): removes the
+    /// entry of `target` if it still holds the `fence` the relay names.
+    pub fn on_relay_notification(&self, target: KeyRef<'_>, fence: &RouteFence) -> bool {
+        self.invalidate_fenced(target, fence, InvalidationReason::RelayNotification)
+    }
+
+    /// Owner-lease invalidation: the lifecycle `lease` of `node` ended. Every
+    /// cached route under it is removed, and records still naming it resolve
+    /// `Unavailable(OwnerNotLive)`. Returns the entries removed.
+    pub fn on_owner_lease_invalidated(&self, node: NodeRid, lease: OwnerLeaseGeneration) -> usize {
+        let r = &self.inner.resolver;
+        r.liveness.end(node, lease);
+        r.cache.note_invalidation();
+        let removed = r.cache.remove_owner_lease(node, lease);
+        r.counters
+            .invalidated(InvalidationReason::OwnerLeaseInvalidated, removed as u64);
+        tracing::info!(%node, %lease, removed, "owner lease invalidated");
+        removed
+    }
+
+    /// A store recovery event reported by the host: clears the whole cache.
+    /// (Recoveries the runtime sees itself are handled without this call.)
+    pub fn on_store_recovery(&self) -> usize {
+        self.inner.resolver.store_recovered()
+    }
+
+    /// Every counter, read now.
+    pub fn stats(&self) -> Stats {
+        let r = &self.inner.resolver;
+        r.counters.snapshot(r.cache.len())
+    }
+
+    /// What this node owns for `target`, if anything.
+    pub fn owned(&self, target: KeyRef<'_>) -> Option<OwnedObject> {
+        self.inner.ownership.get(target)
+    }
+
+    /// Number of objects this node owns.
+    pub fn owned_count(&self) -> usize {
+        self.inner.ownership.len()
+    }
+
+    pub(crate) fn spawn<F>(&self, fut: F) -> impl Future<Output = F::Output> + Send + 'static
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let handle = self.tokio().spawn(fut);
+        async move {
+            handle
+                .await
+                .expect("runtime tasks do not panic and are not aborted while awaited")
+        }
+    }
+
+    /// Runs `fut` on the runtime's threads and waits for it. Works from a
+    /// plain thread and from inside another async runtime alike.
+    pub(crate) fn block_on<F>(&self, fut: F) -> F::Output
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return self.tokio().block_on(fut);
+        }
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.tokio().spawn(async move {
+            // The receiver waits below until it gets this.
+            let _ = tx.send(fut.await);
+        });
+        rx.recv()
+            .expect("runtime tasks do not panic and the runtime outlives this call")
+    }
+
+    fn tokio(&self) -> &tokio::runtime::Runtime {
+        self.tokio
+            .as_ref()
+            .expect("the tokio runtime is only taken by Drop")
+    }
+}

@@ -1,0 +1,222 @@
+//! Plain atomic counters and the snapshot hosts read (DESIGN §6).
+//!
+//! Counters bumped on the cache-hit path are striped over cache-line-padded
+//! cells so that reader threads never write the same line.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+const STRIPES: usize = 16;
+
+#[derive(Debug, Default)]
+#[repr(align(128))]
+struct Padded(AtomicU64);
+
+/// A counter many threads bump without sharing a cache line.
+#[derive(Debug, Default)]
+pub(crate) struct StripedCounter {
+    stripes: [Padded; STRIPES],
+}
+
+thread_local! {
+    static STRIPE: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+fn stripe() -> usize {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    STRIPE.with(|s| {
+        let mut i = s.get();
+        if i == usize::MAX {
+            i = NEXT.fetch_add(1, Ordering::Relaxed) % STRIPES;
+            s.set(i);
+        }
+        i
+    })
+}
+
+impl StripedCounter {
+    pub(crate) fn incr(&self) {
+        self.stripes[stripe()].0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn get(&self) -> u64 {
+        self.stripes
+            .iter()
+            .map(|p| p.0.load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+/// A counter bumped on cold paths only.
+#[derive(Debug, Default)]
+pub(crate) struct Counter(AtomicU64);
+
+impl Counter {
+    pub(crate) fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub(crate) fn incr(&self) {
+        self.add(1);
+    }
+
+    pub(crate) fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Why route cache entries were removed (§2.2 "Conditions for immediate
+/// invalidation").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InvalidationReason {
+    /// A read confirmed a higher StoreVersion (or a record no longer Ready).
+    HigherStoreVersion,
+    /// The owner rejected the route as stale and the entry still held that fence.
+    StaleRoute,
+    /// The store recovered from a failure or restarted: every entry.
+    StoreRecovery,
+    /// The owner lease was invalidated: every entry of that lease.
+    OwnerLeaseInvalidated,
+    /// A Message Follow relay notification matched the entry.
+    RelayNotification,
+}
+
+impl InvalidationReason {
+    /// Every reason, in snapshot order.
+    pub const ALL: [InvalidationReason; 5] = [
+        InvalidationReason::HigherStoreVersion,
+        InvalidationReason::StaleRoute,
+        InvalidationReason::StoreRecovery,
+        InvalidationReason::OwnerLeaseInvalidated,
+        InvalidationReason::RelayNotification,
+    ];
+
+    /// The snake_case name used in logs and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InvalidationReason::HigherStoreVersion => "higher_store_version",
+            InvalidationReason::StaleRoute => "stale_route",
+            InvalidationReason::StoreRecovery => "store_recovery",
+            InvalidationReason::OwnerLeaseInvalidated => "owner_lease_invalidated",
+            InvalidationReason::RelayNotification => "relay_notification",
+        }
+    }
+}
+
+/// The runtime's counters.
+#[derive(Debug, Default)]
+pub(crate) struct Counters {
+    pub(crate) cache_hits: StripedCounter,
+    pub(crate) cache_misses: Counter,
+    pub(crate) store_reads: Counter,
+    pub(crate) store_failures: Counter,
+    pub(crate) store_recoveries: Counter,
+    pub(crate) ready_from_store: Counter,
+    pub(crate) missing: Counter,
+    pub(crate) unavailable: Counter,
+    pub(crate) store_failure_results: Counter,
+    pub(crate) evictions: Counter,
+    invalidations: [Counter; 5],
+}
+
+impl Counters {
+    pub(crate) fn invalidated(&self, reason: InvalidationReason, entries: u64) {
+        self.invalidations[reason as usize].add(entries);
+    }
+
+    pub(crate) fn snapshot(&self, cache_entries: usize) -> Stats {
+        let hits = self.cache_hits.get();
+        Stats {
+            cache_hits: hits,
+            cache_misses: self.cache_misses.get(),
+            cache_entries: cache_entries as u64,
+            cache_evictions: self.evictions.get(),
+            store_reads: self.store_reads.get(),
+            store_failures: self.store_failures.get(),
+            store_recoveries: self.store_recoveries.get(),
+            resolutions: ResolutionCounts {
+                ready_route: hits + self.ready_from_store.get(),
+                missing: self.missing.get(),
+                unavailable: self.unavailable.get(),
+                store_failure: self.store_failure_results.get(),
+            },
+            invalidations: InvalidationReason::ALL
+                .map(|r| (r, self.invalidations[r as usize].get())),
+        }
+    }
+}
+
+/// How many resolutions ended with each tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ResolutionCounts {
+    /// `ReadyRoute` (cache hits included).
+    pub ready_route: u64,
+    /// `Missing`.
+    pub missing: u64,
+    /// `Unavailable`.
+    pub unavailable: u64,
+    /// `StoreFailure`.
+    pub store_failure: u64,
+}
+
+/// One consistent-enough reading of every counter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stats {
+    /// Resolutions answered by the positive route cache.
+    pub cache_hits: u64,
+    /// Resolutions that had to ask the store.
+    pub cache_misses: u64,
+    /// Entries in the route cache now.
+    pub cache_entries: u64,
+    /// Entries evicted because the cache was full.
+    pub cache_evictions: u64,
+    /// Store reads issued (single-flight: one per group of concurrent misses).
+    pub store_reads: u64,
+    /// Store calls that failed.
+    pub store_failures: u64,
+    /// Store recovery events seen.
+    pub store_recoveries: u64,
+    /// Resolutions by tag.
+    pub resolutions: ResolutionCounts,
+    /// Entries removed, by reason.
+    pub invalidations: [(InvalidationReason, u64); 5],
+}
+
+impl Stats {
+    /// Entries removed for `reason`.
+    pub fn invalidations_for(&self, reason: InvalidationReason) -> u64 {
+        self.invalidations[reason as usize].1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn striped_counter_sums_every_thread() {
+        let c = std::sync::Arc::new(StripedCounter::default());
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let c = c.clone();
+                std::thread::spawn(move || (0..1000).for_each(|_| c.incr()))
+            })
+            .collect();
+        threads
+            .into_iter()
+            .for_each(|t| t.join().expect("thread ran"));
+        assert_eq!(c.get(), 4000);
+    }
+
+    #[test]
+    fn snapshot_counts_hits_as_ready_routes() {
+        let c = Counters::default();
+        c.cache_hits.incr();
+        c.ready_from_store.incr();
+        c.invalidated(InvalidationReason::StaleRoute, 3);
+        let s = c.snapshot(7);
+        assert_eq!(s.resolutions.ready_route, 2);
+        assert_eq!(s.invalidations_for(InvalidationReason::StaleRoute), 3);
+        assert_eq!(s.cache_entries, 7);
+    }
+}

@@ -1,0 +1,142 @@
+//! A store wrapper that fails on demand: how tests and the demo show what a
+//! store outage or a store restart does to routing, on any backend.
+
+use std::future::ready;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use super::{LocationStore, Observed, StoreError, StoreFuture, WriteError, WriteFuture};
+use crate::authority::{AuthorityRecord, OwnerClaim, StoreEpoch, WriteFence};
+use crate::ids::{KeyRef, OwnerLeaseGeneration};
+
+/// Wraps a real store. While `down`, every call fails `Unreachable` without
+/// reaching the inner store; `restart` changes the epoch it reports, as a
+/// restarted or failed-over server would.
+pub struct FaultyStore<S> {
+    inner: S,
+    down: AtomicBool,
+    epoch_shift: AtomicU64,
+    calls: AtomicU64,
+}
+
+impl<S: LocationStore> FaultyStore<S> {
+    /// Wraps `inner`, initially up.
+    pub fn new(inner: S) -> Self {
+        FaultyStore {
+            inner,
+            down: AtomicBool::new(false),
+            epoch_shift: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+        }
+    }
+
+    /// Starts or ends an outage.
+    pub fn set_down(&self, down: bool) {
+        self.down.store(down, Ordering::SeqCst);
+    }
+
+    /// Makes the store report a new epoch from now on.
+    pub fn restart(&self) {
+        self.epoch_shift.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Calls that reached this wrapper (failed ones included).
+    pub fn calls(&self) -> u64 {
+        self.calls.load(Ordering::SeqCst)
+    }
+
+    /// The wrapped store.
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    fn gate(&self) -> Result<(), StoreError> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        if self.down.load(Ordering::SeqCst) {
+            Err(StoreError::Unreachable(Arc::from(
+                "store is down (injected outage)",
+            )))
+        } else {
+            Ok(())
+        }
+    }
+
+    fn shift<T>(&self, mut observed: Observed<T>) -> Observed<T> {
+        observed.epoch = StoreEpoch(observed.epoch.0 + self.epoch_shift.load(Ordering::SeqCst));
+        observed
+    }
+
+    /// Fails at once while down; otherwise starts `call` (the inner store may
+    /// act as soon as it is called, so the gate comes first).
+    fn write<'a, T: Send + 'a>(
+        &'a self,
+        call: impl FnOnce() -> WriteFuture<'a, Observed<T>>,
+    ) -> WriteFuture<'a, Observed<T>> {
+        if let Err(e) = self.gate() {
+            return Box::pin(ready(Err(WriteError::Store(e))));
+        }
+        let call = call();
+        Box::pin(async move { call.await.map(|o| self.shift(o)) })
+    }
+}
+
+impl<S: LocationStore> LocationStore for FaultyStore<S> {
+    fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {
+        if let Err(e) = self.gate() {
+            return Box::pin(ready(Err(e)));
+        }
+        let call = self.inner.read(key);
+        Box::pin(async move { call.await.map(|o| self.shift(o)) })
+    }
+
+    fn create(
+        &self,
+        key: KeyRef<'_>,
+        claim: OwnerClaim,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(|| self.inner.create(key, claim))
+    }
+
+    fn publish_ready(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(|| self.inner.publish_ready(key, expect))
+    }
+
+    fn transfer_owner(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        claim: OwnerClaim,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(|| self.inner.transfer_owner(key, expect, claim))
+    }
+
+    fn renew_lease(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        lease: OwnerLeaseGeneration,
+        lease_millis: u64,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(|| self.inner.renew_lease(key, expect, lease, lease_millis))
+    }
+
+    fn begin_release(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(|| self.inner.begin_release(key, expect))
+    }
+
+    fn complete_release(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+    ) -> WriteFuture<'_, Observed<()>> {
+        self.write(|| self.inner.complete_release(key, expect))
+    }
+}

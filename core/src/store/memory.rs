@@ -1,0 +1,248 @@
+//! The embedded Location Store: the default when no Redis is configured, and
+//! the store every in-process runtime of a mesh shares.
+
+use std::collections::HashMap;
+use std::future::ready;
+use std::sync::{Arc, Mutex};
+
+use super::{LocationStore, Observed, StoreFuture, WriteError, WriteFuture, WriteRejection};
+use crate::authority::{
+    AuthorityRecord, AuthorityState, OwnerClaim, StoreEpoch, StoreTime, WriteFence,
+};
+use crate::clock::{Clock, SystemClock};
+use crate::ids::{
+    AuthorityOwnerGeneration, KeyRef, ObjectGeneration, ObjectKey, OwnerLeaseGeneration,
+    StoreVersion,
+};
+
+/// What the store keeps per ID. The counters outlive the record so a
+/// re-created object gets a higher generation and version than any before.
+#[derive(Debug, Default)]
+struct Slot {
+    record: Option<AuthorityRecord>,
+    last_object_generation: ObjectGeneration,
+    last_version: StoreVersion,
+}
+
+/// An in-memory Location Store, safe to share between runtimes and threads.
+/// Its clock is the store clock lease expiries are measured on.
+pub struct MemoryStore {
+    slots: Mutex<HashMap<ObjectKey, Slot>>,
+    clock: Arc<dyn Clock>,
+    epoch: StoreEpoch,
+}
+
+impl MemoryStore {
+    /// A store on the system clock.
+    pub fn new() -> Self {
+        Self::with_clock(Arc::new(SystemClock::new()))
+    }
+
+    /// A store whose lease clock is `clock` (share a `ManualClock` with the
+    /// runtimes in tests).
+    pub fn with_clock(clock: Arc<dyn Clock>) -> Self {
+        MemoryStore {
+            slots: Mutex::new(HashMap::new()),
+            clock,
+            epoch: StoreEpoch(1),
+        }
+    }
+
+    fn now(&self) -> StoreTime {
+        StoreTime(self.clock.now().as_millis())
+    }
+
+    fn observed<T>(&self, value: T) -> Observed<T> {
+        Observed {
+            value,
+            store_time: self.now(),
+            epoch: self.epoch,
+        }
+    }
+
+    /// Runs one atomic write on the slot of `key` and wraps the answer.
+    fn write<T>(
+        &self,
+        key: KeyRef<'_>,
+        apply: impl FnOnce(&mut Slot, StoreTime) -> Result<T, WriteRejection>,
+    ) -> WriteFuture<'_, Observed<T>>
+    where
+        T: Send + 'static,
+    {
+        let now = self.now();
+        let result = {
+            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            let slot = slots.entry(key.to_owned()).or_default();
+            apply(slot, now)
+        };
+        let answer = result
+            .map(|value| Observed {
+                value,
+                store_time: now,
+                epoch: self.epoch,
+            })
+            .map_err(WriteError::from);
+        Box::pin(ready(answer))
+    }
+}
+
+impl Default for MemoryStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemoryStore")
+            .field("epoch", &self.epoch)
+            .finish()
+    }
+}
+
+/// The current record, if it matches what the writer read.
+fn checked(slot: &mut Slot, expect: WriteFence) -> Result<&mut AuthorityRecord, WriteRejection> {
+    let record = slot.record.as_mut().ok_or(WriteRejection::NotFound)?;
+    let current = record.write_fence();
+    if current != expect {
+        return Err(WriteRejection::StaleGeneration {
+            expected: expect,
+            current,
+        });
+    }
+    Ok(record)
+}
+
+fn in_state(record: &AuthorityRecord, allowed: &[AuthorityState]) -> Result<(), WriteRejection> {
+    if allowed.contains(&record.state) {
+        Ok(())
+    } else {
+        Err(WriteRejection::WrongState {
+            state: record.state,
+        })
+    }
+}
+
+/// Bumps the slot's version and stamps it on the record a write changed.
+fn bump(slot: &mut Slot) -> AuthorityRecord {
+    slot.last_version = slot.last_version.next();
+    let record = slot.record.as_mut().expect("a checked write has a record");
+    record.store_version = slot.last_version;
+    *record
+}
+
+impl LocationStore for MemoryStore {
+    fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {
+        let record = {
+            let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            slots.get(&key.to_owned()).and_then(|slot| slot.record)
+        };
+        Box::pin(ready(Ok(self.observed(record))))
+    }
+
+    fn create(
+        &self,
+        key: KeyRef<'_>,
+        claim: OwnerClaim,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(key, move |slot, now| {
+            if let Some(existing) = &slot.record {
+                return Err(WriteRejection::AlreadyExists {
+                    state: existing.state,
+                    current: existing.write_fence(),
+                });
+            }
+            slot.last_object_generation = slot.last_object_generation.next();
+            slot.last_version = slot.last_version.next();
+            let record = AuthorityRecord {
+                state: AuthorityState::Creating,
+                object_generation: slot.last_object_generation,
+                authority_owner_generation: AuthorityOwnerGeneration(1),
+                owner: claim.granted_at(now),
+                store_version: slot.last_version,
+            };
+            slot.record = Some(record);
+            Ok(record)
+        })
+    }
+
+    fn publish_ready(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(key, move |slot, _| {
+            let record = checked(slot, expect)?;
+            in_state(record, &[AuthorityState::Creating])?;
+            record.state = AuthorityState::Ready;
+            Ok(bump(slot))
+        })
+    }
+
+    fn transfer_owner(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        claim: OwnerClaim,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(key, move |slot, now| {
+            let record = checked(slot, expect)?;
+            in_state(record, &[AuthorityState::Ready])?;
+            record.owner = claim.granted_at(now);
+            record.authority_owner_generation = record.authority_owner_generation.next();
+            Ok(bump(slot))
+        })
+    }
+
+    fn renew_lease(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        lease: OwnerLeaseGeneration,
+        lease_millis: u64,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(key, move |slot, now| {
+            let record = checked(slot, expect)?;
+            in_state(record, &[AuthorityState::Creating, AuthorityState::Ready])?;
+            let held = record.owner.lease;
+            if held.generation != lease {
+                return Err(WriteRejection::NotLeaseHolder {
+                    holder: held.generation,
+                    claimed: lease,
+                });
+            }
+            if held.expires_at <= now {
+                return Err(WriteRejection::LeaseExpired);
+            }
+            record.owner.lease.expires_at = StoreTime(now.0.saturating_add(lease_millis));
+            Ok(bump(slot))
+        })
+    }
+
+    fn begin_release(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(key, move |slot, _| {
+            let record = checked(slot, expect)?;
+            in_state(record, &[AuthorityState::Creating, AuthorityState::Ready])?;
+            record.state = AuthorityState::Releasing;
+            Ok(bump(slot))
+        })
+    }
+
+    fn complete_release(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+    ) -> WriteFuture<'_, Observed<()>> {
+        self.write(key, move |slot, _| {
+            let record = checked(slot, expect)?;
+            in_state(record, &[AuthorityState::Releasing])?;
+            slot.record = None;
+            slot.last_version = slot.last_version.next();
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,169 @@
+//! The Location Store: the shared authority every node of a cluster reads
+//! and writes (§2.1). The only I/O in the core (DESIGN §3).
+//!
+//! Every write is a compare-and-set on the authority the writer read
+//! ([`WriteFence`]) and bumps the per-object [`StoreVersion`]. Every answer
+//! carries the store's own time and epoch ([`Observed`]), so lease deadlines
+//! are computed on the store's clock and a store restart is noticed.
+
+mod faulty;
+mod memory;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+pub use faulty::FaultyStore;
+pub use memory::MemoryStore;
+
+use crate::authority::{
+    AuthorityRecord, AuthorityState, OwnerClaim, StoreEpoch, StoreTime, WriteFence,
+};
+use crate::ids::{KeyRef, OwnerLeaseGeneration};
+
+/// The future every store call returns: boxed so the trait can be used as
+/// `Arc<dyn LocationStore>`, whichever backend a host picks at run time.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// A store answer with the store's time and epoch at the moment it answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Observed<T> {
+    /// The answer.
+    pub value: T,
+    /// The store's clock when it answered.
+    pub store_time: StoreTime,
+    /// The store server's lifetime identity.
+    pub epoch: StoreEpoch,
+}
+
+/// Why a store call did not complete. The authority's presence is unknown:
+/// callers map this to `StoreFailure`, never to Missing.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// The call did not finish within `store_timeout`. Retry later.
+    #[error("location store call timed out after {millis} ms")]
+    Timeout {
+        /// The deadline that passed.
+        millis: u64,
+    },
+    /// The store could not be reached. Retry later; the client reconnects.
+    #[error("location store unreachable: {0}")]
+    Unreachable(Arc<str>),
+    /// The store answered something the core cannot use (corrupt record,
+    /// protocol error). Report it; retrying will likely fail the same way.
+    #[error("location store answered badly: {0}")]
+    Protocol(Arc<str>),
+}
+
+/// Why the store refused an authority write. Nothing was written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteRejection {
+    /// `create` on an ID whose record still exists (release not complete).
+    #[error("authority record already exists (state {state:?}, generation {current:?})")]
+    AlreadyExists {
+        /// The existing record's state.
+        state: AuthorityState,
+        /// The existing record's fence.
+        current: WriteFence,
+    },
+    /// No authority record exists for the ID.
+    #[error("no authority record exists")]
+    NotFound,
+    /// The record's incarnation or owner generation is not the one the
+    /// writer read: re-read and decide again.
+    #[error("stale write: expected {expected:?}, store holds {current:?}")]
+    StaleGeneration {
+        /// What the writer named.
+        expected: WriteFence,
+        /// What the store holds.
+        current: WriteFence,
+    },
+    /// The record is in a state this write does not apply to.
+    #[error("write not allowed in state {state:?}")]
+    WrongState {
+        /// The record's state.
+        state: AuthorityState,
+    },
+    /// Lease renewal by a lease generation that does not hold the lease.
+    #[error("lease held by generation {holder}, not {claimed}")]
+    NotLeaseHolder {
+        /// The generation holding the lease.
+        holder: OwnerLeaseGeneration,
+        /// The generation that tried to renew.
+        claimed: OwnerLeaseGeneration,
+    },
+    /// Lease renewal after the lease ended: the owner lost it.
+    #[error("owner lease already expired")]
+    LeaseExpired,
+}
+
+/// The result of an authority write.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteError {
+    /// The store refused the compare-and-set.
+    #[error(transparent)]
+    Rejected(#[from] WriteRejection),
+    /// The store could not be asked; whether the write happened is unknown
+    /// only if the call timed out after sending.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The future of an authority write.
+pub type WriteFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, WriteError>> + Send + 'a>>;
+
+/// A Location Store backend. Implementations must be safe under concurrent
+/// use from many tasks and threads; every write is atomic on the server.
+pub trait LocationStore: Send + Sync + 'static {
+    /// Reads the authority record of `key`; `None` when no record exists.
+    fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>>;
+
+    /// Creates a record in `Creating` for a new incarnation owned by
+    /// `claim`. The object generation is higher than any earlier incarnation
+    /// of the ID. Refused when a record exists.
+    fn create(
+        &self,
+        key: KeyRef<'_>,
+        claim: OwnerClaim,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
+
+    /// `Creating` → `Ready` for the incarnation and owner named by `expect`.
+    fn publish_ready(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
+
+    /// Relocation commit: a `Ready` record moves to `claim`'s node and its
+    /// authority owner generation increases by one.
+    fn transfer_owner(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        claim: OwnerClaim,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
+
+    /// Extends the owner lease to `lease_millis` from the store's now, if
+    /// `lease` still holds it and it has not expired.
+    fn renew_lease(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        lease: OwnerLeaseGeneration,
+        lease_millis: u64,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
+
+    /// `Creating`/`Ready` → `Releasing`.
+    fn begin_release(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
+
+    /// Removes a `Releasing` record; from then on the ID resolves `Missing`.
+    fn complete_release(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+    ) -> WriteFuture<'_, Observed<()>>;
+}
