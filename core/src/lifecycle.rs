@@ -108,8 +108,8 @@ impl Inner {
         result: Result<Observed<T>, WriteError>,
     ) -> Result<Observed<T>, LifecycleError> {
         match &result {
-            Ok(o) => self.resolver.observe(Ok(o.epoch)),
-            Err(WriteError::Store(e)) => self.resolver.observe(Err(e)),
+            Ok(o) => _ = self.resolver.observe(Ok(o.epoch)),
+            Err(WriteError::Store(e)) => _ = self.resolver.observe(Err(e)),
             Err(WriteError::Rejected(r)) => {
                 tracing::info!(rejection = %r, "authority write refused")
             }

@@ -6,6 +6,7 @@
 //! authority record, and caches only `ReadyRoute`.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -87,8 +88,10 @@ struct Flight {
     /// When the read was sent: the base of the admission deadline, which is
     /// therefore never later than the lease allows.
     started: MonoTime,
-    /// Cache invalidation sequence when the read was sent.
-    seq: u64,
+    /// Cache invalidation sequence when the read was sent (moved up when
+    /// this read's own answer is the store recovery event: it is newer than
+    /// the invalidation it caused).
+    seq: AtomicU64,
     result: OnceCell<ReadResult>,
 }
 
@@ -138,7 +141,7 @@ impl Resolver {
         let flight = self.join_flight(key);
         let read = flight
             .result
-            .get_or_init(|| self.read_once(key))
+            .get_or_init(|| self.read_once(key, &flight))
             .await
             .clone();
         self.leave_flight(key, &flight);
@@ -157,7 +160,7 @@ impl Resolver {
             .or_insert_with(|| {
                 Arc::new(Flight {
                     started: self.clock.now(),
-                    seq: self.cache.invalidation_seq(),
+                    seq: AtomicU64::new(self.cache.invalidation_seq()),
                     result: OnceCell::new(),
                 })
             })
@@ -176,10 +179,12 @@ impl Resolver {
         }
     }
 
-    async fn read_once(&self, key: KeyRef<'_>) -> ReadResult {
+    async fn read_once(&self, key: KeyRef<'_>, flight: &Flight) -> ReadResult {
         self.counters.store_reads.incr();
         let result = self.timed(self.store.read(key)).await;
-        self.observe(result.as_ref().map(|o| o.epoch));
+        if self.observe(result.as_ref().map(|o| o.epoch)) {
+            flight.seq.store(self.cache.invalidation_seq(), Ordering::SeqCst);
+        }
         result
     }
 
@@ -200,18 +205,21 @@ impl Resolver {
     }
 
     /// Feeds a store call's outcome to the health tracker; on a recovery
-    /// event every cached route goes (DESIGN §5.3).
-    pub(crate) fn observe(&self, outcome: Result<crate::authority::StoreEpoch, &StoreError>) {
+    /// event every cached route goes (DESIGN §5.3). True on a recovery.
+    pub(crate) fn observe(&self, outcome: Result<crate::authority::StoreEpoch, &StoreError>) -> bool {
         match outcome {
             Err(e) => {
                 self.counters.store_failures.incr();
                 tracing::warn!(error = %e, "location store call failed");
                 self.health.failed();
+                false
             }
             Ok(epoch) => {
-                if self.health.answered(epoch) {
+                let recovered = self.health.answered(epoch);
+                if recovered {
                     self.store_recovered();
                 }
+                recovered
             }
         }
     }
@@ -285,7 +293,7 @@ impl Resolver {
         let now = self.clock.now();
         let (_, evicted) = self
             .cache
-            .insert_read(key, ready, expires_at, now, flight.seq);
+            .insert_read(key, ready, expires_at, now, flight.seq.load(Ordering::SeqCst));
         self.counters.evictions.add(evicted as u64);
     }
 

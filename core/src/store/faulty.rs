@@ -5,16 +5,20 @@ use std::future::ready;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use tokio::sync::watch;
+
 use super::{LocationStore, Observed, StoreError, StoreFuture, WriteError, WriteFuture};
 use crate::authority::{AuthorityRecord, OwnerClaim, StoreEpoch, WriteFence};
 use crate::ids::{KeyRef, OwnerLeaseGeneration};
 
 /// Wraps a real store. While `down`, every call fails `Unreachable` without
-/// reaching the inner store; `restart` changes the epoch it reports, as a
-/// restarted or failed-over server would.
+/// reaching the inner store; while `stalled`, calls reach the store but their
+/// answers are held back (a paused server); `restart` changes the epoch it
+/// reports, as a restarted or failed-over server would.
 pub struct FaultyStore<S> {
     inner: S,
     down: AtomicBool,
+    stalled: watch::Sender<bool>,
     epoch_shift: AtomicU64,
     calls: AtomicU64,
 }
@@ -25,6 +29,7 @@ impl<S: LocationStore> FaultyStore<S> {
         FaultyStore {
             inner,
             down: AtomicBool::new(false),
+            stalled: watch::Sender::new(false),
             epoch_shift: AtomicU64::new(0),
             calls: AtomicU64::new(0),
         }
@@ -33,6 +38,11 @@ impl<S: LocationStore> FaultyStore<S> {
     /// Starts or ends an outage.
     pub fn set_down(&self, down: bool) {
         self.down.store(down, Ordering::SeqCst);
+    }
+
+    /// Starts or ends a stall: answers wait until it ends.
+    pub fn set_stalled(&self, stalled: bool) {
+        self.stalled.send_replace(stalled);
     }
 
     /// Makes the store report a new epoch from now on.
@@ -61,6 +71,14 @@ impl<S: LocationStore> FaultyStore<S> {
         }
     }
 
+    /// Holds an answer back while stalled, then stamps the epoch.
+    async fn answer<T, E>(&self, result: Result<Observed<T>, E>) -> Result<Observed<T>, E> {
+        let mut stall = self.stalled.subscribe();
+        // The sender lives in `self`, so this only ends when the stall does.
+        let _ = stall.wait_for(|stalled| !*stalled).await;
+        result.map(|o| self.shift(o))
+    }
+
     fn shift<T>(&self, mut observed: Observed<T>) -> Observed<T> {
         observed.epoch = StoreEpoch(observed.epoch.0 + self.epoch_shift.load(Ordering::SeqCst));
         observed
@@ -76,7 +94,7 @@ impl<S: LocationStore> FaultyStore<S> {
             return Box::pin(ready(Err(WriteError::Store(e))));
         }
         let call = call();
-        Box::pin(async move { call.await.map(|o| self.shift(o)) })
+        Box::pin(async move { self.answer(call.await).await })
     }
 }
 
@@ -86,7 +104,7 @@ impl<S: LocationStore> LocationStore for FaultyStore<S> {
             return Box::pin(ready(Err(e)));
         }
         let call = self.inner.read(key);
-        Box::pin(async move { call.await.map(|o| self.shift(o)) })
+        Box::pin(async move { self.answer(call.await).await })
     }
 
     fn create(
