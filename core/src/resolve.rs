@@ -137,8 +137,9 @@ impl Resolver {
 
     /// Resolves from the store (the caller has already missed the cache).
     pub(crate) async fn resolve_from_store(&self, key: KeyRef<'_>) -> Resolution {
-        self.counters.cache_misses.incr();
         let flight = self.join_flight(key);
+        // Counted after joining, so "n misses counted" implies "n joined".
+        self.counters.cache_misses.incr();
         let read = flight
             .result
             .get_or_init(|| self.read_once(key, &flight))
@@ -183,7 +184,9 @@ impl Resolver {
         self.counters.store_reads.incr();
         let result = self.timed(self.store.read(key)).await;
         if self.observe(result.as_ref().map(|o| o.epoch)) {
-            flight.seq.store(self.cache.invalidation_seq(), Ordering::SeqCst);
+            flight
+                .seq
+                .store(self.cache.invalidation_seq(), Ordering::SeqCst);
         }
         result
     }
@@ -206,7 +209,10 @@ impl Resolver {
 
     /// Feeds a store call's outcome to the health tracker; on a recovery
     /// event every cached route goes (DESIGN §5.3). True on a recovery.
-    pub(crate) fn observe(&self, outcome: Result<crate::authority::StoreEpoch, &StoreError>) -> bool {
+    pub(crate) fn observe(
+        &self,
+        outcome: Result<crate::authority::StoreEpoch, &StoreError>,
+    ) -> bool {
         match outcome {
             Err(e) => {
                 self.counters.store_failures.incr();
@@ -291,9 +297,13 @@ impl Resolver {
             .min(flight.started.after(max_age))
             .before(self.clock.coarse_slack());
         let now = self.clock.now();
-        let (_, evicted) = self
-            .cache
-            .insert_read(key, ready, expires_at, now, flight.seq.load(Ordering::SeqCst));
+        let (_, evicted) = self.cache.insert_read(
+            key,
+            ready,
+            expires_at,
+            now,
+            flight.seq.load(Ordering::SeqCst),
+        );
         self.counters.evictions.add(evicted as u64);
     }
 
