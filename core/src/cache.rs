@@ -14,11 +14,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use papaya::{Equivalent, HashMap, Operation};
 
 use crate::clock::MonoTime;
-use crate::ids::{KeyRef, NodeRid, ObjectKind, OwnerLeaseGeneration};
+use crate::ids::{KeyRef, NodeRid, ObjectKind, OwnerLeaseGeneration, StoreVersion};
 use crate::route::{ReadyRoute, RouteFence};
 
 /// IDs up to this many bytes are kept inline in the cache key.
-pub const INLINE_ID_BYTES: usize = 46;
+pub const INLINE_ID_BYTES: usize = 38;
 
 /// Evicting sweeps remove at least this share of a full cache, so a sweep
 /// happens at most once per `capacity / EVICT_FRACTION` inserts.
@@ -150,7 +150,7 @@ impl RouteCache {
         let done = self.insert(key, route, expires_at, now);
         if self.invalidation_seq() != seq {
             // An invalidation raced the insert: take back what we put in.
-            self.remove_if_fence(key, &route.fence);
+            self.remove_if_fence(key, &route.fence, now);
             return (Inserted::Superseded, done.1);
         }
         done
@@ -188,28 +188,29 @@ impl RouteCache {
     }
 
     /// Removes the entry of `key` if it was read from an older version than
-    /// `version` (a higher StoreVersion was confirmed).
-    pub(crate) fn remove_older_than(
-        &self,
-        key: KeyRef<'_>,
-        version: crate::ids::StoreVersion,
-    ) -> bool {
-        self.remove_if(key, |e| e.route.fence.store_version < version)
+    /// `version` (a higher StoreVersion was confirmed). True if a live entry
+    /// went (an expired one is dropped too, but that is not an invalidation).
+    pub(crate) fn remove_older_than(&self, key: KeyRef<'_>, version: StoreVersion, now: MonoTime) -> bool {
+        self.remove_live_if(key, now, |e| e.route.fence.store_version < version)
     }
 
     /// Removes the entry of `key` only if it still holds `fence` (stale-route
-    /// result, relay notification): a newer route stays.
-    pub(crate) fn remove_if_fence(&self, key: KeyRef<'_>, fence: &RouteFence) -> bool {
-        self.remove_if(key, |e| e.route.fence == *fence)
+    /// result, relay notification): a newer route stays. True if a live
+    /// entry went.
+    pub(crate) fn remove_if_fence(&self, key: KeyRef<'_>, fence: &RouteFence, now: MonoTime) -> bool {
+        self.remove_live_if(key, now, |e| e.route.fence == *fence)
     }
 
     /// Removes the entry of `key` whatever it holds.
-    pub(crate) fn remove(&self, key: KeyRef<'_>) -> bool {
-        self.remove_if(key, |_| true)
+    pub(crate) fn remove(&self, key: KeyRef<'_>) {
+        self.map.pin().remove(&key);
     }
 
-    fn remove_if(&self, key: KeyRef<'_>, pred: impl Fn(&Entry) -> bool) -> bool {
-        matches!(self.map.pin().remove_if(&key, |_, e| pred(e)), Ok(Some(_)))
+    fn remove_live_if(&self, key: KeyRef<'_>, now: MonoTime, pred: impl Fn(&Entry) -> bool) -> bool {
+        match self.map.pin().remove_if(&key, |_, e| pred(e)) {
+            Ok(Some((_, removed))) => now < removed.expires_at,
+            _ => false,
+        }
     }
 
     /// Removes every entry routed under the owner lease `lease` of `node`.
@@ -334,8 +335,8 @@ mod tests {
     fn fence_checked_removal_keeps_a_newer_route() {
         let cache = RouteCache::new(10);
         cache.insert(key("a"), route(2, 5), MonoTime(100), MonoTime(0));
-        assert!(!cache.remove_if_fence(key("a"), &route(1, 4).fence));
-        assert!(cache.remove_if_fence(key("a"), &route(2, 5).fence));
+        assert!(!cache.remove_if_fence(key("a"), &route(1, 4).fence, MonoTime(0)));
+        assert!(cache.remove_if_fence(key("a"), &route(2, 5).fence, MonoTime(0)));
         assert!(cache.get(key("a"), MonoTime(0)).is_none());
     }
 
@@ -343,8 +344,14 @@ mod tests {
     fn version_removal_only_drops_older_entries() {
         let cache = RouteCache::new(10);
         cache.insert(key("a"), route(1, 5), MonoTime(100), MonoTime(0));
-        assert!(!cache.remove_older_than(key("a"), StoreVersion(5)));
-        assert!(cache.remove_older_than(key("a"), StoreVersion(6)));
+        assert!(!cache.remove_older_than(key("a"), StoreVersion(5), MonoTime(0)));
+        assert!(cache.remove_older_than(key("a"), StoreVersion(6), MonoTime(0)));
+        cache.insert(key("b"), route(1, 5), MonoTime(100), MonoTime(0));
+        assert!(
+            !cache.remove_older_than(key("b"), StoreVersion(6), MonoTime(100)),
+            "an expired entry is dropped but not counted"
+        );
+        assert_eq!(cache.len(), 0);
     }
 
     #[test]

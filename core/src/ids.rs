@@ -12,9 +12,9 @@ use crate::error::InputError;
 /// Largest object-ID cap a config may set (bytes). The default cap is 1024.
 pub const MAX_OBJECT_ID_BYTES: usize = 64 * 1024;
 
-/// Longest mesh name, in bytes. Mesh names are configuration names, kept
+/// Longest mesh name, in bytes. Mesh names are short configuration names, kept
 /// inline so a route is plain data that can be copied out of the cache.
-pub const MAX_MESH_NAME_BYTES: usize = 63;
+pub const MAX_MESH_NAME_BYTES: usize = 23;
 
 /// Which kind of logical object a global ID names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -156,7 +156,7 @@ impl Hash for KeyRef<'_> {
     }
 }
 
-/// The name of a RouteMesh connection group. 1..=63 bytes of UTF-8, stored
+/// The name of a RouteMesh connection group. 1..=23 bytes of UTF-8, stored
 /// inline so routes stay `Copy`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct MeshName {
@@ -311,7 +311,7 @@ mod tests {
     #[test]
     fn mesh_names_are_bounded() {
         assert_eq!(MeshName::new(""), Err(InputError::EmptyMeshName));
-        assert!(MeshName::new(&"m".repeat(64)).is_err());
+        assert!(MeshName::new(&"m".repeat(MAX_MESH_NAME_BYTES + 1)).is_err());
         assert_eq!(
             MeshName::new("game-mesh").expect("valid").as_str(),
             "game-mesh"

@@ -122,7 +122,7 @@ impl Inner {
         if self
             .resolver
             .cache
-            .remove_older_than(key, record.store_version)
+            .remove_older_than(key, record.store_version, self.resolver.clock.now())
         {
             self.resolver
                 .counters

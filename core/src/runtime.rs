@@ -225,7 +225,7 @@ impl Runtime {
     ) -> bool {
         let r = &self.inner.resolver;
         r.cache.note_invalidation();
-        let removed = r.cache.remove_if_fence(target, fence);
+        let removed = r.cache.remove_if_fence(target, fence, r.clock.now());
         if removed {
             r.counters.invalidated(reason, 1);
             tracing::debug!(kind = %target.kind, id = target.id, reason = reason.as_str(), "route cache entry removed");

@@ -26,8 +26,14 @@ fn rejection(admission: Admission) -> Rejection {
 /// Moves `id` from node `from` to node `to` (the target commits, the source
 /// lets go).
 fn relocate(c: &Cluster, kind: ObjectKind, id: &str, from: u64, to: u64) {
-    let fence = c.node(from).owned(key(kind, id)).expect("source owns it").write_fence();
-    c.node(to).commit_relocation(kind, id, fence).expect("relocation commits");
+    let fence = c
+        .node(from)
+        .owned(key(kind, id))
+        .expect("source owns it")
+        .write_fence();
+    c.node(to)
+        .commit_relocation(kind, id, fence)
+        .expect("relocation commits");
     c.node(from).relinquish(kind, id).expect("valid id");
 }
 
@@ -40,7 +46,11 @@ fn direct_starter_takes_only_a_global_id_not_owner_rid_generation_or_ref() {
     c.node(2).activate(ACTOR, "player-1").unwrap();
     for (kind, id) in [(SPOT, "room-1"), (ACTOR, "player-1")] {
         // The call names kind + global ID only; the owner comes from authority.
-        match c.node(1).send_direct(kind, id, SendOptions::default()).unwrap() {
+        match c
+            .node(1)
+            .send_direct(kind, id, SendOptions::default())
+            .unwrap()
+        {
             DirectSend::Submit(route) => {
                 assert_eq!(route.route.node, NodeRid(2));
                 assert_eq!(route.route.mesh.as_str(), MESH);
@@ -53,7 +63,8 @@ fn direct_starter_takes_only_a_global_id_not_owner_rid_generation_or_ref() {
 // §5 bullet 2 -----------------------------------------------------------------
 
 #[test]
-fn on_a_cache_hit_the_store_is_not_read_and_after_a_miss_or_invalidation_current_authority_is_read() {
+fn on_a_cache_hit_the_store_is_not_read_and_after_a_miss_or_invalidation_current_authority_is_read()
+{
     let c = Cluster::with_defaults(3);
     c.node(1).activate(ACTOR, "p1").unwrap();
     let sender = c.node(3);
@@ -70,12 +81,22 @@ fn on_a_cache_hit_the_store_is_not_read_and_after_a_miss_or_invalidation_current
 
     relocate(&c, ACTOR, "p1", 1, 2);
     // The cached route is still used: nothing told the sender yet.
-    assert_eq!(ready(sender.resolve(ACTOR, "p1").unwrap()).route.node, NodeRid(1));
+    assert_eq!(
+        ready(sender.resolve(ACTOR, "p1").unwrap()).route.node,
+        NodeRid(1)
+    );
     let stale = rejection(c.node(1).admit(&inbound(key(ACTOR, "p1"), &first)));
-    assert_eq!(sender.on_rejection(key(ACTOR, "p1"), &stale), UnavailableReason::StaleRoute);
+    assert_eq!(
+        sender.on_rejection(key(ACTOR, "p1"), &stale),
+        UnavailableReason::StaleRoute
+    );
     let calls = c.store.calls();
     let current = ready(sender.resolve(ACTOR, "p1").unwrap());
-    assert_eq!(c.store.calls(), calls + 1, "after invalidation the store is read");
+    assert_eq!(
+        c.store.calls(),
+        calls + 1,
+        "after invalidation the store is read"
+    );
     assert_eq!(current.route.node, NodeRid(2));
     assert!(current.fence.authority_owner_generation > first.fence.authority_owner_generation);
 }
@@ -94,14 +115,27 @@ fn missing_creating_and_store_failure_are_not_negative_cached() {
         Resolution::Unavailable(UnavailableReason::Creating)
     );
     owner.publish_ready(SPOT, "late").unwrap();
-    assert_eq!(ready(sender.resolve(SPOT, "late").unwrap()).route.node, NodeRid(1));
-    assert_eq!(sender.stats().cache_entries, 1, "only the Ready route was cached");
+    assert_eq!(
+        ready(sender.resolve(SPOT, "late").unwrap()).route.node,
+        NodeRid(1)
+    );
+    assert_eq!(
+        sender.stats().cache_entries,
+        1,
+        "only the Ready route was cached"
+    );
 
     owner.activate(SPOT, "flaky").unwrap();
     c.store.set_down(true);
-    assert!(matches!(sender.resolve(SPOT, "flaky").unwrap(), Resolution::StoreFailure(_)));
+    assert!(matches!(
+        sender.resolve(SPOT, "flaky").unwrap(),
+        Resolution::StoreFailure(_)
+    ));
     c.store.set_down(false);
-    assert_eq!(ready(sender.resolve(SPOT, "flaky").unwrap()).route.node, NodeRid(1));
+    assert_eq!(
+        ready(sender.resolve(SPOT, "flaky").unwrap()).route.node,
+        NodeRid(1)
+    );
     assert!(sender.lookup_cached(SPOT, "flaky").unwrap().is_some());
 }
 
@@ -115,7 +149,11 @@ fn positive_cache_does_not_exceed_route_cache_max_age() {
     c.advance_ms(14_999);
     assert!(c.node(2).lookup_cached(ACTOR, "a").unwrap().is_some());
     c.advance_ms(1);
-    assert_eq!(c.node(2).lookup_cached(ACTOR, "a").unwrap(), None, "gone at 15 s");
+    assert_eq!(
+        c.node(2).lookup_cached(ACTOR, "a").unwrap(),
+        None,
+        "gone at 15 s"
+    );
 }
 
 #[test]
@@ -128,11 +166,19 @@ fn positive_cache_does_not_exceed_the_owner_admission_deadline() {
     c.node(1).activate(ACTOR, "a").unwrap();
     c.advance_ms(1_000);
     let route = ready(c.node(2).resolve(ACTOR, "a").unwrap());
-    assert_eq!(route.admission_deadline, MonoTime(0).after(secs(4)), "lease end, on the store clock");
+    assert_eq!(
+        route.admission_deadline,
+        MonoTime(0).after(secs(4)),
+        "lease end, on the store clock"
+    );
     c.advance_ms(2_999);
     assert!(c.node(2).lookup_cached(ACTOR, "a").unwrap().is_some());
     c.advance_ms(1);
-    assert_eq!(c.node(2).lookup_cached(ACTOR, "a").unwrap(), None, "gone at the lease end, before max age");
+    assert_eq!(
+        c.node(2).lookup_cached(ACTOR, "a").unwrap(),
+        None,
+        "gone at the lease end, before max age"
+    );
     assert_eq!(
         c.node(2).resolve(ACTOR, "a").unwrap(),
         Resolution::Unavailable(UnavailableReason::LeaseExpired)
@@ -151,11 +197,18 @@ fn a_changed_route_cache_max_age_applies_to_new_entries_only() {
     ready(c.node(2).resolve(ACTOR, "new").unwrap());
     c.advance_ms(2_000);
     assert_eq!(c.node(2).lookup_cached(ACTOR, "new").unwrap(), None);
-    assert!(c.node(2).lookup_cached(ACTOR, "old").unwrap().is_some(), "old entry keeps 15 s");
+    assert!(
+        c.node(2).lookup_cached(ACTOR, "old").unwrap().is_some(),
+        "old entry keeps 15 s"
+    );
     config.route_cache_max_age = secs(25);
     c.node(2).update_config(config).unwrap();
     c.advance_ms(13_000);
-    assert_eq!(c.node(2).lookup_cached(ACTOR, "old").unwrap(), None, "not extended to 25 s");
+    assert_eq!(
+        c.node(2).lookup_cached(ACTOR, "old").unwrap(),
+        None,
+        "not extended to 25 s"
+    );
 }
 
 // §5 bullet 4: immediate removal ----------------------------------------------
@@ -172,14 +225,20 @@ fn positive_cache_entry_is_removed_at_once_on_a_higher_store_version() {
     assert!(owned.store_version > old.fence.store_version);
     assert_eq!(c.node(3).lookup_cached(ACTOR, "a").unwrap(), None);
     assert_eq!(
-        c.node(3).stats().invalidations_for(InvalidationReason::HigherStoreVersion),
+        c.node(3)
+            .stats()
+            .invalidations_for(InvalidationReason::HigherStoreVersion),
         1
     );
-    assert_eq!(ready(c.node(3).resolve(ACTOR, "a").unwrap()).route.node, NodeRid(3));
+    assert_eq!(
+        ready(c.node(3).resolve(ACTOR, "a").unwrap()).route.node,
+        NodeRid(3)
+    );
 }
 
 #[test]
-fn positive_cache_entry_is_removed_at_once_on_a_stale_route_result_only_if_it_still_holds_that_fence() {
+fn positive_cache_entry_is_removed_at_once_on_a_stale_route_result_only_if_it_still_holds_that_fence()
+ {
     let c = Cluster::with_defaults(3);
     c.node(1).activate(ACTOR, "a").unwrap();
     let cached = ready(c.node(3).resolve(ACTOR, "a").unwrap());
@@ -189,14 +248,26 @@ fn positive_cache_entry_is_removed_at_once_on_a_stale_route_result_only_if_it_st
         reason: StaleReason::NotOwner,
         fence: older,
     };
-    assert_eq!(c.node(3).on_rejection(key(ACTOR, "a"), &late), UnavailableReason::StaleRoute);
-    assert_eq!(c.node(3).lookup_cached(ACTOR, "a").unwrap(), Some(cached), "newer route kept");
+    assert_eq!(
+        c.node(3).on_rejection(key(ACTOR, "a"), &late),
+        UnavailableReason::StaleRoute
+    );
+    assert_eq!(
+        c.node(3).lookup_cached(ACTOR, "a").unwrap(),
+        Some(cached),
+        "newer route kept"
+    );
 
     relocate(&c, ACTOR, "a", 1, 2);
     let stale = rejection(c.node(1).admit(&inbound(key(ACTOR, "a"), &cached)));
     c.node(3).on_rejection(key(ACTOR, "a"), &stale);
     assert_eq!(c.node(3).lookup_cached(ACTOR, "a").unwrap(), None);
-    assert_eq!(c.node(3).stats().invalidations_for(InvalidationReason::StaleRoute), 1);
+    assert_eq!(
+        c.node(3)
+            .stats()
+            .invalidations_for(InvalidationReason::StaleRoute),
+        1
+    );
 }
 
 #[test]
@@ -208,15 +279,24 @@ fn positive_cache_is_cleared_at_once_on_a_store_recovery_event() {
     ready(c.node(2).resolve(ACTOR, "a").unwrap());
     ready(c.node(2).resolve(ACTOR, "b").unwrap());
     c.store.set_down(true);
-    assert!(matches!(c.node(2).resolve(ACTOR, "c").unwrap(), Resolution::StoreFailure(_)));
-    assert!(c.node(2).lookup_cached(ACTOR, "a").unwrap().is_some(), "an outage alone clears nothing");
+    assert!(matches!(
+        c.node(2).resolve(ACTOR, "c").unwrap(),
+        Resolution::StoreFailure(_)
+    ));
+    assert!(
+        c.node(2).lookup_cached(ACTOR, "a").unwrap().is_some(),
+        "an outage alone clears nothing"
+    );
     c.store.set_down(false);
     ready(c.node(2).resolve(ACTOR, "c").unwrap());
     assert_eq!(c.node(2).lookup_cached(ACTOR, "a").unwrap(), None);
     assert_eq!(c.node(2).lookup_cached(ACTOR, "b").unwrap(), None);
     let stats = c.node(2).stats();
     assert_eq!(stats.store_recoveries, 1);
-    assert_eq!(stats.invalidations_for(InvalidationReason::StoreRecovery), 2);
+    assert_eq!(
+        stats.invalidations_for(InvalidationReason::StoreRecovery),
+        2
+    );
 
     // A restarted (or failed-over) store is a recovery event too.
     ready(c.node(2).resolve(ACTOR, "a").unwrap());
@@ -238,7 +318,10 @@ fn positive_cache_entries_of_an_owner_lease_are_removed_at_once_on_its_invalidat
     let lease = cluster::identity(1).lease;
     assert_eq!(c.node(3).on_owner_lease_invalidated(NodeRid(1), lease), 2);
     assert_eq!(c.node(3).lookup_cached(ACTOR, "a").unwrap(), None);
-    assert!(c.node(3).lookup_cached(ACTOR, "c").unwrap().is_some(), "other owners keep theirs");
+    assert!(
+        c.node(3).lookup_cached(ACTOR, "c").unwrap().is_some(),
+        "other owners keep theirs"
+    );
     assert_eq!(
         c.node(3).resolve(ACTOR, "a").unwrap(),
         Resolution::Unavailable(UnavailableReason::OwnerNotLive),
@@ -256,15 +339,24 @@ fn positive_cache_entry_is_removed_by_a_matching_relay_notification_only() {
     other.authority_owner_generation = other.authority_owner_generation.next();
     assert!(!c.node(2).on_relay_notification(key(SPOT, "s"), &other));
     assert!(c.node(2).lookup_cached(SPOT, "s").unwrap().is_some());
-    assert!(c.node(2).on_relay_notification(key(SPOT, "s"), &cached.fence));
+    assert!(
+        c.node(2)
+            .on_relay_notification(key(SPOT, "s"), &cached.fence)
+    );
     assert_eq!(c.node(2).lookup_cached(SPOT, "s").unwrap(), None);
-    assert_eq!(c.node(2).stats().invalidations_for(InvalidationReason::RelayNotification), 1);
+    assert_eq!(
+        c.node(2)
+            .stats()
+            .invalidations_for(InvalidationReason::RelayNotification),
+        1
+    );
 }
 
 // §5 bullet 5 -----------------------------------------------------------------
 
 #[test]
-fn missing_and_unavailable_are_distinct_tags_missing_goes_only_to_creation_and_unavailable_only_to_completion() {
+fn missing_and_unavailable_are_distinct_tags_missing_goes_only_to_creation_and_unavailable_only_to_completion()
+ {
     let c = Cluster::with_defaults(2);
     let sender = c.node(2);
     let intent = SendOptions {
@@ -272,9 +364,22 @@ fn missing_and_unavailable_are_distinct_tags_missing_goes_only_to_creation_and_u
         ..SendOptions::default()
     };
     assert_eq!(sender.resolve(SPOT, "nobody").unwrap(), Resolution::Missing);
-    assert_eq!(sender.send_direct(ACTOR, "nobody", SendOptions::default()).unwrap(), DirectSend::NotFound);
-    assert_eq!(sender.send_direct(SPOT, "nobody", SendOptions::default()).unwrap(), DirectSend::NotFound);
-    assert_eq!(sender.send_direct(SPOT, "nobody", intent).unwrap(), DirectSend::ColdActivation);
+    assert_eq!(
+        sender
+            .send_direct(ACTOR, "nobody", SendOptions::default())
+            .unwrap(),
+        DirectSend::NotFound
+    );
+    assert_eq!(
+        sender
+            .send_direct(SPOT, "nobody", SendOptions::default())
+            .unwrap(),
+        DirectSend::NotFound
+    );
+    assert_eq!(
+        sender.send_direct(SPOT, "nobody", intent).unwrap(),
+        DirectSend::ColdActivation
+    );
     assert_eq!(
         sender.send_direct(ACTOR, "nobody", intent),
         Err(InputError::InstanceIntentOnActor)
@@ -282,7 +387,10 @@ fn missing_and_unavailable_are_distinct_tags_missing_goes_only_to_creation_and_u
 
     c.node(1).create(SPOT, "booting").unwrap();
     let unavailable = sender.resolve(SPOT, "booting").unwrap();
-    assert_eq!(unavailable, Resolution::Unavailable(UnavailableReason::Creating));
+    assert_eq!(
+        unavailable,
+        Resolution::Unavailable(UnavailableReason::Creating)
+    );
     assert_ne!(unavailable.tag(), Resolution::Missing.tag());
     assert_eq!(
         sender.send_direct(SPOT, "booting", intent).unwrap(),
@@ -297,7 +405,10 @@ fn missing_and_unavailable_are_distinct_tags_missing_goes_only_to_creation_and_u
         "Missing only after release completes"
     );
     c.node(1).complete_release(SPOT, "booting").unwrap();
-    assert_eq!(sender.send_direct(SPOT, "booting", intent).unwrap(), DirectSend::ColdActivation);
+    assert_eq!(
+        sender.send_direct(SPOT, "booting", intent).unwrap(),
+        DirectSend::ColdActivation
+    );
 }
 
 // §5 bullet 6 -----------------------------------------------------------------
@@ -310,7 +421,9 @@ fn positive_route_cache_lifetime_does_not_exceed_message_follow_duration() {
         ..RoutingConfig::default()
     };
     assert!(matches!(
-        Runtime::builder(cluster::identity(1)).config(too_long).build(),
+        Runtime::builder(cluster::identity(1))
+            .config(too_long)
+            .build(),
         Err(BuildError::Config(ConfigError::CacheOutlivesFollow { .. }))
     ));
     let config = RoutingConfig {
@@ -323,7 +436,11 @@ fn positive_route_cache_lifetime_does_not_exceed_message_follow_duration() {
     c.node(1).activate(ACTOR, "a").unwrap();
     ready(c.node(2).resolve(ACTOR, "a").unwrap());
     c.advance_ms(25_000);
-    assert_eq!(c.node(2).lookup_cached(ACTOR, "a").unwrap(), None, "gone 5 s before follow closes");
+    assert_eq!(
+        c.node(2).lookup_cached(ACTOR, "a").unwrap(),
+        None,
+        "gone 5 s before follow closes"
+    );
     let shorter_follow = RoutingConfig {
         message_follow_duration: secs(20),
         ..config
@@ -341,7 +458,10 @@ fn target_admission_verifies_authority_owner_generation_and_lease_fence() {
     let route = ready(c.node(2).resolve(ACTOR, "a").unwrap());
     let target = key(ACTOR, "a");
     let owner = c.node(1);
-    assert!(matches!(owner.admit(&inbound(target, &route)), Admission::Accept { .. }));
+    assert!(matches!(
+        owner.admit(&inbound(target, &route)),
+        Admission::Accept { .. }
+    ));
 
     let mut msg = inbound(target, &route);
     msg.fence.authority_owner_generation = msg.fence.authority_owner_generation.next();
@@ -402,7 +522,8 @@ fn target_admission_excludes_a_direct_message_object_generation_from_the_target_
 }
 
 #[test]
-fn target_admission_does_not_retarget_to_a_new_owner_and_the_operation_ends_unavailable_without_resubmit() {
+fn target_admission_does_not_retarget_to_a_new_owner_and_the_operation_ends_unavailable_without_resubmit()
+ {
     let c = Cluster::with_defaults(3);
     c.node(1).activate(ACTOR, "a").unwrap();
     let route = ready(c.node(3).resolve(ACTOR, "a").unwrap());
@@ -417,12 +538,20 @@ fn target_admission_does_not_retarget_to_a_new_owner_and_the_operation_ends_unav
     ));
     let calls = c.store.calls();
     assert_eq!(
-        c.node(3).on_rejection(key(ACTOR, "a"), &rejection(decision)),
+        c.node(3)
+            .on_rejection(key(ACTOR, "a"), &rejection(decision)),
         UnavailableReason::StaleRoute
     );
-    assert_eq!(c.store.calls(), calls, "no lookup and no resubmit on a rejection");
+    assert_eq!(
+        c.store.calls(),
+        calls,
+        "no lookup and no resubmit on a rejection"
+    );
     // Only the application's next call re-resolves the current owner.
-    assert_eq!(ready(c.node(3).resolve(ACTOR, "a").unwrap()).route.node, NodeRid(2));
+    assert_eq!(
+        ready(c.node(3).resolve(ACTOR, "a").unwrap()).route.node,
+        NodeRid(2)
+    );
 }
 
 #[test]
@@ -438,7 +567,10 @@ fn target_admission_ends_unavailable_past_the_local_admission_deadline() {
     c.node(1).renew_lease(ACTOR, "a").unwrap();
     c.advance_ms(3_000);
     assert!(
-        matches!(c.node(1).admit(&inbound(key(ACTOR, "a"), &route)), Admission::Accept { .. }),
+        matches!(
+            c.node(1).admit(&inbound(key(ACTOR, "a"), &route)),
+            Admission::Accept { .. }
+        ),
         "renewal moved the deadline to 7 s"
     );
     c.advance_ms(1_000);

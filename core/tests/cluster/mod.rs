@@ -29,7 +29,9 @@ impl Cluster {
     /// `n` nodes with RIDs 1..=n, all on `config`.
     pub fn new(n: u64, config: RoutingConfig) -> Cluster {
         let clock = ManualClock::new();
-        let store = Arc::new(FaultyStore::new(MemoryStore::with_clock(Arc::new(clock.clone()))));
+        let store = Arc::new(FaultyStore::new(MemoryStore::with_clock(Arc::new(
+            clock.clone(),
+        ))));
         let nodes = (1..=n)
             .map(|rid| {
                 Runtime::builder(identity(rid))
@@ -40,7 +42,11 @@ impl Cluster {
                     .expect("valid runtime")
             })
             .collect();
-        Cluster { clock, store, nodes }
+        Cluster {
+            clock,
+            store,
+            nodes,
+        }
     }
 
     pub fn with_defaults(n: u64) -> Cluster {
