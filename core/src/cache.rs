@@ -190,14 +190,24 @@ impl RouteCache {
     /// Removes the entry of `key` if it was read from an older version than
     /// `version` (a higher StoreVersion was confirmed). True if a live entry
     /// went (an expired one is dropped too, but that is not an invalidation).
-    pub(crate) fn remove_older_than(&self, key: KeyRef<'_>, version: StoreVersion, now: MonoTime) -> bool {
+    pub(crate) fn remove_older_than(
+        &self,
+        key: KeyRef<'_>,
+        version: StoreVersion,
+        now: MonoTime,
+    ) -> bool {
         self.remove_live_if(key, now, |e| e.route.fence.store_version < version)
     }
 
     /// Removes the entry of `key` only if it still holds `fence` (stale-route
     /// result, relay notification): a newer route stays. True if a live
     /// entry went.
-    pub(crate) fn remove_if_fence(&self, key: KeyRef<'_>, fence: &RouteFence, now: MonoTime) -> bool {
+    pub(crate) fn remove_if_fence(
+        &self,
+        key: KeyRef<'_>,
+        fence: &RouteFence,
+        now: MonoTime,
+    ) -> bool {
         self.remove_live_if(key, now, |e| e.route.fence == *fence)
     }
 
@@ -206,7 +216,12 @@ impl RouteCache {
         self.map.pin().remove(&key);
     }
 
-    fn remove_live_if(&self, key: KeyRef<'_>, now: MonoTime, pred: impl Fn(&Entry) -> bool) -> bool {
+    fn remove_live_if(
+        &self,
+        key: KeyRef<'_>,
+        now: MonoTime,
+        pred: impl Fn(&Entry) -> bool,
+    ) -> bool {
         match self.map.pin().remove_if(&key, |_, e| pred(e)) {
             Ok(Some((_, removed))) => now < removed.expires_at,
             _ => false,

@@ -119,11 +119,11 @@ impl Inner {
 
     /// This node's own write confirmed a higher store version.
     fn forget_older_routes(&self, key: KeyRef<'_>, record: &AuthorityRecord) {
-        if self
-            .resolver
-            .cache
-            .remove_older_than(key, record.store_version, self.resolver.clock.now())
-        {
+        if self.resolver.cache.remove_older_than(
+            key,
+            record.store_version,
+            self.resolver.clock.now(),
+        ) {
             self.resolver
                 .counters
                 .invalidated(InvalidationReason::HigherStoreVersion, 1);

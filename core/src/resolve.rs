@@ -252,7 +252,10 @@ impl Resolver {
             self.cache.remove(key);
             return Resolution::Missing;
         };
-        if self.cache.remove_older_than(key, record.store_version, self.clock.now()) {
+        if self
+            .cache
+            .remove_older_than(key, record.store_version, self.clock.now())
+        {
             self.counters
                 .invalidated(InvalidationReason::HigherStoreVersion, 1);
         }

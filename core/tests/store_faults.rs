@@ -33,7 +33,10 @@ fn concurrent_misses_for_one_id_share_one_store_read() {
         .collect();
     wait_until("8 misses", || c.node(2).stats().cache_misses == 8);
     c.store.set_stalled(false);
-    let routes: Vec<_> = callers.into_iter().map(|t| ready(t.join().unwrap())).collect();
+    let routes: Vec<_> = callers
+        .into_iter()
+        .map(|t| ready(t.join().unwrap()))
+        .collect();
     assert!(routes.windows(2).all(|w| w[0] == w[1]));
     assert_eq!(c.store.calls(), calls + 1, "one store read for all eight");
     assert_eq!(c.node(2).stats().store_reads, 1);
@@ -54,12 +57,22 @@ fn a_stalled_store_yields_store_failure_within_store_timeout_and_recovery_clears
     let started = Instant::now();
     let outcome = c.node(2).resolve(ACTOR, "b").unwrap();
     let took = started.elapsed();
-    assert_eq!(outcome, Resolution::StoreFailure(StoreError::Timeout { millis: 200 }));
-    assert!(took >= Duration::from_millis(200), "gave up early: {took:?}");
+    assert_eq!(
+        outcome,
+        Resolution::StoreFailure(StoreError::Timeout { millis: 200 })
+    );
+    assert!(
+        took >= Duration::from_millis(200),
+        "gave up early: {took:?}"
+    );
     assert!(took < Duration::from_secs(2), "no hang: {took:?}");
     c.store.set_stalled(false);
     ready(c.node(2).resolve(ACTOR, "b").unwrap());
-    assert_eq!(c.node(2).lookup_cached(ACTOR, "a").unwrap(), None, "recovery cleared the cache");
+    assert_eq!(
+        c.node(2).lookup_cached(ACTOR, "a").unwrap(),
+        None,
+        "recovery cleared the cache"
+    );
     assert_eq!(c.node(2).stats().store_recoveries, 1);
 }
 
@@ -69,12 +82,20 @@ fn a_direct_send_retries_a_failing_store_within_its_budget_then_ends_store_failu
     c.node(1).activate(ACTOR, "a").unwrap();
     c.store.set_down(true);
     let calls = c.store.calls();
-    let decision = c.node(2).send_direct(ACTOR, "a", SendOptions::default()).unwrap();
-    assert!(matches!(decision, DirectSend::StoreFailure(StoreError::Unreachable(_))));
+    let decision = c
+        .node(2)
+        .send_direct(ACTOR, "a", SendOptions::default())
+        .unwrap();
+    assert!(matches!(
+        decision,
+        DirectSend::StoreFailure(StoreError::Unreachable(_))
+    ));
     assert_eq!(c.store.calls(), calls + 3, "store_attempts = 3");
     c.store.set_down(false);
     assert!(matches!(
-        c.node(2).send_direct(ACTOR, "a", SendOptions::default()).unwrap(),
+        c.node(2)
+            .send_direct(ACTOR, "a", SendOptions::default())
+            .unwrap(),
         DirectSend::Submit(_)
     ));
 }
@@ -84,7 +105,9 @@ fn async_resolution_completes_on_any_executor() {
     let c = Cluster::with_defaults(2);
     c.node(1).activate(ACTOR, "a").unwrap();
     let miss = c.node(2).resolve_async(ACTOR, "a").unwrap();
-    let executor = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let executor = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let route = ready(executor.block_on(miss));
     let hit = c.node(2).resolve_async(ACTOR, "a").unwrap();
     assert_eq!(ready(executor.block_on(hit)), route);
@@ -113,8 +136,18 @@ fn bad_ids_are_typed_errors_at_every_entry() {
         deadline: Duration::ZERO,
         ..SendOptions::default()
     };
-    assert_eq!(n.send_direct(ACTOR, "a", zero), Err(InputError::ZeroDeadline));
-    assert!(matches!(n.activate(ACTOR, ""), Err(LifecycleError::Input(InputError::EmptyObjectId))));
+    assert_eq!(
+        n.send_direct(ACTOR, "a", zero),
+        Err(InputError::ZeroDeadline)
+    );
+    assert!(matches!(
+        n.activate(ACTOR, ""),
+        Err(LifecycleError::Input(InputError::EmptyObjectId))
+    ));
     assert!(n.relinquish(ACTOR, "").is_err());
-    assert!(InputError::ObjectIdTooLong { len: 9, max: 8 }.to_string().contains("8-byte cap"));
+    assert!(
+        InputError::ObjectIdTooLong { len: 9, max: 8 }
+            .to_string()
+            .contains("8-byte cap")
+    );
 }

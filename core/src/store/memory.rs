@@ -72,8 +72,14 @@ impl MemoryStore {
         let now = self.now();
         let result = {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-            let slot = slots.entry(key.to_owned()).or_default();
-            apply(slot, now)
+            let owned = key.to_owned();
+            let slot = slots.entry(owned.clone()).or_default();
+            let result = apply(slot, now);
+            if slot.last_version == StoreVersion::default() {
+                // A refused write to an ID never written: keep no empty slot.
+                slots.remove(&owned);
+            }
+            result
         };
         let answer = result
             .map(|value| Observed {
