@@ -5,7 +5,7 @@ use std::fmt;
 
 use crate::ids::{
     AuthorityOwnerGeneration, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
-    OwnerLeaseGeneration, StoreVersion,
+    OwnerLeaseGeneration, ProposalId, StoreVersion,
 };
 use crate::route::{OwnerRoute, RouteFence};
 
@@ -83,6 +83,8 @@ pub struct AuthorityRecord {
     pub owner: Owner,
     /// Per-object version; bumped by every write.
     pub store_version: StoreVersion,
+    /// The proposal of the write that produced this record.
+    pub last_proposal: ProposalId,
 }
 
 impl AuthorityRecord {

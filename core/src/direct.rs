@@ -6,6 +6,7 @@ use std::time::Duration;
 use crate::error::InputError;
 use crate::ids::ObjectKind;
 use crate::resolve::{Resolution, UnavailableReason};
+use crate::retry::backoff;
 use crate::route::ReadyRoute;
 use crate::runtime::{Inner, Runtime};
 use crate::store::StoreError;
@@ -45,11 +46,6 @@ pub enum DirectSend {
     Unavailable(UnavailableReason),
     /// The store could not be read within the deadline and attempt budget.
     StoreFailure(StoreError),
-}
-
-/// Pause before store attempt `n` (1-based): 20 ms, 40 ms, 80 ms … ≤ 500 ms.
-fn backoff(attempt: u32) -> Duration {
-    Duration::from_millis((20u64 << attempt.saturating_sub(1).min(5)).min(500))
 }
 
 impl Inner {
@@ -112,17 +108,5 @@ impl Runtime {
             return Err(InputError::ZeroDeadline);
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        assert_eq!(backoff(1), Duration::from_millis(20));
-        assert_eq!(backoff(2), Duration::from_millis(40));
-        assert_eq!(backoff(30), Duration::from_millis(500));
     }
 }

@@ -258,6 +258,13 @@ number_newtype!(
     StoreVersion
 );
 
+number_newtype!(
+    /// Identifies one authority write attempt. A retry of the same write
+    /// (after an ambiguous timeout) reuses it, so the store recognises the
+    /// caller's own applied write instead of reporting a conflict.
+    ProposalId
+);
+
 /// Who a runtime is: its mesh, routing ID, node lifecycle generation and the
 /// owner lease generation under which it owns objects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

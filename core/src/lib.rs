@@ -21,6 +21,7 @@ mod liveness;
 mod ownership;
 mod recovery;
 mod resolve;
+mod retry;
 mod route;
 mod runtime;
 mod stats;
@@ -39,7 +40,7 @@ pub use error::{ConfigError, InputError};
 pub use ids::{
     AuthorityOwnerGeneration, KeyRef, MAX_MESH_NAME_BYTES, MAX_OBJECT_ID_BYTES, MeshName,
     NodeGeneration, NodeIdentity, NodeRid, ObjectGeneration, ObjectKey, ObjectKind,
-    OwnerLeaseGeneration, StoreVersion,
+    OwnerLeaseGeneration, ProposalId, StoreVersion,
 };
 pub use lifecycle::LifecycleError;
 pub use ownership::OwnedObject;

@@ -3,12 +3,15 @@
 //! release. Each is a store compare-and-set; on success the local ownership
 //! table and the route cache follow the record the store returned.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::authority::{AuthorityRecord, OwnerClaim, WriteFence};
+use crate::clock::MonoTime;
 use crate::error::InputError;
-use crate::ids::{KeyRef, ObjectKind};
+use crate::ids::{KeyRef, ObjectKind, ProposalId};
 use crate::ownership::OwnedObject;
+use crate::retry::backoff;
 use crate::runtime::{Inner, Runtime};
 use crate::stats::InvalidationReason;
 use crate::store::{Observed, WriteError, WriteFuture, WriteRejection};
@@ -62,21 +65,37 @@ impl Inner {
             })
     }
 
-    async fn write(&self, key: KeyRef<'_>, write: Write) -> Result<OwnedObject, LifecycleError> {
-        // Taken before the store can act, so the deadline errs early.
-        let started = self.resolver.clock.now();
+    fn start_write(
+        &self,
+        key: KeyRef<'_>,
+        write: &Write,
+        proposal: ProposalId,
+    ) -> Result<WriteFuture<'_, Observed<AuthorityRecord>>, LifecycleError> {
         let store = &*self.resolver.store;
-        let call: WriteFuture<'_, Observed<AuthorityRecord>> = match write {
-            Write::Create => store.create(key, self.claim()),
-            Write::PublishReady => store.publish_ready(key, self.owned_fence(key)?),
-            Write::TakeOwnership(from) => store.transfer_owner(key, from, self.claim()),
+        Ok(match write {
+            Write::Create => store.create(key, self.claim(), proposal),
+            Write::PublishReady => store.publish_ready(key, self.owned_fence(key)?, proposal),
+            Write::TakeOwnership(from) => store.transfer_owner(key, *from, self.claim(), proposal),
             Write::RenewLease => {
                 let millis = self.claim().lease_millis;
-                store.renew_lease(key, self.owned_fence(key)?, self.identity.lease, millis)
+                store.renew_lease(
+                    key,
+                    self.owned_fence(key)?,
+                    self.identity.lease,
+                    millis,
+                    proposal,
+                )
             }
-            Write::BeginRelease => store.begin_release(key, self.owned_fence(key)?),
-        };
-        let observed = self.checked(self.resolver.timed(call).await)?;
+            Write::BeginRelease => store.begin_release(key, self.owned_fence(key)?, proposal),
+        })
+    }
+
+    /// Runs one authority write and makes this node's view follow it.
+    async fn write(&self, key: KeyRef<'_>, write: Write) -> Result<OwnedObject, LifecycleError> {
+        let proposal = self.proposals.next();
+        let (observed, started) = self
+            .retried(|| self.start_write(key, &write, proposal))
+            .await?;
         let record = observed.value;
         let remaining = record
             .owner
@@ -92,14 +111,37 @@ impl Inner {
     }
 
     async fn complete_release(&self, key: KeyRef<'_>) -> Result<(), LifecycleError> {
-        let call = self
-            .resolver
-            .store
-            .complete_release(key, self.owned_fence(key)?);
-        self.checked(self.resolver.timed(call).await)?;
+        let (fence, proposal) = (self.owned_fence(key)?, self.proposals.next());
+        let store = &*self.resolver.store;
+        self.retried(|| Ok(store.complete_release(key, fence, proposal)))
+            .await?;
         self.ownership.remove(key);
         self.resolver.cache.remove(key);
         Ok(())
+    }
+
+    /// Runs a write started by `start`, retrying a store failure (within
+    /// `store_attempts`) with the same proposal, so an attempt that was
+    /// applied but whose answer was lost is recognised, not written twice.
+    /// Returns the answer and when its attempt was sent.
+    async fn retried<'a, T>(
+        &'a self,
+        start: impl Fn() -> Result<WriteFuture<'a, Observed<T>>, LifecycleError>,
+    ) -> Result<(Observed<T>, MonoTime), LifecycleError> {
+        let attempts = self.resolver.config.get().store_attempts;
+        let mut attempt = 1;
+        loop {
+            // Taken before the store can act, so a lease deadline errs early.
+            let sent = self.resolver.clock.now();
+            match self.checked(self.resolver.timed(start()?).await) {
+                Err(LifecycleError::Write(WriteError::Store(e))) if attempt < attempts => {
+                    tracing::info!(error = %e, attempt, "authority write failed; retrying the same proposal");
+                    tokio::time::sleep(backoff(attempt)).await;
+                    attempt += 1;
+                }
+                outcome => return outcome.map(|o| (o, sent)),
+            }
+        }
     }
 
     /// Reports the outcome to store-health tracking and maps it.
@@ -128,6 +170,30 @@ impl Inner {
                 .counters
                 .invalidated(InvalidationReason::HigherStoreVersion, 1);
         }
+    }
+}
+
+/// Proposal IDs of one runtime: unique with overwhelming probability across
+/// nodes and restarts (a random seed hashed with a sequence), never zero.
+pub(crate) struct ProposalSource {
+    seed: u64,
+    sequence: AtomicU64,
+}
+
+impl ProposalSource {
+    pub(crate) fn new() -> Self {
+        use std::hash::BuildHasher;
+        ProposalSource {
+            seed: std::hash::RandomState::new().hash_one(std::time::SystemTime::now()),
+            sequence: AtomicU64::new(0),
+        }
+    }
+
+    fn next(&self) -> ProposalId {
+        use std::hash::BuildHasher;
+        let n = self.sequence.fetch_add(1, Ordering::Relaxed);
+        let mixed = foldhash::fast::FixedState::with_seed(self.seed).hash_one(n);
+        ProposalId(mixed | 1)
     }
 }
 

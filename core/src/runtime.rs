@@ -14,6 +14,7 @@ use crate::error::{ConfigError, InputError};
 use crate::ids::{
     KeyRef, NodeIdentity, NodeRid, ObjectKind, OwnerLeaseGeneration, check_object_id,
 };
+use crate::lifecycle::ProposalSource;
 use crate::ownership::{OwnedObject, Ownership};
 use crate::resolve::{Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
@@ -73,6 +74,7 @@ impl RuntimeBuilder {
                 identity: self.identity,
                 resolver: Resolver::new(store, clock, config),
                 ownership: Ownership::default(),
+                proposals: ProposalSource::new(),
             }),
             tokio: Some(tokio),
         })
@@ -94,6 +96,7 @@ pub(crate) struct Inner {
     pub(crate) identity: NodeIdentity,
     pub(crate) resolver: Resolver,
     pub(crate) ownership: Ownership,
+    pub(crate) proposals: ProposalSource,
 }
 
 /// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.

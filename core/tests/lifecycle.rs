@@ -11,8 +11,8 @@ use zlink_core::{
     AuthorityOwnerGeneration, AuthorityRecord, AuthorityState, BuildError, Clock, ConfigError,
     InputError, KeyRef, LifecycleError, LocationStore, MAX_OBJECT_ID_BYTES, ManualClock,
     MemoryStore, MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectGeneration, ObjectKind,
-    OwnedObject, OwnerClaim, OwnerLeaseGeneration, Resolution, RoutingConfig, Runtime, StoreError,
-    UnavailableReason, WriteFence,
+    OwnedObject, OwnerClaim, OwnerLeaseGeneration, ProposalId, Resolution, RoutingConfig, Runtime,
+    StoreError, UnavailableReason, WriteFence,
 };
 
 const KIND: ObjectKind = ObjectKind::Spot;
@@ -577,9 +577,12 @@ fn faulty_store_write_while_down_does_not_reach_the_inner_store() {
         lease_millis: 30_000,
     };
     block_on(async {
-        let created = faulty.create(key("room"), claim).await.expect("create");
+        let created = faulty
+            .create(key("room"), claim, ProposalId(1))
+            .await
+            .expect("create");
         let published = faulty
-            .publish_ready(key("room"), created.value.write_fence())
+            .publish_ready(key("room"), created.value.write_fence(), ProposalId(2))
             .await
             .expect("publish")
             .value;
@@ -587,32 +590,53 @@ fn faulty_store_write_while_down_does_not_reach_the_inner_store() {
 
         faulty.set_down(true);
         let writes: [(&str, Result<(), WriteError>); 6] = [
-            ("create", faulty.create(key("fresh"), claim).await.map(drop)),
+            (
+                "create",
+                faulty
+                    .create(key("fresh"), claim, ProposalId(3))
+                    .await
+                    .map(drop),
+            ),
             (
                 "publish_ready",
-                faulty.publish_ready(key("room"), fence).await.map(drop),
+                faulty
+                    .publish_ready(key("room"), fence, ProposalId(4))
+                    .await
+                    .map(drop),
             ),
             (
                 "transfer_owner",
                 faulty
-                    .transfer_owner(key("room"), fence, claim)
+                    .transfer_owner(key("room"), fence, claim, ProposalId(5))
                     .await
                     .map(drop),
             ),
             (
                 "renew_lease",
                 faulty
-                    .renew_lease(key("room"), fence, claim.lease_generation, 30_000)
+                    .renew_lease(
+                        key("room"),
+                        fence,
+                        claim.lease_generation,
+                        30_000,
+                        ProposalId(6),
+                    )
                     .await
                     .map(drop),
             ),
             (
                 "begin_release",
-                faulty.begin_release(key("room"), fence).await.map(drop),
+                faulty
+                    .begin_release(key("room"), fence, ProposalId(7))
+                    .await
+                    .map(drop),
             ),
             (
                 "complete_release",
-                faulty.complete_release(key("room"), fence).await.map(drop),
+                faulty
+                    .complete_release(key("room"), fence, ProposalId(8))
+                    .await
+                    .map(drop),
             ),
         ];
         for (what, result) in writes {
@@ -636,10 +660,13 @@ fn faulty_store_write_while_down_does_not_reach_the_inner_store() {
         assert_eq!(inner.read(key("fresh")).await.expect("read").value, None);
         // Had the refused create reached the store, this would not be the
         // first incarnation.
-        let fresh = faulty.create(key("fresh"), claim).await.expect("create");
+        let fresh = faulty
+            .create(key("fresh"), claim, ProposalId(9))
+            .await
+            .expect("create");
         assert_eq!(fresh.value.object_generation, ObjectGeneration(1));
         let moved = faulty
-            .transfer_owner(key("room"), fence, claim)
+            .transfer_owner(key("room"), fence, claim, ProposalId(10))
             .await
             .expect("transfer after the outage")
             .value;

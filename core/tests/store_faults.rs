@@ -151,3 +151,27 @@ fn bad_ids_are_typed_errors_at_every_entry() {
             .contains("8-byte cap")
     );
 }
+
+#[test]
+fn a_write_whose_answer_was_lost_is_retried_and_recognised_not_repeated() {
+    let config = RoutingConfig {
+        store_timeout: Duration::from_millis(100),
+        ..RoutingConfig::default()
+    };
+    let c = Arc::new(Cluster::new(2, config));
+    c.store.set_stalled(true);
+    let writer = {
+        let c = c.clone();
+        std::thread::spawn(move || c.node(1).create(ACTOR, "ambiguous"))
+    };
+    // The first attempt reaches the store, then its answer is held past
+    // store_timeout; the retry (same proposal) is answered once released.
+    std::thread::sleep(Duration::from_millis(150));
+    c.store.set_stalled(false);
+    let created = writer.join().unwrap().expect("the retry recognises its own applied create");
+    assert_eq!(created.object_generation, ObjectGeneration(1));
+    assert!(c.node(1).stats().store_failures >= 1, "the first attempt timed out");
+    assert_eq!(created.store_version, StoreVersion(1), "written once");
+    let published = c.node(1).publish_ready(ACTOR, "ambiguous").unwrap();
+    assert_eq!(published.store_version, StoreVersion(2));
+}

@@ -9,7 +9,7 @@ use tokio::sync::watch;
 
 use super::{LocationStore, Observed, StoreError, StoreFuture, WriteError, WriteFuture};
 use crate::authority::{AuthorityRecord, OwnerClaim, StoreEpoch, WriteFence};
-use crate::ids::{KeyRef, OwnerLeaseGeneration};
+use crate::ids::{KeyRef, OwnerLeaseGeneration, ProposalId};
 
 /// Wraps a real store. While `down`, every call fails `Unreachable` without
 /// reaching the inner store; while `stalled`, calls reach the store but their
@@ -111,16 +111,18 @@ impl<S: LocationStore> LocationStore for FaultyStore<S> {
         &self,
         key: KeyRef<'_>,
         claim: OwnerClaim,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(|| self.inner.create(key, claim))
+        self.write(|| self.inner.create(key, claim, proposal))
     }
 
     fn publish_ready(
         &self,
         key: KeyRef<'_>,
         expect: WriteFence,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(|| self.inner.publish_ready(key, expect))
+        self.write(|| self.inner.publish_ready(key, expect, proposal))
     }
 
     fn transfer_owner(
@@ -128,8 +130,9 @@ impl<S: LocationStore> LocationStore for FaultyStore<S> {
         key: KeyRef<'_>,
         expect: WriteFence,
         claim: OwnerClaim,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(|| self.inner.transfer_owner(key, expect, claim))
+        self.write(|| self.inner.transfer_owner(key, expect, claim, proposal))
     }
 
     fn renew_lease(
@@ -138,23 +141,29 @@ impl<S: LocationStore> LocationStore for FaultyStore<S> {
         expect: WriteFence,
         lease: OwnerLeaseGeneration,
         lease_millis: u64,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(|| self.inner.renew_lease(key, expect, lease, lease_millis))
+        self.write(|| {
+            self.inner
+                .renew_lease(key, expect, lease, lease_millis, proposal)
+        })
     }
 
     fn begin_release(
         &self,
         key: KeyRef<'_>,
         expect: WriteFence,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(|| self.inner.begin_release(key, expect))
+        self.write(|| self.inner.begin_release(key, expect, proposal))
     }
 
     fn complete_release(
         &self,
         key: KeyRef<'_>,
         expect: WriteFence,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<()>> {
-        self.write(|| self.inner.complete_release(key, expect))
+        self.write(|| self.inner.complete_release(key, expect, proposal))
     }
 }

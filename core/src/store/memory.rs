@@ -12,7 +12,7 @@ use crate::authority::{
 use crate::clock::{Clock, SystemClock};
 use crate::ids::{
     AuthorityOwnerGeneration, KeyRef, ObjectGeneration, ObjectKey, OwnerLeaseGeneration,
-    StoreVersion,
+    ProposalId, StoreVersion,
 };
 
 /// What the store keeps per ID. The counters outlive the record so a
@@ -22,6 +22,8 @@ struct Slot {
     record: Option<AuthorityRecord>,
     last_object_generation: ObjectGeneration,
     last_version: StoreVersion,
+    /// The proposal of the last applied write, kept after a release too.
+    last_proposal: ProposalId,
 }
 
 /// An in-memory Location Store, safe to share between runtimes and threads.
@@ -129,12 +131,33 @@ fn in_state(record: &AuthorityRecord, allowed: &[AuthorityState]) -> Result<(), 
     }
 }
 
-/// Bumps the slot's version and stamps it on the record a write changed.
-fn bump(slot: &mut Slot) -> AuthorityRecord {
+/// Stamps a changed record with the next version and the write's proposal.
+fn stamp(slot: &mut Slot, proposal: ProposalId) -> AuthorityRecord {
     slot.last_version = slot.last_version.next();
+    slot.last_proposal = proposal;
     let record = slot.record.as_mut().expect("a checked write has a record");
     record.store_version = slot.last_version;
+    record.last_proposal = proposal;
     *record
+}
+
+impl MemoryStore {
+    /// A write that leaves a record: replays an applied proposal, otherwise
+    /// runs `change` and stamps the result.
+    fn write_record(
+        &self,
+        key: KeyRef<'_>,
+        proposal: ProposalId,
+        change: impl FnOnce(&mut Slot, StoreTime) -> Result<(), WriteRejection>,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        self.write(key, move |slot, now| {
+            if let Some(applied) = slot.record.filter(|r| r.last_proposal == proposal) {
+                return Ok(applied);
+            }
+            change(slot, now)?;
+            Ok(stamp(slot, proposal))
+        })
+    }
 }
 
 impl LocationStore for MemoryStore {
@@ -150,8 +173,9 @@ impl LocationStore for MemoryStore {
         &self,
         key: KeyRef<'_>,
         claim: OwnerClaim,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(key, move |slot, now| {
+        self.write_record(key, proposal, move |slot, now| {
             if let Some(existing) = &slot.record {
                 return Err(WriteRejection::AlreadyExists {
                     state: existing.state,
@@ -159,16 +183,15 @@ impl LocationStore for MemoryStore {
                 });
             }
             slot.last_object_generation = slot.last_object_generation.next();
-            slot.last_version = slot.last_version.next();
-            let record = AuthorityRecord {
+            slot.record = Some(AuthorityRecord {
                 state: AuthorityState::Creating,
                 object_generation: slot.last_object_generation,
                 authority_owner_generation: AuthorityOwnerGeneration(1),
                 owner: claim.granted_at(now),
                 store_version: slot.last_version,
-            };
-            slot.record = Some(record);
-            Ok(record)
+                last_proposal: proposal,
+            });
+            Ok(())
         })
     }
 
@@ -176,12 +199,13 @@ impl LocationStore for MemoryStore {
         &self,
         key: KeyRef<'_>,
         expect: WriteFence,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(key, move |slot, _| {
+        self.write_record(key, proposal, move |slot, _| {
             let record = checked(slot, expect)?;
             in_state(record, &[AuthorityState::Creating])?;
             record.state = AuthorityState::Ready;
-            Ok(bump(slot))
+            Ok(())
         })
     }
 
@@ -190,13 +214,14 @@ impl LocationStore for MemoryStore {
         key: KeyRef<'_>,
         expect: WriteFence,
         claim: OwnerClaim,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(key, move |slot, now| {
+        self.write_record(key, proposal, move |slot, now| {
             let record = checked(slot, expect)?;
             in_state(record, &[AuthorityState::Ready])?;
             record.owner = claim.granted_at(now);
             record.authority_owner_generation = record.authority_owner_generation.next();
-            Ok(bump(slot))
+            Ok(())
         })
     }
 
@@ -206,8 +231,9 @@ impl LocationStore for MemoryStore {
         expect: WriteFence,
         lease: OwnerLeaseGeneration,
         lease_millis: u64,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(key, move |slot, now| {
+        self.write_record(key, proposal, move |slot, now| {
             let record = checked(slot, expect)?;
             in_state(record, &[AuthorityState::Creating, AuthorityState::Ready])?;
             let held = record.owner.lease;
@@ -221,7 +247,7 @@ impl LocationStore for MemoryStore {
                 return Err(WriteRejection::LeaseExpired);
             }
             record.owner.lease.expires_at = StoreTime(now.0.saturating_add(lease_millis));
-            Ok(bump(slot))
+            Ok(())
         })
     }
 
@@ -229,12 +255,13 @@ impl LocationStore for MemoryStore {
         &self,
         key: KeyRef<'_>,
         expect: WriteFence,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(key, move |slot, _| {
+        self.write_record(key, proposal, move |slot, _| {
             let record = checked(slot, expect)?;
             in_state(record, &[AuthorityState::Creating, AuthorityState::Ready])?;
             record.state = AuthorityState::Releasing;
-            Ok(bump(slot))
+            Ok(())
         })
     }
 
@@ -242,12 +269,20 @@ impl LocationStore for MemoryStore {
         &self,
         key: KeyRef<'_>,
         expect: WriteFence,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<()>> {
         self.write(key, move |slot, _| {
+            if slot.record.is_none()
+                && slot.last_proposal == proposal
+                && slot.last_version > StoreVersion(0)
+            {
+                return Ok(()); // this release was applied before
+            }
             let record = checked(slot, expect)?;
             in_state(record, &[AuthorityState::Releasing])?;
             slot.record = None;
             slot.last_version = slot.last_version.next();
+            slot.last_proposal = proposal;
             Ok(())
         })
     }

@@ -19,7 +19,7 @@ pub use memory::MemoryStore;
 use crate::authority::{
     AuthorityRecord, AuthorityState, OwnerClaim, StoreEpoch, StoreTime, WriteFence,
 };
-use crate::ids::{KeyRef, OwnerLeaseGeneration};
+use crate::ids::{KeyRef, OwnerLeaseGeneration, ProposalId};
 
 /// The future every store call returns: boxed so the trait can be used as
 /// `Arc<dyn LocationStore>`, whichever backend a host picks at run time.
@@ -114,6 +114,12 @@ pub type WriteFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, WriteError>>
 
 /// A Location Store backend. Implementations must be safe under concurrent
 /// use from many tasks and threads; every write is atomic on the server.
+///
+/// Every write carries a [`ProposalId`] that the store keeps with the record
+/// (and after a release). A write whose proposal is the one the record
+/// already carries was applied before, typically by an attempt whose answer
+/// was lost to a timeout: the store answers it as a success with the current
+/// record instead of a conflict, and writes nothing twice.
 pub trait LocationStore: Send + Sync + 'static {
     /// Reads the authority record of `key`; `None` when no record exists.
     fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>>;
@@ -125,6 +131,7 @@ pub trait LocationStore: Send + Sync + 'static {
         &self,
         key: KeyRef<'_>,
         claim: OwnerClaim,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
 
     /// `Creating` → `Ready` for the incarnation and owner named by `expect`.
@@ -132,6 +139,7 @@ pub trait LocationStore: Send + Sync + 'static {
         &self,
         key: KeyRef<'_>,
         expect: WriteFence,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
 
     /// Relocation commit: a `Ready` record moves to `claim`'s node and its
@@ -141,6 +149,7 @@ pub trait LocationStore: Send + Sync + 'static {
         key: KeyRef<'_>,
         expect: WriteFence,
         claim: OwnerClaim,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
 
     /// Extends the owner lease to `lease_millis` from the store's now, if
@@ -151,6 +160,7 @@ pub trait LocationStore: Send + Sync + 'static {
         expect: WriteFence,
         lease: OwnerLeaseGeneration,
         lease_millis: u64,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
 
     /// `Creating`/`Ready` → `Releasing`.
@@ -158,6 +168,7 @@ pub trait LocationStore: Send + Sync + 'static {
         &self,
         key: KeyRef<'_>,
         expect: WriteFence,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
 
     /// Removes a `Releasing` record; from then on the ID resolves `Missing`.
@@ -165,5 +176,6 @@ pub trait LocationStore: Send + Sync + 'static {
         &self,
         key: KeyRef<'_>,
         expect: WriteFence,
+        proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<()>>;
 }

@@ -21,8 +21,14 @@ use zlink_core::store::{Observed, WriteError, WriteFuture, WriteRejection};
 use zlink_core::{
     AuthorityOwnerGeneration, AuthorityRecord, AuthorityState, Clock, KeyRef, LocationStore,
     ManualClock, MeshName, NodeGeneration, NodeRid, ObjectGeneration, ObjectKind, OwnerClaim,
-    OwnerLeaseGeneration, StoreTime, StoreVersion, WriteFence,
+    OwnerLeaseGeneration, ProposalId, StoreTime, StoreVersion, WriteFence,
 };
+
+/// A proposal no other write of this process uses.
+pub(crate) fn next_proposal() -> ProposalId {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    ProposalId(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
 
 /// Lease length of rules that never wait a lease out.
 pub(crate) const LONG_LEASE_MILLIS: u64 = 60_000;
@@ -106,6 +112,7 @@ macro_rules! store_conformance_tests {
             reads_report_store_time_and_epoch,
             writes_to_absent_records_are_not_found,
             keys_are_opaque_and_kinds_are_distinct,
+            a_write_retried_with_its_proposal_is_recognised_not_repeated,
         );
         $crate::common::conformance::store_conformance_tests!(@sync $backend;
             concurrent_create_has_exactly_one_winner,
@@ -188,9 +195,11 @@ async fn ready(
     key: KeyRef<'_>,
     claim: OwnerClaim,
 ) -> Observed<AuthorityRecord> {
-    let created = ok(store.create(key, claim).await, "create");
+    let created = ok(store.create(key, claim, next_proposal()).await, "create");
     ok(
-        store.publish_ready(key, created.value.write_fence()).await,
+        store
+            .publish_ready(key, created.value.write_fence(), next_proposal())
+            .await,
         "publish_ready",
     )
 }
@@ -276,7 +285,7 @@ pub(crate) async fn create_starts_creating_at_generation_one(
     let key = spot(&id);
     let c = long_claim(1);
     let now = env.clock.exact_now();
-    let created = ok(store.create(key, c).await, "create");
+    let created = ok(store.create(key, c, next_proposal()).await, "create");
     let r = created.value;
     assert_eq!(r.state, AuthorityState::Creating);
     assert_eq!(r.object_generation, ObjectGeneration(1));
@@ -302,9 +311,16 @@ pub(crate) async fn create_on_an_existing_record_is_already_exists(
 ) {
     let id = env.id("exists");
     let key = spot(&id);
-    let mut current = ok(store.create(key, long_claim(1)).await, "create").value;
+    let mut current = ok(
+        store.create(key, long_claim(1), next_proposal()).await,
+        "create",
+    )
+    .value;
     let refuse = async |current: AuthorityRecord| {
-        let refused = rejection(store.create(key, long_claim(2)).await, "second create");
+        let refused = rejection(
+            store.create(key, long_claim(2), next_proposal()).await,
+            "second create",
+        );
         assert_eq!(
             refused,
             WriteRejection::AlreadyExists {
@@ -320,13 +336,17 @@ pub(crate) async fn create_on_an_existing_record_is_already_exists(
     };
     refuse(current).await;
     current = ok(
-        store.publish_ready(key, current.write_fence()).await,
+        store
+            .publish_ready(key, current.write_fence(), next_proposal())
+            .await,
         "publish",
     )
     .value;
     refuse(current).await;
     current = ok(
-        store.begin_release(key, current.write_fence()).await,
+        store
+            .begin_release(key, current.write_fence(), next_proposal())
+            .await,
         "begin_release",
     )
     .value;
@@ -342,11 +362,18 @@ pub(crate) async fn publish_ready_compares_fence_and_state(
 ) {
     let id = env.id("publish");
     let key = spot(&id);
-    let created = ok(store.create(key, long_claim(1)).await, "create").value;
+    let created = ok(
+        store.create(key, long_claim(1), next_proposal()).await,
+        "create",
+    )
+    .value;
     let fence = created.write_fence();
     for bad in stale(fence) {
         assert_eq!(
-            rejection(store.publish_ready(key, bad).await, "stale publish"),
+            rejection(
+                store.publish_ready(key, bad, next_proposal()).await,
+                "stale publish"
+            ),
             WriteRejection::StaleGeneration {
                 expected: bad,
                 current: fence,
@@ -359,7 +386,11 @@ pub(crate) async fn publish_ready_compares_fence_and_state(
         );
     }
 
-    let published = ok(store.publish_ready(key, fence).await, "publish").value;
+    let published = ok(
+        store.publish_ready(key, fence, next_proposal()).await,
+        "publish",
+    )
+    .value;
     assert_eq!(published.state, AuthorityState::Ready);
     assert_eq!(
         published.write_fence(),
@@ -374,17 +405,24 @@ pub(crate) async fn publish_ready_compares_fence_and_state(
     assert_eq!(record(store, key).await, published);
 
     assert_eq!(
-        rejection(store.publish_ready(key, fence).await, "second publish"),
+        rejection(
+            store.publish_ready(key, fence, next_proposal()).await,
+            "second publish"
+        ),
         WriteRejection::WrongState {
             state: AuthorityState::Ready
         }
     );
     assert_eq!(record(store, key).await, published);
 
-    let releasing = ok(store.begin_release(key, fence).await, "begin_release").value;
+    let releasing = ok(
+        store.begin_release(key, fence, next_proposal()).await,
+        "begin_release",
+    )
+    .value;
     assert_eq!(
         rejection(
-            store.publish_ready(key, fence).await,
+            store.publish_ready(key, fence, next_proposal()).await,
             "publish while releasing"
         ),
         WriteRejection::WrongState {
@@ -416,17 +454,31 @@ pub(crate) async fn every_successful_write_bumps_store_version(
     };
     let a = long_claim(1);
     let b = long_claim(2);
-    let r = step("create", store.create(key, a).await).await;
-    let r = step("publish", store.publish_ready(key, r.write_fence()).await).await;
+    let r = step("create", store.create(key, a, next_proposal()).await).await;
+    let r = step(
+        "publish",
+        store
+            .publish_ready(key, r.write_fence(), next_proposal())
+            .await,
+    )
+    .await;
     let r = step(
         "renew",
         store
-            .renew_lease(key, r.write_fence(), a.lease_generation, LONG_LEASE_MILLIS)
+            .renew_lease(
+                key,
+                r.write_fence(),
+                a.lease_generation,
+                LONG_LEASE_MILLIS,
+                next_proposal(),
+            )
             .await,
     )
     .await;
     rejection(
-        store.publish_ready(key, r.write_fence()).await,
+        store
+            .publish_ready(key, r.write_fence(), next_proposal())
+            .await,
         "refused publish",
     );
     assert_eq!(
@@ -436,27 +488,39 @@ pub(crate) async fn every_successful_write_bumps_store_version(
     );
     let r = step(
         "transfer",
-        store.transfer_owner(key, r.write_fence(), b).await,
+        store
+            .transfer_owner(key, r.write_fence(), b, next_proposal())
+            .await,
     )
     .await;
     let r = step(
         "renew by the new owner",
         store
-            .renew_lease(key, r.write_fence(), b.lease_generation, LONG_LEASE_MILLIS)
+            .renew_lease(
+                key,
+                r.write_fence(),
+                b.lease_generation,
+                LONG_LEASE_MILLIS,
+                next_proposal(),
+            )
             .await,
     )
     .await;
     let r = step(
         "begin_release",
-        store.begin_release(key, r.write_fence()).await,
+        store
+            .begin_release(key, r.write_fence(), next_proposal())
+            .await,
     )
     .await;
     ok(
-        store.complete_release(key, r.write_fence()).await,
+        store
+            .complete_release(key, r.write_fence(), next_proposal())
+            .await,
         "complete_release",
     );
     let max = last;
-    let recreated = ok(store.create(key, a).await, "re-create").value;
+    let recreated = ok(store.create(key, a, next_proposal()).await, "re-create").value;
     assert!(
         recreated.store_version > max,
         "re-created at version {:?}, not above {max:?}",
@@ -476,7 +540,9 @@ pub(crate) async fn transfer_owner_bumps_owner_generation_by_one(
     for (step, node) in [2, 3, 1].into_iter().enumerate() {
         let c = long_claim(node);
         let moved = ok(
-            store.transfer_owner(key, current.write_fence(), c).await,
+            store
+                .transfer_owner(key, current.write_fence(), c, next_proposal())
+                .await,
             "transfer",
         );
         let r = moved.value;
@@ -511,7 +577,7 @@ pub(crate) async fn transfer_with_a_stale_fence_changes_nothing(
     let first = ready(store, key, long_claim(1)).await.value;
     let second = ok(
         store
-            .transfer_owner(key, first.write_fence(), long_claim(2))
+            .transfer_owner(key, first.write_fence(), long_claim(2), next_proposal())
             .await,
         "transfer",
     )
@@ -524,7 +590,9 @@ pub(crate) async fn transfer_with_a_stale_fence_changes_nothing(
     for bad in [old, other_incarnation] {
         assert_eq!(
             rejection(
-                store.transfer_owner(key, bad, long_claim(3)).await,
+                store
+                    .transfer_owner(key, bad, long_claim(3), next_proposal())
+                    .await,
                 "stale transfer"
             ),
             WriteRejection::StaleGeneration {
@@ -541,11 +609,22 @@ pub(crate) async fn transfer_with_a_stale_fence_changes_nothing(
 
     let creating_id = env.id("stale-transfer-creating");
     let creating_key = spot(&creating_id);
-    let creating = ok(store.create(creating_key, long_claim(1)).await, "create").value;
+    let creating = ok(
+        store
+            .create(creating_key, long_claim(1), next_proposal())
+            .await,
+        "create",
+    )
+    .value;
     assert_eq!(
         rejection(
             store
-                .transfer_owner(creating_key, creating.write_fence(), long_claim(2))
+                .transfer_owner(
+                    creating_key,
+                    creating.write_fence(),
+                    long_claim(2),
+                    next_proposal()
+                )
                 .await,
             "transfer while creating"
         ),
@@ -556,14 +635,16 @@ pub(crate) async fn transfer_with_a_stale_fence_changes_nothing(
     assert_eq!(record(store, creating_key).await, creating);
 
     let releasing = ok(
-        store.begin_release(key, second.write_fence()).await,
+        store
+            .begin_release(key, second.write_fence(), next_proposal())
+            .await,
         "begin_release",
     )
     .value;
     assert_eq!(
         rejection(
             store
-                .transfer_owner(key, releasing.write_fence(), long_claim(3))
+                .transfer_owner(key, releasing.write_fence(), long_claim(3), next_proposal())
                 .await,
             "transfer while releasing"
         ),
@@ -590,7 +671,13 @@ pub(crate) async fn renew_lease_extends_expiry_on_the_store_clock(
     let lease_millis = LONG_LEASE_MILLIS + 1_234;
     let renewed = ok(
         store
-            .renew_lease(key, before.write_fence(), c.lease_generation, lease_millis)
+            .renew_lease(
+                key,
+                before.write_fence(),
+                c.lease_generation,
+                lease_millis,
+                next_proposal(),
+            )
             .await,
         "renew",
     );
@@ -632,7 +719,13 @@ pub(crate) async fn renew_lease_by_another_lease_generation_is_refused(
     assert_eq!(
         rejection(
             store
-                .renew_lease(key, first.write_fence(), other, LONG_LEASE_MILLIS)
+                .renew_lease(
+                    key,
+                    first.write_fence(),
+                    other,
+                    LONG_LEASE_MILLIS,
+                    next_proposal()
+                )
                 .await,
             "renew by a later lease generation"
         ),
@@ -651,7 +744,9 @@ pub(crate) async fn renew_lease_by_another_lease_generation_is_refused(
     // even when it names the current fence.
     let b = claim(2, 9, LONG_LEASE_MILLIS);
     let moved = ok(
-        store.transfer_owner(key, first.write_fence(), b).await,
+        store
+            .transfer_owner(key, first.write_fence(), b, next_proposal())
+            .await,
         "transfer",
     )
     .value;
@@ -662,7 +757,8 @@ pub(crate) async fn renew_lease_by_another_lease_generation_is_refused(
                     key,
                     moved.write_fence(),
                     a.lease_generation,
-                    LONG_LEASE_MILLIS
+                    LONG_LEASE_MILLIS,
+                    next_proposal()
                 )
                 .await,
             "renew by the previous owner's lease"
@@ -679,7 +775,8 @@ pub(crate) async fn renew_lease_by_another_lease_generation_is_refused(
                     key,
                     first.write_fence(),
                     a.lease_generation,
-                    LONG_LEASE_MILLIS
+                    LONG_LEASE_MILLIS,
+                    next_proposal()
                 )
                 .await,
             "renew naming the old owner generation"
@@ -697,6 +794,7 @@ pub(crate) async fn renew_lease_by_another_lease_generation_is_refused(
                 moved.write_fence(),
                 b.lease_generation,
                 LONG_LEASE_MILLIS,
+                next_proposal(),
             )
             .await,
         "renew by the holder",
@@ -716,7 +814,13 @@ pub(crate) async fn renew_lease_after_expiry_is_refused(store: &dyn LocationStor
         env.clock.advance(Duration::from_millis(short - 1));
         current = ok(
             store
-                .renew_lease(key, current.write_fence(), c.lease_generation, short)
+                .renew_lease(
+                    key,
+                    current.write_fence(),
+                    c.lease_generation,
+                    short,
+                    next_proposal(),
+                )
                 .await,
             "renew just before the lease ends",
         )
@@ -726,7 +830,13 @@ pub(crate) async fn renew_lease_after_expiry_is_refused(store: &dyn LocationStor
     assert_eq!(
         rejection(
             store
-                .renew_lease(key, current.write_fence(), c.lease_generation, short)
+                .renew_lease(
+                    key,
+                    current.write_fence(),
+                    c.lease_generation,
+                    short,
+                    next_proposal()
+                )
                 .await,
             "renew after the lease ended"
         ),
@@ -747,7 +857,10 @@ pub(crate) async fn begin_release_moves_to_releasing(store: &dyn LocationStore, 
     let published = ready(store, key, long_claim(1)).await.value;
     for bad in stale(published.write_fence()) {
         assert_eq!(
-            rejection(store.begin_release(key, bad).await, "stale begin_release"),
+            rejection(
+                store.begin_release(key, bad, next_proposal()).await,
+                "stale begin_release"
+            ),
             WriteRejection::StaleGeneration {
                 expected: bad,
                 current: published.write_fence(),
@@ -756,7 +869,9 @@ pub(crate) async fn begin_release_moves_to_releasing(store: &dyn LocationStore, 
     }
     assert_eq!(record(store, key).await, published);
     let releasing = ok(
-        store.begin_release(key, published.write_fence()).await,
+        store
+            .begin_release(key, published.write_fence(), next_proposal())
+            .await,
         "begin_release",
     )
     .value;
@@ -767,7 +882,9 @@ pub(crate) async fn begin_release_moves_to_releasing(store: &dyn LocationStore, 
     assert_eq!(record(store, key).await, releasing);
     assert_eq!(
         rejection(
-            store.begin_release(key, releasing.write_fence()).await,
+            store
+                .begin_release(key, releasing.write_fence(), next_proposal())
+                .await,
             "second begin_release"
         ),
         WriteRejection::WrongState {
@@ -778,10 +895,16 @@ pub(crate) async fn begin_release_moves_to_releasing(store: &dyn LocationStore, 
 
     let creating_id = env.id("release-creating");
     let creating_key = spot(&creating_id);
-    let creating = ok(store.create(creating_key, long_claim(1)).await, "create").value;
+    let creating = ok(
+        store
+            .create(creating_key, long_claim(1), next_proposal())
+            .await,
+        "create",
+    )
+    .value;
     let released = ok(
         store
-            .begin_release(creating_key, creating.write_fence())
+            .begin_release(creating_key, creating.write_fence(), next_proposal())
             .await,
         "begin_release while creating",
     )
@@ -797,10 +920,16 @@ pub(crate) async fn complete_release_removes_only_a_releasing_record(
 ) {
     let id = env.id("complete");
     let key = spot(&id);
-    let created = ok(store.create(key, long_claim(1)).await, "create").value;
+    let created = ok(
+        store.create(key, long_claim(1), next_proposal()).await,
+        "create",
+    )
+    .value;
     assert_eq!(
         rejection(
-            store.complete_release(key, created.write_fence()).await,
+            store
+                .complete_release(key, created.write_fence(), next_proposal())
+                .await,
             "complete while creating"
         ),
         WriteRejection::WrongState {
@@ -809,13 +938,17 @@ pub(crate) async fn complete_release_removes_only_a_releasing_record(
     );
     assert_eq!(record(store, key).await, created);
     let published = ok(
-        store.publish_ready(key, created.write_fence()).await,
+        store
+            .publish_ready(key, created.write_fence(), next_proposal())
+            .await,
         "publish",
     )
     .value;
     assert_eq!(
         rejection(
-            store.complete_release(key, published.write_fence()).await,
+            store
+                .complete_release(key, published.write_fence(), next_proposal())
+                .await,
             "complete while ready"
         ),
         WriteRejection::WrongState {
@@ -825,14 +958,19 @@ pub(crate) async fn complete_release_removes_only_a_releasing_record(
     assert_eq!(record(store, key).await, published);
 
     let releasing = ok(
-        store.begin_release(key, published.write_fence()).await,
+        store
+            .begin_release(key, published.write_fence(), next_proposal())
+            .await,
         "begin_release",
     )
     .value;
     let fence = releasing.write_fence();
     for bad in stale(fence) {
         assert_eq!(
-            rejection(store.complete_release(key, bad).await, "stale complete"),
+            rejection(
+                store.complete_release(key, bad, next_proposal()).await,
+                "stale complete"
+            ),
             WriteRejection::StaleGeneration {
                 expected: bad,
                 current: fence,
@@ -840,30 +978,39 @@ pub(crate) async fn complete_release_removes_only_a_releasing_record(
         );
         assert_eq!(record(store, key).await, releasing);
     }
-    let done = ok(store.complete_release(key, fence).await, "complete_release");
+    let done = ok(
+        store.complete_release(key, fence, next_proposal()).await,
+        "complete_release",
+    );
     let after = read(store, key).await;
     assert_eq!(after.value, None, "a completed release leaves no record");
     assert!(after.store_time >= done.store_time);
 
     let c = long_claim(1);
     assert_eq!(
-        rejection(store.complete_release(key, fence).await, "complete again"),
-        WriteRejection::NotFound
-    );
-    assert_eq!(
-        rejection(store.begin_release(key, fence).await, "begin after release"),
+        rejection(
+            store.complete_release(key, fence, next_proposal()).await,
+            "complete again"
+        ),
         WriteRejection::NotFound
     );
     assert_eq!(
         rejection(
-            store.publish_ready(key, fence).await,
+            store.begin_release(key, fence, next_proposal()).await,
+            "begin after release"
+        ),
+        WriteRejection::NotFound
+    );
+    assert_eq!(
+        rejection(
+            store.publish_ready(key, fence, next_proposal()).await,
             "publish after release"
         ),
         WriteRejection::NotFound
     );
     assert_eq!(
         rejection(
-            store.transfer_owner(key, fence, c).await,
+            store.transfer_owner(key, fence, c, next_proposal()).await,
             "transfer after release"
         ),
         WriteRejection::NotFound
@@ -871,7 +1018,13 @@ pub(crate) async fn complete_release_removes_only_a_releasing_record(
     assert_eq!(
         rejection(
             store
-                .renew_lease(key, fence, c.lease_generation, LONG_LEASE_MILLIS)
+                .renew_lease(
+                    key,
+                    fence,
+                    c.lease_generation,
+                    LONG_LEASE_MILLIS,
+                    next_proposal()
+                )
                 .await,
             "renew after release"
         ),
@@ -892,7 +1045,12 @@ pub(crate) async fn recreate_after_release_gets_the_next_generation(
     let mut max = StoreVersion::default();
     let mut old = None;
     for generation in 1..=3 {
-        let created = ok(store.create(key, long_claim(generation)).await, "create");
+        let created = ok(
+            store
+                .create(key, long_claim(generation), next_proposal())
+                .await,
+            "create",
+        );
         let r = created.value;
         assert_eq!(r.object_generation, ObjectGeneration(generation));
         assert_eq!(r.authority_owner_generation, AuthorityOwnerGeneration(1));
@@ -906,7 +1064,7 @@ pub(crate) async fn recreate_after_release_gets_the_next_generation(
         if let Some(old) = old {
             assert_eq!(
                 rejection(
-                    store.publish_ready(key, old).await,
+                    store.publish_ready(key, old, next_proposal()).await,
                     "publish by the old incarnation"
                 ),
                 WriteRejection::StaleGeneration {
@@ -916,20 +1074,39 @@ pub(crate) async fn recreate_after_release_gets_the_next_generation(
             );
         }
         let mut versions = vec![r.store_version];
-        let p = ok(store.publish_ready(key, r.write_fence()).await, "publish").value;
+        let p = ok(
+            store
+                .publish_ready(key, r.write_fence(), next_proposal())
+                .await,
+            "publish",
+        )
+        .value;
         versions.push(p.store_version);
         let t = ok(
             store
-                .transfer_owner(key, p.write_fence(), long_claim(10 + generation))
+                .transfer_owner(
+                    key,
+                    p.write_fence(),
+                    long_claim(10 + generation),
+                    next_proposal(),
+                )
                 .await,
             "transfer",
         )
         .value;
         versions.push(t.store_version);
-        let b = ok(store.begin_release(key, t.write_fence()).await, "begin").value;
+        let b = ok(
+            store
+                .begin_release(key, t.write_fence(), next_proposal())
+                .await,
+            "begin",
+        )
+        .value;
         versions.push(b.store_version);
         ok(
-            store.complete_release(key, b.write_fence()).await,
+            store
+                .complete_release(key, b.write_fence(), next_proposal())
+                .await,
             "complete",
         );
         max = versions.into_iter().max().expect("versions were recorded");
@@ -960,7 +1137,10 @@ pub(crate) async fn reads_report_store_time_and_epoch(store: &dyn LocationStore,
     if let Some(now) = now {
         assert_eq!(second.store_time, now);
     }
-    let created = ok(store.create(key, long_claim(1)).await, "create");
+    let created = ok(
+        store.create(key, long_claim(1), next_proposal()).await,
+        "create",
+    );
     assert!(created.store_time >= second.store_time);
     let third = read(store, key).await;
     assert!(third.store_time >= created.store_time);
@@ -986,33 +1166,51 @@ pub(crate) async fn writes_to_absent_records_are_not_found(
     let refusals = [
         (
             "publish_ready",
-            store.publish_ready(key, fence).await.map(drop),
+            store
+                .publish_ready(key, fence, next_proposal())
+                .await
+                .map(drop),
         ),
         (
             "transfer_owner",
-            store.transfer_owner(key, fence, c).await.map(drop),
+            store
+                .transfer_owner(key, fence, c, next_proposal())
+                .await
+                .map(drop),
         ),
         (
             "renew_lease",
             store
-                .renew_lease(key, fence, c.lease_generation, LONG_LEASE_MILLIS)
+                .renew_lease(
+                    key,
+                    fence,
+                    c.lease_generation,
+                    LONG_LEASE_MILLIS,
+                    next_proposal(),
+                )
                 .await
                 .map(drop),
         ),
         (
             "begin_release",
-            store.begin_release(key, fence).await.map(drop),
+            store
+                .begin_release(key, fence, next_proposal())
+                .await
+                .map(drop),
         ),
         (
             "complete_release",
-            store.complete_release(key, fence).await.map(drop),
+            store
+                .complete_release(key, fence, next_proposal())
+                .await
+                .map(drop),
         ),
     ];
     for (what, result) in refusals {
         assert_eq!(rejection(result, what), WriteRejection::NotFound, "{what}");
     }
     assert_eq!(read(store, key).await.value, None);
-    let created = ok(store.create(key, c).await, "create").value;
+    let created = ok(store.create(key, c, next_proposal()).await, "create").value;
     assert_eq!(created.object_generation, ObjectGeneration(1));
 }
 
@@ -1035,7 +1233,11 @@ pub(crate) async fn keys_are_opaque_and_kinds_are_distinct(
         }
     }
     for (node, key) in (1..).zip(&keys) {
-        let created = ok(store.create(*key, long_claim(node)).await, "create").value;
+        let created = ok(
+            store.create(*key, long_claim(node), next_proposal()).await,
+            "create",
+        )
+        .value;
         assert_eq!(
             created.object_generation,
             ObjectGeneration(1),
@@ -1056,13 +1258,19 @@ pub(crate) async fn keys_are_opaque_and_kinds_are_distinct(
     let actor = record(store, actor_key).await;
     let r = ok(
         store
-            .begin_release(spot_key, record(store, spot_key).await.write_fence())
+            .begin_release(
+                spot_key,
+                record(store, spot_key).await.write_fence(),
+                next_proposal(),
+            )
             .await,
         "begin_release",
     )
     .value;
     ok(
-        store.complete_release(spot_key, r.write_fence()).await,
+        store
+            .complete_release(spot_key, r.write_fence(), next_proposal())
+            .await,
         "complete_release",
     );
     assert_eq!(read(store, spot_key).await.value, None);
@@ -1075,7 +1283,7 @@ pub(crate) fn concurrent_create_has_exactly_one_winner(store: &dyn LocationStore
     for round in 0..ROUNDS {
         let id = env.id(&format!("race-create-{round}"));
         let key = spot(&id);
-        let results = race(|i| store.create(key, long_claim(100 + i)));
+        let results = race(|i| store.create(key, long_claim(100 + i), next_proposal()));
         let (i, won, losers) = one_winner(results);
         let r = won.value;
         assert_eq!(r.object_generation, ObjectGeneration(1));
@@ -1099,9 +1307,13 @@ pub(crate) fn concurrent_publish_has_exactly_one_winner(store: &dyn LocationStor
     for round in 0..ROUNDS {
         let id = env.id(&format!("race-publish-{round}"));
         let key = spot(&id);
-        let created = ok(block_on(store.create(key, long_claim(1))), "create").value;
+        let created = ok(
+            block_on(store.create(key, long_claim(1), next_proposal())),
+            "create",
+        )
+        .value;
         let fence = created.write_fence();
-        let results = race(|_| store.publish_ready(key, fence));
+        let results = race(|_| store.publish_ready(key, fence, next_proposal()));
         let (_, won, losers) = one_winner(results);
         assert_eq!(won.value.state, AuthorityState::Ready);
         for refused in losers {
@@ -1128,7 +1340,8 @@ pub(crate) fn concurrent_transfer_has_exactly_one_winner(
     for round in 0..ROUNDS {
         let fence = current.write_fence();
         let node = |i: u64| 100 * (round + 1) + i;
-        let results = race(|i| store.transfer_owner(key, fence, long_claim(node(i))));
+        let results =
+            race(|i| store.transfer_owner(key, fence, long_claim(node(i)), next_proposal()));
         let (i, won, losers) = one_winner(results);
         let r = won.value;
         assert_eq!(
@@ -1150,4 +1363,123 @@ pub(crate) fn concurrent_transfer_has_exactly_one_winner(
         assert_eq!(block_on(record(store, key)), r);
         current = r;
     }
+}
+
+/// A write retried with the proposal of an attempt that was applied (its
+/// answer lost to a timeout) gets that attempt's record back: no conflict,
+/// nothing written twice. Another proposal with the same stale fence is
+/// still refused.
+pub(crate) async fn a_write_retried_with_its_proposal_is_recognised_not_repeated(
+    store: &dyn LocationStore,
+    env: &StoreEnv,
+) {
+    let id = env.id("replay");
+    let key = spot(&id);
+    let (p_create, p_publish, p_move, p_renew, p_begin, p_done) = (
+        next_proposal(),
+        next_proposal(),
+        next_proposal(),
+        next_proposal(),
+        next_proposal(),
+        next_proposal(),
+    );
+    let created = ok(store.create(key, long_claim(1), p_create).await, "create").value;
+    assert_eq!(created.last_proposal, p_create);
+    let again = ok(
+        store.create(key, long_claim(1), p_create).await,
+        "create replay",
+    )
+    .value;
+    assert_eq!(
+        again, created,
+        "create replayed, not refused as AlreadyExists"
+    );
+
+    let fence = created.write_fence();
+    let published = ok(store.publish_ready(key, fence, p_publish).await, "publish").value;
+    let again = ok(
+        store.publish_ready(key, fence, p_publish).await,
+        "publish replay",
+    )
+    .value;
+    assert_eq!(
+        again, published,
+        "publish replayed, not refused as WrongState"
+    );
+
+    let fence = published.write_fence();
+    let moved = ok(
+        store
+            .transfer_owner(key, fence, long_claim(2), p_move)
+            .await,
+        "transfer",
+    )
+    .value;
+    let again = ok(
+        store
+            .transfer_owner(key, fence, long_claim(2), p_move)
+            .await,
+        "transfer replay",
+    )
+    .value;
+    assert_eq!(
+        again, moved,
+        "transfer applied once: owner generation moved by one"
+    );
+    assert_eq!(
+        moved.authority_owner_generation,
+        AuthorityOwnerGeneration(published.authority_owner_generation.get() + 1)
+    );
+    assert!(matches!(
+        rejection(
+            store
+                .transfer_owner(key, fence, long_claim(3), next_proposal())
+                .await,
+            "other proposal"
+        ),
+        WriteRejection::StaleGeneration { .. }
+    ));
+
+    let fence = moved.write_fence();
+    let lease = moved.owner.lease.generation;
+    let renewed = ok(
+        store
+            .renew_lease(key, fence, lease, LONG_LEASE_MILLIS, p_renew)
+            .await,
+        "renew",
+    )
+    .value;
+    let again = ok(
+        store
+            .renew_lease(key, fence, lease, LONG_LEASE_MILLIS, p_renew)
+            .await,
+        "renew replay",
+    )
+    .value;
+    assert_eq!(
+        again.store_version, renewed.store_version,
+        "renewal applied once"
+    );
+
+    let releasing = ok(store.begin_release(key, fence, p_begin).await, "begin").value;
+    let again = ok(
+        store.begin_release(key, fence, p_begin).await,
+        "begin replay",
+    )
+    .value;
+    assert_eq!(again, releasing);
+
+    ok(store.complete_release(key, fence, p_done).await, "complete");
+    ok(
+        store.complete_release(key, fence, p_done).await,
+        "complete replay",
+    );
+    assert_eq!(read(store, key).await.value, None);
+    assert_eq!(
+        rejection(
+            store.complete_release(key, fence, next_proposal()).await,
+            "other proposal"
+        ),
+        WriteRejection::NotFound
+    );
 }
