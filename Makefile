@@ -2,12 +2,18 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo test bench lint fmt
+.PHONY: demo deps test bench lint fmt
 
 demo:
 	$(CARGO) run -q -p zlink-cli -- demo
 
-test: lint
+# redis-server/redis-cli/redis-benchmark for the Redis store tests and bench;
+# quick no-op when already installed. Tests start their own servers on free
+# loopback ports (zlink-testkit), never the package's default one.
+deps:
+	bash scripts/install-deps.sh
+
+test: deps lint
 	$(CARGO) test --workspace --all-targets
 	$(CARGO) run -q -p zlink-cli -- demo --json > /dev/null
 

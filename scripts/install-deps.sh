@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Installs what the tests and benchmarks need beyond Rust: redis-server,
+# redis-cli, redis-benchmark (Debian packages redis-server + redis-tools).
+#
+# Idempotent and quick: when the three programs are on PATH it only says so.
+# Non-interactive (CI has no stdin). Runs apt-get as root, or through sudo.
+#
+# The package's own service (a default server on 6379, if the package starts
+# one) is neither needed nor used: zlink-testkit starts its own servers on free
+# loopback ports. We leave it alone either way.
+set -euo pipefail
+
+programs=(redis-server redis-cli redis-benchmark)
+
+missing_programs() {
+    local p
+    for p in "${programs[@]}"; do
+        command -v "$p" >/dev/null 2>&1 || printf '%s ' "$p"
+    done
+}
+
+missing="$(missing_programs)"
+if [[ -z "$missing" ]]; then
+    echo "deps: redis already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
+    exit 0
+fi
+echo "deps: missing: ${missing% }"
+
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "deps: apt-get not found; install redis-server and redis-tools (redis-cli, redis-benchmark) by hand" >&2
+    exit 1
+fi
+
+# Root runs apt-get directly; anyone else needs non-interactive sudo.
+if [[ "$(id -u)" -eq 0 ]]; then
+    as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo -n)
+else
+    echo "deps: not root and no sudo; cannot install redis" >&2
+    exit 1
+fi
+
+apt_env=(env DEBIAN_FRONTEND=noninteractive)
+
+apt_update() {
+    echo "deps: apt-get update ($1)"
+    "${as_root[@]}" "${apt_env[@]}" apt-get update -q </dev/null
+}
+
+apt_install() {
+    echo "deps: apt-get install -y redis-server redis-tools"
+    "${as_root[@]}" "${apt_env[@]}" apt-get install -y -q --no-install-recommends \
+        -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+        redis-server redis-tools </dev/null
+}
+
+# Refresh the package lists only when needed, since the update is the slow
+# part: when they do not know the packages (fresh image, empty lists), or when
+# an install from them fails (stale lists pointing at removed versions).
+if ! apt-cache show redis-server redis-tools >/dev/null 2>&1; then
+    apt_update "package lists do not know redis yet"
+fi
+if ! apt_install; then
+    apt_update "install failed; package lists may be stale"
+    apt_install
+fi
+
+missing="$(missing_programs)"
+if [[ -n "$missing" ]]; then
+    echo "deps: still missing after install: ${missing% }" >&2
+    exit 1
+fi
+echo "deps: installed $(redis-server --version | cut -d' ' -f1-3)"

@@ -1,0 +1,375 @@
+//! One `redis-server` process owned by a test.
+
+use std::fs::{self, OpenOptions};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use crate::sys;
+
+/// How long a server may take to answer its first PING. Startup is ~10 ms on
+/// an idle machine; the margin is for a loaded 2-core CI box.
+const START_DEADLINE: Duration = Duration::from_secs(10);
+
+/// Attempts when another process grabs our port between probe and bind.
+const PORT_ATTEMPTS: usize = 5;
+
+/// Log lines quoted in startup errors.
+const LOG_TAIL_LINES: usize = 20;
+
+/// Flags that turn a server into a Redis Cluster node. Node timeout 2 s keeps
+/// failure detection fast enough for fault tests.
+const CLUSTER_ARGS: &[&str] = &[
+    "--cluster-enabled",
+    "yes",
+    "--cluster-config-file",
+    "nodes.conf",
+    "--cluster-node-timeout",
+    "2000",
+];
+
+/// A real `redis-server` on `127.0.0.1:port()`, killed and cleaned up on drop.
+///
+/// Every method takes `&self` (the process handle sits behind a mutex), so a
+/// server can be shared with `Arc` and faulted from another thread, and a
+/// cluster node borrowed with [`crate::RedisCluster::node`] can be killed too.
+#[derive(Debug)]
+pub struct RedisServer {
+    port: u16,
+    password: Option<String>,
+    dir: PathBuf,
+    server_bin: PathBuf,
+    extra_args: &'static [&'static str],
+    state: Mutex<State>,
+}
+
+#[derive(Debug)]
+struct State {
+    /// `None` after [`RedisServer::kill`] until the next restart.
+    child: Option<Child>,
+    /// Set by `pause`, so `Drop` knows to send SIGCONT first.
+    paused: bool,
+}
+
+impl RedisServer {
+    /// Starts a server on a free loopback port and waits until it answers PING.
+    ///
+    /// Persistence is off (`--save ""`, `--appendonly no`): tests want a clean
+    /// store on every start, including [`restart`](Self::restart).
+    pub fn start() -> io::Result<Self> {
+        Self::launch(None, &[])
+    }
+
+    /// Like [`start`](Self::start), with `--requirepass password`; [`url`](Self::url)
+    /// and [`cli`](Self::cli) carry the password.
+    pub fn start_with_password(password: &str) -> io::Result<Self> {
+        Self::launch(Some(password.to_owned()), &[])
+    }
+
+    /// A cluster-enabled node (not yet part of any cluster).
+    pub(crate) fn start_cluster_node() -> io::Result<Self> {
+        Self::launch(None, CLUSTER_ARGS)
+    }
+
+    /// Tries a few ports: a fresh one (and a fresh directory) per attempt when
+    /// the previous one was taken by someone else before the server bound it.
+    fn launch(password: Option<String>, extra_args: &'static [&'static str]) -> io::Result<Self> {
+        let server_bin = sys::find_program("redis-server")?;
+        let cluster = !extra_args.is_empty();
+        let mut last_err = None;
+        for _ in 0..PORT_ATTEMPTS {
+            let port = if cluster {
+                sys::free_cluster_port()?
+            } else {
+                sys::free_port()?
+            };
+            let server = Self {
+                port,
+                password: password.clone(),
+                dir: sys::unique_temp_dir()?,
+                server_bin: server_bin.clone(),
+                extra_args,
+                state: Mutex::new(State {
+                    child: None,
+                    paused: false,
+                }),
+            };
+            let booted = server.boot(&mut server.lock());
+            match booted {
+                Ok(()) => return Ok(server),
+                // `server` drops here: the process is reaped, the dir removed.
+                Err(e) if e.kind() == io::ErrorKind::AddrInUse => last_err = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last_err.unwrap_or_else(|| io::Error::other("redis-server did not start")))
+    }
+
+    /// The loopback port the server listens on (stable across restarts).
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `redis://127.0.0.1:P`, or `redis://:PASSWORD@127.0.0.1:P` (password
+    /// percent-encoded) for a server started with a password.
+    pub fn url(&self) -> String {
+        match &self.password {
+            Some(pw) => format!("redis://:{}@127.0.0.1:{}", percent_encode(pw), self.port),
+            None => format!("redis://127.0.0.1:{}", self.port),
+        }
+    }
+
+    /// Process id of the running server; `None` after [`kill`](Self::kill).
+    /// Changes on every [`restart`](Self::restart).
+    pub fn pid(&self) -> Option<u32> {
+        self.lock().child.as_ref().map(Child::id)
+    }
+
+    /// The server's private directory: `redis.log` (stdout and stderr of
+    /// every run) and, for cluster nodes, `nodes.conf`. Removed on drop.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Whether the process is alive (a paused process is alive).
+    pub fn is_running(&self) -> bool {
+        let mut state = self.lock();
+        state
+            .child
+            .as_mut()
+            .is_some_and(|child| matches!(child.try_wait(), Ok(None)))
+    }
+
+    /// Freezes the server with SIGSTOP: connections are still accepted by the
+    /// kernel but nothing is answered, like a stalled server, until
+    /// [`resume`](Self::resume).
+    pub fn pause(&self) -> io::Result<()> {
+        let mut state = self.lock();
+        sys::send_signal(running_pid(&state)?, "STOP")?;
+        state.paused = true;
+        Ok(())
+    }
+
+    /// Undoes [`pause`](Self::pause) with SIGCONT.
+    pub fn resume(&self) -> io::Result<()> {
+        let mut state = self.lock();
+        sys::send_signal(running_pid(&state)?, "CONT")?;
+        state.paused = false;
+        Ok(())
+    }
+
+    /// Kills the server with SIGKILL (no shutdown, no goodbye to clients) and
+    /// waits for it to exit. Does nothing if it is already killed.
+    pub fn kill(&self) -> io::Result<()> {
+        stop(&mut self.lock())
+    }
+
+    /// Starts the server again on the same port and directory (a cluster node
+    /// keeps its identity from `nodes.conf`) and waits until it answers PING.
+    /// A server still running is killed first. Data is gone: persistence is off.
+    pub fn restart(&self) -> io::Result<()> {
+        let mut state = self.lock();
+        stop(&mut state)?;
+        self.boot(&mut state)
+    }
+
+    /// Sends PING over a raw TCP connection and waits at most `timeout` for
+    /// `+PONG`. A paused server yields `ErrorKind::TimedOut`; a killed one
+    /// usually `ConnectionRefused`.
+    pub fn ping(&self, timeout: Duration) -> io::Result<()> {
+        sys::raw_ping(self.port, self.password.as_deref(), timeout)
+    }
+
+    /// Runs `redis-cli -h 127.0.0.1 -p PORT [-a PW --no-auth-warning] ARGS...`
+    /// and returns its stdout (errors if redis-cli exits non-zero).
+    ///
+    /// Output is redis-cli's raw (non-tty) format. Redis *error replies*
+    /// (`ERR ...`, `MOVED ...`, `CLUSTERDOWN ...`) come back as `Ok(text)`:
+    /// redis-cli exits 0 for them. Pass `-c` first to follow cluster redirects.
+    ///
+    /// Meant for setup and inspection in tests (`cli(&["cluster", "info"])`),
+    /// not for the code under test, which uses its own client.
+    pub fn cli(&self, args: &[&str]) -> io::Result<String> {
+        let mut cmd = Command::new(sys::find_program("redis-cli")?);
+        cmd.args(["-h", "127.0.0.1", "-p", &self.port.to_string()]);
+        if let Some(pw) = &self.password {
+            cmd.args(["-a", pw, "--no-auth-warning"]);
+        }
+        cmd.args(args);
+        sys::run_capture(cmd)
+    }
+
+    fn log_path(&self) -> PathBuf {
+        self.dir.join("redis.log")
+    }
+
+    /// Spawns the process into `state` and waits for its first PONG.
+    fn boot(&self, state: &mut State) -> io::Result<()> {
+        state.child = Some(self.spawn()?);
+        state.paused = false;
+        self.wait_ready(state)
+    }
+
+    fn spawn(&self) -> io::Result<Child> {
+        // Append, so the log of a run before `restart` is kept for debugging.
+        let log = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.log_path())?;
+        let mut cmd = Command::new(&self.server_bin);
+        cmd.args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
+            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .arg("--dir")
+            .arg(&self.dir);
+        if let Some(pw) = &self.password {
+            cmd.args(["--requirepass", pw]);
+        }
+        cmd.args(self.extra_args)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log);
+        cmd.spawn()
+    }
+
+    /// Polls PING until it answers, the process dies, or the deadline passes.
+    /// A port lost to another process is reported as `AddrInUse` so `launch`
+    /// can retry; every error quotes the log tail.
+    fn wait_ready(&self, state: &mut State) -> io::Result<()> {
+        let deadline = Instant::now() + START_DEADLINE;
+        loop {
+            if let Some(status) = exit_status(state)? {
+                let tail = sys::log_tail(&self.log_path(), LOG_TAIL_LINES);
+                let kind = if tail.contains("Address already in use") {
+                    io::ErrorKind::AddrInUse
+                } else {
+                    io::ErrorKind::Other
+                };
+                return Err(self.startup_error(kind, &format!("exited ({status})"), &tail));
+            }
+            let attempt = sys::raw_ping(
+                self.port,
+                self.password.as_deref(),
+                Duration::from_millis(250),
+            );
+            if attempt.is_ok() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                let tail = sys::log_tail(&self.log_path(), LOG_TAIL_LINES);
+                let why = format!("did not answer PING within {START_DEADLINE:?} ({attempt:?})");
+                return Err(self.startup_error(io::ErrorKind::TimedOut, &why, &tail));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn startup_error(&self, kind: io::ErrorKind, why: &str, tail: &str) -> io::Error {
+        io::Error::new(
+            kind,
+            format!(
+                "redis-server on 127.0.0.1:{} {why}; last lines of {}:\n{tail}",
+                self.port,
+                self.log_path().display()
+            ),
+        )
+    }
+
+    /// A poisoned lock only means another test thread panicked mid-call; the
+    /// state (a child handle and a flag) is still usable, and `Drop` must run.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        let state = self.state.get_mut().unwrap_or_else(|e| e.into_inner());
+        let _ = stop(state);
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The pid of a live (possibly paused) process, or an error saying why not.
+fn running_pid(state: &State) -> io::Result<u32> {
+    state.child.as_ref().map(Child::id).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::NotConnected,
+            "redis-server is not running (killed)",
+        )
+    })
+}
+
+/// `Some(status)` if the child has exited; reaps it so no zombie remains.
+fn exit_status(state: &mut State) -> io::Result<Option<std::process::ExitStatus>> {
+    match state.child.as_mut() {
+        Some(child) => child.try_wait(),
+        None => Err(io::Error::other("redis-server was not spawned")),
+    }
+}
+
+/// SIGKILL and reap. SIGCONT first if paused: Linux does kill a stopped
+/// process, but continuing it first means no frozen process can outlive the
+/// test even where that is not the case.
+fn stop(state: &mut State) -> io::Result<()> {
+    let Some(mut child) = state.child.take() else {
+        return Ok(());
+    };
+    if state.paused {
+        let _ = sys::send_signal(child.id(), "CONT");
+        state.paused = false;
+    }
+    // `kill` fails only if the child was already reaped; `wait` still works.
+    let _ = child.kill();
+    child.wait().map(drop)
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters, so any
+/// password fits in the userinfo part of a URL.
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The port-race path: a server whose port is taken fails with
+    /// `AddrInUse` (so `launch` retries) and quotes its log.
+    #[test]
+    fn taken_port_is_addr_in_use_with_the_log_tail() {
+        let squatter = std::net::TcpListener::bind(("127.0.0.1", 0)).unwrap();
+        let server = RedisServer {
+            port: squatter.local_addr().unwrap().port(),
+            password: None,
+            dir: sys::unique_temp_dir().unwrap(),
+            server_bin: sys::find_program("redis-server").unwrap(),
+            extra_args: &[],
+            state: Mutex::new(State {
+                child: None,
+                paused: false,
+            }),
+        };
+        let err = server.boot(&mut server.lock()).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AddrInUse, "{err}");
+        assert!(err.to_string().contains("redis.log"), "{err}");
+        assert!(err.to_string().contains("Address already in use"), "{err}");
+        let dir = server.dir.clone();
+        drop(server);
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn url_password_is_percent_encoded() {
+        assert_eq!(percent_encode("s3cret"), "s3cret");
+        assert_eq!(percent_encode("a b@c:d/é"), "a%20b%40c%3Ad%2F%C3%A9");
+    }
+}
