@@ -48,4 +48,4 @@ pub use resolve::{Resolution, UnavailableReason};
 pub use route::{OwnerRoute, ReadyRoute, RouteFence};
 pub use runtime::{BuildError, Runtime, RuntimeBuilder};
 pub use stats::{InvalidationReason, ResolutionCounts, Stats};
-pub use store::{LocationStore, MemoryStore, StoreError};
+pub use store::{LocationStore, MemoryStore, RedisOptions, RedisStore, StoreError};

@@ -168,9 +168,15 @@ fn a_write_whose_answer_was_lost_is_retried_and_recognised_not_repeated() {
     // store_timeout; the retry (same proposal) is answered once released.
     std::thread::sleep(Duration::from_millis(150));
     c.store.set_stalled(false);
-    let created = writer.join().unwrap().expect("the retry recognises its own applied create");
+    let created = writer
+        .join()
+        .unwrap()
+        .expect("the retry recognises its own applied create");
     assert_eq!(created.object_generation, ObjectGeneration(1));
-    assert!(c.node(1).stats().store_failures >= 1, "the first attempt timed out");
+    assert!(
+        c.node(1).stats().store_failures >= 1,
+        "the first attempt timed out"
+    );
     assert_eq!(created.store_version, StoreVersion(1), "written once");
     let published = c.node(1).publish_ready(ACTOR, "ambiguous").unwrap();
     assert_eq!(published.store_version, StoreVersion(2));

@@ -51,6 +51,10 @@ struct State {
     child: Option<Child>,
     /// Set by `pause`, so `Drop` knows to send SIGCONT first.
     paused: bool,
+    /// Kills the server if this test process dies without dropping it (a
+    /// server held in a `static`, a test binary killed): no server outlives
+    /// the tests that started it.
+    watchdog: Option<Child>,
 }
 
 impl RedisServer {
@@ -94,6 +98,7 @@ impl RedisServer {
                 state: Mutex::new(State {
                     child: None,
                     paused: false,
+                    watchdog: None,
                 }),
             };
             let booted = server.boot(&mut server.lock());
@@ -207,7 +212,9 @@ impl RedisServer {
 
     /// Spawns the process into `state` and waits for its first PONG.
     fn boot(&self, state: &mut State) -> io::Result<()> {
-        state.child = Some(self.spawn()?);
+        let child = self.spawn()?;
+        state.watchdog = Some(watchdog(child.id())?);
+        state.child = Some(child);
         state.paused = false;
         self.wait_ready(state)
     }
@@ -313,6 +320,10 @@ fn exit_status(state: &mut State) -> io::Result<Option<std::process::ExitStatus>
 /// process, but continuing it first means no frozen process can outlive the
 /// test even where that is not the case.
 fn stop(state: &mut State) -> io::Result<()> {
+    if let Some(mut dog) = state.watchdog.take() {
+        let _ = dog.kill();
+        let _ = dog.wait();
+    }
     let Some(mut child) = state.child.take() else {
         return Ok(());
     };
@@ -323,6 +334,19 @@ fn stop(state: &mut State) -> io::Result<()> {
     // `kill` fails only if the child was already reaped; `wait` still works.
     let _ = child.kill();
     child.wait().map(drop)
+}
+
+/// A shell that waits for this test process to end, then kills `server`.
+fn watchdog(server: u32) -> io::Result<Child> {
+    let script = r#"while kill -0 "$1" 2>/dev/null; do sleep 0.2; done; kill -s CONT "$2" 2>/dev/null; kill -s KILL "$2" 2>/dev/null"#;
+    Command::new("sh")
+        .args(["-c", script, "zlink-testkit-watchdog"])
+        .arg(std::process::id().to_string())
+        .arg(server.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters, so any
@@ -356,6 +380,7 @@ mod tests {
             state: Mutex::new(State {
                 child: None,
                 paused: false,
+                watchdog: None,
             }),
         };
         let err = server.boot(&mut server.lock()).unwrap_err();

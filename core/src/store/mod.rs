@@ -8,6 +8,7 @@
 
 mod faulty;
 mod memory;
+mod redis;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 
 pub use faulty::FaultyStore;
 pub use memory::MemoryStore;
+pub use redis::{RedisOptions, RedisStore};
 
 use crate::authority::{
     AuthorityRecord, AuthorityState, OwnerClaim, StoreEpoch, StoreTime, WriteFence,
@@ -49,6 +51,10 @@ pub enum StoreError {
     /// The store could not be reached. Retry later; the client reconnects.
     #[error("location store unreachable: {0}")]
     Unreachable(Arc<str>),
+    /// The store is configured wrongly (URL, key prefix). Fix the
+    /// configuration; retrying cannot succeed.
+    #[error("location store configuration: {0}")]
+    Config(Arc<str>),
     /// The store answered something the core cannot use (corrupt record,
     /// protocol error). Report it; retrying will likely fail the same way.
     #[error("location store answered badly: {0}")]

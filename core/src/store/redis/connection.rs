@@ -1,0 +1,259 @@
+//! Reaching Redis: the URL forms, the one connection (single server or
+//! cluster) every call shares, the server lifetime (run id) and the mapping
+//! of client errors to `StoreError`.
+
+use std::hash::BuildHasher;
+use std::sync::Arc;
+
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClientBuilder;
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{MultipleNodeRoutingInfo, RoutingInfo};
+use redis::{Cmd, Pipeline, RedisError, RedisFuture, Value};
+
+use super::RedisOptions;
+use crate::store::StoreError;
+
+/// Where the store lives, from its URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Target {
+    /// One server: `redis://` or `rediss://`.
+    Single(String),
+    /// A cluster, from seed nodes: `redis+cluster://[auth@]h1:p1,h2:p2`.
+    Cluster(Vec<String>),
+}
+
+impl Target {
+    pub(super) fn parse(url: &str) -> Result<Target, StoreError> {
+        let bad = |why: &str| StoreError::Config(format!("store URL {url:?}: {why}").into());
+        let (scheme, rest) = url
+            .split_once("://")
+            .ok_or_else(|| bad("expected scheme://"))?;
+        let target = match scheme {
+            "redis" | "rediss" => Target::Single(url.to_owned()),
+            "redis+cluster" | "rediss+cluster" => {
+                let plain = scheme.trim_end_matches("+cluster");
+                let (auth, hosts) = match rest.rsplit_once('@') {
+                    Some((auth, hosts)) => (format!("{auth}@"), hosts),
+                    None => (String::new(), rest),
+                };
+                let seeds: Vec<String> = hosts
+                    .trim_end_matches('/')
+                    .split(',')
+                    .filter(|h| !h.is_empty())
+                    .map(|h| format!("{plain}://{auth}{h}"))
+                    .collect();
+                if seeds.is_empty() {
+                    return Err(bad("no cluster seed node"));
+                }
+                Target::Cluster(seeds)
+            }
+            _ => {
+                return Err(bad(
+                    "scheme must be redis, rediss, redis+cluster or rediss+cluster",
+                ));
+            }
+        };
+        // Let the client check each URL now, so a typo is a clear error.
+        for one in target.urls() {
+            redis::Client::open(one.as_str()).map_err(|e| bad(&e.to_string()))?;
+        }
+        Ok(target)
+    }
+
+    fn urls(&self) -> Vec<&String> {
+        match self {
+            Target::Single(url) => vec![url],
+            Target::Cluster(seeds) => seeds.iter().collect(),
+        }
+    }
+}
+
+/// The shared connection; clones are cheap handles to it.
+#[derive(Clone)]
+pub(super) enum Conn {
+    /// Multiplexed, reconnects by itself.
+    Single(ConnectionManager),
+    /// Follows slot moves and failovers by itself.
+    Cluster(ClusterConnection),
+}
+
+impl Conn {
+    pub(super) async fn connect(
+        target: &Target,
+        options: &RedisOptions,
+    ) -> Result<Conn, StoreError> {
+        let connect = async {
+            match target {
+                Target::Single(url) => {
+                    let client = redis::Client::open(url.as_str()).map_err(store_error)?;
+                    let config = ConnectionManagerConfig::new()
+                        .set_connection_timeout(Some(options.connect_timeout))
+                        .set_response_timeout(Some(options.response_timeout))
+                        .set_number_of_retries(2);
+                    let conn = client.get_connection_manager_with_config(config).await;
+                    conn.map(Conn::Single).map_err(store_error)
+                }
+                Target::Cluster(seeds) => {
+                    let client = ClusterClientBuilder::new(seeds.iter().map(String::as_str))
+                        .connection_timeout(options.connect_timeout)
+                        .response_timeout(options.response_timeout)
+                        .retries(2)
+                        .build()
+                        .map_err(store_error)?;
+                    client
+                        .get_async_connection()
+                        .await
+                        .map(Conn::Cluster)
+                        .map_err(store_error)
+                }
+            }
+        };
+        // The client's own timeouts apply per attempt; bound the whole.
+        let limit = options.connect_timeout * 3;
+        match tokio::time::timeout(limit, connect).await {
+            Ok(conn) => conn,
+            Err(_) => Err(StoreError::Timeout {
+                millis: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+            }),
+        }
+    }
+
+    pub(super) fn is_cluster(&self) -> bool {
+        matches!(self, Conn::Cluster(_))
+    }
+
+    /// A number that changes when any primary restarts or fails over: a hash
+    /// of every primary's `run_id`.
+    pub(super) async fn run_ids(mut self) -> Result<u64, StoreError> {
+        let mut info = redis::cmd("INFO");
+        info.arg("server");
+        let answer = match &mut self {
+            Conn::Single(c) => info.query_async::<Value>(c).await,
+            Conn::Cluster(c) => {
+                let all = RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None));
+                c.route_command(info, all).await
+            }
+        }
+        .map_err(store_error)?;
+        let mut text = String::new();
+        collect_text(&answer, &mut text);
+        let mut ids: Vec<&str> = text
+            .split(['\r', '\n'])
+            .filter_map(|line| line.strip_prefix("run_id:"))
+            .collect();
+        if ids.is_empty() {
+            return Err(StoreError::Protocol("INFO server has no run_id".into()));
+        }
+        ids.sort_unstable();
+        Ok(foldhash::fast::FixedState::with_seed(0).hash_one(ids))
+    }
+}
+
+/// Every piece of text in an answer, whatever its shape (one server's
+/// string, or a map of node → string from a cluster).
+fn collect_text(value: &Value, out: &mut String) {
+    match value {
+        Value::BulkString(bytes) => out.push_str(&String::from_utf8_lossy(bytes)),
+        Value::SimpleString(s) => out.push_str(s),
+        Value::VerbatimString { text, .. } => out.push_str(text),
+        Value::Array(items) | Value::Set(items) => items.iter().for_each(|v| collect_text(v, out)),
+        Value::Map(pairs) => pairs.iter().for_each(|(k, v)| {
+            collect_text(k, out);
+            out.push('\n');
+            collect_text(v, out);
+        }),
+        _ => {}
+    }
+    out.push('\n');
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Conn::Single(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Single(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
+        }
+    }
+}
+
+/// Transient trouble (the server is away, busy, loading, failing over) is
+/// `Unreachable`: retry later. Anything else is `Protocol`.
+pub(super) fn store_error(e: RedisError) -> StoreError {
+    let text: Arc<str> = e.to_string().into();
+    let transient = [
+        "LOADING",
+        "BUSY",
+        "TRYAGAIN",
+        "CLUSTERDOWN",
+        "MASTERDOWN",
+        "MOVED",
+        "ASK",
+    ];
+    if e.is_timeout()
+        || e.is_io_error()
+        || e.is_connection_dropped()
+        || e.is_connection_refusal()
+        || e.is_cluster_error()
+        || transient.iter().any(|code| text.contains(code))
+    {
+        StoreError::Unreachable(text)
+    } else {
+        StoreError::Protocol(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_one_server_or_cluster_seeds() {
+        assert_eq!(
+            Target::parse("redis://127.0.0.1:6390").expect("valid"),
+            Target::Single("redis://127.0.0.1:6390".into())
+        );
+        assert_eq!(
+            Target::parse("redis+cluster://u:p@127.0.0.1:7000,127.0.0.1:7001").expect("valid"),
+            Target::Cluster(vec![
+                "redis://u:p@127.0.0.1:7000".into(),
+                "redis://u:p@127.0.0.1:7001".into()
+            ])
+        );
+        assert!(matches!(
+            Target::parse("rediss+cluster://h:1").expect("valid"),
+            Target::Cluster(seeds) if seeds == ["rediss://h:1"]
+        ));
+        for bad in [
+            "",
+            "127.0.0.1:6379",
+            "http://x",
+            "redis+cluster://",
+            "redis://host:notaport",
+        ] {
+            assert!(
+                matches!(Target::parse(bad), Err(StoreError::Config(_))),
+                "{bad:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,15 @@
+-- ARGV: og, aog, prop. The record goes; the version, the last incarnation
+-- and the proposal stay, so generations never repeat and a replay is seen.
+local h, now = KEYS[1], now_ms()
+local st, prop = unpack(redis.call('HMGET', h, 'st', 'prop'))
+if not st then
+  if prop == ARGV[3] then return {'released', fmt(now)} end
+  return reject('NOTFOUND')
+end
+local early = guard(h, ARGV[1], ARGV[2], ARGV[3], now)
+if early then return early end
+local bad = in_state(h, 'releasing')
+if bad then return bad end
+redis.call('HDEL', h, 'st', 'og', 'aog', 'mesh', 'rid', 'ngen', 'lgen', 'lexp')
+redis.call('HSET', h, 'ver', incr(redis.call('HGET', h, 'ver')), 'prop', ARGV[3])
+return {'released', fmt(now)}

@@ -1,0 +1,12 @@
+-- ARGV: mesh, rid, ngen, lgen, lease_ms, prop
+local h, now = KEYS[1], now_ms()
+local st, og, aog, prop = unpack(redis.call('HMGET', h, 'st', 'og', 'aog', 'prop'))
+if st then
+  if prop == ARGV[6] then return record(h, now) end
+  return reject('EXISTS', st, og, aog)
+end
+local gen = incr(redis.call('HGET', h, 'last_og'))
+redis.call('HSET', h, 'st', 'creating', 'og', gen, 'last_og', gen, 'aog', '1',
+  'mesh', ARGV[1], 'rid', ARGV[2], 'ngen', ARGV[3], 'lgen', ARGV[4],
+  'lexp', fmt(now + tonumber(ARGV[5])))
+return stamp(h, ARGV[6], now)

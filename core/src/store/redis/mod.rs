@@ -1,0 +1,329 @@
+//! The Location Store on Redis or Redis Cluster (DESIGN §5.2–§5.3; key
+//! layout in `docs/location-store.md`).
+//!
+//! One hash per object; every write is a Lua compare-and-set on that one
+//! key, so it is atomic and runs on one cluster slot. Every answer carries
+//! the server's `TIME`, so lease deadlines are computed on the store's
+//! clock. The store owns a small I/O runtime that keeps the connection (a
+//! multiplexed connection that reconnects by itself) and watches the
+//! server's run id: a restart or failover changes the reported epoch.
+
+mod connection;
+mod scripts;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use redis::Script;
+
+use self::connection::{Conn, Target};
+use self::scripts::{Claimed, RawReply, Reply, Scripts, decode};
+use super::{LocationStore, Observed, StoreError, StoreFuture, WriteError, WriteFuture};
+use crate::authority::{AuthorityRecord, OwnerClaim, StoreEpoch, StoreTime, WriteFence};
+use crate::ids::{KeyRef, OwnerLeaseGeneration, ProposalId};
+
+/// Longest lease a store accepts, in ms (about 34 years): keeps `now + lease`
+/// exact in Lua's doubles.
+const MAX_LEASE_MILLIS: u64 = 1 << 40;
+
+/// How to reach and use a Redis deployment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedisOptions {
+    /// Prefix of every key (`{prefix}:{kind:id}`); no braces. Default `zlink`.
+    pub prefix: String,
+    /// Deadline for (re)connecting. Default 2 s.
+    pub connect_timeout: Duration,
+    /// Deadline for one command's answer. Default 2 s; the runtime's
+    /// `store_timeout` bounds every call as well.
+    pub response_timeout: Duration,
+    /// How often the server's run id is checked for a restart or failover.
+    /// Default 1 s.
+    pub epoch_check_interval: Duration,
+}
+
+impl Default for RedisOptions {
+    fn default() -> Self {
+        RedisOptions {
+            prefix: "zlink".to_owned(),
+            connect_timeout: Duration::from_secs(2),
+            response_timeout: Duration::from_secs(2),
+            epoch_check_interval: Duration::from_secs(1),
+        }
+    }
+}
+
+/// A Location Store on Redis (`redis://`, `rediss://` for TLS, user and
+/// password for ACL) or on a Redis Cluster (`redis+cluster://` or
+/// `rediss+cluster://` with comma-separated seed nodes).
+pub struct RedisStore {
+    conn: Conn,
+    scripts: Arc<Scripts>,
+    prefix: String,
+    epoch: Arc<AtomicU64>,
+    io: Option<tokio::runtime::Runtime>,
+}
+
+impl std::fmt::Debug for RedisStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("prefix", &self.prefix)
+            .field("cluster", &self.conn.is_cluster())
+            .finish()
+    }
+}
+
+impl Drop for RedisStore {
+    fn drop(&mut self) {
+        if let Some(io) = self.io.take() {
+            io.shutdown_background();
+        }
+    }
+}
+
+impl RedisStore {
+    /// Connects with default options.
+    pub fn open(url: &str) -> Result<Self, StoreError> {
+        Self::open_with(url, RedisOptions::default())
+    }
+
+    /// Connects to `url`; fails if the server cannot be reached within
+    /// `connect_timeout`. Blocking: call it before building a runtime.
+    pub fn open_with(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+        if options.prefix.is_empty() || options.prefix.contains(['{', '}']) {
+            return Err(StoreError::Protocol(
+                format!(
+                    "key prefix {:?} must be non-empty and without braces",
+                    options.prefix
+                )
+                .into(),
+            ));
+        }
+        let target = Target::parse(url)?;
+        let io = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("zlink-redis")
+            .enable_all()
+            .build()
+            .map_err(|e| {
+                StoreError::Unreachable(format!("cannot start the store's I/O thread: {e}").into())
+            })?;
+        let conn = io.block_on(Conn::connect(&target, &options))?;
+        let first = io.block_on(conn.clone().run_ids())?;
+        let epoch = Arc::new(AtomicU64::new(first));
+        io.spawn(watch_epoch(
+            conn.clone(),
+            epoch.clone(),
+            options.epoch_check_interval,
+        ));
+        Ok(RedisStore {
+            conn,
+            scripts: Arc::new(Scripts::new()),
+            prefix: options.prefix,
+            epoch,
+            io: Some(io),
+        })
+    }
+
+    /// The Redis key of an object: `{prefix}:{kind:id}`. The braces make
+    /// `kind:id` the hash tag, so an object's key has one slot.
+    pub fn key_of(&self, key: KeyRef<'_>) -> String {
+        format!("{}:{{{}:{}}}", self.prefix, key.kind.as_str(), key.id)
+    }
+
+    fn observed<T>(&self, value: T, store_time: StoreTime) -> Observed<T> {
+        Observed {
+            value,
+            store_time,
+            epoch: StoreEpoch(self.epoch.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// Runs `script` on the object's key with `args`, on the store's own I/O
+    /// runtime (so the connection never depends on a caller's runtime).
+    fn invoke(
+        &self,
+        script: fn(&Scripts) -> &Script,
+        key: KeyRef<'_>,
+        args: Vec<String>,
+        claimed: Claimed,
+    ) -> impl Future<Output = Result<Reply, StoreError>> + Send + 'static {
+        let (mut conn, scripts, redis_key) =
+            (self.conn.clone(), self.scripts.clone(), self.key_of(key));
+        let io = self
+            .io
+            .as_ref()
+            .expect("the I/O runtime is only taken by Drop")
+            .handle()
+            .clone();
+        async move {
+            let task = io.spawn(async move {
+                let mut call = script(&scripts).key(redis_key);
+                for arg in args {
+                    call.arg(arg);
+                }
+                call.invoke_async::<RawReply>(&mut conn).await
+            });
+            let raw = task
+                .await
+                .map_err(|e| StoreError::Unreachable(format!("store task ended: {e}").into()))?
+                .map_err(connection::store_error)?;
+            decode(&raw, claimed)
+        }
+    }
+
+    fn write_record(
+        &self,
+        script: fn(&Scripts) -> &Script,
+        key: KeyRef<'_>,
+        args: Vec<String>,
+        claimed: Claimed,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        let call = self.invoke(script, key, args, claimed);
+        Box::pin(async move {
+            match call.await? {
+                Reply::Record(record, now) => Ok(self.observed(record, now)),
+                Reply::Refused(r) => Err(WriteError::Rejected(r)),
+                other => Err(unexpected(&other).into()),
+            }
+        })
+    }
+}
+
+fn unexpected(reply: &Reply) -> StoreError {
+    StoreError::Protocol(format!("unexpected script answer {reply:?}").into())
+}
+
+fn fence_args(f: WriteFence) -> [String; 2] {
+    [
+        f.object_generation.get().to_string(),
+        f.authority_owner_generation.get().to_string(),
+    ]
+}
+
+fn claim_args(c: &OwnerClaim) -> [String; 5] {
+    [
+        c.mesh.as_str().to_owned(),
+        c.node.get().to_string(),
+        c.node_generation.get().to_string(),
+        c.lease_generation.get().to_string(),
+        c.lease_millis.min(MAX_LEASE_MILLIS).to_string(),
+    ]
+}
+
+fn fenced(f: WriteFence) -> Claimed {
+    Claimed {
+        fence: Some(f),
+        lease: None,
+    }
+}
+
+/// Re-reads the server's run id(s) every `every`; a change is a new epoch.
+async fn watch_epoch(conn: Conn, epoch: Arc<AtomicU64>, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        // An unreachable server is seen by the calls themselves; keep the
+        // last epoch until the run id can be read again.
+        if let Ok(now) = conn.clone().run_ids().await {
+            epoch.store(now, Ordering::Relaxed);
+        }
+    }
+}
+
+impl LocationStore for RedisStore {
+    fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {
+        let call = self.invoke(|s| &s.read, key, Vec::new(), Claimed::default());
+        Box::pin(async move {
+            match call.await? {
+                Reply::Record(record, now) => Ok(self.observed(Some(record), now)),
+                Reply::Absent(now) => Ok(self.observed(None, now)),
+                other => Err(unexpected(&other)),
+            }
+        })
+    }
+
+    fn create(
+        &self,
+        key: KeyRef<'_>,
+        claim: OwnerClaim,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        let mut args = claim_args(&claim).to_vec();
+        args.push(proposal.get().to_string());
+        self.write_record(|s| &s.create, key, args, Claimed::default())
+    }
+
+    fn publish_ready(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        let mut args = fence_args(expect).to_vec();
+        args.push(proposal.get().to_string());
+        self.write_record(|s| &s.publish_ready, key, args, fenced(expect))
+    }
+
+    fn transfer_owner(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        claim: OwnerClaim,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        let mut args = fence_args(expect).to_vec();
+        args.extend(claim_args(&claim));
+        args.push(proposal.get().to_string());
+        self.write_record(|s| &s.transfer_owner, key, args, fenced(expect))
+    }
+
+    fn renew_lease(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        lease: OwnerLeaseGeneration,
+        lease_millis: u64,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        let mut args = fence_args(expect).to_vec();
+        args.push(lease.get().to_string());
+        args.push(lease_millis.min(MAX_LEASE_MILLIS).to_string());
+        args.push(proposal.get().to_string());
+        let claimed = Claimed {
+            fence: Some(expect),
+            lease: Some(lease),
+        };
+        self.write_record(|s| &s.renew_lease, key, args, claimed)
+    }
+
+    fn begin_release(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        let mut args = fence_args(expect).to_vec();
+        args.push(proposal.get().to_string());
+        self.write_record(|s| &s.begin_release, key, args, fenced(expect))
+    }
+
+    fn complete_release(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<()>> {
+        let mut args = fence_args(expect).to_vec();
+        args.push(proposal.get().to_string());
+        let call = self.invoke(|s| &s.complete_release, key, args, fenced(expect));
+        Box::pin(async move {
+            match call.await? {
+                Reply::Released(now) => Ok(self.observed((), now)),
+                Reply::Refused(r) => Err(WriteError::Rejected(r)),
+                other => Err(unexpected(&other).into()),
+            }
+        })
+    }
+}

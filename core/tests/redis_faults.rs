@@ -1,0 +1,253 @@
+//! What routing does when a real Redis stalls, dies, restarts or holds
+//! values past 2^53. Each test starts its own `redis-server` (it faults it).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use zlink_core::*;
+use zlink_testkit::{RedisCluster, RedisServer};
+
+const ACTOR: ObjectKind = ObjectKind::Actor;
+
+fn identity(rid: u64) -> NodeIdentity {
+    NodeIdentity {
+        mesh: MeshName::new("redis-mesh").expect("valid"),
+        rid: NodeRid(rid),
+        generation: NodeGeneration(1),
+        lease: OwnerLeaseGeneration(rid),
+    }
+}
+
+fn quick_options() -> RedisOptions {
+    RedisOptions {
+        connect_timeout: Duration::from_millis(500),
+        response_timeout: Duration::from_millis(500),
+        epoch_check_interval: Duration::from_millis(100),
+        ..RedisOptions::default()
+    }
+}
+
+/// An owner and a sender on one store, with a short `store_timeout`.
+fn pair(store: Arc<dyn LocationStore>) -> (Runtime, Runtime) {
+    let config = RoutingConfig {
+        store_timeout: Duration::from_millis(300),
+        ..RoutingConfig::default()
+    };
+    let build = |rid| {
+        Runtime::builder(identity(rid))
+            .config(config.clone())
+            .store(store.clone())
+            .build()
+            .expect("valid runtime")
+    };
+    (build(1), build(2))
+}
+
+fn is_ready(r: &Resolution) -> bool {
+    matches!(r, Resolution::ReadyRoute(_))
+}
+
+/// Resolves until the store answers (the client reconnects by itself).
+fn resolve_until_answered(rt: &Runtime, id: &str) -> Resolution {
+    let give_up = Instant::now() + Duration::from_secs(15);
+    loop {
+        let r = rt.resolve(ACTOR, id).expect("valid id");
+        if !matches!(r, Resolution::StoreFailure(_)) || Instant::now() > give_up {
+            return r;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_paused_server_yields_store_failure_within_store_timeout_and_resuming_clears_the_cache() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let store = Arc::new(RedisStore::open_with(&server.url(), quick_options()).expect("connects"));
+    let (owner, sender) = pair(store);
+    owner.activate(ACTOR, "a").unwrap();
+    owner.activate(ACTOR, "b").unwrap();
+    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+
+    server.pause().unwrap();
+    let started = Instant::now();
+    let outcome = sender.resolve(ACTOR, "b").unwrap();
+    let took = started.elapsed();
+    assert!(
+        matches!(outcome, Resolution::StoreFailure(_)),
+        "{outcome:?}"
+    );
+    assert!(
+        took < Duration::from_millis(1_000),
+        "bounded by store_timeout: {took:?}"
+    );
+    assert!(
+        sender.lookup_cached(ACTOR, "a").unwrap().is_some(),
+        "an outage alone clears nothing"
+    );
+
+    server.resume().unwrap();
+    assert!(is_ready(&resolve_until_answered(&sender, "b")));
+    assert_eq!(
+        sender.lookup_cached(ACTOR, "a").unwrap(),
+        None,
+        "recovery cleared the cache"
+    );
+    assert!(sender.stats().store_recoveries >= 1);
+}
+
+#[test]
+fn a_killed_and_restarted_server_is_reconnected_by_itself_and_no_cached_route_survives() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let store = Arc::new(RedisStore::open_with(&server.url(), quick_options()).expect("connects"));
+    let (owner, sender) = pair(store);
+    owner.activate(ACTOR, "a").unwrap();
+    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+
+    server.kill().unwrap();
+    assert!(matches!(
+        sender.resolve(ACTOR, "b").unwrap(),
+        Resolution::StoreFailure(_)
+    ));
+    server.restart().unwrap();
+    // The restarted server is empty (no persistence): the first answer is a
+    // recovery, so the cached route to "a" must be gone, not served stale.
+    assert_eq!(resolve_until_answered(&sender, "b"), Resolution::Missing);
+    assert_eq!(sender.lookup_cached(ACTOR, "a").unwrap(), None);
+    assert_eq!(sender.resolve(ACTOR, "a").unwrap(), Resolution::Missing);
+    owner.activate(ACTOR, "a").unwrap();
+    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+}
+
+#[test]
+fn a_restarted_server_reports_a_new_epoch() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let store = RedisStore::open_with(&server.url(), quick_options()).expect("connects");
+    let executor = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let key = KeyRef {
+        kind: ACTOR,
+        id: "epoch",
+    };
+    let before = executor.block_on(store.read(key)).expect("answers").epoch;
+    server.restart().unwrap();
+    let give_up = Instant::now() + Duration::from_secs(10);
+    let after = loop {
+        if let Ok(o) = executor.block_on(store.read(key)) {
+            if o.epoch != before || Instant::now() > give_up {
+                break o.epoch;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_ne!(after, before, "the run id changed, so the epoch did");
+}
+
+#[test]
+fn generations_and_versions_past_2_pow_53_are_exact() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let store = Arc::new(RedisStore::open_with(&server.url(), quick_options()).expect("connects"));
+    let key = KeyRef {
+        kind: ACTOR,
+        id: "big",
+    };
+    // Seed a record whose numbers a double cannot hold exactly.
+    let big = "9007199254740993"; // 2^53 + 1
+    let redis_key = store.key_of(key);
+    let seeded = server
+        .cli(&[
+            "HSET",
+            &redis_key,
+            "st",
+            "ready",
+            "og",
+            big,
+            "last_og",
+            big,
+            "aog",
+            "9007199254740991",
+            "mesh",
+            "m",
+            "rid",
+            "1",
+            "ngen",
+            "1",
+            "lgen",
+            "1",
+            "lexp",
+            "99999999999999",
+            "ver",
+            "9007199254740992",
+            "prop",
+            "7",
+        ])
+        .unwrap();
+    assert_eq!(seeded.trim(), "11");
+    let (owner, _) = pair(store.clone());
+    let from = WriteFence {
+        object_generation: ObjectGeneration(9_007_199_254_740_993),
+        authority_owner_generation: AuthorityOwnerGeneration(9_007_199_254_740_991),
+    };
+    let moved = owner
+        .commit_relocation(ACTOR, "big", from)
+        .expect("exact compare of 2^53 + 1");
+    assert_eq!(
+        moved.object_generation,
+        ObjectGeneration(9_007_199_254_740_993)
+    );
+    assert_eq!(
+        moved.authority_owner_generation,
+        AuthorityOwnerGeneration(9_007_199_254_740_992)
+    );
+    assert_eq!(moved.store_version, StoreVersion(9_007_199_254_740_993));
+    let off_by_one = WriteFence {
+        authority_owner_generation: AuthorityOwnerGeneration(9_007_199_254_740_993),
+        ..from
+    };
+    assert!(
+        owner.commit_relocation(ACTOR, "big", off_by_one).is_err(),
+        "2^53 + 1 is not 2^53"
+    );
+    assert_eq!(
+        server.cli(&["HGET", &redis_key, "aog"]).unwrap().trim(),
+        "9007199254740992"
+    );
+}
+
+#[test]
+fn a_paused_cluster_yields_store_failure_in_time_and_recovers() {
+    let cluster = RedisCluster::start(3).expect("a 3-master cluster forms");
+    let hosts: Vec<String> = cluster
+        .urls()
+        .iter()
+        .map(|u| u.trim_start_matches("redis://").to_owned())
+        .collect();
+    let url = format!("redis+cluster://{}", hosts.join(","));
+    let store = Arc::new(RedisStore::open_with(&url, quick_options()).expect("connects"));
+    let (owner, sender) = pair(store);
+    for id in ["a", "b", "c"] {
+        owner.activate(ACTOR, id).unwrap();
+    }
+    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+    // Shorter than the cluster node timeout (2 s), so no node is failed.
+    cluster.nodes().iter().for_each(|n| n.pause().unwrap());
+    let started = Instant::now();
+    let outcome = sender.resolve(ACTOR, "b").unwrap();
+    let took = started.elapsed();
+    cluster.nodes().iter().for_each(|n| n.resume().unwrap());
+    assert!(
+        matches!(outcome, Resolution::StoreFailure(_)),
+        "{outcome:?}"
+    );
+    assert!(
+        took < Duration::from_millis(1_000),
+        "bounded by store_timeout: {took:?}"
+    );
+    assert!(is_ready(&resolve_until_answered(&sender, "c")));
+    assert_eq!(
+        sender.lookup_cached(ACTOR, "a").unwrap(),
+        None,
+        "recovery cleared the cache"
+    );
+}

@@ -1,0 +1,86 @@
+//! The Location Store conformance suite on real Redis: one `redis-server`
+//! and one 3-master Redis Cluster, started by this test binary on free
+//! loopback ports (shared by its tests, each test in its own key space).
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use common::conformance::{Backend, StoreClock, StoreEnv};
+use zlink_core::{RedisOptions, RedisStore, StoreTime};
+use zlink_testkit::{RedisCluster, RedisServer};
+
+/// A real server's clock cannot be set: tests wait it out.
+struct WallClock;
+
+impl StoreClock for WallClock {
+    fn advance(&self, d: Duration) {
+        std::thread::sleep(d);
+    }
+
+    fn exact_now(&self) -> Option<StoreTime> {
+        None
+    }
+}
+
+/// A key space no other test of this run uses.
+fn env() -> StoreEnv {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    StoreEnv {
+        clock: Arc::new(WallClock),
+        ns: format!("t{}/", NEXT.fetch_add(1, Ordering::Relaxed)),
+        short_lease_millis: 300,
+    }
+}
+
+fn server() -> &'static RedisServer {
+    static SERVER: OnceLock<RedisServer> = OnceLock::new();
+    SERVER.get_or_init(|| RedisServer::start().expect("redis-server starts (run `make deps`)"))
+}
+
+fn cluster() -> &'static RedisCluster {
+    static CLUSTER: OnceLock<RedisCluster> = OnceLock::new();
+    CLUSTER.get_or_init(|| RedisCluster::start(3).expect("a 3-master cluster forms"))
+}
+
+fn cluster_url(cluster: &RedisCluster) -> String {
+    let hosts: Vec<String> = cluster
+        .urls()
+        .iter()
+        .map(|u| u.trim_start_matches("redis://").to_owned())
+        .collect();
+    format!("redis+cluster://{}", hosts.join(","))
+}
+
+fn options() -> RedisOptions {
+    RedisOptions {
+        prefix: "zlink-test".to_owned(),
+        ..RedisOptions::default()
+    }
+}
+
+fn single_redis() -> Backend {
+    let store = RedisStore::open_with(&server().url(), options()).expect("connects");
+    Backend {
+        store: Arc::new(store),
+        env: env(),
+    }
+}
+
+fn redis_cluster() -> Backend {
+    let store = RedisStore::open_with(&cluster_url(cluster()), options()).expect("connects");
+    Backend {
+        store: Arc::new(store),
+        env: env(),
+    }
+}
+
+mod single {
+    crate::common::conformance::store_conformance_tests!(super::single_redis);
+}
+
+mod cluster {
+    crate::common::conformance::store_conformance_tests!(super::redis_cluster);
+}
