@@ -21,7 +21,7 @@ lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-bench:
+bench: deps
 	$(CARGO) bench -p zlink-core --bench resolve
 
 fmt:

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs what the tests and benchmarks need beyond Rust: redis-server,
-# redis-cli, redis-benchmark (Debian packages redis-server + redis-tools).
+# Installs what the build, tests and benchmarks need beyond Rust:
+# redis-server, redis-cli, redis-benchmark (Debian redis-server + redis-tools)
+# and OpenSSL headers for the Redis client's TLS (libssl-dev + pkg-config).
 #
-# Idempotent and quick: when the three programs are on PATH it only says so.
+# Idempotent and quick: when everything is there it only says so.
 # Non-interactive (CI has no stdin). Runs apt-get as root, or through sudo.
 #
 # The package's own service (a default server on 6379, if the package starts
@@ -17,11 +18,14 @@ missing_programs() {
     for p in "${programs[@]}"; do
         command -v "$p" >/dev/null 2>&1 || printf '%s ' "$p"
     done
+    pkg-config --exists openssl 2>/dev/null || printf '%s ' "openssl-headers"
 }
+
+packages=(redis-server redis-tools libssl-dev pkg-config)
 
 missing="$(missing_programs)"
 if [[ -z "$missing" ]]; then
-    echo "deps: redis already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
+    echo "deps: redis and openssl headers already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
     exit 0
 fi
 echo "deps: missing: ${missing% }"
@@ -49,16 +53,16 @@ apt_update() {
 }
 
 apt_install() {
-    echo "deps: apt-get install -y redis-server redis-tools"
+    echo "deps: apt-get install -y ${packages[*]}"
     "${as_root[@]}" "${apt_env[@]}" apt-get install -y -q --no-install-recommends \
         -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
-        redis-server redis-tools </dev/null
+        "${packages[@]}" </dev/null
 }
 
 # Refresh the package lists only when needed, since the update is the slow
 # part: when they do not know the packages (fresh image, empty lists), or when
 # an install from them fails (stale lists pointing at removed versions).
-if ! apt-cache show redis-server redis-tools >/dev/null 2>&1; then
+if ! apt-cache show "${packages[@]}" >/dev/null 2>&1; then
     apt_update "package lists do not know redis yet"
 fi
 if ! apt_install; then
