@@ -23,6 +23,7 @@ lint:
 
 bench: deps
 	$(CARGO) bench -p zlink-core --bench resolve
+	$(CARGO) bench -p zlink-core --bench redis
 
 fmt:
 	$(CARGO) fmt --all

@@ -135,8 +135,13 @@ impl Resolver {
         hit
     }
 
-    /// Resolves from the store (the caller has already missed the cache).
+    /// Resolves from the store after a miss. The cache is looked at again
+    /// first: a caller queued behind a read that has since completed finds
+    /// its route there instead of reading anew.
     pub(crate) async fn resolve_from_store(&self, key: KeyRef<'_>) -> Resolution {
+        if let Some(route) = self.lookup_cached(key) {
+            return Resolution::ReadyRoute(route);
+        }
         let flight = self.join_flight(key);
         // Counted after joining, so "n misses counted" implies "n joined".
         self.counters.cache_misses.incr();
@@ -145,11 +150,13 @@ impl Resolver {
             .get_or_init(|| self.read_once(key, &flight))
             .await
             .clone();
-        self.leave_flight(key, &flight);
         let resolution = match read {
             Ok(observed) => self.classify(key, observed, &flight),
             Err(e) => Resolution::StoreFailure(e),
         };
+        // Left only once the route is cached: a caller arriving in between
+        // joins this flight's answer rather than starting another read.
+        self.leave_flight(key, &flight);
         self.count(&resolution);
         resolution
     }

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use common::conformance::{Backend, StoreClock, StoreEnv};
-use zlink_core::{RedisOptions, RedisStore, StoreTime};
+use zlink_core::{LocationStore, RedisOptions, RedisStore, StoreTime};
 use zlink_testkit::{RedisCluster, RedisServer};
 
 /// A real server's clock cannot be set: tests wait it out.
@@ -83,4 +83,74 @@ mod single {
 
 mod cluster {
     crate::common::conformance::store_conformance_tests!(super::redis_cluster);
+}
+
+#[test]
+fn a_password_protected_server_is_reached_with_the_url_credentials() {
+    let server = RedisServer::start_with_password("s3cret pass").expect("redis-server starts");
+    let store =
+        RedisStore::open_with(&server.url(), options()).expect("the URL's password is used");
+    let executor = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let key = zlink_core::KeyRef {
+        kind: zlink_core::ObjectKind::Spot,
+        id: "acl",
+    };
+    assert_eq!(
+        executor.block_on(store.read(key)).expect("answers").value,
+        None
+    );
+    let without = format!("redis://127.0.0.1:{}", server.port());
+    let refused = RedisStore::open_with(&without, options()).expect_err("no password, no store");
+    assert!(
+        refused.to_string().to_lowercase().contains("auth"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn an_unreachable_server_or_a_bad_url_fails_open_fast_with_a_clear_error() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let url = server.url();
+    server.kill().unwrap();
+    let quick = RedisOptions {
+        connect_timeout: Duration::from_millis(300),
+        ..options()
+    };
+    let started = std::time::Instant::now();
+    let err = RedisStore::open_with(&url, quick.clone()).expect_err("nothing listens");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        matches!(
+            err,
+            zlink_core::StoreError::Unreachable(_) | zlink_core::StoreError::Timeout { .. }
+        ),
+        "{err}"
+    );
+    for bad in [
+        "localhost:6379",
+        "http://h:1",
+        "redis+cluster://",
+        "redis://h:notaport",
+    ] {
+        let err = RedisStore::open_with(bad, quick.clone()).expect_err("bad URL");
+        assert!(
+            matches!(err, zlink_core::StoreError::Config(_)),
+            "{bad}: {err}"
+        );
+    }
+    let braces = RedisOptions {
+        prefix: "a{b}".to_owned(),
+        ..quick
+    };
+    assert!(matches!(
+        RedisStore::open_with(&url, braces),
+        Err(zlink_core::StoreError::Config(_))
+    ));
 }

@@ -91,7 +91,7 @@ impl RedisStore {
     /// `connect_timeout`. Blocking: call it before building a runtime.
     pub fn open_with(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
         if options.prefix.is_empty() || options.prefix.contains(['{', '}']) {
-            return Err(StoreError::Protocol(
+            return Err(StoreError::Config(
                 format!(
                     "key prefix {:?} must be non-empty and without braces",
                     options.prefix
@@ -139,8 +139,10 @@ impl RedisStore {
         }
     }
 
-    /// Runs `script` on the object's key with `args`, on the store's own I/O
-    /// runtime (so the connection never depends on a caller's runtime).
+    /// Runs `script` on the object's key with `args`. From inside a tokio
+    /// runtime (a zlink `Runtime`'s, or any with timers) the call runs right
+    /// there: the connection's driver lives on the store's own I/O thread, so
+    /// no extra hop is needed. From anywhere else it runs on that I/O thread.
     fn invoke(
         &self,
         script: fn(&Scripts) -> &Script,
@@ -156,19 +158,22 @@ impl RedisStore {
             .expect("the I/O runtime is only taken by Drop")
             .handle()
             .clone();
+        let call = async move {
+            let mut call = script(&scripts).key(redis_key);
+            for arg in args {
+                call.arg(arg);
+            }
+            call.invoke_async::<RawReply>(&mut conn).await
+        };
         async move {
-            let task = io.spawn(async move {
-                let mut call = script(&scripts).key(redis_key);
-                for arg in args {
-                    call.arg(arg);
-                }
-                call.invoke_async::<RawReply>(&mut conn).await
-            });
-            let raw = task
-                .await
-                .map_err(|e| StoreError::Unreachable(format!("store task ended: {e}").into()))?
-                .map_err(connection::store_error)?;
-            decode(&raw, claimed)
+            let raw = if tokio::runtime::Handle::try_current().is_ok() {
+                call.await
+            } else {
+                io.spawn(call)
+                    .await
+                    .map_err(|e| StoreError::Unreachable(format!("store task ended: {e}").into()))?
+            };
+            decode(&raw.map_err(connection::store_error)?, claimed)
         }
     }
 
