@@ -154,3 +154,37 @@ fn an_unreachable_server_or_a_bad_url_fails_open_fast_with_a_clear_error() {
         Err(zlink_core::StoreError::Config(_))
     ));
 }
+
+#[test]
+fn a_tls_server_is_reached_with_a_rediss_url() {
+    let server = RedisServer::start_tls().expect("redis-server starts with TLS");
+    let url = server.tls_url().expect("a TLS port");
+    let store = RedisStore::open_with(&url, options()).expect("connects over TLS");
+    let executor = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let key = zlink_core::KeyRef {
+        kind: zlink_core::ObjectKind::Actor,
+        id: "over-tls",
+    };
+    assert_eq!(
+        executor
+            .block_on(store.read(key))
+            .expect("answers over TLS")
+            .value,
+        None
+    );
+    let plain_on_tls_port = url
+        .replace("rediss://", "redis://")
+        .replace("/#insecure", "");
+    let quick = RedisOptions {
+        connect_timeout: Duration::from_millis(500),
+        response_timeout: Duration::from_millis(500),
+        ..options()
+    };
+    assert!(
+        RedisStore::open_with(&plain_on_tls_port, quick).is_err(),
+        "plain text is refused"
+    );
+}

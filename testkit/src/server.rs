@@ -42,6 +42,8 @@ pub struct RedisServer {
     dir: PathBuf,
     server_bin: PathBuf,
     extra_args: &'static [&'static str],
+    /// A second, TLS-only port (self-signed certificate in `dir`).
+    tls_port: Option<u16>,
     state: Mutex<State>,
 }
 
@@ -63,23 +65,34 @@ impl RedisServer {
     /// Persistence is off (`--save ""`, `--appendonly no`): tests want a clean
     /// store on every start, including [`restart`](Self::restart).
     pub fn start() -> io::Result<Self> {
-        Self::launch(None, &[])
+        Self::launch(None, &[], false)
+    }
+
+    /// Like [`start`](Self::start), also listening with TLS on a second port
+    /// under a self-signed certificate made with `openssl` in the server's
+    /// directory; [`tls_url`](Self::tls_url) reaches it.
+    pub fn start_tls() -> io::Result<Self> {
+        Self::launch(None, &[], true)
     }
 
     /// Like [`start`](Self::start), with `--requirepass password`; [`url`](Self::url)
     /// and [`cli`](Self::cli) carry the password.
     pub fn start_with_password(password: &str) -> io::Result<Self> {
-        Self::launch(Some(password.to_owned()), &[])
+        Self::launch(Some(password.to_owned()), &[], false)
     }
 
     /// A cluster-enabled node (not yet part of any cluster).
     pub(crate) fn start_cluster_node() -> io::Result<Self> {
-        Self::launch(None, CLUSTER_ARGS)
+        Self::launch(None, CLUSTER_ARGS, false)
     }
 
     /// Tries a few ports: a fresh one (and a fresh directory) per attempt when
     /// the previous one was taken by someone else before the server bound it.
-    fn launch(password: Option<String>, extra_args: &'static [&'static str]) -> io::Result<Self> {
+    fn launch(
+        password: Option<String>,
+        extra_args: &'static [&'static str],
+        tls: bool,
+    ) -> io::Result<Self> {
         let server_bin = sys::find_program("redis-server")?;
         let cluster = !extra_args.is_empty();
         let mut last_err = None;
@@ -89,12 +102,20 @@ impl RedisServer {
             } else {
                 sys::free_port()?
             };
+            let dir = sys::unique_temp_dir()?;
+            let tls_port = if tls {
+                sys::self_signed_certificate(&dir)?;
+                Some(sys::free_port()?)
+            } else {
+                None
+            };
             let server = Self {
                 port,
                 password: password.clone(),
-                dir: sys::unique_temp_dir()?,
+                dir,
                 server_bin: server_bin.clone(),
                 extra_args,
+                tls_port,
                 state: Mutex::new(State {
                     child: None,
                     paused: false,
@@ -124,6 +145,14 @@ impl RedisServer {
             Some(pw) => format!("redis://:{}@127.0.0.1:{}", percent_encode(pw), self.port),
             None => format!("redis://127.0.0.1:{}", self.port),
         }
+    }
+
+    /// `rediss://127.0.0.1:Q/#insecure` for a server started with
+    /// [`start_tls`](Self::start_tls) (the certificate is self-signed, so the
+    /// client is told not to verify it); `None` otherwise.
+    pub fn tls_url(&self) -> Option<String> {
+        self.tls_port
+            .map(|q| format!("rediss://127.0.0.1:{q}/#insecure"))
     }
 
     /// Process id of the running server; `None` after [`kill`](Self::kill).
@@ -232,6 +261,16 @@ impl RedisServer {
             .arg(&self.dir);
         if let Some(pw) = &self.password {
             cmd.args(["--requirepass", pw]);
+        }
+        if let Some(q) = self.tls_port {
+            let file = |name: &str| self.dir.join(name);
+            cmd.args(["--tls-port", &q.to_string(), "--tls-auth-clients", "no"])
+                .arg("--tls-cert-file")
+                .arg(file(sys::CERT_FILE))
+                .arg("--tls-key-file")
+                .arg(file(sys::KEY_FILE))
+                .arg("--tls-ca-cert-file")
+                .arg(file(sys::CERT_FILE));
         }
         cmd.args(self.extra_args)
             .stdin(Stdio::null())
@@ -377,6 +416,7 @@ mod tests {
             dir: sys::unique_temp_dir().unwrap(),
             server_bin: sys::find_program("redis-server").unwrap(),
             extra_args: &[],
+            tls_port: None,
             state: Mutex::new(State {
                 child: None,
                 paused: false,
