@@ -186,6 +186,38 @@ fn resp_command(args: &[&str]) -> Vec<u8> {
     out
 }
 
+/// File names of the self-signed certificate and key in a server's dir.
+pub(crate) const CERT_FILE: &str = "tls-cert.pem";
+pub(crate) const KEY_FILE: &str = "tls-key.pem";
+
+/// Makes a self-signed certificate for 127.0.0.1 in `dir` with `openssl`.
+pub(crate) fn self_signed_certificate(dir: &Path) -> io::Result<()> {
+    let out = Command::new(find_program("openssl")?)
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        ])
+        .args([
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ])
+        .arg("-keyout")
+        .arg(dir.join(KEY_FILE))
+        .arg("-out")
+        .arg(dir.join(CERT_FILE))
+        .stdin(Stdio::null())
+        .output()?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(io::Error::other(format!(
+            "openssl could not make a certificate: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,37 +254,5 @@ mod tests {
         assert_eq!(log_tail(&log, 9), "a\nb\nc");
         fs::remove_dir_all(&dir).unwrap();
         assert!(log_tail(&log, 2).starts_with("(cannot read"));
-    }
-}
-
-/// File names of the self-signed certificate and key in a server's dir.
-pub(crate) const CERT_FILE: &str = "tls-cert.pem";
-pub(crate) const KEY_FILE: &str = "tls-key.pem";
-
-/// Makes a self-signed certificate for 127.0.0.1 in `dir` with `openssl`.
-pub(crate) fn self_signed_certificate(dir: &Path) -> io::Result<()> {
-    let out = Command::new(find_program("openssl")?)
-        .args([
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-        ])
-        .args([
-            "-subj",
-            "/CN=127.0.0.1",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1",
-        ])
-        .arg("-keyout")
-        .arg(dir.join(KEY_FILE))
-        .arg("-out")
-        .arg(dir.join(CERT_FILE))
-        .stdin(Stdio::null())
-        .output()?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(io::Error::other(format!(
-            "openssl could not make a certificate: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )))
     }
 }
