@@ -1,13 +1,19 @@
 //! `zlink`: the command-line face of the zlink routing core.
 //!
-//! Today it runs the in-process demo; `make test` runs `zlink demo --json`
-//! as a smoke test, so every outcome the demo narrates is also checked.
+//! `zlink demo` runs the in-process demo (on the embedded store, or on Redis
+//! with `--store`); `make test` runs `zlink demo --json` as a smoke test, so
+//! every outcome the demo narrates is also checked. `zlink inspect` reads
+//! one authority record from a Redis Location Store.
 
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use zlink_core::{InputError, ObjectKey, ObjectKind};
 
 mod demo;
+mod inspect;
+mod store;
 
 /// zlink: routing core of a distributed virtual-actor framework.
 #[derive(Debug, Parser)]
@@ -21,12 +27,19 @@ struct Cli {
 enum Command {
     /// Run three in-process nodes and narrate how global IDs are routed.
     ///
-    /// node-a, node-b and node-c share one embedded Location Store and one
-    /// manual clock. The scenes: activation, cold then warm resolution, a
-    /// relocation met by a stale cached route, Missing, and Unavailable
-    /// (Creating, Releasing, LeaseExpired). Every outcome is checked; the
-    /// command exits non-zero if one differs.
+    /// node-a, node-b and node-c share one Location Store: the embedded one
+    /// with a manual clock by default, or Redis with `--store`. The scenes:
+    /// activation, cold then warm resolution, a relocation met by a stale
+    /// cached route, Missing, and Unavailable (Creating, Releasing,
+    /// LeaseExpired). Every outcome is checked; the command exits non-zero
+    /// if one differs.
     Demo(DemoArgs),
+    /// Print the authority record of one Spot or Actor in a Redis Location Store.
+    ///
+    /// Shows state, generations, owner, owner lease (on the store's clock),
+    /// store version, last proposal, store time and epoch, and the Redis key.
+    /// No record prints "no authority record (Missing)" and succeeds.
+    Inspect(InspectArgs),
 }
 
 #[derive(Debug, Args)]
@@ -34,12 +47,97 @@ struct DemoArgs {
     /// Print one JSON summary of the runtimes' counters instead of the narration.
     #[arg(long)]
     json: bool,
+    /// Run on Redis instead of the embedded store: redis://HOST:PORT,
+    /// rediss://HOST:PORT (TLS) or redis+cluster://HOST:PORT,HOST:PORT.
+    ///
+    /// Keys go under a fresh prefix (zlink-demo-PID-MILLIS, printed) and are
+    /// left there for `zlink inspect`. Leases then expire on the server's
+    /// clock, so the demo uses real time with 1.5 s leases and waits ~2 s.
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct InspectArgs {
+    /// The Redis Location Store: redis://HOST:PORT, rediss://HOST:PORT or
+    /// redis+cluster://HOST:PORT,HOST:PORT.
+    ///
+    /// Required: the embedded store lives only inside the process that runs
+    /// it, so no other command can read it.
+    #[arg(long, value_name = "URL")]
+    store: String,
+    /// Key prefix the runtimes were configured with (`zlink demo --store`
+    /// prints its own).
+    #[arg(long, value_name = "P", default_value = "zlink", value_parser = key_prefix)]
+    prefix: String,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// The object's kind.
+    #[arg(value_enum)]
+    kind: Kind,
+    /// The object's global ID (1 to 65536 bytes, taken verbatim).
+    id: String,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Kind {
+    Spot,
+    Actor,
+}
+
+impl From<Kind> for ObjectKind {
+    fn from(kind: Kind) -> Self {
+        match kind {
+            Kind::Spot => ObjectKind::Spot,
+            Kind::Actor => ObjectKind::Actor,
+        }
+    }
+}
+
+/// The rule `RedisStore` applies to its prefix (no braces: they would move
+/// the hash tag), checked here so the error names the flag.
+fn key_prefix(prefix: &str) -> Result<String, &'static str> {
+    if prefix.is_empty() || prefix.contains(['{', '}']) {
+        return Err("the key prefix must be non-empty and without braces");
+    }
+    Ok(prefix.to_owned())
+}
+
+/// Accepts any ID a runtime could have stored: the largest cap a config may
+/// set, not the default one, since the deployment's cap is unknown here.
+/// Checked after parsing, so a rejected ID of 64 KiB is not echoed back.
+fn check_object_id(kind: Kind, id: &str) -> Result<(), InputError> {
+    ObjectKey::new(kind.into(), id).map(drop)
+}
+
+/// Exits as clap does for a bad argument (status 2, the subcommand's usage).
+fn usage_error(subcommand: &str, message: String) -> ! {
+    let mut root = Cli::command();
+    // Building names every subcommand `zlink <sub>` for its usage line.
+    root.build();
+    let mut command = root
+        .find_subcommand_mut(subcommand)
+        .map_or_else(Cli::command, |sub| sub.clone());
+    command.error(ErrorKind::ValueValidation, message).exit()
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Command::Inspect(args) = &cli.command {
+        if let Err(e) = check_object_id(args.kind, &args.id) {
+            usage_error("inspect", format!("invalid <ID>: {e}"));
+        }
+    }
     let result = match cli.command {
-        Command::Demo(args) => demo::run(args.json),
+        Command::Demo(args) => demo::run(args.json, demo::Backend::from_arg(args.store.as_deref())),
+        Command::Inspect(args) => inspect::run(&inspect::Request {
+            url: &args.store,
+            prefix: &args.prefix,
+            kind: args.kind.into(),
+            id: &args.id,
+            json: args.json,
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

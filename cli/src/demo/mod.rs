@@ -11,6 +11,7 @@
 
 use std::error::Error;
 use std::fmt::{self, Display};
+use std::io::{self, Write};
 
 use zlink_core::{InvalidationReason, Stats};
 
@@ -52,16 +53,18 @@ struct Narrator {
     quiet: bool,
 }
 
+// Write errors are ignored: a reader that stops early (`zlink demo | head`)
+// must not stop the scenes, whose checks decide the exit status.
 impl Narrator {
     fn scene(&self, title: &str) {
         if !self.quiet {
-            println!("\n== {title}");
+            let _ = writeln!(io::stdout(), "\n== {title}");
         }
     }
 
     fn say(&self, line: impl Display) {
         if !self.quiet {
-            println!("  {line}");
+            let _ = writeln!(io::stdout(), "  {line}");
         }
     }
 }
@@ -71,12 +74,14 @@ impl Narrator {
 pub(crate) fn run(json: bool, backend: Backend) -> DemoResult {
     let narrator = Narrator { quiet: json };
     let cluster = Cluster::start(backend)?;
-    narrator.say(cluster.intro());
+    for line in cluster.intro() {
+        narrator.say(line);
+    }
     for (name, scene) in SCENES {
         scene(&cluster, &narrator).map_err(|e| format!("scene {name}: {e}"))?;
     }
     if json {
-        println!("{}", summary::summary(&cluster));
+        writeln!(io::stdout(), "{}", summary::summary(&cluster))?;
     } else {
         totals(&cluster, &narrator);
     }

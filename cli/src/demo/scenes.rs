@@ -1,206 +1,30 @@
-//! `zlink demo`: three MeshNode runtimes in one process, sharing one
-//! embedded Location Store and one manual clock, walk through the routing
-//! rules of spec §2: cold and warm resolution, a relocation met by a stale
-//! cached route, Missing and Unavailable.
-//!
-//! Every scene checks the outcomes it narrates and fails the command when one
-//! differs, so `zlink demo --json` doubles as the smoke test `make test` runs.
+//! The demo's scenes, a. to e., in the order `SCENES` runs them. Each
+//! narrates what it does and checks every outcome it narrates.
 
-use std::error::Error;
-use std::fmt::{self, Display};
-use std::sync::Arc;
-use std::time::Duration;
-
-use serde_json::{Map, Value, json};
 use zlink_core::{
-    Admission, Clock, DirectSend, InboundDirect, InvalidationReason, KeyRef, LocationStore,
-    ManualClock, MemoryStore, MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectKind,
-    OwnerLeaseGeneration, ReadyRoute, Rejection, Resolution, Runtime, SendOptions, Stats,
-    UnavailableReason,
+    Admission, DirectSend, InboundDirect, InvalidationReason, KeyRef, ObjectKind, Rejection,
+    Resolution, SendOptions, UnavailableReason,
 };
 
-type DemoResult<T = ()> = Result<T, Box<dyn Error>>;
+use super::cluster::{Cluster, expect_route};
+use super::{DemoResult, Narrator, Unexpected};
 
-const MESH: &str = "demo-mesh";
-const PLAYER: &str = "player-1";
+pub(super) const PLAYER: &str = "player-1";
 const ROOM: &str = "room-7";
 const GHOST: &str = "ghost-404";
 const LOBBY: &str = "lobby-3";
 const ARENA: &str = "arena-9";
 const GUILD: &str = "guild-2";
 
-/// A scene saw an outcome other than the one it demonstrates: the core's
-/// behaviour no longer matches what the demo (and the spec) says.
-#[derive(Debug)]
-struct Unexpected(String);
+pub(super) type Scene = fn(&Cluster, &Narrator) -> DemoResult;
 
-impl Display for Unexpected {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unexpected outcome: {}", self.0)
-    }
-}
-
-impl Error for Unexpected {}
-
-/// Fails the current scene unless `cond` holds.
-macro_rules! ensure {
-    ($cond:expr, $($msg:tt)+) => {
-        if !$cond {
-            return Err(Box::new(Unexpected(format!($($msg)+))));
-        }
-    };
-}
-
-/// Prints the narration, or nothing in `--json` mode so stdout stays one
-/// JSON document.
-struct Narrator {
-    quiet: bool,
-}
-
-impl Narrator {
-    fn scene(&self, title: &str) {
-        if !self.quiet {
-            println!("\n== {title}");
-        }
-    }
-
-    fn say(&self, line: impl Display) {
-        if !self.quiet {
-            println!("  {line}");
-        }
-    }
-}
-
-struct Node {
-    name: &'static str,
-    rt: Runtime,
-}
-
-/// The demo's mesh: node-a, node-b, node-c (NodeRid 1, 2, 3).
-struct Cluster {
-    clock: ManualClock,
-    a: Node,
-    b: Node,
-    c: Node,
-}
-
-impl Cluster {
-    fn start() -> DemoResult<Cluster> {
-        let clock = ManualClock::new();
-        // One clock for the store and every runtime: lease expiry (store
-        // clock) and cache expiry (local clock) then move together when the
-        // demo advances time.
-        let shared: Arc<dyn Clock> = Arc::new(clock.clone());
-        let store: Arc<dyn LocationStore> = Arc::new(MemoryStore::with_clock(shared.clone()));
-        let mesh = MeshName::new(MESH)?;
-        let node = |name: &'static str, rid: u64| -> DemoResult<Node> {
-            let identity = NodeIdentity {
-                mesh,
-                rid: NodeRid(rid),
-                generation: NodeGeneration(1),
-                lease: OwnerLeaseGeneration(1),
-            };
-            let rt = Runtime::builder(identity)
-                .clock(shared.clone())
-                .store(store.clone())
-                .build()?;
-            Ok(Node { name, rt })
-        };
-        Ok(Cluster {
-            a: node("node-a", 1)?,
-            b: node("node-b", 2)?,
-            c: node("node-c", 3)?,
-            clock,
-        })
-    }
-
-    fn nodes(&self) -> [&Node; 3] {
-        [&self.a, &self.b, &self.c]
-    }
-
-    /// The node a route points to: what a host's transport would dial.
-    fn by_rid(&self, rid: NodeRid) -> DemoResult<&Node> {
-        self.nodes()
-            .into_iter()
-            .find(|n| n.rt.identity().rid == rid)
-            .ok_or_else(|| Unexpected(format!("a route points to unknown node {rid}")).into())
-    }
-
-    fn name_of(&self, rid: NodeRid) -> &'static str {
-        self.by_rid(rid).map_or("an unknown node", |n| n.name)
-    }
-
-    fn describe(&self, resolution: &Resolution) -> String {
-        match resolution {
-            Resolution::ReadyRoute(r) => format!(
-                "ReadyRoute -> {} (object gen {}, owner gen {}, store version {})",
-                self.name_of(r.route.node),
-                r.fence.object_generation,
-                r.fence.authority_owner_generation,
-                r.fence.store_version,
-            ),
-            Resolution::Unavailable(reason) => format!("Unavailable({})", reason.as_str()),
-            Resolution::StoreFailure(e) => format!("StoreFailure({e})"),
-            Resolution::Missing => "Missing".to_owned(),
-        }
-    }
-
-    fn seconds(&self) -> f64 {
-        self.clock.now().as_millis() as f64 / 1000.0
-    }
-}
-
-/// The route of a `ReadyRoute` pointing at `owner`, or the scene fails.
-fn expect_route(resolution: Resolution, owner: &Node, what: &str) -> DemoResult<ReadyRoute> {
-    match resolution {
-        Resolution::ReadyRoute(r) if r.route.node == owner.rt.identity().rid => Ok(r),
-        other => Err(Unexpected(format!(
-            "{what}: wanted a ReadyRoute to {}, got {other:?}",
-            owner.name
-        ))
-        .into()),
-    }
-}
-
-type Scene = fn(&Cluster, &Narrator) -> DemoResult;
-
-const SCENES: [(&str, Scene); 5] = [
+pub(super) const SCENES: [(&str, Scene); 5] = [
     ("activate", activate),
     ("cold_then_warm", cold_then_warm),
     ("relocation", relocation),
     ("missing", missing),
     ("unavailable", unavailable),
 ];
-
-/// Runs every scene in order; the first unexpected outcome stops the demo.
-pub(crate) fn run(json: bool) -> DemoResult {
-    let narrator = Narrator { quiet: json };
-    let cluster = Cluster::start()?;
-    narrator.say(format_args!(
-        "mesh {MESH}: node-a, node-b, node-c share one embedded Location Store and one manual clock"
-    ));
-    for (name, scene) in SCENES {
-        scene(&cluster, &narrator).map_err(|e| format!("scene {name}: {e}"))?;
-    }
-    if json {
-        println!("{}", summary(&cluster));
-    } else {
-        let all: Vec<Stats> = cluster.nodes().iter().map(|n| n.rt.stats()).collect();
-        narrator.scene("totals");
-        narrator.say(format_args!(
-            "{} scenes checked; cache hits {}, misses {}, store reads {}, stale-route invalidations {}",
-            SCENES.len(),
-            all.iter().map(|s| s.cache_hits).sum::<u64>(),
-            all.iter().map(|s| s.cache_misses).sum::<u64>(),
-            all.iter().map(|s| s.store_reads).sum::<u64>(),
-            all.iter()
-                .map(|s| s.invalidations_for(InvalidationReason::StaleRoute))
-                .sum::<u64>(),
-        ));
-        narrator.say("(`zlink demo --json` prints every counter)");
-    }
-    Ok(())
-}
 
 /// a. node-a activates objects: create, then publish Ready.
 fn activate(cl: &Cluster, n: &Narrator) -> DemoResult {
@@ -481,18 +305,20 @@ fn unavailable(cl: &Cluster, n: &Narrator) -> DemoResult {
         "Missing only once release has completed"
     );
 
-    // Leases last 30 s by default. node-b renews player-1 at t=20 s, node-a
-    // never renews room-7, so at t=31 s only room-7's lease is over.
-    cl.clock.advance(Duration::from_secs(20));
+    // Leases last 30 s on the embedded store (1.5 s on Redis). node-b renews
+    // player-1 at two thirds of a lease (t=20 s), node-a never renews room-7,
+    // so a little past one lease (t=31 s) only room-7's lease is over. On
+    // Redis the margin lets the server's clock surely pass room-7's expiry.
+    cl.time.advance(cl.lease * 2 / 3);
     cl.b.rt.renew_lease(ObjectKind::Actor, PLAYER)?;
     n.say(format_args!(
-        "t={}s: node-b renews its lease on actor {PLAYER}",
-        cl.seconds()
+        "{}: node-b renews its lease on actor {PLAYER}",
+        cl.time.stamp()
     ));
-    cl.clock.advance(Duration::from_secs(11));
+    cl.time.advance(cl.lease * 11 / 30 + cl.time.margin());
     n.say(format_args!(
-        "t={}s: node-a never renewed spot {ROOM}",
-        cl.seconds()
+        "{}: node-a never renewed spot {ROOM}",
+        cl.time.stamp()
     ));
     expect_unavailable(
         cl,
@@ -508,100 +334,4 @@ fn unavailable(cl: &Cluster, n: &Narrator) -> DemoResult {
     ));
     expect_route(r, &cl.b, "resolve of a renewed lease")?;
     Ok(())
-}
-
-/// Reads one counter out of a snapshot.
-type Read = fn(&Stats) -> u64;
-
-/// The counters of `stats`, summed: one runtime's, or the whole mesh's.
-fn counters_json(stats: &[Stats]) -> Map<String, Value> {
-    let sum = |f: Read| -> u64 { stats.iter().map(f).sum() };
-    let invalidations: Map<String, Value> = InvalidationReason::ALL
-        .iter()
-        .map(|&r| {
-            let total: u64 = stats.iter().map(|s| s.invalidations_for(r)).sum();
-            (r.as_str().to_owned(), json!(total))
-        })
-        .collect();
-    let mut map = Map::new();
-    map.insert(
-        "resolutions".into(),
-        json!({
-            "ReadyRoute": sum(|s| s.resolutions.ready_route),
-            "Missing": sum(|s| s.resolutions.missing),
-            "Unavailable": sum(|s| s.resolutions.unavailable),
-            "StoreFailure": sum(|s| s.resolutions.store_failure),
-        }),
-    );
-    let counters: [(&str, Read); 7] = [
-        ("cache_hits", |s| s.cache_hits),
-        ("cache_misses", |s| s.cache_misses),
-        ("cache_entries", |s| s.cache_entries),
-        ("cache_evictions", |s| s.cache_evictions),
-        ("store_reads", |s| s.store_reads),
-        ("store_failures", |s| s.store_failures),
-        ("store_recoveries", |s| s.store_recoveries),
-    ];
-    for (name, f) in counters {
-        map.insert(name.into(), json!(sum(f)));
-    }
-    map.insert("invalidations".into(), Value::Object(invalidations));
-    map
-}
-
-/// The `--json` document: mesh totals at the top level, then per node.
-fn summary(cl: &Cluster) -> Value {
-    let all: Vec<Stats> = cl.nodes().iter().map(|n| n.rt.stats()).collect();
-    let mut doc = counters_json(&all);
-    let nodes: Map<String, Value> = cl
-        .nodes()
-        .iter()
-        .zip(&all)
-        .map(|(node, stats)| {
-            let mut one = counters_json(std::slice::from_ref(stats));
-            one.insert("rid".into(), json!(node.rt.identity().rid.get()));
-            one.insert("owned".into(), json!(node.rt.owned_count()));
-            (node.name.to_owned(), Value::Object(one))
-        })
-        .collect();
-    doc.insert("mesh".into(), json!(MESH));
-    doc.insert(
-        "scenes".into(),
-        json!(SCENES.iter().map(|(name, _)| *name).collect::<Vec<_>>()),
-    );
-    doc.insert("clock_ms".into(), json!(cl.clock.now().as_millis()));
-    doc.insert("nodes".into(), Value::Object(nodes));
-    Value::Object(doc)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_scene_passes_and_the_summary_has_the_documented_keys() {
-        let cluster = Cluster::start().expect("the runtimes start");
-        let quiet = Narrator { quiet: true };
-        for (name, scene) in SCENES {
-            scene(&cluster, &quiet).unwrap_or_else(|e| panic!("scene {name}: {e}"));
-        }
-        let doc = summary(&cluster);
-        for key in [
-            "resolutions",
-            "cache_hits",
-            "cache_misses",
-            "store_reads",
-            "invalidations",
-            "scenes",
-            "nodes",
-        ] {
-            assert!(doc.get(key).is_some(), "missing top-level key {key}");
-        }
-        for tag in ["ReadyRoute", "Missing", "Unavailable", "StoreFailure"] {
-            assert!(doc["resolutions"][tag].is_u64(), "missing resolution {tag}");
-        }
-        assert_eq!(doc["invalidations"]["stale_route"], 1);
-        assert_eq!(doc["resolutions"]["StoreFailure"], 0);
-        assert_eq!(doc["nodes"]["node-c"]["rid"], 3);
-    }
 }

@@ -1,0 +1,86 @@
+//! The `--json` document: the runtimes' counters, the store the demo ran
+//! on, and the scenes it checked.
+
+use serde_json::{Map, Value, json};
+use zlink_core::{InvalidationReason, Stats};
+
+use super::cluster::{Backend, Cluster, MESH};
+use super::scenes::SCENES;
+use crate::store;
+
+/// Reads one counter out of a snapshot.
+type Read = fn(&Stats) -> u64;
+
+/// The counters of `stats`, summed: one runtime's, or the whole mesh's.
+pub(super) fn counters_json(stats: &[Stats]) -> Map<String, Value> {
+    let sum = |f: Read| -> u64 { stats.iter().map(f).sum() };
+    let invalidations: Map<String, Value> = InvalidationReason::ALL
+        .iter()
+        .map(|&r| {
+            let total: u64 = stats.iter().map(|s| s.invalidations_for(r)).sum();
+            (r.as_str().to_owned(), json!(total))
+        })
+        .collect();
+    let mut map = Map::new();
+    map.insert(
+        "resolutions".into(),
+        json!({
+            "ReadyRoute": sum(|s| s.resolutions.ready_route),
+            "Missing": sum(|s| s.resolutions.missing),
+            "Unavailable": sum(|s| s.resolutions.unavailable),
+            "StoreFailure": sum(|s| s.resolutions.store_failure),
+        }),
+    );
+    let counters: [(&str, Read); 7] = [
+        ("cache_hits", |s| s.cache_hits),
+        ("cache_misses", |s| s.cache_misses),
+        ("cache_entries", |s| s.cache_entries),
+        ("cache_evictions", |s| s.cache_evictions),
+        ("store_reads", |s| s.store_reads),
+        ("store_failures", |s| s.store_failures),
+        ("store_recoveries", |s| s.store_recoveries),
+    ];
+    for (name, f) in counters {
+        map.insert(name.into(), json!(sum(f)));
+    }
+    map.insert("invalidations".into(), Value::Object(invalidations));
+    map
+}
+
+/// The `--json` document: mesh totals at the top level, then per node.
+pub(super) fn summary(cl: &Cluster) -> Value {
+    let all: Vec<Stats> = cl.nodes().iter().map(|n| n.rt.stats()).collect();
+    let mut doc = counters_json(&all);
+    let nodes: Map<String, Value> = cl
+        .nodes()
+        .iter()
+        .zip(&all)
+        .map(|(node, stats)| {
+            let mut one = counters_json(std::slice::from_ref(stats));
+            one.insert("rid".into(), json!(node.rt.identity().rid.get()));
+            one.insert("owned".into(), json!(node.rt.owned_count()));
+            (node.name.to_owned(), Value::Object(one))
+        })
+        .collect();
+    doc.insert("mesh".into(), json!(MESH));
+    doc.insert(
+        "scenes".into(),
+        json!(SCENES.iter().map(|(name, _)| *name).collect::<Vec<_>>()),
+    );
+    doc.insert("clock_ms".into(), json!(cl.time.now().as_millis()));
+    doc.insert("store".into(), store_json(&cl.backend));
+    doc.insert("nodes".into(), Value::Object(nodes));
+    Value::Object(doc)
+}
+
+/// Which store the demo ran on; for Redis, where to find what it left.
+fn store_json(backend: &Backend) -> Value {
+    match backend {
+        Backend::Embedded => json!({"kind": "memory"}),
+        Backend::Redis { url, prefix } => json!({
+            "kind": "redis",
+            "prefix": prefix,
+            "cluster": store::is_cluster(url),
+        }),
+    }
+}
