@@ -76,14 +76,16 @@ impl Runtime {
             })
         };
         let me = self.identity();
+        // Routed to another node or an earlier lifecycle of this one: no
+        // state of this lifecycle (ownership, follow routes) applies.
+        if msg.to_node != me.rid || msg.fence.node_generation != me.generation {
+            return stale(StaleReason::NodeMismatch);
+        }
         let Some(owned) = self.ownership().get(msg.target) else {
             return stale(StaleReason::NotOwner);
         };
         if owned.state != AuthorityState::Ready {
             return stale(StaleReason::NotOwner);
-        }
-        if msg.to_node != me.rid || msg.fence.node_generation != me.generation {
-            return stale(StaleReason::NodeMismatch);
         }
         if msg.fence.object_generation == owned.object_generation {
             if msg.fence.authority_owner_generation != owned.authority_owner_generation {

@@ -211,6 +211,24 @@ impl RouteCache {
         self.remove_live_if(key, now, |e| e.route.fence == *fence)
     }
 
+    /// Removes the entry of `key` if it routes to `node` for the incarnation
+    /// and owner generation of `fence` (a relay notification names these).
+    /// True if a live entry went.
+    pub(crate) fn remove_if_routed(
+        &self,
+        key: KeyRef<'_>,
+        node: NodeRid,
+        fence: &RouteFence,
+        now: MonoTime,
+    ) -> bool {
+        self.remove_live_if(key, now, |e| {
+            let cached = &e.route.fence;
+            e.route.route.node == node
+                && cached.object_generation == fence.object_generation
+                && cached.authority_owner_generation == fence.authority_owner_generation
+        })
+    }
+
     /// Removes the entry of `key` whatever it holds.
     pub(crate) fn remove(&self, key: KeyRef<'_>) {
         self.map.pin().remove(&key);

@@ -7,6 +7,9 @@ use std::time::Duration;
 use crate::error::ConfigError;
 use crate::ids::MAX_OBJECT_ID_BYTES;
 
+/// Largest message bound a config may set (bytes): 1 GiB.
+pub const MAX_MESSAGE_BYTES: usize = 1 << 30;
+
 /// How far the route cache must stay below Message Follow (§2.5): the cache
 /// must expire before the detour path closes.
 pub const CACHE_FOLLOW_GAP: Duration = Duration::from_secs(5);
@@ -38,6 +41,9 @@ pub struct RoutingConfig {
     pub store_attempts: u32,
     /// Longest accepted object ID in bytes: 1..=65536, default 1024.
     pub max_object_id_bytes: usize,
+    /// The negotiated message bound: the largest application payload one
+    /// operation may carry, in bytes (≥ 1). Default 1 MiB.
+    pub max_message_bytes: usize,
 }
 
 impl Default for RoutingConfig {
@@ -52,6 +58,7 @@ impl Default for RoutingConfig {
             store_timeout: Duration::from_secs(2),
             store_attempts: 3,
             max_object_id_bytes: 1024,
+            max_message_bytes: 1 << 20,
         }
     }
 }
@@ -89,6 +96,12 @@ impl RoutingConfig {
         }
         if self.store_attempts == 0 {
             return Err(ConfigError::ZeroStoreAttempts);
+        }
+        if self.max_message_bytes == 0 || self.max_message_bytes > MAX_MESSAGE_BYTES {
+            return Err(ConfigError::MessageBound {
+                got: self.max_message_bytes,
+                max: MAX_MESSAGE_BYTES,
+            });
         }
         Ok(())
     }

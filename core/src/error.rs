@@ -37,6 +37,21 @@ pub enum InputError {
     /// Instance intent (cold activation) exists only on Spot calls (§2.4).
     #[error("instance intent is only valid on a Spot direct call, not on an Actor")]
     InstanceIntentOnActor,
+    /// The payload is over the negotiated message bound.
+    #[error("payload is {len} bytes, over the {max}-byte message bound")]
+    PayloadTooLarge {
+        /// The payload's length.
+        len: usize,
+        /// The bound in force.
+        max: usize,
+    },
+    /// A Message Follow hand-over named a destination that is not a later
+    /// tenure of the same incarnation (so no committed relocation).
+    #[error("hand-over destination is not a committed later tenure: {0}")]
+    NotACommittedMove(String),
+    /// The object is not owned by this node.
+    #[error("this node does not own {0}")]
+    NotOwned(String),
     /// A blocking call was made with a zero deadline.
     #[error("operation deadline must be positive")]
     ZeroDeadline,
@@ -75,6 +90,14 @@ pub enum ConfigError {
         /// The cap given.
         got: usize,
         /// The largest cap allowed.
+        max: usize,
+    },
+    /// The message bound is out of range.
+    #[error("max_message_bytes must be 1..={max}, got {got}")]
+    MessageBound {
+        /// The bound given.
+        got: usize,
+        /// The largest bound allowed.
         max: usize,
     },
     /// At least one store attempt must be allowed.

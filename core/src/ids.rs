@@ -265,6 +265,43 @@ number_newtype!(
     ProposalId
 );
 
+number_newtype!(
+    /// Identifies one application operation (message or request) from its
+    /// start to its terminal result; kept unchanged across relays.
+    OperationId
+);
+number_newtype!(
+    /// Links a reply to the pending request it completes, on the requester.
+    CorrelationId
+);
+
+/// Unique 64-bit numbers for proposals and operations: a random seed per
+/// runtime hashed with a sequence, so they are unique with overwhelming
+/// probability across nodes and restarts without coordination. Never zero.
+#[derive(Debug)]
+pub(crate) struct UniqueIds {
+    seed: u64,
+    sequence: std::sync::atomic::AtomicU64,
+}
+
+impl UniqueIds {
+    pub(crate) fn new() -> Self {
+        use std::hash::BuildHasher;
+        UniqueIds {
+            seed: std::hash::RandomState::new().hash_one(std::time::SystemTime::now()),
+            sequence: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    pub(crate) fn next(&self) -> u64 {
+        use std::hash::BuildHasher;
+        let n = self
+            .sequence
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        foldhash::fast::FixedState::with_seed(self.seed).hash_one(n) | 1
+    }
+}
+
 /// Who a runtime is: its mesh, routing ID, node lifecycle generation and the
 /// owner lease generation under which it owns objects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

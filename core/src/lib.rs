@@ -15,9 +15,12 @@ mod clock;
 mod config;
 mod direct;
 mod error;
+mod follow;
 mod ids;
+mod inbound;
 mod lifecycle;
 mod liveness;
+mod outbound;
 mod ownership;
 mod recovery;
 mod resolve;
@@ -26,6 +29,7 @@ mod route;
 mod runtime;
 mod stats;
 pub mod store;
+pub mod wire;
 
 pub use admission::{Admission, InboundDirect, Rejection, StaleReason};
 pub use authority::{
@@ -34,18 +38,20 @@ pub use authority::{
 };
 pub use cache::INLINE_ID_BYTES;
 pub use clock::{COARSE_SLACK, Clock, ManualClock, MonoTime, SystemClock};
-pub use config::{CACHE_FOLLOW_GAP, RoutingConfig};
+pub use config::{CACHE_FOLLOW_GAP, MAX_MESSAGE_BYTES, RoutingConfig};
 pub use direct::{DirectSend, SendOptions};
 pub use error::{ConfigError, InputError};
 pub use ids::{
-    AuthorityOwnerGeneration, KeyRef, MAX_MESH_NAME_BYTES, MAX_OBJECT_ID_BYTES, MeshName,
-    NodeGeneration, NodeIdentity, NodeRid, ObjectGeneration, ObjectKey, ObjectKind,
-    OwnerLeaseGeneration, ProposalId, StoreVersion,
+    AuthorityOwnerGeneration, CorrelationId, KeyRef, MAX_MESH_NAME_BYTES, MAX_OBJECT_ID_BYTES,
+    MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectGeneration, ObjectKey, ObjectKind,
+    OperationId, OwnerLeaseGeneration, ProposalId, StoreVersion,
 };
+pub use inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeToken};
 pub use lifecycle::LifecycleError;
+pub use outbound::{Outbound, Sent};
 pub use ownership::OwnedObject;
 pub use resolve::{Resolution, UnavailableReason};
 pub use route::{OwnerRoute, ReadyRoute, RouteFence};
 pub use runtime::{BuildError, Runtime, RuntimeBuilder};
-pub use stats::{InvalidationReason, ResolutionCounts, Stats};
+pub use stats::{FollowStats, InvalidationReason, ResolutionCounts, Stats};
 pub use store::{LocationStore, MemoryStore, RedisOptions, RedisStore, StoreError};

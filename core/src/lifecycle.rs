@@ -3,18 +3,20 @@
 //! release. Each is a store compare-and-set; on success the local ownership
 //! table and the route cache follow the record the store returned.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::authority::{AuthorityRecord, OwnerClaim, WriteFence};
 use crate::clock::MonoTime;
 use crate::error::InputError;
+use crate::follow::FollowRoute;
 use crate::ids::{KeyRef, ObjectKind, ProposalId};
 use crate::ownership::OwnedObject;
 use crate::retry::backoff;
+use crate::route::RouteFence;
 use crate::runtime::{Inner, Runtime};
 use crate::stats::InvalidationReason;
 use crate::store::{Observed, WriteError, WriteFuture, WriteRejection};
+use crate::wire::RouteEnd;
 
 /// Why an authority write did not happen.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -92,7 +94,7 @@ impl Inner {
 
     /// Runs one authority write and makes this node's view follow it.
     async fn write(&self, key: KeyRef<'_>, write: Write) -> Result<OwnedObject, LifecycleError> {
-        let proposal = self.proposals.next();
+        let proposal = ProposalId(self.ids.next());
         let (observed, started) = self
             .retried(|| self.start_write(key, &write, proposal))
             .await?;
@@ -111,7 +113,7 @@ impl Inner {
     }
 
     async fn complete_release(&self, key: KeyRef<'_>) -> Result<(), LifecycleError> {
-        let (fence, proposal) = (self.owned_fence(key)?, self.proposals.next());
+        let (fence, proposal) = (self.owned_fence(key)?, ProposalId(self.ids.next()));
         let store = &*self.resolver.store;
         self.retried(|| Ok(store.complete_release(key, fence, proposal)))
             .await?;
@@ -173,30 +175,6 @@ impl Inner {
     }
 }
 
-/// Proposal IDs of one runtime: unique with overwhelming probability across
-/// nodes and restarts (a random seed hashed with a sequence), never zero.
-pub(crate) struct ProposalSource {
-    seed: u64,
-    sequence: AtomicU64,
-}
-
-impl ProposalSource {
-    pub(crate) fn new() -> Self {
-        use std::hash::BuildHasher;
-        ProposalSource {
-            seed: std::hash::RandomState::new().hash_one(std::time::SystemTime::now()),
-            sequence: AtomicU64::new(0),
-        }
-    }
-
-    fn next(&self) -> ProposalId {
-        use std::hash::BuildHasher;
-        let n = self.sequence.fetch_add(1, Ordering::Relaxed);
-        let mixed = foldhash::fast::FixedState::with_seed(self.seed).hash_one(n);
-        ProposalId(mixed | 1)
-    }
-}
-
 fn lease_millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -250,6 +228,70 @@ impl Runtime {
     ) -> Result<Option<OwnedObject>, InputError> {
         let key = self.key(kind, id)?;
         Ok(self.ownership().remove(key))
+    }
+
+    /// This node's tenure of an object it owns, as the other end of a
+    /// Message Follow route names it: the target of a relocation gives this
+    /// to the source after its commit.
+    pub fn owner_route_end(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+    ) -> Result<Option<RouteEnd>, InputError> {
+        let key = self.key(kind, id)?;
+        let me = self.identity();
+        Ok(self.ownership().get(key).map(|owned| RouteEnd {
+            node: self.node_ref(),
+            fence: RouteFence {
+                object_generation: owned.object_generation,
+                authority_owner_generation: owned.authority_owner_generation,
+                owner_lease_generation: owned.lease_generation,
+                node_generation: me.generation,
+                store_version: owned.store_version,
+            },
+        }))
+    }
+
+    /// The source's side of a committed relocation with Message Follow: stop
+    /// owning locally and, for `message_follow_duration` (the value in force
+    /// now; 0 = off), relay operations still routed here to `destination`.
+    /// `destination` must be a later tenure of the same incarnation (what
+    /// [`owner_route_end`](Self::owner_route_end) returns on the target after
+    /// its commit): only committed routes relay.
+    pub fn relinquish_to(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        destination: RouteEnd,
+    ) -> Result<OwnedObject, InputError> {
+        let key = self.key(kind, id)?;
+        let owned = self
+            .ownership()
+            .get(key)
+            .ok_or_else(|| InputError::NotOwned(format!("{kind} {id:?}")))?;
+        let source = self
+            .owner_route_end(kind, id)?
+            .ok_or_else(|| InputError::NotOwned(format!("{kind} {id:?}")))?;
+        let d = &destination.fence;
+        if d.object_generation != owned.object_generation
+            || d.authority_owner_generation <= owned.authority_owner_generation
+        {
+            return Err(InputError::NotACommittedMove(format!(
+                "this node holds generation {}/{}, destination names {}/{}",
+                owned.object_generation,
+                owned.authority_owner_generation,
+                d.object_generation,
+                d.authority_owner_generation
+            )));
+        }
+        let duration = self.config().message_follow_duration;
+        if !duration.is_zero() {
+            let now = self.clock().now();
+            let route = FollowRoute::new(source, destination, now.after(duration));
+            self.inner().follow.install(key.to_owned(), route, now);
+        }
+        self.ownership().remove(key);
+        Ok(owned)
     }
 
     /// Extends this node's owner lease on the object.

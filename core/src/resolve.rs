@@ -39,6 +39,8 @@ pub enum UnavailableReason {
     StaleRoute,
     /// The owner's local admission deadline has passed.
     AdmissionDeadlinePassed,
+    /// A Message Follow chain reached `max_follow_hops` (or looped).
+    FollowHopLimit,
 }
 
 impl UnavailableReason {
@@ -51,6 +53,7 @@ impl UnavailableReason {
             UnavailableReason::OwnerNotLive => "OwnerNotLive",
             UnavailableReason::StaleRoute => "StaleRoute",
             UnavailableReason::AdmissionDeadlinePassed => "AdmissionDeadlinePassed",
+            UnavailableReason::FollowHopLimit => "FollowHopLimit",
         }
     }
 }

@@ -11,15 +11,17 @@ use std::sync::Arc;
 use crate::clock::{Clock, SystemClock};
 use crate::config::{LiveConfig, RoutingConfig};
 use crate::error::{ConfigError, InputError};
+use crate::follow::FollowRoutes;
+use crate::ids::UniqueIds;
 use crate::ids::{
     KeyRef, NodeIdentity, NodeRid, ObjectKind, OwnerLeaseGeneration, check_object_id,
 };
-use crate::lifecycle::ProposalSource;
 use crate::ownership::{OwnedObject, Ownership};
 use crate::resolve::{Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
 use crate::stats::{InvalidationReason, Stats};
 use crate::store::{LocationStore, MemoryStore};
+use crate::wire::RouteEnd;
 
 /// Builds a [`Runtime`]. Defaults: default config, system clock, a private
 /// embedded store.
@@ -74,7 +76,8 @@ impl RuntimeBuilder {
                 identity: self.identity,
                 resolver: Resolver::new(store, clock, config),
                 ownership: Ownership::default(),
-                proposals: ProposalSource::new(),
+                ids: UniqueIds::new(),
+                follow: FollowRoutes::default(),
             }),
             tokio: Some(tokio),
         })
@@ -96,7 +99,8 @@ pub(crate) struct Inner {
     pub(crate) identity: NodeIdentity,
     pub(crate) resolver: Resolver,
     pub(crate) ownership: Ownership,
-    pub(crate) proposals: ProposalSource,
+    pub(crate) ids: UniqueIds,
+    pub(crate) follow: FollowRoutes,
 }
 
 /// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.
@@ -236,10 +240,29 @@ impl Runtime {
         removed
     }
 
-    /// Relay notification hook (§2.2; Message Follow calls it): removes the
-    /// entry of `target` if it still holds the `fence` the relay names.
-    pub fn on_relay_notification(&self, target: KeyRef<'_>, fence: &RouteFence) -> bool {
-        self.invalidate_fenced(target, fence, InvalidationReason::RelayNotification)
+    /// A relay notification (§2.2, §2.5): removes the entry of `target`
+    /// only if it routes to the relay's source node for the same object
+    /// generation and authority generation, so a newer route is never
+    /// cleared. Command 50 frames reach this through [`Runtime::on_frame`].
+    pub fn on_relay_notification(&self, target: KeyRef<'_>, source: &RouteEnd) -> bool {
+        self.invalidate_relayed(target, source)
+    }
+
+    pub(crate) fn invalidate_relayed(&self, target: KeyRef<'_>, source: &RouteEnd) -> bool {
+        let r = &self.inner.resolver;
+        r.cache.note_invalidation();
+        let removed =
+            r.cache
+                .remove_if_routed(target, source.node.rid, &source.fence, r.clock.now());
+        if removed {
+            r.counters
+                .invalidated(InvalidationReason::RelayNotification, 1);
+        }
+        removed
+    }
+
+    pub(crate) fn counters(&self) -> &crate::stats::Counters {
+        &self.inner.resolver.counters
     }
 
     /// Owner-lease invalidation: the lifecycle `lease` of `node` ended. Every

@@ -172,6 +172,7 @@ pub(crate) struct Counters {
     pub(crate) unavailable: Counter,
     pub(crate) store_failure_results: Counter,
     pub(crate) evictions: Counter,
+    pub(crate) follow: FollowCounters,
     invalidations: [Counter; 5],
 }
 
@@ -198,8 +199,54 @@ impl Counters {
             },
             invalidations: InvalidationReason::ALL
                 .map(|r| (r, self.invalidations[r as usize].get())),
+            follow: self.follow.snapshot(),
         }
     }
+}
+
+/// Message Follow and frame counters.
+#[derive(Debug, Default)]
+pub(crate) struct FollowCounters {
+    pub(crate) delivered: Counter,
+    pub(crate) relays: Counter,
+    pub(crate) notices_sent: Counter,
+    pub(crate) notices_suppressed: Counter,
+    pub(crate) notices_failed: Counter,
+    pub(crate) rejections_sent: Counter,
+    pub(crate) frames_dropped: Counter,
+}
+
+impl FollowCounters {
+    fn snapshot(&self) -> FollowStats {
+        FollowStats {
+            delivered: self.delivered.get(),
+            relays: self.relays.get(),
+            notifications_sent: self.notices_sent.get(),
+            notifications_suppressed: self.notices_suppressed.get(),
+            notification_failures: self.notices_failed.get(),
+            rejections_sent: self.rejections_sent.get(),
+            frames_dropped: self.frames_dropped.get(),
+        }
+    }
+}
+
+/// What this runtime did with frames (Message Follow among them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FollowStats {
+    /// Operations admitted to a local application queue.
+    pub delivered: u64,
+    /// Operations relayed on a Message Follow route.
+    pub relays: u64,
+    /// Command 50 notifications handed to the host to send.
+    pub notifications_sent: u64,
+    /// Notifications the dedup registry suppressed.
+    pub notifications_suppressed: u64,
+    /// Notification sends the host reported failed.
+    pub notification_failures: u64,
+    /// Rejections sent back to an operation's origin.
+    pub rejections_sent: u64,
+    /// Frames dropped as undecodable.
+    pub frames_dropped: u64,
 }
 
 /// How many resolutions ended with each tag.
@@ -236,6 +283,8 @@ pub struct Stats {
     pub resolutions: ResolutionCounts,
     /// Entries removed, by reason.
     pub invalidations: [(InvalidationReason, u64); 5],
+    /// Frames and Message Follow.
+    pub follow: FollowStats,
 }
 
 impl Stats {

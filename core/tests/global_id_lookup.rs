@@ -335,14 +335,29 @@ fn positive_cache_entry_is_removed_by_a_matching_relay_notification_only() {
     let c = Cluster::with_defaults(2);
     c.node(1).activate(SPOT, "s").unwrap();
     let cached = ready(c.node(2).resolve(SPOT, "s").unwrap());
-    let mut other = cached.fence;
-    other.authority_owner_generation = other.authority_owner_generation.next();
-    assert!(!c.node(2).on_relay_notification(key(SPOT, "s"), &other));
-    assert!(c.node(2).lookup_cached(SPOT, "s").unwrap().is_some());
+    let source = c
+        .node(1)
+        .owner_route_end(SPOT, "s")
+        .unwrap()
+        .expect("node 1 owns it");
+    let mut newer_tenure = source;
+    newer_tenure.fence.authority_owner_generation = cached.fence.authority_owner_generation.next();
     assert!(
-        c.node(2)
-            .on_relay_notification(key(SPOT, "s"), &cached.fence)
+        !c.node(2)
+            .on_relay_notification(key(SPOT, "s"), &newer_tenure)
     );
+    let mut other_node = source;
+    other_node.node.rid = NodeRid(9);
+    assert!(!c.node(2).on_relay_notification(key(SPOT, "s"), &other_node));
+    assert!(
+        c.node(2).lookup_cached(SPOT, "s").unwrap().is_some(),
+        "a newer route is never cleared"
+    );
+    // The store version may differ (lease renewals): only generation,
+    // authority generation and node are matched.
+    let mut renewed = source;
+    renewed.fence.store_version = renewed.fence.store_version.next();
+    assert!(c.node(2).on_relay_notification(key(SPOT, "s"), &renewed));
     assert_eq!(c.node(2).lookup_cached(SPOT, "s").unwrap(), None);
     assert_eq!(
         c.node(2)

@@ -25,7 +25,8 @@ pub(super) enum Target {
 
 impl Target {
     pub(super) fn parse(url: &str) -> Result<Target, StoreError> {
-        let bad = |why: &str| StoreError::Config(format!("store URL {url:?}: {why}").into());
+        let shown = redacted(url);
+        let bad = |why: &str| StoreError::Config(format!("store URL {shown:?}: {why}").into());
         let (scheme, rest) = url
             .split_once("://")
             .ok_or_else(|| bad("expected scheme://"))?;
@@ -66,6 +67,17 @@ impl Target {
             Target::Single(url) => vec![url],
             Target::Cluster(seeds) => seeds.iter().collect(),
         }
+    }
+}
+
+/// `url` with any credentials replaced by `***`, for error messages.
+fn redacted(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.rsplit_once('@') {
+            Some((_, hosts)) => format!("{scheme}://***@{hosts}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
     }
 }
 

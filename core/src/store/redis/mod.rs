@@ -139,10 +139,11 @@ impl RedisStore {
         }
     }
 
-    /// Runs `script` on the object's key with `args`. From inside a tokio
-    /// runtime (a zlink `Runtime`'s, or any with timers) the call runs right
-    /// there: the connection's driver lives on the store's own I/O thread, so
-    /// no extra hop is needed. From anywhere else it runs on that I/O thread.
+    /// Runs `script` on the object's key with `args`, always on the store's
+    /// own I/O runtime: a reconnection is driven by whoever awaits the call,
+    /// and it must happen on the runtime that owns the connection (a
+    /// caller's runtime may lack I/O, or be dropped while others still use
+    /// the store).
     fn invoke(
         &self,
         script: fn(&Scripts) -> &Script,
@@ -158,21 +159,17 @@ impl RedisStore {
             .expect("the I/O runtime is only taken by Drop")
             .handle()
             .clone();
-        let call = async move {
-            let mut call = script(&scripts).key(redis_key);
-            for arg in args {
-                call.arg(arg);
-            }
-            call.invoke_async::<RawReply>(&mut conn).await
-        };
         async move {
-            let raw = if tokio::runtime::Handle::try_current().is_ok() {
-                call.await
-            } else {
-                io.spawn(call)
-                    .await
-                    .map_err(|e| StoreError::Unreachable(format!("store task ended: {e}").into()))?
-            };
+            let task = io.spawn(async move {
+                let mut call = script(&scripts).key(redis_key);
+                for arg in args {
+                    call.arg(arg);
+                }
+                call.invoke_async::<RawReply>(&mut conn).await
+            });
+            let raw = task
+                .await
+                .map_err(|e| StoreError::Unreachable(format!("store task ended: {e}").into()))?;
             decode(&raw.map_err(connection::store_error)?, claimed)
         }
     }

@@ -1,0 +1,153 @@
+//! Message Follow (spec §2.5): after a committed relocation the old owner
+//! relays operations that still arrive on its route to the new owner,
+//! without reading the store or running a handler, and tells the original
+//! sender once so it refreshes its route.
+
+mod dedup;
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+pub(crate) use dedup::DedupKey;
+use dedup::DedupRegistry;
+
+use crate::clock::MonoTime;
+use crate::ids::{ObjectGeneration, ObjectKey};
+use crate::route::RouteFence;
+use crate::wire::{Operation, RouteEnd};
+
+/// A committed source → destination route for one object, on the source.
+#[derive(Debug)]
+pub(crate) struct FollowRoute {
+    /// The incarnation that moved.
+    pub(crate) object_generation: ObjectGeneration,
+    /// This node's tenure that ended.
+    pub(crate) source: RouteEnd,
+    /// The tenure the object moved to (a higher owner generation).
+    pub(crate) destination: RouteEnd,
+    /// The Message Follow duration in force at install, from then.
+    pub(crate) expires_at: MonoTime,
+    relayed_messages: u64,
+    relayed_bytes: u64,
+    notices: DedupRegistry,
+}
+
+impl FollowRoute {
+    pub(crate) fn new(source: RouteEnd, destination: RouteEnd, expires_at: MonoTime) -> Self {
+        FollowRoute {
+            object_generation: source.fence.object_generation,
+            source,
+            destination,
+            expires_at,
+            relayed_messages: 0,
+            relayed_bytes: 0,
+            notices: DedupRegistry::default(),
+        }
+    }
+}
+
+/// What to do with an operation that reached this node, which does not own
+/// its target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum FollowCheck {
+    /// No live route (never installed, expired, or Message Follow off).
+    NoRoute,
+    /// The operation belongs to another incarnation or owner tenure than the
+    /// route: it ends InvalidOperation.
+    GenerationMismatch,
+    /// One more hop would pass `max_follow_hops`.
+    HopLimit,
+    /// Relay it to `destination`.
+    Relay(Box<RelayPlan>),
+}
+
+/// A decided relay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RelayPlan {
+    pub(crate) source: RouteEnd,
+    pub(crate) destination: RouteEnd,
+    /// Queue accounting after this relay.
+    pub(crate) relayed_messages: u64,
+    pub(crate) relayed_bytes: u64,
+    /// Notify the original sender under this key (it holds the send right).
+    pub(crate) notify: Option<DedupKey>,
+    /// A notification was due but suppressed by the registry.
+    pub(crate) suppressed: bool,
+}
+
+/// Whether `fence` names the tenure `end` (the store version may differ:
+/// lease renewals bump it within one tenure).
+fn same_tenure(fence: &RouteFence, end: &RouteEnd) -> bool {
+    let f = &end.fence;
+    fence.object_generation == f.object_generation
+        && fence.authority_owner_generation == f.authority_owner_generation
+        && fence.owner_lease_generation == f.owner_lease_generation
+        && fence.node_generation == f.node_generation
+}
+
+/// This node's follow routes. Touched only by misrouted operations and
+/// relocations, never by a cache hit, so one mutex is enough.
+#[derive(Debug, Default)]
+pub(crate) struct FollowRoutes {
+    routes: Mutex<HashMap<ObjectKey, FollowRoute>>,
+}
+
+impl FollowRoutes {
+    /// Installs (or replaces) the route of `key`; a replaced route takes its
+    /// dedup entries with it. Expired routes are swept here.
+    pub(crate) fn install(&self, key: ObjectKey, route: FollowRoute, now: MonoTime) {
+        let mut routes = self.lock();
+        routes.retain(|_, r| now < r.expires_at);
+        routes.insert(key, route);
+    }
+
+    /// Decides the relay of `op`, which reached this node for an object it
+    /// does not own.
+    pub(crate) fn check(&self, op: &Operation, now: MonoTime, max_hops: u8) -> FollowCheck {
+        let mut routes = self.lock();
+        let Some(route) = routes.get_mut(&op.target) else {
+            return FollowCheck::NoRoute;
+        };
+        if now >= route.expires_at {
+            routes.remove(&op.target);
+            return FollowCheck::NoRoute;
+        }
+        if op.object_generation != route.object_generation || !same_tenure(&op.fence, &route.source)
+        {
+            return FollowCheck::GenerationMismatch;
+        }
+        if op.hop_count >= max_hops {
+            return FollowCheck::HopLimit;
+        }
+        route.relayed_messages += 1;
+        route.relayed_bytes += op.payload.len() as u64;
+        // Only the first hop's relayer shares the sender's cached route, so
+        // only its notice can match (and refresh) the sender's entry.
+        let due = op.hop_count == 0;
+        let key = DedupKey {
+            origin: op.origin,
+            source_fence: op.fence,
+            destination_fence: route.destination.fence,
+        };
+        let notify = (due && route.notices.acquire(key)).then_some(key);
+        FollowCheck::Relay(Box::new(RelayPlan {
+            source: route.source,
+            destination: route.destination,
+            relayed_messages: route.relayed_messages,
+            relayed_bytes: route.relayed_bytes,
+            suppressed: due && notify.is_none(),
+            notify,
+        }))
+    }
+
+    /// The host's report on a notification send.
+    pub(crate) fn settle(&self, target: &ObjectKey, key: &DedupKey, sent: bool) {
+        if let Some(route) = self.lock().get_mut(target) {
+            route.notices.settle(key, sent);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ObjectKey, FollowRoute>> {
+        self.routes.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

@@ -1,0 +1,259 @@
+//! Frames in, decisions out (DESIGN §3): what this runtime does with every
+//! frame that reaches it: admit an operation, relay it on a Message Follow
+//! route (and notify its sender), refuse it, end one of its own operations,
+//! or refresh a route after a relay notification.
+
+use crate::admission::{Admission, InboundDirect, Rejection, StaleReason};
+use crate::follow::{DedupKey, FollowCheck, RelayPlan};
+use crate::ids::{ObjectGeneration, ObjectKey, OperationId};
+use crate::outbound::Outbound;
+use crate::resolve::UnavailableReason;
+use crate::runtime::Runtime;
+use crate::wire::{
+    DecodeLimits, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame, WireError,
+    decode, encode,
+};
+
+/// What to do with an inbound frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inbound {
+    /// Put the operation on the local application queue of the current
+    /// Ready object.
+    Deliver(Delivery),
+    /// Carry `forward` to the new owner; send `notice` to the original sender
+    /// if present and report its fate with [`Runtime::notice_settled`].
+    Relay {
+        /// The relayed operation, for the new owner.
+        forward: Outbound,
+        /// Command 50 for the original sender, when one is due.
+        notice: Option<Notice>,
+    },
+    /// Carry this rejection back to the operation's origin.
+    Reject(Outbound),
+    /// One of this runtime's operations ended without delivery.
+    Ended(Ended),
+    /// A relay notification was applied; `invalidated` says whether a
+    /// cached route matched and was dropped.
+    RouteRefreshed {
+        /// Whether an entry was removed.
+        invalidated: bool,
+    },
+    /// Not a valid frame: dropped, nothing acted on.
+    Dropped(WireError),
+}
+
+/// An admitted operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delivery {
+    /// The operation as it arrived (identity, payload, reply route intact).
+    pub operation: Operation,
+    /// The incarnation that processes it (may differ from the operation's:
+    /// ObjectGeneration is not a target condition, §2.6).
+    pub object_generation: ObjectGeneration,
+}
+
+/// A command 50 notification to send, and the token to report its fate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// The notification and the sender it goes to.
+    pub outbound: Outbound,
+    /// Give it back to [`Runtime::notice_settled`] once sent or failed.
+    pub token: NoticeToken,
+}
+
+/// Identifies a notification in the dedup registry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoticeToken {
+    target: ObjectKey,
+    key: DedupKey,
+}
+
+/// How an operation ended without delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// The route or owner could not be used; not resubmitted.
+    Unavailable(UnavailableReason),
+    /// A Message Follow route belonged to another incarnation or tenure.
+    InvalidOperation,
+}
+
+/// An operation of this runtime that ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ended {
+    /// Which operation.
+    pub operation_id: OperationId,
+    /// Its target.
+    pub target: ObjectKey,
+    /// How it ended.
+    pub failure: Failure,
+}
+
+impl Runtime {
+    /// Decides what to do with one inbound frame. Reads local state only:
+    /// never the store, never an application handler.
+    pub fn on_frame(&self, bytes: &[u8]) -> Inbound {
+        let config = self.config();
+        let limits = DecodeLimits {
+            max_object_id_bytes: config.max_object_id_bytes,
+            max_payload_bytes: config.max_message_bytes,
+        };
+        match decode(bytes, &limits) {
+            Ok(Frame::Message(op) | Frame::Request(op)) => {
+                self.on_operation(op, config.max_follow_hops)
+            }
+            Ok(Frame::Rejection(r)) => Inbound::Ended(self.on_rejection_frame(r)),
+            Ok(Frame::MessageFollow(f)) => Inbound::RouteRefreshed {
+                invalidated: self.on_follow_frame(&f),
+            },
+            Err(e) => {
+                self.counters().follow.frames_dropped.incr();
+                tracing::warn!(error = %e, "undecodable frame dropped");
+                Inbound::Dropped(e)
+            }
+        }
+    }
+
+    /// The host's report on a notification it was given: sent, or failed
+    /// (the registry then lets a later relay try again).
+    pub fn notice_settled(&self, token: &NoticeToken, sent: bool) {
+        if !sent {
+            self.counters().follow.notices_failed.incr();
+        }
+        self.inner().follow.settle(&token.target, &token.key, sent);
+    }
+
+    fn on_operation(&self, op: Operation, max_hops: u8) -> Inbound {
+        let msg = InboundDirect {
+            target: op.target.as_ref(),
+            to_node: op.to_node,
+            fence: op.fence,
+        };
+        match self.admit(&msg) {
+            Admission::Accept { object_generation } => {
+                self.counters().follow.delivered.incr();
+                Inbound::Deliver(Delivery {
+                    operation: op,
+                    object_generation,
+                })
+            }
+            Admission::Reject(Rejection::StaleRoute {
+                reason: StaleReason::NotOwner,
+                ..
+            }) => self.follow(op, max_hops),
+            Admission::Reject(Rejection::StaleRoute { reason, .. }) => {
+                self.reject(&op, RejectionCode::StaleRoute(reason))
+            }
+            Admission::Reject(Rejection::Unavailable { reason, .. }) => {
+                self.reject(&op, RejectionCode::Unavailable(reason))
+            }
+        }
+    }
+
+    /// Not the owner: relay through a live Message Follow route, else refuse.
+    fn follow(&self, op: Operation, max_hops: u8) -> Inbound {
+        let now = self.clock().now();
+        match self.inner().follow.check(&op, now, max_hops) {
+            FollowCheck::NoRoute => {
+                self.reject(&op, RejectionCode::StaleRoute(StaleReason::NotOwner))
+            }
+            FollowCheck::GenerationMismatch => self.reject(&op, RejectionCode::InvalidOperation),
+            FollowCheck::HopLimit => self.reject(
+                &op,
+                RejectionCode::Unavailable(UnavailableReason::FollowHopLimit),
+            ),
+            FollowCheck::Relay(plan) => self.relay(op, *plan),
+        }
+    }
+
+    fn relay(&self, op: Operation, plan: RelayPlan) -> Inbound {
+        let counters = &self.counters().follow;
+        counters.relays.incr();
+        if plan.suppressed {
+            counters.notices_suppressed.incr();
+        }
+        let notice = plan.notify.map(|key| {
+            counters.notices_sent.incr();
+            let frame = MessageFollowFrame {
+                target: op.target.clone(),
+                source: plan.source,
+                destination: plan.destination,
+                hop_count: op.hop_count,
+                relayed_messages: plan.relayed_messages,
+                relayed_bytes: plan.relayed_bytes,
+                operation_id: op.operation_id,
+                reply_route: op.reply_route,
+            };
+            Notice {
+                outbound: Outbound {
+                    to: op.origin,
+                    bytes: encode(&Frame::MessageFollow(frame)),
+                },
+                token: NoticeToken {
+                    target: op.target.clone(),
+                    key,
+                },
+            }
+        });
+        let destination = plan.destination;
+        let forwarded = Operation {
+            to_node: destination.node.rid,
+            fence: destination.fence,
+            hop_count: op.hop_count + 1,
+            ..op
+        };
+        let frame = if forwarded.reply_route.is_some() {
+            Frame::Request(forwarded)
+        } else {
+            Frame::Message(forwarded)
+        };
+        Inbound::Relay {
+            forward: Outbound {
+                to: destination.node,
+                bytes: encode(&frame),
+            },
+            notice,
+        }
+    }
+
+    fn reject(&self, op: &Operation, code: RejectionCode) -> Inbound {
+        self.counters().follow.rejections_sent.incr();
+        let frame = RejectionFrame {
+            operation_id: op.operation_id,
+            target: op.target.clone(),
+            fence: op.fence,
+            rejected_by: self.node_ref(),
+            code,
+        };
+        Inbound::Reject(Outbound {
+            to: op.origin,
+            bytes: encode(&Frame::Rejection(frame)),
+        })
+    }
+
+    /// One of our operations was refused: a stale route is dropped if the
+    /// cache still holds that fence; the operation ends, never resubmitted.
+    fn on_rejection_frame(&self, r: RejectionFrame) -> Ended {
+        let failure = match r.code {
+            RejectionCode::StaleRoute(reason) => {
+                let rejection = Rejection::StaleRoute {
+                    reason,
+                    fence: r.fence,
+                };
+                Failure::Unavailable(self.on_rejection(r.target.as_ref(), &rejection))
+            }
+            RejectionCode::Unavailable(reason) => Failure::Unavailable(reason),
+            RejectionCode::InvalidOperation => Failure::InvalidOperation,
+        };
+        Ended {
+            operation_id: r.operation_id,
+            target: r.target,
+            failure,
+        }
+    }
+
+    /// Command 50: drop the cached route only if it is the one the relay
+    /// names (same object generation, authority generation and node).
+    fn on_follow_frame(&self, f: &MessageFollowFrame) -> bool {
+        self.invalidate_relayed(f.target.as_ref(), &f.source)
+    }
+}

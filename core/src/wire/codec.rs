@@ -1,0 +1,389 @@
+//! Encoding and strict decoding of every frame. Integers are big-endian;
+//! an object ID is a kind byte and a u16-length UTF-8 string; a mesh name a
+//! u8-length string; an optional value a presence byte (0 or 1) then the
+//! value; a payload a u32 length then the bytes.
+
+use super::*;
+use crate::ids::{AuthorityOwnerGeneration, ObjectKind, OwnerLeaseGeneration, StoreVersion};
+
+/// Encodes `frame` with its header.
+pub fn encode(frame: &Frame) -> Vec<u8> {
+    let mut body = Writer::default();
+    let command = match frame {
+        Frame::Message(op) => {
+            body.operation(op);
+            Command::Message
+        }
+        Frame::Request(op) => {
+            body.operation(op);
+            Command::Request
+        }
+        Frame::Rejection(r) => {
+            body.rejection(r);
+            Command::Rejection
+        }
+        Frame::MessageFollow(f) => {
+            body.follow(f);
+            Command::MessageFollow
+        }
+    };
+    let body = body.0;
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&[WIRE_VERSION, command as u8, 0, 0]);
+    let len = u32::try_from(body.len()).expect("frames stay far below 4 GiB: payloads are bounded");
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
+/// Decodes one whole frame. Anything but exactly one valid frame is an error.
+pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Frame, WireError> {
+    let mut r = Reader { bytes, limits };
+    if r.take(2, "magic")? != MAGIC {
+        return Err(WireError::BadMagic);
+    }
+    let version = r.u8("version")?;
+    if version != WIRE_VERSION {
+        return Err(WireError::UnsupportedVersion(version));
+    }
+    let command = r.u8("command")?;
+    let (flags, reserved) = (r.u8("flags")?, r.u8("reserved")?);
+    if flags != 0 || reserved != 0 {
+        return Err(WireError::FlagsNotAllowed {
+            command,
+            flags: flags | reserved,
+        });
+    }
+    let declared = r.u32("body length")? as usize;
+    if declared != r.bytes.len() {
+        return Err(WireError::LengthMismatch {
+            declared,
+            actual: r.bytes.len(),
+        });
+    }
+    let frame = match command {
+        1 => Frame::Message(r.operation(false)?),
+        2 => Frame::Request(r.operation(true)?),
+        4 => Frame::Rejection(r.rejection()?),
+        50 => Frame::MessageFollow(r.follow()?),
+        other => return Err(WireError::UnknownCommand(other)),
+    };
+    match r.bytes.len() {
+        0 => Ok(frame),
+        n => Err(WireError::TrailingBytes(n)),
+    }
+}
+
+#[derive(Default)]
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_be_bytes());
+    }
+
+    fn key(&mut self, key: &ObjectKey) {
+        self.u8(key.kind() as u8);
+        let id = key.id().as_bytes();
+        let len = u16::try_from(id.len()).expect("object ids are at most 64 KiB");
+        self.0.extend_from_slice(&len.to_be_bytes());
+        self.0.extend_from_slice(id);
+    }
+
+    fn node(&mut self, node: &NodeRef) {
+        let mesh = node.mesh.as_str().as_bytes();
+        self.u8(mesh.len() as u8);
+        self.0.extend_from_slice(mesh);
+        self.u64(node.rid.get());
+        self.u64(node.generation.get());
+    }
+
+    fn fence(&mut self, f: &RouteFence) {
+        self.u64(f.object_generation.get());
+        self.u64(f.authority_owner_generation.get());
+        self.u64(f.owner_lease_generation.get());
+        self.u64(f.node_generation.get());
+        self.u64(f.store_version.get());
+    }
+
+    fn reply_route(&mut self, route: &Option<ReplyRoute>) {
+        match route {
+            None => self.u8(0),
+            Some(route) => {
+                self.u8(1);
+                self.node(&route.node);
+                self.u64(route.correlation.get());
+            }
+        }
+    }
+
+    fn operation(&mut self, op: &Operation) {
+        self.u64(op.operation_id.get());
+        self.key(&op.target);
+        self.node(&op.origin);
+        self.u64(op.to_node.get());
+        self.fence(&op.fence);
+        self.u64(op.object_generation.get());
+        self.u8(op.hop_count);
+        self.reply_route(&op.reply_route);
+        let len = u32::try_from(op.payload.len()).expect("payloads are bounded far below 4 GiB");
+        self.0.extend_from_slice(&len.to_be_bytes());
+        self.0.extend_from_slice(&op.payload);
+    }
+
+    fn rejection(&mut self, r: &RejectionFrame) {
+        self.u64(r.operation_id.get());
+        self.key(&r.target);
+        self.fence(&r.fence);
+        self.node(&r.rejected_by);
+        let (class, reason) = rejection_code(r.code);
+        self.u8(class);
+        self.u8(reason);
+    }
+
+    fn follow(&mut self, f: &MessageFollowFrame) {
+        self.key(&f.target);
+        for end in [&f.source, &f.destination] {
+            self.node(&end.node);
+            self.fence(&end.fence);
+        }
+        self.u8(f.hop_count);
+        self.u64(f.relayed_messages);
+        self.u64(f.relayed_bytes);
+        self.u64(f.operation_id.get());
+        self.reply_route(&f.reply_route);
+    }
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    limits: &'a DecodeLimits,
+}
+
+fn invalid(field: &'static str, why: impl Into<String>) -> WireError {
+    WireError::Invalid {
+        field,
+        why: why.into(),
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, field: &'static str) -> Result<&'a [u8], WireError> {
+        if self.bytes.len() < n {
+            return Err(WireError::Truncated {
+                field,
+                needed: n - self.bytes.len(),
+            });
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+
+    fn array<const N: usize>(&mut self, field: &'static str) -> Result<[u8; N], WireError> {
+        Ok(self
+            .take(N, field)?
+            .try_into()
+            .expect("take returned N bytes"))
+    }
+
+    fn u8(&mut self, field: &'static str) -> Result<u8, WireError> {
+        Ok(self.array::<1>(field)?[0])
+    }
+
+    fn u16(&mut self, field: &'static str) -> Result<u16, WireError> {
+        Ok(u16::from_be_bytes(self.array(field)?))
+    }
+
+    fn u32(&mut self, field: &'static str) -> Result<u32, WireError> {
+        Ok(u32::from_be_bytes(self.array(field)?))
+    }
+
+    fn u64(&mut self, field: &'static str) -> Result<u64, WireError> {
+        Ok(u64::from_be_bytes(self.array(field)?))
+    }
+
+    fn text(&mut self, len: usize, field: &'static str) -> Result<&'a str, WireError> {
+        std::str::from_utf8(self.take(len, field)?).map_err(|_| invalid(field, "not UTF-8"))
+    }
+
+    fn key(&mut self) -> Result<ObjectKey, WireError> {
+        let kind = match self.u8("object kind")? {
+            1 => ObjectKind::Spot,
+            2 => ObjectKind::Actor,
+            other => {
+                return Err(invalid(
+                    "object kind",
+                    format!("{other} is neither 1 (spot) nor 2 (actor)"),
+                ));
+            }
+        };
+        let len = self.u16("object id length")? as usize;
+        if len > self.limits.max_object_id_bytes {
+            return Err(WireError::TooLong {
+                field: "object id",
+                len,
+                max: self.limits.max_object_id_bytes,
+            });
+        }
+        let id = self.text(len, "object id")?;
+        ObjectKey::new(kind, id).map_err(|e| invalid("object id", e.to_string()))
+    }
+
+    fn node(&mut self) -> Result<NodeRef, WireError> {
+        let len = self.u8("mesh name length")? as usize;
+        let mesh = MeshName::new(self.text(len, "mesh name")?)
+            .map_err(|e| invalid("mesh name", e.to_string()))?;
+        Ok(NodeRef {
+            mesh,
+            rid: NodeRid(self.u64("node rid")?),
+            generation: NodeGeneration(self.u64("node generation")?),
+        })
+    }
+
+    fn fence(&mut self) -> Result<RouteFence, WireError> {
+        Ok(RouteFence {
+            object_generation: ObjectGeneration(self.u64("fence object generation")?),
+            authority_owner_generation: AuthorityOwnerGeneration(
+                self.u64("fence authority owner generation")?,
+            ),
+            owner_lease_generation: OwnerLeaseGeneration(self.u64("fence owner lease generation")?),
+            node_generation: NodeGeneration(self.u64("fence node generation")?),
+            store_version: StoreVersion(self.u64("fence store version")?),
+        })
+    }
+
+    fn reply_route(&mut self) -> Result<Option<ReplyRoute>, WireError> {
+        match self.u8("reply route presence")? {
+            0 => Ok(None),
+            1 => Ok(Some(ReplyRoute {
+                node: self.node()?,
+                correlation: CorrelationId(self.u64("correlation")?),
+            })),
+            other => Err(invalid(
+                "reply route presence",
+                format!("{other} is neither 0 nor 1"),
+            )),
+        }
+    }
+
+    fn operation(&mut self, request: bool) -> Result<Operation, WireError> {
+        let operation_id = OperationId(self.u64("operation id")?);
+        let target = self.key()?;
+        let origin = self.node()?;
+        let to_node = NodeRid(self.u64("to node")?);
+        let fence = self.fence()?;
+        let object_generation = ObjectGeneration(self.u64("object generation")?);
+        let hop_count = self.u8("hop count")?;
+        let reply_route = self.reply_route()?;
+        if reply_route.is_some() != request {
+            let why = if request {
+                "a request needs one"
+            } else {
+                "a one-way message has none"
+            };
+            return Err(invalid("reply route", why));
+        }
+        let len = self.u32("payload length")? as usize;
+        if len > self.limits.max_payload_bytes {
+            return Err(WireError::TooLong {
+                field: "payload",
+                len,
+                max: self.limits.max_payload_bytes,
+            });
+        }
+        let payload = self.take(len, "payload")?.to_vec();
+        Ok(Operation {
+            operation_id,
+            target,
+            origin,
+            to_node,
+            fence,
+            object_generation,
+            hop_count,
+            reply_route,
+            payload,
+        })
+    }
+
+    fn rejection(&mut self) -> Result<RejectionFrame, WireError> {
+        Ok(RejectionFrame {
+            operation_id: OperationId(self.u64("operation id")?),
+            target: self.key()?,
+            fence: self.fence()?,
+            rejected_by: self.node()?,
+            code: rejection_from(self.u8("rejection class")?, self.u8("rejection reason")?)?,
+        })
+    }
+
+    fn follow(&mut self) -> Result<MessageFollowFrame, WireError> {
+        let target = self.key()?;
+        let source = RouteEnd {
+            node: self.node()?,
+            fence: self.fence()?,
+        };
+        let destination = RouteEnd {
+            node: self.node()?,
+            fence: self.fence()?,
+        };
+        Ok(MessageFollowFrame {
+            target,
+            source,
+            destination,
+            hop_count: self.u8("hop count")?,
+            relayed_messages: self.u64("relayed messages")?,
+            relayed_bytes: self.u64("relayed bytes")?,
+            operation_id: OperationId(self.u64("operation id")?),
+            reply_route: self.reply_route()?,
+        })
+    }
+}
+
+const STALE: [StaleReason; 4] = [
+    StaleReason::NotOwner,
+    StaleReason::NodeMismatch,
+    StaleReason::OwnerGenerationMismatch,
+    StaleReason::LeaseMismatch,
+];
+
+const UNAVAILABLE: [UnavailableReason; 7] = [
+    UnavailableReason::Creating,
+    UnavailableReason::Releasing,
+    UnavailableReason::LeaseExpired,
+    UnavailableReason::OwnerNotLive,
+    UnavailableReason::StaleRoute,
+    UnavailableReason::AdmissionDeadlinePassed,
+    UnavailableReason::FollowHopLimit,
+];
+
+/// (class, reason): class 1 stale route, 2 unavailable, 3 invalid
+/// operation; reason is the 1-based index in the tables above (0 for 3).
+fn rejection_code(code: RejectionCode) -> (u8, u8) {
+    let index = |found: Option<usize>| found.map_or(0, |i| i as u8 + 1);
+    match code {
+        RejectionCode::StaleRoute(r) => (1, index(STALE.iter().position(|s| *s == r))),
+        RejectionCode::Unavailable(r) => (2, index(UNAVAILABLE.iter().position(|u| *u == r))),
+        RejectionCode::InvalidOperation => (3, 0),
+    }
+}
+
+fn rejection_from(class: u8, reason: u8) -> Result<RejectionCode, WireError> {
+    let pick = |table_len: usize| (reason as usize).checked_sub(1).filter(|i| *i < table_len);
+    let code = match class {
+        1 => pick(STALE.len()).map(|i| RejectionCode::StaleRoute(STALE[i])),
+        2 => pick(UNAVAILABLE.len()).map(|i| RejectionCode::Unavailable(UNAVAILABLE[i])),
+        3 if reason == 0 => Some(RejectionCode::InvalidOperation),
+        _ => None,
+    };
+    code.ok_or_else(|| {
+        invalid(
+            "rejection code",
+            format!("class {class} reason {reason} is not defined"),
+        )
+    })
+}

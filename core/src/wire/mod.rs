@@ -1,0 +1,239 @@
+//! The wire format: a versioned binary frame header and one codec per frame
+//! the core produces or consumes (DESIGN §5.8; reference: `docs/wire.md`;
+//! golden vectors: `testdata/wire/`).
+//!
+//! The host moves the bytes; the core encodes what it sends and decodes,
+//! strictly, what arrives. Decoding never panics: every length is bounded,
+//! every enum value checked, trailing bytes refused.
+
+mod codec;
+
+pub use codec::{decode, encode};
+
+use crate::admission::StaleReason;
+use crate::ids::{
+    CorrelationId, MeshName, NodeGeneration, NodeRid, ObjectGeneration, ObjectKey, OperationId,
+};
+use crate::resolve::UnavailableReason;
+use crate::route::RouteFence;
+
+/// The first two bytes of every frame: "ZL".
+pub const MAGIC: [u8; 2] = *b"ZL";
+/// The wire version this core speaks; any other is refused.
+pub const WIRE_VERSION: u8 = 1;
+/// Bytes of the frame header: magic, version, command, flags, reserved,
+/// body length (u32, big-endian).
+pub const HEADER_LEN: usize = 10;
+
+/// Frame commands. Numbers are stable; 42/43/44 (session relocation) and 3
+/// (reply) are reserved for the frames that will carry them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Command {
+    /// A one-way direct message to a Spot/Actor.
+    Message = 1,
+    /// A direct request: a message with a reply route.
+    Request = 2,
+    /// A target's refusal of an operation, sent back to its origin.
+    Rejection = 4,
+    /// Command 50 messageFollow: the old owner tells the original sender it
+    /// relayed an operation to the new owner.
+    MessageFollow = 50,
+}
+
+/// A runtime on the wire: where it is and which lifecycle of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NodeRef {
+    /// Its mesh.
+    pub mesh: MeshName,
+    /// Its routing ID.
+    pub rid: NodeRid,
+    /// Its node lifecycle generation.
+    pub generation: NodeGeneration,
+}
+
+/// Where a reply goes: the requesting runtime and the correlation that
+/// completes the pending request there. Not application metadata.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReplyRoute {
+    /// The requesting runtime.
+    pub node: NodeRef,
+    /// The pending request it completes.
+    pub correlation: CorrelationId,
+}
+
+/// The body of a Message or Request frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Operation {
+    /// The operation's identity, unchanged across relays.
+    pub operation_id: OperationId,
+    /// The global ID it is for.
+    pub target: ObjectKey,
+    /// The runtime that started it (relays keep it, so the old owner knows
+    /// whom to notify and a rejection knows where to go).
+    pub origin: NodeRef,
+    /// The node this hop was routed to.
+    pub to_node: NodeRid,
+    /// The fence of the route this hop used.
+    pub fence: RouteFence,
+    /// The ObjectGeneration the operation was started for, unchanged across
+    /// relays.
+    pub object_generation: ObjectGeneration,
+    /// Message Follow hops taken so far (0 from the origin).
+    pub hop_count: u8,
+    /// Where the reply goes: `Some` exactly for a Request.
+    pub reply_route: Option<ReplyRoute>,
+    /// Opaque application bytes, within the negotiated message bound.
+    pub payload: Vec<u8>,
+}
+
+/// Why a target refused an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RejectionCode {
+    /// The route is stale: the origin drops it (fence-checked) and the
+    /// operation ends Unavailable.
+    StaleRoute(StaleReason),
+    /// The object cannot take it now: the operation ends Unavailable.
+    Unavailable(UnavailableReason),
+    /// A Message Follow route belongs to another incarnation or owner tenure
+    /// than the operation: it ends InvalidOperation.
+    InvalidOperation,
+}
+
+/// The body of a Rejection frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RejectionFrame {
+    /// The refused operation.
+    pub operation_id: OperationId,
+    /// Its target.
+    pub target: ObjectKey,
+    /// The fence the refused hop carried.
+    pub fence: RouteFence,
+    /// The runtime that refused it.
+    pub rejected_by: NodeRef,
+    /// Why.
+    pub code: RejectionCode,
+}
+
+/// One end of a Message Follow route: a node and the fence of its tenure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RouteEnd {
+    /// The owner at that end.
+    pub node: NodeRef,
+    /// The authority fence of that owner's tenure.
+    pub fence: RouteFence,
+}
+
+/// The body of command 50 messageFollow (spec §2.5): no flags, no payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MessageFollowFrame {
+    /// The object that moved.
+    pub target: ObjectKey,
+    /// The route the sender used (the old owner's tenure).
+    pub source: RouteEnd,
+    /// Where it was relayed (the new owner's tenure).
+    pub destination: RouteEnd,
+    /// Hops the relayed operation had taken when relayed.
+    pub hop_count: u8,
+    /// Messages relayed on this route so far (queue accounting).
+    pub relayed_messages: u64,
+    /// Payload bytes relayed on this route so far.
+    pub relayed_bytes: u64,
+    /// The relayed operation.
+    pub operation_id: OperationId,
+    /// Its reply route, if it was a request.
+    pub reply_route: Option<ReplyRoute>,
+}
+
+/// Every frame the core speaks so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Frame {
+    /// Command 1.
+    Message(Operation),
+    /// Command 2.
+    Request(Operation),
+    /// Command 4.
+    Rejection(RejectionFrame),
+    /// Command 50.
+    MessageFollow(MessageFollowFrame),
+}
+
+/// Bounds a decoder enforces (the negotiated message bound among them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodeLimits {
+    /// Longest object ID accepted.
+    pub max_object_id_bytes: usize,
+    /// Longest payload accepted (the negotiated message bound).
+    pub max_payload_bytes: usize,
+}
+
+impl Default for DecodeLimits {
+    fn default() -> Self {
+        DecodeLimits {
+            max_object_id_bytes: 1024,
+            max_payload_bytes: 1 << 20,
+        }
+    }
+}
+
+/// Why bytes are not a valid frame. The frame is dropped; nothing of it is
+/// acted on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// The bytes end before the frame does.
+    #[error("frame truncated: needed {needed} more bytes for {field}")]
+    Truncated {
+        /// What was being read.
+        field: &'static str,
+        /// How many bytes were missing.
+        needed: usize,
+    },
+    /// The frame does not start with "ZL".
+    #[error("not a zlink frame (bad magic)")]
+    BadMagic,
+    /// Another wire version.
+    #[error("wire version {0} is not supported (this core speaks {WIRE_VERSION})")]
+    UnsupportedVersion(u8),
+    /// A command number this core does not know.
+    #[error("unknown command {0}")]
+    UnknownCommand(u8),
+    /// Flags or reserved bits set where none are defined (command 50 allows
+    /// no flags at all).
+    #[error("flags {flags:#04x} not allowed on command {command}")]
+    FlagsNotAllowed {
+        /// The command.
+        command: u8,
+        /// The flags byte.
+        flags: u8,
+    },
+    /// The header's body length disagrees with the bytes given.
+    #[error("body length {declared} does not match the {actual} bytes present")]
+    LengthMismatch {
+        /// What the header says.
+        declared: usize,
+        /// What is there.
+        actual: usize,
+    },
+    /// A length field over its bound.
+    #[error("{field} is {len} bytes, over the {max}-byte bound")]
+    TooLong {
+        /// The field.
+        field: &'static str,
+        /// Its length.
+        len: usize,
+        /// The bound.
+        max: usize,
+    },
+    /// A field with a value outside its domain (kind, enum code, empty ID,
+    /// bad UTF-8, a presence byte other than 0/1, a reply route on a Message …).
+    #[error("invalid {field}: {why}")]
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        why: String,
+    },
+    /// Bytes left after the body.
+    #[error("{0} trailing bytes after the body")]
+    TrailingBytes(usize),
+}
