@@ -20,6 +20,7 @@ mod ids;
 mod inbound;
 mod lifecycle;
 mod liveness;
+pub mod mesh;
 mod outbound;
 mod ownership;
 mod recovery;

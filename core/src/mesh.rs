@@ -1,0 +1,341 @@
+//! An in-process mesh: several runtimes on one `ManualClock` and one
+//! embedded store, their frames carried by a network the harness controls
+//! (drop, delay, reorder on demand). Tests and the demo drive it; a ledger
+//! checks that no operation is lost, none runs twice, and each ends once.
+//!
+//! Modelled on quinn-proto's test `Pair`: the state machines are real, only
+//! the wire is simulated.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use crate::clock::ManualClock;
+use crate::config::RoutingConfig;
+use crate::direct::SendOptions;
+use crate::error::InputError;
+use crate::ids::{
+    MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectKind, OperationId, OwnerLeaseGeneration,
+};
+use crate::inbound::{Failure, Inbound, NoticeToken};
+use crate::lifecycle::LifecycleError;
+use crate::outbound::{Outbound, Sent};
+use crate::runtime::Runtime;
+use crate::store::MemoryStore;
+
+/// What an envelope carries, for fault rules and counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Carried {
+    /// An operation from its origin (hop 0).
+    Operation,
+    /// An operation relayed by Message Follow.
+    Relayed,
+    /// A rejection on its way to the origin.
+    Rejection,
+    /// A command 50 notification.
+    Notice,
+}
+
+/// One frame in flight.
+#[derive(Debug, Clone)]
+pub struct Envelope {
+    /// Sending node.
+    pub from: NodeRid,
+    /// Receiving node.
+    pub to: NodeRid,
+    /// What it is.
+    pub carried: Carried,
+    /// The frame.
+    pub bytes: Vec<u8>,
+}
+
+/// A fault rule: decides per envelope.
+pub type Rule = Box<dyn FnMut(&Envelope) -> bool>;
+
+/// Every operation's fate.
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    /// Operation → (origin, send sequence).
+    pub sent: BTreeMap<OperationId, (NodeRid, u64)>,
+    /// Deliveries in arrival order: (operation, node, hops taken).
+    pub delivered: Vec<(OperationId, NodeRid, u8)>,
+    /// Operations that ended without delivery.
+    pub ended: Vec<(OperationId, Failure)>,
+    /// Frames the network dropped, by kind.
+    pub dropped: Vec<Carried>,
+    /// Command 50 notifications applied at senders, and how many matched.
+    pub notices_applied: u64,
+    /// Notifications that invalidated a cached route.
+    pub notices_effective: u64,
+}
+
+impl Ledger {
+    /// Operations delivered more than once (must be empty).
+    pub fn duplicated(&self) -> Vec<OperationId> {
+        let mut seen = BTreeMap::new();
+        for (op, _, _) in &self.delivered {
+            *seen.entry(*op).or_insert(0u32) += 1;
+        }
+        seen.into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(op, _)| op)
+            .collect()
+    }
+
+    /// Operations with neither a delivery nor an end (must be empty once the
+    /// network is drained, unless the harness dropped their frames).
+    pub fn unresolved(&self) -> Vec<OperationId> {
+        self.sent
+            .keys()
+            .filter(|op| {
+                !self.delivered.iter().any(|(d, _, _)| d == *op)
+                    && !self.ended.iter().any(|(e, _)| e == *op)
+            })
+            .copied()
+            .collect()
+    }
+
+    /// Operations that both were delivered and ended (must be empty: one
+    /// terminal result each).
+    pub fn delivered_and_ended(&self) -> Vec<OperationId> {
+        self.ended
+            .iter()
+            .filter(|(op, _)| self.delivered.iter().any(|(d, _, _)| d == op))
+            .map(|(op, _)| *op)
+            .collect()
+    }
+
+    /// Pairs of one sender's operations that took the same number of hops
+    /// (so the same links, each in order) but arrived out of send order.
+    pub fn order_violations(&self) -> Vec<(OperationId, OperationId)> {
+        let mut last: BTreeMap<(NodeRid, u8), (u64, OperationId)> = BTreeMap::new();
+        let mut bad = Vec::new();
+        for (op, _, hops) in &self.delivered {
+            let Some(&(origin, seq)) = self.sent.get(op) else {
+                continue;
+            };
+            if let Some(&(prev_seq, prev)) = last.get(&(origin, *hops))
+                && prev_seq > seq
+            {
+                bad.push((prev, *op));
+            }
+            last.insert((origin, *hops), (seq, *op));
+        }
+        bad
+    }
+
+    /// Deliveries that took at least one Message Follow hop.
+    pub fn detours(&self) -> usize {
+        self.delivered
+            .iter()
+            .filter(|(_, _, hops)| *hops > 0)
+            .count()
+    }
+}
+
+/// The mesh.
+pub struct Mesh {
+    /// The one clock every runtime and the store read.
+    pub clock: ManualClock,
+    /// The shared embedded store.
+    pub store: Arc<MemoryStore>,
+    nodes: Vec<Runtime>,
+    network: VecDeque<Envelope>,
+    delayed: Vec<Envelope>,
+    drop_rule: Option<Rule>,
+    delay_rule: Option<Rule>,
+    fail_notices: bool,
+    sequence: u64,
+    /// What happened to every operation.
+    pub ledger: Ledger,
+}
+
+impl Mesh {
+    /// `n` nodes with RIDs 1..=n on mesh `mesh`, all on `config`.
+    pub fn new(n: u64, config: RoutingConfig) -> Result<Mesh, crate::runtime::BuildError> {
+        let clock = ManualClock::new();
+        let store = Arc::new(MemoryStore::with_clock(Arc::new(clock.clone())));
+        let nodes = (1..=n)
+            .map(|rid| {
+                Runtime::builder(Self::identity(rid))
+                    .config(config.clone())
+                    .clock(Arc::new(clock.clone()))
+                    .store(store.clone())
+                    .build()
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Mesh {
+            clock,
+            store,
+            nodes,
+            network: VecDeque::new(),
+            delayed: Vec::new(),
+            drop_rule: None,
+            delay_rule: None,
+            fail_notices: false,
+            sequence: 0,
+            ledger: Ledger::default(),
+        })
+    }
+
+    /// The identity of node `rid` in every mesh.
+    pub fn identity(rid: u64) -> NodeIdentity {
+        NodeIdentity {
+            mesh: MeshName::new("mesh").expect("a valid mesh name"),
+            rid: NodeRid(rid),
+            generation: NodeGeneration(1),
+            lease: OwnerLeaseGeneration(rid),
+        }
+    }
+
+    /// Node `rid` (1-based).
+    pub fn node(&self, rid: u64) -> &Runtime {
+        &self.nodes[(rid - 1) as usize]
+    }
+
+    /// Drops every envelope `rule` says yes to (until replaced or cleared).
+    pub fn drop_when(&mut self, rule: Option<Rule>) {
+        self.drop_rule = rule;
+    }
+
+    /// Holds back every envelope `rule` says yes to until [`release`](Self::release).
+    pub fn delay_when(&mut self, rule: Option<Rule>) {
+        self.delay_rule = rule;
+    }
+
+    /// Puts the held envelopes back on the network, after what is there.
+    pub fn release(&mut self) {
+        self.network.extend(self.delayed.drain(..));
+    }
+
+    /// Makes every notification send fail at the relayer (transport refused).
+    pub fn fail_notices(&mut self, fail: bool) {
+        self.fail_notices = fail;
+    }
+
+    /// Reverses the order of what is in flight (a reordering transport).
+    pub fn reorder(&mut self) {
+        self.network.make_contiguous().reverse();
+    }
+
+    /// Frames in flight.
+    pub fn in_flight(&self) -> usize {
+        self.network.len()
+    }
+
+    /// Activates an object on node `rid`.
+    pub fn activate(&self, rid: u64, kind: ObjectKind, id: &str) -> Result<(), LifecycleError> {
+        self.node(rid).activate(kind, id).map(drop)
+    }
+
+    /// Moves `id` from node `from` to node `to`: the target commits (owner
+    /// CAS), the source hands over with a Message Follow route.
+    pub fn relocate(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        from: u64,
+        to: u64,
+    ) -> Result<(), LifecycleError> {
+        let source = self.node(from);
+        let key = source.key(kind, id)?;
+        let fence = source
+            .owned(key)
+            .ok_or_else(|| InputError::NotOwned(format!("{kind} {id:?} on node {from}")))?
+            .write_fence();
+        self.node(to).commit_relocation(kind, id, fence)?;
+        let destination = self
+            .node(to)
+            .owner_route_end(kind, id)?
+            .ok_or_else(|| InputError::NotOwned(format!("{kind} {id:?} on node {to}")))?;
+        source.relinquish_to(kind, id, destination)?;
+        Ok(())
+    }
+
+    /// Node `from` sends a one-way message; the frame goes on the network.
+    pub fn send(
+        &mut self,
+        from: u64,
+        kind: ObjectKind,
+        id: &str,
+        payload: &[u8],
+    ) -> Result<Sent, InputError> {
+        let sent = self
+            .node(from)
+            .send(kind, id, payload, SendOptions::default())?;
+        if let Sent::Submitted {
+            operation_id,
+            outbound,
+        } = &sent
+        {
+            self.sequence += 1;
+            self.ledger
+                .sent
+                .insert(*operation_id, (NodeRid(from), self.sequence));
+            self.post(NodeRid(from), outbound.clone(), Carried::Operation);
+        }
+        Ok(sent)
+    }
+
+    fn post(&mut self, from: NodeRid, outbound: Outbound, carried: Carried) {
+        let envelope = Envelope {
+            from,
+            to: outbound.to.rid,
+            carried,
+            bytes: outbound.bytes,
+        };
+        if self.drop_rule.as_mut().is_some_and(|rule| rule(&envelope)) {
+            self.ledger.dropped.push(carried);
+        } else if self.delay_rule.as_mut().is_some_and(|rule| rule(&envelope)) {
+            self.delayed.push(envelope);
+        } else {
+            self.network.push_back(envelope);
+        }
+    }
+
+    /// Carries one frame and acts on the receiver's decision. False when
+    /// nothing is in flight.
+    pub fn step(&mut self) -> bool {
+        let Some(envelope) = self.network.pop_front() else {
+            return false;
+        };
+        let to = envelope.to;
+        let Some(node) = self.nodes.get((to.get() as usize).wrapping_sub(1)) else {
+            self.ledger.dropped.push(envelope.carried);
+            return true;
+        };
+        match node.on_frame(&envelope.bytes) {
+            Inbound::Deliver(d) => {
+                self.ledger
+                    .delivered
+                    .push((d.operation.operation_id, to, d.operation.hop_count))
+            }
+            Inbound::Relay { forward, notice } => {
+                self.post(to, forward, Carried::Relayed);
+                if let Some(notice) = notice {
+                    self.send_notice(to, notice.outbound, &notice.token);
+                }
+            }
+            Inbound::Reject(outbound) => self.post(to, outbound, Carried::Rejection),
+            Inbound::Ended(ended) => self.ledger.ended.push((ended.operation_id, ended.failure)),
+            Inbound::RouteRefreshed { invalidated } => {
+                self.ledger.notices_applied += 1;
+                self.ledger.notices_effective += u64::from(invalidated);
+            }
+            Inbound::Dropped(_) => self.ledger.dropped.push(envelope.carried),
+        }
+        true
+    }
+
+    fn send_notice(&mut self, relayer: NodeRid, outbound: Outbound, token: &NoticeToken) {
+        let sent = !self.fail_notices;
+        if sent {
+            self.post(relayer, outbound, Carried::Notice);
+        }
+        self.node(relayer.get()).notice_settled(token, sent);
+    }
+
+    /// Steps until nothing is in flight (held envelopes stay held).
+    pub fn run(&mut self) {
+        while self.step() {}
+    }
+}
