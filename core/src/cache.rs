@@ -67,9 +67,22 @@ impl Hash for CacheKey {
 }
 
 impl Equivalent<CacheKey> for KeyRef<'_> {
+    #[inline]
     fn equivalent(&self, key: &CacheKey) -> bool {
-        self.kind == key.kind && self.id.as_bytes() == key.id_bytes()
+        self.kind == key.kind && same_bytes(self.id.as_bytes(), key.id_bytes())
     }
+}
+
+/// Byte equality compared eight bytes at a time, inlined: short IDs are the
+/// common case and a `memcmp` call costs more than the comparison.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (a8, a_rest) = a.as_chunks::<8>();
+    let (b8, b_rest) = b.as_chunks::<8>();
+    a8.iter().zip(b8).all(|(x, y)| u64::from_ne_bytes(*x) == u64::from_ne_bytes(*y)) && a_rest == b_rest
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -320,6 +333,19 @@ mod tests {
         KeyRef {
             kind: ObjectKind::Actor,
             id,
+        }
+    }
+
+    #[test]
+    fn bytes_compare_equal_only_when_equal() {
+        for (a, b, eq) in [
+            ("", "", true),
+            ("abcdefgh", "abcdefgh", true),
+            ("abcdefgh1", "abcdefgh2", false),
+            ("abcdefgX", "abcdefgh", false),
+            ("abc", "abcd", false),
+        ] {
+            assert_eq!(same_bytes(a.as_bytes(), b.as_bytes()), eq, "{a:?} {b:?}");
         }
     }
 
