@@ -31,8 +31,10 @@ enum Command {
     /// with a manual clock by default, or Redis with `--store`. The scenes:
     /// activation, cold then warm resolution, a relocation met by a stale
     /// cached route, Missing, and Unavailable (Creating, Releasing,
-    /// LeaseExpired). Every outcome is checked; the command exits non-zero
-    /// if one differs.
+    /// LeaseExpired). A last scene measures the performance cliff of moves
+    /// under traffic on a separate in-process mesh (also under `--store`),
+    /// with relay notifications on and off. Every outcome is checked; the
+    /// command exits non-zero if one differs.
     Demo(DemoArgs),
     /// Print the authority record of one Spot or Actor in a Redis Location Store.
     ///
@@ -44,7 +46,9 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct DemoArgs {
-    /// Print one JSON summary of the runtimes' counters instead of the narration.
+    /// Print one JSON summary of the runtimes' counters instead of the
+    /// narration; the cliff scene's numbers are under `cliff` (both runs)
+    /// and, for the notifications-on run, also at the top level.
     #[arg(long)]
     json: bool,
     /// Run on Redis instead of the embedded store: redis://HOST:PORT,

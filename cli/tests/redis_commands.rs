@@ -73,7 +73,8 @@ fn assert_player_record(doc: &Value, prefix: &str) {
 fn demo_on_redis_checks_every_scene_and_counts_what_the_embedded_demo_counts() {
     let redis = RedisServer::start().expect("redis-server starts");
     let url = redis.url();
-    // Two runs at once on one server: fresh prefixes keep them apart.
+    // Three runs at once on one server (two --json, one narrated): fresh
+    // prefixes keep them apart.
     let runs: Vec<_> = (0..2)
         .map(|_| {
             Command::new(env!("CARGO_BIN_EXE_zlink"))
@@ -84,23 +85,61 @@ fn demo_on_redis_checks_every_scene_and_counts_what_the_embedded_demo_counts() {
                 .expect("the zlink binary starts")
         })
         .collect();
+    let narrated = Command::new(env!("CARGO_BIN_EXE_zlink"))
+        .args(["demo", "--store", &url])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the zlink binary starts");
     let embedded = zlink_json(&["demo", "--json"]);
     assert_eq!(embedded["store"]["kind"], "memory");
-    let mut prefixes = Vec::new();
+    // The cliff scene runs on the in-process mesh, so it reports the same
+    // numbers on Redis (compared with the rest below) and says why.
+    assert!(
+        embedded["cliff"]["notifications_on"].is_object(),
+        "{embedded}"
+    );
+    let out = narrated.wait_with_output().expect("the zlink binary runs");
+    assert!(out.status.success(), "demo on Redis: {}", stderr(&out));
+    let text = stdout(&out);
+    for line in [
+        "== f. the performance cliff",
+        "(not Redis: the mesh harness is in-process by design)",
+    ] {
+        assert!(text.contains(line), "no {line:?} in:\n{text}");
+    }
+    let mut prefixes: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("key prefix "))
+        .filter_map(|rest| rest.split(';').next())
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(prefixes.len(), 1, "the narration names its prefix:\n{text}");
     for run in runs {
         let out = run.wait_with_output().expect("the zlink binary runs");
         assert!(out.status.success(), "demo on Redis: {}", stderr(&out));
         let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
         prefixes.push(demo_prefix(&doc, false));
-        // Same scenes, same outcomes: every counter matches the embedded run;
-        // only the clock and the store differ.
+        // Same scenes, same outcomes: every counter matches the embedded run
+        // (the cliff scene's numbers included); only the clock and the store
+        // differ.
         for (key, value) in embedded.as_object().expect("an object") {
             if key != "clock_ms" && key != "store" {
                 assert_eq!(&doc[key], value, "counter {key} differs on Redis");
             }
         }
+        let on = &doc["cliff"]["notifications_on"];
+        assert!(
+            on["detours_per_move_per_sender"].as_f64() <= Some(1.5),
+            "{doc}"
+        );
     }
-    assert_ne!(prefixes[0], prefixes[1], "each run gets its own prefix");
+    let distinct: std::collections::BTreeSet<_> = prefixes.iter().collect();
+    assert_eq!(
+        distinct.len(),
+        3,
+        "each run gets its own prefix: {prefixes:?}"
+    );
 
     let keys = redis.cli(&["--scan"]).expect("redis-cli scan");
     assert!(!keys.trim().is_empty(), "the demo leaves its records");

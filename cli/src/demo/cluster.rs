@@ -6,6 +6,7 @@
 //! server's clock, which no manual clock can move: on Redis the runtimes use
 //! the system clock, leases are short, and the demo really waits.
 
+use std::cell::OnceCell;
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
@@ -16,6 +17,7 @@ use zlink_core::{
     SystemClock,
 };
 
+use super::cliff::Cliff;
 use super::{DemoResult, Unexpected};
 use crate::store;
 
@@ -130,6 +132,8 @@ pub(super) struct Cluster {
     pub(super) a: Node,
     pub(super) b: Node,
     pub(super) c: Node,
+    /// What scene f. measured on its own in-process mesh, once it has run.
+    pub(super) cliff: OnceCell<Cliff>,
 }
 
 impl Cluster {
@@ -173,6 +177,7 @@ impl Cluster {
             a: node("node-a", 1)?,
             b: node("node-b", 2)?,
             c: node("node-c", 3)?,
+            cliff: OnceCell::new(),
             backend,
             time,
             lease,

@@ -1,7 +1,9 @@
 //! `zlink demo`: three MeshNode runtimes in one process, sharing one
 //! Location Store, walk through the routing rules of spec §2: cold and warm
 //! resolution, a relocation met by a stale cached route, Missing and
-//! Unavailable.
+//! Unavailable. A last scene (`cliff`) measures Message Follow detours when
+//! objects move under traffic, with relay notifications on and off, on the
+//! core's in-process mesh harness.
 //!
 //! The store is the embedded one (one manual clock drives everything) or,
 //! with `--store URL`, a real Redis or Redis Cluster under a fresh key
@@ -37,6 +39,7 @@ macro_rules! ensure {
     };
 }
 
+mod cliff;
 mod cluster;
 mod scenes;
 mod summary;
@@ -145,5 +148,81 @@ mod tests {
         assert_eq!(doc["nodes"]["node-c"]["rid"], 3);
         assert_eq!(doc["store"], serde_json::json!({"kind": "memory"}));
         assert_eq!(doc["clock_ms"], 31_000, "the manual timeline is unchanged");
+    }
+
+    /// The keys scene f. adds to `--json`, for each run and at the top level.
+    const CLIFF_KEYS: [&str; 8] = [
+        "messages_sent",
+        "delivered",
+        "lost",
+        "duplicated",
+        "follow_relays",
+        "notifications_sent",
+        "notifications_suppressed",
+        "detours_per_move_per_sender",
+    ];
+
+    #[test]
+    fn the_cliff_scene_meets_the_target_and_reports_both_runs() {
+        let cluster = Cluster::start(Backend::Embedded).expect("the runtimes start");
+        let quiet = Narrator { quiet: true };
+        for (name, scene) in SCENES {
+            scene(&cluster, &quiet).unwrap_or_else(|e| panic!("scene {name}: {e}"));
+        }
+        let doc = summary::summary(&cluster);
+        let on = &doc["cliff"]["notifications_on"];
+        let off = &doc["cliff"]["notifications_off"];
+        for key in CLIFF_KEYS {
+            assert!(on[key].is_number(), "notifications_on lacks {key}: {doc}");
+            assert!(off[key].is_number(), "notifications_off lacks {key}: {doc}");
+            assert_eq!(
+                doc[key], on[key],
+                "top-level {key} is the notifications-on run's"
+            );
+        }
+        let rate = |run: &serde_json::Value| {
+            run["detours_per_move_per_sender"]
+                .as_f64()
+                .expect("a number")
+        };
+        assert!(rate(on) <= cliff::TARGET, "{on}");
+        assert!(rate(on) < rate(off), "on {on}, off {off}");
+        for run in [on, off] {
+            assert_eq!(run["lost"], 0, "{run}");
+            assert_eq!(run["duplicated"], 0, "{run}");
+            assert_eq!(run["delivered"], run["messages_sent"], "{run}");
+        }
+        // 3 senders × 3 actors × 40 rounds; 9 moves seen by 3 senders each.
+        assert_eq!(on["messages_sent"], 360);
+        assert_eq!(on["move_senders"], 27);
+        // On: one detour, one notification, one refreshed route per sender
+        // per move. Off: every message after the first move detours, through
+        // as many hops as moves made, and the relayer's one notification per
+        // sender and route (dropped) is never repeated.
+        assert_eq!(on["detours"], 27);
+        assert_eq!(on["notifications_sent"], 27);
+        assert_eq!(on["routes_refreshed"], 27);
+        assert_eq!(on["notifications_suppressed"], 0);
+        assert_eq!(off["detours"], 270);
+        assert_eq!(off["follow_relays"], 90 * (1 + 2 + 3));
+        assert_eq!(off["notifications_sent"], 9);
+        assert_eq!(off["notifications_dropped"], 9);
+        assert_eq!(off["notifications_suppressed"], 270 - 9);
+        assert_eq!(off["routes_refreshed"], 0);
+        assert_eq!(off["longest_detour_hops"], 3);
+    }
+
+    #[test]
+    fn a_cliff_run_counts_what_the_mesh_did() {
+        let on = cliff::run(true).expect("the run completes");
+        let off = cliff::run(false).expect("the run completes");
+        cliff::check(&on, "on").expect("nothing lost or run twice");
+        cliff::check(&off, "off").expect("nothing lost or run twice");
+        assert_eq!(on.sent_after_a_move, 270);
+        assert_eq!(off.detours, off.sent_after_a_move);
+        assert!((on.detours_per_move_per_sender() - 1.0).abs() < f64::EPSILON);
+        assert!((off.detours_per_move_per_sender() - 10.0).abs() < f64::EPSILON);
+        assert_eq!(on.max_detours_one_sender_one_move, 1);
+        assert_eq!(off.max_detours_one_sender_one_move, 10);
     }
 }

@@ -1,5 +1,5 @@
 //! The `--json` document: the runtimes' counters, the store the demo ran
-//! on, and the scenes it checked.
+//! on, the scenes it checked, and what the cliff scene measured.
 
 use serde_json::{Map, Value, json};
 use zlink_core::{InvalidationReason, Stats};
@@ -47,7 +47,11 @@ pub(super) fn counters_json(stats: &[Stats]) -> Map<String, Value> {
     map
 }
 
-/// The `--json` document: mesh totals at the top level, then per node.
+/// The `--json` document: mesh totals at the top level, then per node; the
+/// cliff scene's numbers under `cliff` for both runs, and its
+/// notifications-on run's main ones also at the top level (`messages_sent`,
+/// `delivered`, `lost`, `duplicated`, `follow_relays`, `notifications_sent`,
+/// `notifications_suppressed`, `detours_per_move_per_sender`).
 pub(super) fn summary(cl: &Cluster) -> Value {
     let all: Vec<Stats> = cl.nodes().iter().map(|n| n.rt.stats()).collect();
     let mut doc = counters_json(&all);
@@ -70,6 +74,10 @@ pub(super) fn summary(cl: &Cluster) -> Value {
     doc.insert("clock_ms".into(), json!(cl.time.now().as_millis()));
     doc.insert("store".into(), store_json(&cl.backend));
     doc.insert("nodes".into(), Value::Object(nodes));
+    if let Some(cliff) = cl.cliff.get() {
+        doc.extend(cliff.on.json());
+        doc.insert("cliff".into(), cliff.json());
+    }
     Value::Object(doc)
 }
 

@@ -1,0 +1,150 @@
+//! `zlink demo` on the embedded store, run as the real binary: the scenes it
+//! narrates, and the `--json` keys of the performance-cliff scene.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The keys the cliff scene adds, for each run and (notifications on) at
+/// the top level.
+const CLIFF_KEYS: [&str; 8] = [
+    "messages_sent",
+    "delivered",
+    "lost",
+    "duplicated",
+    "follow_relays",
+    "notifications_sent",
+    "notifications_suppressed",
+    "detours_per_move_per_sender",
+];
+
+fn zlink(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_zlink"))
+        .args(args)
+        .output()
+        .expect("the zlink binary runs");
+    assert!(
+        out.status.success(),
+        "zlink {args:?} failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn rate(run: &Value) -> f64 {
+    run["detours_per_move_per_sender"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("no detours_per_move_per_sender in {run}"))
+}
+
+#[test]
+fn demo_json_reports_the_cliff_with_notifications_on_and_off() {
+    let doc: Value = serde_json::from_slice(&zlink(&["demo", "--json"]).stdout)
+        .expect("one JSON document on stdout");
+    // The keys the demo had before the cliff scene are all still there.
+    for key in [
+        "resolutions",
+        "cache_hits",
+        "cache_misses",
+        "cache_entries",
+        "cache_evictions",
+        "store_reads",
+        "store_failures",
+        "store_recoveries",
+        "invalidations",
+        "mesh",
+        "scenes",
+        "clock_ms",
+        "store",
+        "nodes",
+    ] {
+        assert!(doc.get(key).is_some(), "missing top-level key {key}");
+    }
+    assert_eq!(doc["clock_ms"], 31_000);
+    assert_eq!(
+        doc["scenes"],
+        serde_json::json!([
+            "activate",
+            "cold_then_warm",
+            "relocation",
+            "missing",
+            "unavailable",
+            "cliff"
+        ])
+    );
+
+    let on = &doc["cliff"]["notifications_on"];
+    let off = &doc["cliff"]["notifications_off"];
+    for key in CLIFF_KEYS {
+        assert!(on[key].is_number(), "notifications_on lacks {key}: {doc}");
+        assert!(off[key].is_number(), "notifications_off lacks {key}: {doc}");
+        assert_eq!(
+            doc[key], on[key],
+            "top-level {key}: the notifications-on run"
+        );
+    }
+    for run in [on, off] {
+        assert_eq!(run["lost"], 0, "{run}");
+        assert_eq!(run["duplicated"], 0, "{run}");
+        assert_eq!(run["delivered"], run["messages_sent"], "{run}");
+        assert!(run["messages_sent"].as_u64() > Some(0), "{run}");
+    }
+    let target = doc["cliff"]["scenario"]["target_detours_per_move_per_sender"]
+        .as_f64()
+        .expect("the target is reported");
+    assert!(target <= 1.5, "the target is the spec's: {target}");
+    assert!(rate(on) <= 1.5, "notifications on: {on}");
+    assert!(rate(on) < rate(off), "on {on}, off {off}");
+    // Without notifications the stale route is kept for the whole run: one
+    // detour per round between moves, for every sender.
+    assert!(rate(off) >= 10.0, "notifications off: {off}");
+    assert!(on["notifications_sent"].as_u64() > Some(0), "{on}");
+}
+
+#[test]
+fn demo_narrates_the_cliff_after_the_other_scenes() {
+    let text = String::from_utf8(zlink(&["demo"]).stdout).expect("UTF-8 narration");
+    let scenes: Vec<usize> = [
+        "== a. ",
+        "== b. ",
+        "== c. ",
+        "== d. ",
+        "== e. ",
+        "== f. the performance cliff",
+        "== totals",
+    ]
+    .iter()
+    .map(|title| {
+        text.find(title)
+            .unwrap_or_else(|| panic!("no {title:?} in:\n{text}"))
+    })
+    .collect();
+    assert!(scenes.is_sorted(), "scenes out of order:\n{text}");
+    for line in [
+        "in-process mesh",
+        "notifications off: the network drops every command 50 notification",
+        "6 scenes checked",
+    ] {
+        assert!(text.contains(line), "no {line:?} in:\n{text}");
+    }
+    // The on/off table: its columns, whatever the padding.
+    for (row, cells) in [
+        ("detours per move per sender", ["1.00", "10.00"]),
+        ("lost / duplicated", ["0/0", "0/0"]),
+        ("messages sent / delivered", ["360/360", "360/360"]),
+    ] {
+        let found = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(row))
+            .unwrap_or_else(|| panic!("no row {row:?} in:\n{text}"));
+        let got: Vec<&str> = found[found.find(row).expect("found") + row.len()..]
+            .split_whitespace()
+            .collect();
+        assert_eq!(got, cells, "row {row:?}");
+    }
+    assert!(
+        !text.contains("not Redis"),
+        "the embedded demo says nothing of Redis"
+    );
+}
