@@ -13,7 +13,8 @@ fn mesh(n: u64) -> Mesh {
     Mesh::new(n, RoutingConfig::default()).expect("valid mesh")
 }
 
-fn assert_clean(m: &Mesh) {
+/// Nothing lost, nothing run twice, one terminal result each.
+fn assert_exactly_once(m: &Mesh) {
     let l = &m.ledger;
     assert!(l.duplicated().is_empty(), "run twice: {:?}", l.duplicated());
     assert!(
@@ -22,6 +23,12 @@ fn assert_clean(m: &Mesh) {
         l.delivered_and_ended()
     );
     assert!(l.unresolved().is_empty(), "lost: {:?}", l.unresolved());
+}
+
+/// Exactly once, and in order on every link the transport kept in order.
+fn assert_clean(m: &Mesh) {
+    assert_exactly_once(m);
+    let l = &m.ledger;
     assert!(
         l.order_violations().is_empty(),
         "out of order: {:?}",
@@ -144,4 +151,192 @@ fn a_frame_arriving_after_the_follow_route_expired_ends_unavailable() {
         m.ledger.ended[0].1,
         Failure::Unavailable(UnavailableReason::StaleRoute)
     );
+}
+
+/// Node `rid` has a cached route to `id` (its warm-up message ran).
+fn warm(m: &mut Mesh, rid: u64, id: &str) {
+    m.send(rid, ACTOR, id, b"warm").expect("a valid id");
+    m.run();
+}
+
+fn operation_id(sent: Sent) -> OperationId {
+    match sent {
+        Sent::Submitted { operation_id, .. } => operation_id,
+        other => panic!("expected Submitted, got {other:?}"),
+    }
+}
+
+#[test]
+fn several_senders_during_a_relocation_each_get_exactly_one_effective_notice() {
+    let mut m = mesh(5);
+    m.activate(1, ACTOR, "p").unwrap();
+    for sender in 3..=5 {
+        warm(&mut m, sender, "p");
+    }
+    m.relocate(ACTOR, "p", 1, 2).unwrap();
+    // Interleaved, all on the network before the first relay happens.
+    for _ in 0..4 {
+        for sender in 3..=5 {
+            m.send(sender, ACTOR, "p", b"during").unwrap();
+        }
+    }
+    m.run();
+    for _ in 0..2 {
+        for sender in 3..=5 {
+            m.send(sender, ACTOR, "p", b"after").unwrap();
+        }
+    }
+    m.run();
+    assert_clean(&m);
+    assert_eq!(m.ledger.delivered.len(), 3 + 12 + 6);
+    assert_eq!(m.ledger.detours(), 12, "only the in-flight ones detour");
+    let follow = m.node(1).stats().follow;
+    assert_eq!(follow.notifications_sent, 3, "one per sender");
+    assert_eq!(follow.notifications_suppressed, 9);
+    assert_eq!(
+        (m.ledger.notices_applied, m.ledger.notices_effective),
+        (3, 3)
+    );
+    for sender in 3..=5 {
+        assert_eq!(
+            m.node(sender)
+                .stats()
+                .invalidations_for(InvalidationReason::RelayNotification),
+            1,
+            "sender {sender}"
+        );
+    }
+}
+
+#[test]
+fn a_reordering_network_loses_nothing_and_runs_nothing_twice() {
+    let mut m = mesh(4);
+    m.activate(1, ACTOR, "p").unwrap();
+    warm(&mut m, 3, "p");
+    warm(&mut m, 4, "p");
+    for round in 0..6 {
+        for sender in [3, 4] {
+            for _ in 0..3 {
+                m.send(sender, ACTOR, "p", b"x").unwrap();
+            }
+        }
+        if round == 2 {
+            m.relocate(ACTOR, "p", 1, 2).unwrap();
+        }
+        m.reorder();
+        for _ in 0..4 {
+            m.step();
+        }
+        m.reorder();
+    }
+    m.run();
+    assert_exactly_once(&m);
+    assert_eq!(m.ledger.delivered.len(), 2 + 36);
+    assert!(m.ledger.ended.is_empty(), "every route was still relayable");
+    assert!(m.ledger.detours() > 0);
+    assert!(
+        !m.ledger.order_violations().is_empty(),
+        "the network did reorder"
+    );
+    assert_eq!(m.ledger.notices_effective, 2, "one per sender");
+}
+
+#[test]
+fn a_move_while_frames_are_in_flight_loses_nothing() {
+    let mut m = mesh(4);
+    m.activate(1, ACTOR, "p").unwrap();
+    warm(&mut m, 4, "p");
+    for _ in 0..6 {
+        m.send(4, ACTOR, "p", b"a").unwrap();
+    }
+    m.step();
+    m.step();
+    // Four operations still on their way to node 1.
+    m.relocate(ACTOR, "p", 1, 2).unwrap();
+    m.step();
+    m.step();
+    for _ in 0..3 {
+        m.send(4, ACTOR, "p", b"b").unwrap();
+    }
+    // Relays to node 2 and fresh sends are on the network: move again.
+    assert!(m.in_flight() > 0);
+    m.relocate(ACTOR, "p", 2, 3).unwrap();
+    m.run();
+    for _ in 0..3 {
+        m.send(4, ACTOR, "p", b"c").unwrap();
+    }
+    m.run();
+    assert_clean(&m);
+    assert!(m.ledger.ended.is_empty());
+    assert_eq!(m.ledger.delivered.len(), 1 + 6 + 3 + 3);
+    assert!(
+        m.ledger.delivered.iter().any(|(_, _, hops)| *hops == 2),
+        "a relayed frame caught by the second move is relayed again"
+    );
+    let (_, node, hops) = *m.ledger.delivered.last().unwrap();
+    assert_eq!((node, hops), (NodeRid(3), 0), "the sender caught up");
+}
+
+#[test]
+fn relocation_back_to_the_original_owner_with_stale_routes_to_both() {
+    let mut m = mesh(4);
+    m.activate(1, ACTOR, "p").unwrap();
+    warm(&mut m, 3, "p"); // node 3 caches node 1's first tenure
+    m.relocate(ACTOR, "p", 1, 2).unwrap();
+    warm(&mut m, 4, "p"); // node 4 caches node 2's tenure
+    m.relocate(ACTOR, "p", 2, 1).unwrap();
+
+    // To node 2's ended tenure: relayed back to node 1.
+    let via_2 = operation_id(m.send(4, ACTOR, "p", b"via 2").unwrap());
+    // To node 1's earlier tenure: node 1 owns p again, under a later owner
+    // generation, so the route is stale and the operation ends (not run).
+    let old_1 = operation_id(m.send(3, ACTOR, "p", b"old 1").unwrap());
+    m.run();
+    assert_clean(&m);
+    assert!(m.ledger.delivered.contains(&(via_2, NodeRid(1), 1)));
+    assert_eq!(
+        m.ledger.ended,
+        vec![(old_1, Failure::Unavailable(UnavailableReason::StaleRoute))]
+    );
+    // Both senders' next calls reach node 1 directly.
+    let next_3 = operation_id(m.send(3, ACTOR, "p", b"next").unwrap());
+    let next_4 = operation_id(m.send(4, ACTOR, "p", b"next").unwrap());
+    m.run();
+    assert_clean(&m);
+    assert!(m.ledger.delivered.contains(&(next_3, NodeRid(1), 0)));
+    assert!(m.ledger.delivered.contains(&(next_4, NodeRid(1), 0)));
+}
+
+#[test]
+fn notifications_failing_at_the_relayer_then_succeeding() {
+    let mut m = mesh(4);
+    m.activate(1, ACTOR, "p").unwrap();
+    warm(&mut m, 3, "p");
+    warm(&mut m, 4, "p");
+    m.relocate(ACTOR, "p", 1, 2).unwrap();
+    m.fail_notices(true);
+    for _ in 0..3 {
+        for sender in [3, 4] {
+            m.send(sender, ACTOR, "p", b"x").unwrap();
+        }
+        m.run();
+    }
+    assert_eq!(m.ledger.detours(), 6, "the senders were never told");
+    assert_eq!(m.ledger.notices_applied, 0);
+    let follow = m.node(1).stats().follow;
+    assert_eq!(follow.notification_failures, 6, "each relay tried again");
+    assert_eq!(follow.notifications_suppressed, 0);
+
+    m.fail_notices(false);
+    for _ in 0..3 {
+        for sender in [3, 4] {
+            m.send(sender, ACTOR, "p", b"y").unwrap();
+        }
+        m.run();
+    }
+    assert_clean(&m);
+    assert_eq!(m.ledger.detours(), 8, "one more detour each, then direct");
+    assert_eq!(m.ledger.notices_effective, 2);
+    assert_eq!(m.node(1).stats().follow.notification_failures, 6);
+    assert!(m.ledger.ended.is_empty());
 }
