@@ -9,6 +9,7 @@ use crate::ids::{ObjectGeneration, ObjectKey, OperationId};
 use crate::outbound::Outbound;
 use crate::resolve::UnavailableReason;
 use crate::runtime::Runtime;
+use crate::stats::InvalidationReason;
 use crate::wire::{
     DecodeLimits, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame, WireError,
     decode, encode,
@@ -242,7 +243,12 @@ impl Runtime {
                 Failure::Unavailable(self.on_rejection(r.target.as_ref(), &rejection))
             }
             RejectionCode::Unavailable(reason) => Failure::Unavailable(reason),
-            RejectionCode::InvalidOperation => Failure::InvalidOperation,
+            RejectionCode::InvalidOperation => {
+                // The route led to a move of another incarnation: it is stale
+                // too, or the next call would end the same way.
+                self.invalidate_fenced(r.target.as_ref(), &r.fence, InvalidationReason::StaleRoute);
+                Failure::InvalidOperation
+            }
         };
         Ended {
             operation_id: r.operation_id,

@@ -581,8 +581,20 @@ fn an_operation_whose_source_tenure_differs_from_the_route_ends_invalid_operatio
     let c = Cluster::with_defaults(3);
     let route = warmed(&c, "p");
     relocate(&c, "p", 1, 2);
-    let changes: [fn(&mut RouteFence); 4] = [
-        |f| f.object_generation = f.object_generation.next(),
+    let mut op = request(&c, 3, "p", &route, b"x");
+    op.fence.object_generation = op.fence.object_generation.next();
+    let refusal = rejected(c.node(1).on_frame(&wire::encode(&Frame::Request(op))));
+    assert_eq!(rejection_code(&refusal), RejectionCode::InvalidOperation);
+    assert_eq!(c.node(1).stats().follow.relays, 0);
+}
+
+#[test]
+fn an_operation_on_another_owner_tenure_of_the_same_incarnation_finds_no_route_and_ends_unavailable()
+ {
+    let c = Cluster::with_defaults(3);
+    let route = warmed(&c, "p");
+    relocate(&c, "p", 1, 2);
+    let changes: [fn(&mut RouteFence); 3] = [
         |f| f.authority_owner_generation = AuthorityOwnerGeneration(0),
         |f| f.authority_owner_generation = f.authority_owner_generation.next(),
         |f| f.owner_lease_generation = f.owner_lease_generation.next(),
@@ -591,9 +603,45 @@ fn an_operation_whose_source_tenure_differs_from_the_route_ends_invalid_operatio
         let mut op = request(&c, 3, "p", &route, b"x");
         change(&mut op.fence);
         let refusal = rejected(c.node(1).on_frame(&wire::encode(&Frame::Request(op))));
-        assert_eq!(rejection_code(&refusal), RejectionCode::InvalidOperation);
+        assert_eq!(
+            rejection_code(&refusal),
+            RejectionCode::StaleRoute(StaleReason::NotOwner)
+        );
     }
     assert_eq!(c.node(1).stats().follow.relays, 0);
+}
+
+#[test]
+fn after_an_invalid_operation_end_the_next_call_re_resolves_current_authority() {
+    let c = Cluster::with_defaults(3);
+    warmed(&c, "p");
+    c.node(1).begin_release(ACTOR, "p").unwrap();
+    c.node(1).complete_release(ACTOR, "p").unwrap();
+    c.node(1).activate(ACTOR, "p").unwrap();
+    relocate(&c, "p", 1, 2);
+    let (_, stale) = send(&c, 3, "p", b"x");
+    let refusal = rejected(c.node(1).on_frame(&stale.bytes));
+    let end = ended(c.node(3).on_frame(&refusal.bytes));
+    assert_eq!(end.failure, Failure::InvalidOperation);
+    let (_, next) = send(&c, 3, "p", b"x");
+    assert_eq!(next.to.rid, NodeRid(2), "the next call re-resolved");
+}
+
+#[test]
+fn after_a_stale_tenure_is_refused_the_next_call_re_resolves_current_authority() {
+    let c = Cluster::with_defaults(3);
+    warmed(&c, "p"); // node 3 caches node 1's first tenure
+    relocate(&c, "p", 1, 2);
+    relocate(&c, "p", 2, 1);
+    relocate(&c, "p", 1, 2);
+    let (_, stale) = send(&c, 3, "p", b"x");
+    let refusal = rejected(c.node(1).on_frame(&stale.bytes));
+    assert_eq!(
+        ended(c.node(3).on_frame(&refusal.bytes)).failure,
+        Failure::Unavailable(UnavailableReason::StaleRoute)
+    );
+    let (_, next) = send(&c, 3, "p", b"x");
+    assert_eq!(next.to.rid, NodeRid(2), "the next call re-resolved");
 }
 
 #[test]

@@ -52,8 +52,8 @@ impl FollowRoute {
 pub(crate) enum FollowCheck {
     /// No live route (never installed, expired, or Message Follow off).
     NoRoute,
-    /// The operation belongs to another incarnation or owner tenure than the
-    /// route: it ends InvalidOperation.
+    /// The operation belongs to another incarnation than the route: it ends
+    /// InvalidOperation.
     GenerationMismatch,
     /// One more hop would pass `max_follow_hops`.
     HopLimit,
@@ -112,9 +112,16 @@ impl FollowRoutes {
             routes.remove(&op.target);
             return FollowCheck::NoRoute;
         }
-        if op.object_generation != route.object_generation || !same_tenure(&op.fence, &route.source)
-        {
+        // Another incarnation: this route is not about the operation's
+        // object at all (§2.5: generation mismatch is InvalidOperation).
+        let incarnation = route.object_generation;
+        if op.object_generation != incarnation || op.fence.object_generation != incarnation {
             return FollowCheck::GenerationMismatch;
+        }
+        // Same incarnation, another owner tenure than the one this route
+        // left: no route serves that stale route.
+        if !same_tenure(&op.fence, &route.source) {
+            return FollowCheck::NoRoute;
         }
         if op.hop_count >= max_hops {
             return FollowCheck::HopLimit;
