@@ -255,23 +255,23 @@ impl Runtime {
     /// The source's side of a committed relocation with Message Follow: stop
     /// owning locally and, for `message_follow_duration` (the value in force
     /// now; 0 = off), relay operations still routed here to `destination`.
-    /// `destination` must be a later tenure of the same incarnation (what
-    /// [`owner_route_end`](Self::owner_route_end) returns on the target after
-    /// its commit): only committed routes relay.
+    ///
+    /// Only committed routes relay: `destination` must be a later tenure of
+    /// the same incarnation (what [`owner_route_end`](Self::owner_route_end)
+    /// returns on the target after its commit), and the store is read once
+    /// here to confirm the commit (relaying itself never reads it). On a
+    /// store failure nothing changes: retry, or [`relinquish`](Self::relinquish)
+    /// without a route.
     pub fn relinquish_to(
         &self,
         kind: ObjectKind,
         id: &str,
         destination: RouteEnd,
-    ) -> Result<OwnedObject, InputError> {
+    ) -> Result<OwnedObject, LifecycleError> {
         let key = self.key(kind, id)?;
-        let owned = self
-            .ownership()
-            .get(key)
-            .ok_or_else(|| InputError::NotOwned(format!("{kind} {id:?}")))?;
-        let source = self
-            .owner_route_end(kind, id)?
-            .ok_or_else(|| InputError::NotOwned(format!("{kind} {id:?}")))?;
+        let not_owned = || InputError::NotOwned(format!("{kind} {id:?}"));
+        let owned = self.ownership().get(key).ok_or_else(not_owned)?;
+        let source = self.owner_route_end(kind, id)?.ok_or_else(not_owned)?;
         let d = &destination.fence;
         if d.object_generation != owned.object_generation
             || d.authority_owner_generation <= owned.authority_owner_generation
@@ -282,8 +282,10 @@ impl Runtime {
                 owned.authority_owner_generation,
                 d.object_generation,
                 d.authority_owner_generation
-            )));
+            ))
+            .into());
         }
+        self.confirm_commit(key, &destination)?;
         let duration = self.config().message_follow_duration;
         if !duration.is_zero() {
             let now = self.clock().now();
@@ -292,6 +294,41 @@ impl Runtime {
         }
         self.ownership().remove(key);
         Ok(owned)
+    }
+
+    /// Reads authority to confirm `destination`'s tenure was committed: the
+    /// record is that tenure, or a later one of the same incarnation.
+    fn confirm_commit(
+        &self,
+        key: KeyRef<'_>,
+        destination: &RouteEnd,
+    ) -> Result<(), LifecycleError> {
+        let inner = self.inner().clone();
+        let owned_key = key.to_owned();
+        let read = self.block_on(async move {
+            let r = &inner.resolver;
+            let result = r.timed(r.store.read(owned_key.as_ref())).await;
+            let _ = r.observe(result.as_ref().map(|o| o.epoch));
+            result
+        });
+        let record = read.map_err(WriteError::Store)?.value;
+        let d = &destination.fence;
+        let committed = record.is_some_and(|rec| {
+            rec.object_generation == d.object_generation
+                && (rec.authority_owner_generation > d.authority_owner_generation
+                    || (rec.authority_owner_generation == d.authority_owner_generation
+                        && rec.owner.route.node == destination.node.rid
+                        && rec.owner.node_generation == destination.node.generation))
+        });
+        if committed {
+            Ok(())
+        } else {
+            Err(InputError::NotACommittedMove(format!(
+                "authority does not show {}'s tenure {}",
+                destination.node.rid, d.authority_owner_generation
+            ))
+            .into())
+        }
     }
 
     /// Extends this node's owner lease on the object.

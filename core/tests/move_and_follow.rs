@@ -197,7 +197,7 @@ fn relinquish_to_refuses_a_destination_that_is_not_a_later_tenure_of_the_same_in
         assert!(
             matches!(
                 c.node(1).relinquish_to(ACTOR, "p", destination),
-                Err(InputError::NotACommittedMove(_))
+                Err(LifecycleError::Input(InputError::NotACommittedMove(_)))
             ),
             "{destination:?} accepted"
         );
@@ -1030,4 +1030,37 @@ fn dedup_entries_leave_with_the_route_when_it_is_replaced() {
     assert_eq!(m.ledger.notices_effective, 3);
     assert!(m.ledger.dropped.iter().all(|c| *c != Carried::Notice));
     assert!(m.ledger.ended.is_empty() && m.ledger.duplicated().is_empty());
+}
+
+#[test]
+fn relinquish_to_refuses_a_later_tenure_the_store_never_committed() {
+    let c = Cluster::with_defaults(3);
+    warmed(&c, "p");
+    let mut forged = c.node(2).node_ref();
+    forged.generation = NodeGeneration(1);
+    let mut fence = c
+        .node(1)
+        .owner_route_end(ACTOR, "p")
+        .unwrap()
+        .unwrap()
+        .fence;
+    fence.authority_owner_generation = fence.authority_owner_generation.next();
+    let destination = wire::RouteEnd {
+        node: forged,
+        fence,
+    };
+    assert!(matches!(
+        c.node(1).relinquish_to(ACTOR, "p", destination),
+        Err(LifecycleError::Input(InputError::NotACommittedMove(_)))
+    ));
+    c.store.set_down(true);
+    assert!(matches!(
+        c.node(1).relinquish_to(ACTOR, "p", destination),
+        Err(LifecycleError::Write(_))
+    ));
+    c.store.set_down(false);
+    assert!(
+        c.node(1).owned(key(ACTOR, "p")).is_some(),
+        "nothing changed"
+    );
 }
