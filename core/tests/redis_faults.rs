@@ -134,10 +134,10 @@ fn a_restarted_server_reports_a_new_epoch() {
     server.restart().unwrap();
     let give_up = Instant::now() + Duration::from_secs(10);
     let after = loop {
-        if let Ok(o) = executor.block_on(store.read(key)) {
-            if o.epoch != before || Instant::now() > give_up {
-                break o.epoch;
-            }
+        if let Ok(o) = executor.block_on(store.read(key))
+            && (o.epoch != before || Instant::now() > give_up)
+        {
+            break o.epoch;
         }
         std::thread::sleep(Duration::from_millis(50));
     };
