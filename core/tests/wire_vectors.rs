@@ -1,0 +1,909 @@
+//! The wire golden vectors (`testdata/wire/`) against the codec, and the
+//! codec's own properties: round trips, truncations, limits, the rules a
+//! decoder enforces beyond field layout.
+//!
+//! Each `.json` is read here on its own terms (not through the program that
+//! wrote it, `core/examples/wire_vectors.rs`): the expected `Frame` is built
+//! from the JSON, so these tests check the bytes against a description any
+//! other language can read too.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use zlink_core::wire::{
+    self, DecodeLimits, Frame, HEADER_LEN, MessageFollowFrame, NodeRef, Operation, RejectionCode,
+    RejectionFrame, ReplyRoute, RouteEnd, WireError,
+};
+use zlink_core::{
+    AuthorityOwnerGeneration, CorrelationId, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
+    ObjectKey, ObjectKind, OperationId, OwnerLeaseGeneration, RouteFence, StaleReason,
+    StoreVersion, UnavailableReason,
+};
+
+// ------------------------------------------------------------- vectors --
+
+fn vector_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/wire")
+}
+
+struct Vector {
+    name: String,
+    bytes: Vec<u8>,
+    json: Value,
+}
+
+/// Every `.json` in `dir` with its `.bin`, sorted by name.
+fn load(dir: &Path) -> Vec<Vector> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            p.file_stem()
+                .and_then(|s| s.to_str())
+                .expect("a UTF-8 name")
+                .to_owned()
+        })
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let bytes = fs::read(dir.join(format!("{name}.bin")))
+                .unwrap_or_else(|e| panic!("{name}.bin: {e}"));
+            let text = fs::read_to_string(dir.join(format!("{name}.json"))).expect("readable JSON");
+            let json: Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}.json: {e}"));
+            assert_eq!(json["name"], name.as_str(), "{name}: name field");
+            assert!(
+                json["note"].as_str().is_some_and(|n| !n.is_empty()),
+                "{name}: a note"
+            );
+            assert_eq!(
+                json["size"].as_u64(),
+                Some(bytes.len() as u64),
+                "{name}: size"
+            );
+            Vector { name, bytes, json }
+        })
+        .collect()
+}
+
+fn valid_vectors() -> Vec<Vector> {
+    let v = load(&vector_dir());
+    assert!(v.len() >= 15, "golden vectors missing: {}", v.len());
+    v
+}
+
+fn invalid_vectors() -> Vec<Vector> {
+    let v = load(&vector_dir().join("invalid"));
+    assert!(v.len() >= 20, "invalid vectors missing: {}", v.len());
+    v
+}
+
+// ------------------------------------------------- JSON → expected frame --
+
+fn field<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v.get(name)
+        .unwrap_or_else(|| panic!("missing field {name:?} in {v}"))
+}
+
+/// A u64 is a decimal string (exact in every language), never a JSON number.
+fn u64_of(v: &Value, name: &str) -> u64 {
+    let s = field(v, name)
+        .as_str()
+        .unwrap_or_else(|| panic!("{name} must be a decimal string: {v}"));
+    assert!(
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()),
+        "{name}: {s:?}"
+    );
+    s.parse()
+        .unwrap_or_else(|e| panic!("{name}: {s:?} is not a u64: {e}"))
+}
+
+fn u8_of(v: &Value, name: &str) -> u8 {
+    let n = field(v, name)
+        .as_u64()
+        .unwrap_or_else(|| panic!("{name} must be a number: {v}"));
+    u8::try_from(n).unwrap_or_else(|_| panic!("{name}: {n} is not a u8"))
+}
+
+fn str_of<'a>(v: &'a Value, name: &str) -> &'a str {
+    field(v, name)
+        .as_str()
+        .unwrap_or_else(|| panic!("{name} must be a string: {v}"))
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    assert!(s.len().is_multiple_of(2), "odd hex length: {s:?}");
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex digits"))
+        .collect()
+}
+
+fn key_of(v: &Value) -> ObjectKey {
+    let (kind, code) = match str_of(v, "kind") {
+        "spot" => (ObjectKind::Spot, 1),
+        "actor" => (ObjectKind::Actor, 2),
+        other => panic!("unknown kind {other:?}"),
+    };
+    assert_eq!(u8_of(v, "kind_code"), code);
+    let id = str_of(v, "id");
+    assert_eq!(
+        unhex(str_of(v, "id_utf8_hex")),
+        id.as_bytes(),
+        "id and id_utf8_hex disagree"
+    );
+    ObjectKey::new(kind, id).expect("a valid object ID")
+}
+
+fn node_of(v: &Value) -> NodeRef {
+    NodeRef {
+        mesh: MeshName::new(str_of(v, "mesh")).expect("a valid mesh name"),
+        rid: NodeRid(u64_of(v, "rid")),
+        generation: NodeGeneration(u64_of(v, "generation")),
+    }
+}
+
+fn fence_of(v: &Value) -> RouteFence {
+    RouteFence {
+        object_generation: ObjectGeneration(u64_of(v, "object_generation")),
+        authority_owner_generation: AuthorityOwnerGeneration(u64_of(
+            v,
+            "authority_owner_generation",
+        )),
+        owner_lease_generation: OwnerLeaseGeneration(u64_of(v, "owner_lease_generation")),
+        node_generation: NodeGeneration(u64_of(v, "node_generation")),
+        store_version: StoreVersion(u64_of(v, "store_version")),
+    }
+}
+
+fn reply_of(v: &Value) -> Option<ReplyRoute> {
+    match field(v, "reply_route") {
+        Value::Null => None,
+        r => Some(ReplyRoute {
+            node: node_of(field(r, "node")),
+            correlation: CorrelationId(u64_of(r, "correlation")),
+        }),
+    }
+}
+
+fn operation_of(v: &Value) -> Operation {
+    Operation {
+        operation_id: OperationId(u64_of(v, "operation_id")),
+        target: key_of(field(v, "target")),
+        origin: node_of(field(v, "origin")),
+        to_node: NodeRid(u64_of(v, "to_node")),
+        fence: fence_of(field(v, "fence")),
+        object_generation: ObjectGeneration(u64_of(v, "object_generation")),
+        hop_count: u8_of(v, "hop_count"),
+        reply_route: reply_of(v),
+        payload: unhex(str_of(v, "payload_hex")),
+    }
+}
+
+/// Class and reason by name, with their wire numbers (docs/wire.md tables).
+fn code_of(v: &Value) -> RejectionCode {
+    let reason = field(v, "reason");
+    let (code, class_code, reason_code) = match str_of(v, "class") {
+        "StaleRoute" => {
+            let (r, n) = match reason.as_str().expect("a reason name") {
+                "NotOwner" => (StaleReason::NotOwner, 1),
+                "NodeMismatch" => (StaleReason::NodeMismatch, 2),
+                "OwnerGenerationMismatch" => (StaleReason::OwnerGenerationMismatch, 3),
+                "LeaseMismatch" => (StaleReason::LeaseMismatch, 4),
+                other => panic!("unknown stale reason {other:?}"),
+            };
+            (RejectionCode::StaleRoute(r), 1, n)
+        }
+        "Unavailable" => {
+            let (r, n) = match reason.as_str().expect("a reason name") {
+                "Creating" => (UnavailableReason::Creating, 1),
+                "Releasing" => (UnavailableReason::Releasing, 2),
+                "LeaseExpired" => (UnavailableReason::LeaseExpired, 3),
+                "OwnerNotLive" => (UnavailableReason::OwnerNotLive, 4),
+                "StaleRoute" => (UnavailableReason::StaleRoute, 5),
+                "AdmissionDeadlinePassed" => (UnavailableReason::AdmissionDeadlinePassed, 6),
+                "FollowHopLimit" => (UnavailableReason::FollowHopLimit, 7),
+                other => panic!("unknown unavailable reason {other:?}"),
+            };
+            (RejectionCode::Unavailable(r), 2, n)
+        }
+        "InvalidOperation" => {
+            assert!(reason.is_null(), "InvalidOperation has no reason");
+            (RejectionCode::InvalidOperation, 3, 0)
+        }
+        other => panic!("unknown rejection class {other:?}"),
+    };
+    assert_eq!(u8_of(v, "class_code"), class_code, "class_code");
+    assert_eq!(u8_of(v, "reason_code"), reason_code, "reason_code");
+    code
+}
+
+fn route_end_of(v: &Value) -> RouteEnd {
+    RouteEnd {
+        node: node_of(field(v, "node")),
+        fence: fence_of(field(v, "fence")),
+    }
+}
+
+/// The frame a valid vector's JSON describes, and its command number.
+fn expected_frame(json: &Value) -> (Frame, u8) {
+    let f = field(json, "frame");
+    let (frame, number) = match str_of(json, "command") {
+        "Message" => (Frame::Message(operation_of(f)), 1),
+        "Request" => (Frame::Request(operation_of(f)), 2),
+        "Rejection" => (
+            Frame::Rejection(RejectionFrame {
+                operation_id: OperationId(u64_of(f, "operation_id")),
+                target: key_of(field(f, "target")),
+                fence: fence_of(field(f, "fence")),
+                rejected_by: node_of(field(f, "rejected_by")),
+                code: code_of(field(f, "code")),
+            }),
+            4,
+        ),
+        "MessageFollow" => (
+            Frame::MessageFollow(MessageFollowFrame {
+                target: key_of(field(f, "target")),
+                source: route_end_of(field(f, "source")),
+                destination: route_end_of(field(f, "destination")),
+                hop_count: u8_of(f, "hop_count"),
+                relayed_messages: u64_of(f, "relayed_messages"),
+                relayed_bytes: u64_of(f, "relayed_bytes"),
+                operation_id: OperationId(u64_of(f, "operation_id")),
+                reply_route: reply_of(f),
+            }),
+            50,
+        ),
+        other => panic!("unknown command {other:?}"),
+    };
+    assert_eq!(u8_of(json, "command_number"), number, "command_number");
+    (frame, number)
+}
+
+fn kind_of(e: &WireError) -> &'static str {
+    match e {
+        WireError::Truncated { .. } => "Truncated",
+        WireError::BadMagic => "BadMagic",
+        WireError::UnsupportedVersion(_) => "UnsupportedVersion",
+        WireError::UnknownCommand(_) => "UnknownCommand",
+        WireError::FlagsNotAllowed { .. } => "FlagsNotAllowed",
+        WireError::LengthMismatch { .. } => "LengthMismatch",
+        WireError::TooLong { .. } => "TooLong",
+        WireError::Invalid { .. } => "Invalid",
+        WireError::TrailingBytes(_) => "TrailingBytes",
+    }
+}
+
+fn limits_of(json: &Value) -> DecodeLimits {
+    match json.get("limits") {
+        None => DecodeLimits::default(),
+        Some(l) => DecodeLimits {
+            max_object_id_bytes: field(l, "max_object_id_bytes").as_u64().expect("a number")
+                as usize,
+            max_payload_bytes: field(l, "max_payload_bytes").as_u64().expect("a number") as usize,
+        },
+    }
+}
+
+// ----------------------------------------------------- golden vectors --
+
+#[test]
+fn valid_vectors_decode_to_the_frame_their_json_describes() {
+    for v in valid_vectors() {
+        let (expected, number) = expected_frame(&v.json);
+        let header = field(&v.json, "header");
+        assert_eq!(&v.bytes[..2], b"ZL", "{}", v.name);
+        assert_eq!(str_of(header, "magic_hex"), "5a4c", "{}", v.name);
+        assert_eq!(u8_of(header, "version"), v.bytes[2], "{}", v.name);
+        assert_eq!(v.bytes[2], wire::WIRE_VERSION, "{}", v.name);
+        assert_eq!(u8_of(header, "command"), number, "{}", v.name);
+        assert_eq!(v.bytes[3], number, "{}", v.name);
+        assert_eq!((v.bytes[4], v.bytes[5]), (0, 0), "{}", v.name);
+        assert_eq!(
+            field(header, "body_length").as_u64(),
+            Some((v.bytes.len() - HEADER_LEN) as u64),
+            "{}",
+            v.name
+        );
+        let decoded = wire::decode(&v.bytes, &DecodeLimits::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        assert_eq!(decoded, expected, "{}", v.name);
+    }
+}
+
+#[test]
+fn valid_vectors_are_the_exact_encoding_of_their_json() {
+    for v in valid_vectors() {
+        let (expected, _) = expected_frame(&v.json);
+        let encoded = wire::encode(&expected);
+        assert!(
+            encoded == v.bytes,
+            "{}: encode differs\n  got  {}\n  file {}",
+            v.name,
+            hex(&encoded),
+            hex(&v.bytes)
+        );
+    }
+}
+
+#[test]
+fn invalid_vectors_fail_with_the_named_error() {
+    for v in invalid_vectors() {
+        let want = field(&v.json, "error");
+        let err = match wire::decode(&v.bytes, &limits_of(&v.json)) {
+            Ok(frame) => panic!("{}: decoded to {frame:?}", v.name),
+            Err(e) => e,
+        };
+        assert_eq!(kind_of(&err), str_of(want, "kind"), "{}: {err}", v.name);
+        // The details this codec reports (informative for other codecs).
+        let detail = |name: &str| want.get(name).and_then(Value::as_u64).map(|n| n as usize);
+        match &err {
+            WireError::Truncated { field: f, needed } => {
+                assert_eq!(str_of(want, "field"), *f, "{}", v.name);
+                assert_eq!(detail("needed"), Some(*needed), "{}", v.name);
+            }
+            WireError::UnsupportedVersion(n) => {
+                assert_eq!(detail("version"), Some(*n as usize), "{}", v.name)
+            }
+            WireError::UnknownCommand(n) => {
+                assert_eq!(detail("command"), Some(*n as usize), "{}", v.name)
+            }
+            WireError::FlagsNotAllowed { command, flags } => {
+                assert_eq!(detail("command"), Some(*command as usize), "{}", v.name);
+                assert_eq!(detail("flags"), Some(*flags as usize), "{}", v.name);
+            }
+            WireError::LengthMismatch { declared, actual } => {
+                assert_eq!(detail("declared"), Some(*declared), "{}", v.name);
+                assert_eq!(detail("actual"), Some(*actual), "{}", v.name);
+            }
+            WireError::TooLong { field: f, len, max } => {
+                assert_eq!(str_of(want, "field"), *f, "{}", v.name);
+                assert_eq!(detail("len"), Some(*len), "{}", v.name);
+                assert_eq!(detail("max"), Some(*max), "{}", v.name);
+            }
+            WireError::Invalid { field: f, .. } => {
+                assert_eq!(str_of(want, "field"), *f, "{}", v.name)
+            }
+            WireError::TrailingBytes(n) => {
+                assert_eq!(detail("count"), Some(*n), "{}", v.name)
+            }
+            WireError::BadMagic => {}
+        }
+    }
+}
+
+#[test]
+fn vectors_cover_every_command_rejection_code_and_error_kind() {
+    let valid = valid_vectors();
+    let mut commands: Vec<String> = valid
+        .iter()
+        .map(|v| str_of(&v.json, "command").to_owned())
+        .collect();
+    commands.sort();
+    commands.dedup();
+    assert_eq!(
+        commands,
+        ["Message", "MessageFollow", "Rejection", "Request"]
+    );
+
+    let mut codes: Vec<(u8, u8)> = valid
+        .iter()
+        .filter(|v| str_of(&v.json, "command") == "Rejection")
+        .map(|v| {
+            let code = field(field(&v.json, "frame"), "code");
+            (u8_of(code, "class_code"), u8_of(code, "reason_code"))
+        })
+        .collect();
+    codes.sort();
+    let all: Vec<(u8, u8)> = (1..=4)
+        .map(|r| (1, r))
+        .chain((1..=7).map(|r| (2, r)))
+        .chain([(3, 0)])
+        .collect();
+    assert_eq!(codes, all, "one rejection vector per class/reason code");
+
+    let follows: Vec<bool> = valid
+        .iter()
+        .filter(|v| str_of(&v.json, "command") == "MessageFollow")
+        .map(|v| !field(field(&v.json, "frame"), "reply_route").is_null())
+        .collect();
+    assert!(follows.contains(&true) && follows.contains(&false));
+
+    let mut kinds: Vec<String> = invalid_vectors()
+        .iter()
+        .map(|v| str_of(field(&v.json, "error"), "kind").to_owned())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    assert_eq!(
+        kinds,
+        [
+            "BadMagic",
+            "FlagsNotAllowed",
+            "Invalid",
+            "LengthMismatch",
+            "TooLong",
+            "TrailingBytes",
+            "Truncated",
+            "UnknownCommand",
+            "UnsupportedVersion",
+        ]
+    );
+}
+
+#[test]
+fn u64_fields_past_2p53_are_strings_in_the_json() {
+    let v = load(&vector_dir())
+        .into_iter()
+        .find(|v| v.name == "request_generations_around_2p53")
+        .expect("the 2^53 vector");
+    let text = v.json.to_string();
+    for n in ["9007199254740991", "9007199254740992", "9007199254740993"] {
+        assert!(text.contains(&format!("\"{n}\"")), "{n} as a string");
+    }
+}
+
+// ------------------------------------------------------ codec properties --
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// xorshift64*: deterministic, dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+
+    fn bool(&mut self) -> bool {
+        self.next() & 1 == 1
+    }
+
+    /// Mostly edge values: 0, 1, around 2^32, 2^53 and u64::MAX.
+    fn u64(&mut self) -> u64 {
+        const EDGES: [u64; 9] = [
+            0,
+            1,
+            2,
+            u32::MAX as u64,
+            (1 << 53) - 1,
+            1 << 53,
+            (1 << 53) + 1,
+            u64::MAX - 1,
+            u64::MAX,
+        ];
+        if self.bool() {
+            EDGES[self.below(EDGES.len() as u64) as usize]
+        } else {
+            self.next() >> self.below(64)
+        }
+    }
+
+    fn text(&mut self, min: usize, max_bytes: usize) -> String {
+        const CHARS: [char; 10] = ['a', 'Z', '0', '/', ':', 'é', 'ß', 'ユ', '🦀', '\u{0}'];
+        let mut s = String::new();
+        let target = min + self.below((max_bytes - min + 1) as u64) as usize;
+        while s.len() < target.max(min) {
+            let c = CHARS[self.below(CHARS.len() as u64) as usize];
+            if s.len() + c.len_utf8() > max_bytes {
+                break;
+            }
+            s.push(c);
+        }
+        if s.is_empty() {
+            s.push('x');
+        }
+        s
+    }
+
+    fn bytes(&mut self, max: usize) -> Vec<u8> {
+        let len = self.below(max as u64 + 1) as usize;
+        (0..len).map(|_| self.next() as u8).collect()
+    }
+}
+
+fn random_key(rng: &mut Rng) -> ObjectKey {
+    let kind = if rng.bool() {
+        ObjectKind::Spot
+    } else {
+        ObjectKind::Actor
+    };
+    ObjectKey::new(kind, &rng.text(1, 64)).expect("1..=64 bytes")
+}
+
+fn random_node(rng: &mut Rng) -> NodeRef {
+    NodeRef {
+        mesh: MeshName::new(&rng.text(1, 23)).expect("1..=23 bytes"),
+        rid: NodeRid(rng.u64()),
+        generation: NodeGeneration(rng.u64()),
+    }
+}
+
+fn random_fence(rng: &mut Rng) -> RouteFence {
+    RouteFence {
+        object_generation: ObjectGeneration(rng.u64()),
+        authority_owner_generation: AuthorityOwnerGeneration(rng.u64()),
+        owner_lease_generation: OwnerLeaseGeneration(rng.u64()),
+        node_generation: NodeGeneration(rng.u64()),
+        store_version: StoreVersion(rng.u64()),
+    }
+}
+
+fn random_reply(rng: &mut Rng) -> ReplyRoute {
+    ReplyRoute {
+        node: random_node(rng),
+        correlation: CorrelationId(rng.u64()),
+    }
+}
+
+const STALE: [StaleReason; 4] = [
+    StaleReason::NotOwner,
+    StaleReason::NodeMismatch,
+    StaleReason::OwnerGenerationMismatch,
+    StaleReason::LeaseMismatch,
+];
+const UNAVAILABLE: [UnavailableReason; 7] = [
+    UnavailableReason::Creating,
+    UnavailableReason::Releasing,
+    UnavailableReason::LeaseExpired,
+    UnavailableReason::OwnerNotLive,
+    UnavailableReason::StaleRoute,
+    UnavailableReason::AdmissionDeadlinePassed,
+    UnavailableReason::FollowHopLimit,
+];
+
+fn random_frame(rng: &mut Rng) -> Frame {
+    match rng.below(4) {
+        0 | 1 => {
+            let request = rng.bool();
+            let op = Operation {
+                operation_id: OperationId(rng.u64()),
+                target: random_key(rng),
+                origin: random_node(rng),
+                to_node: NodeRid(rng.u64()),
+                fence: random_fence(rng),
+                object_generation: ObjectGeneration(rng.u64()),
+                hop_count: rng.next() as u8,
+                reply_route: request.then(|| random_reply(rng)),
+                payload: rng.bytes(300),
+            };
+            if request {
+                Frame::Request(op)
+            } else {
+                Frame::Message(op)
+            }
+        }
+        2 => {
+            let code = match rng.below(3) {
+                0 => RejectionCode::StaleRoute(STALE[rng.below(4) as usize]),
+                1 => RejectionCode::Unavailable(UNAVAILABLE[rng.below(7) as usize]),
+                _ => RejectionCode::InvalidOperation,
+            };
+            Frame::Rejection(RejectionFrame {
+                operation_id: OperationId(rng.u64()),
+                target: random_key(rng),
+                fence: random_fence(rng),
+                rejected_by: random_node(rng),
+                code,
+            })
+        }
+        _ => Frame::MessageFollow(MessageFollowFrame {
+            target: random_key(rng),
+            source: RouteEnd {
+                node: random_node(rng),
+                fence: random_fence(rng),
+            },
+            destination: RouteEnd {
+                node: random_node(rng),
+                fence: random_fence(rng),
+            },
+            hop_count: rng.next() as u8,
+            relayed_messages: rng.u64(),
+            relayed_bytes: rng.u64(),
+            operation_id: OperationId(rng.u64()),
+            reply_route: rng.bool().then(|| random_reply(rng)),
+        }),
+    }
+}
+
+#[test]
+fn generated_frames_round_trip() {
+    let mut rng = Rng(0x5eed_0f2a_11c0_de01);
+    let limits = DecodeLimits::default();
+    for i in 0..5000 {
+        let frame = random_frame(&mut rng);
+        let bytes = wire::encode(&frame);
+        let back = wire::decode(&bytes, &limits).unwrap_or_else(|e| panic!("#{i}: {e}"));
+        assert_eq!(back, frame, "#{i}");
+        assert_eq!(wire::encode(&back), bytes, "#{i}");
+    }
+}
+
+#[test]
+fn every_rejection_code_round_trips() {
+    let mut rng = Rng(7);
+    let codes = STALE
+        .map(RejectionCode::StaleRoute)
+        .into_iter()
+        .chain(UNAVAILABLE.map(RejectionCode::Unavailable))
+        .chain([RejectionCode::InvalidOperation]);
+    for code in codes {
+        let frame = Frame::Rejection(RejectionFrame {
+            operation_id: OperationId(1),
+            target: random_key(&mut rng),
+            fence: random_fence(&mut rng),
+            rejected_by: random_node(&mut rng),
+            code,
+        });
+        let bytes = wire::encode(&frame);
+        assert_eq!(
+            wire::decode(&bytes, &DecodeLimits::default()),
+            Ok(frame),
+            "{code:?}"
+        );
+    }
+}
+
+/// Cut `bytes` to `len`, with the header's body length left as it was.
+fn cut(bytes: &[u8], len: usize) -> Vec<u8> {
+    bytes[..len].to_vec()
+}
+
+/// Cut the body to `body_len` and make the header agree, so the body
+/// decoder itself meets the end.
+fn cut_body(bytes: &[u8], body_len: usize) -> Vec<u8> {
+    let mut out = bytes[..HEADER_LEN + body_len].to_vec();
+    out[6..10].copy_from_slice(&(body_len as u32).to_be_bytes());
+    out
+}
+
+#[test]
+fn every_truncation_of_every_valid_vector_is_an_error() {
+    let limits = DecodeLimits::default();
+    for v in valid_vectors() {
+        for len in 0..v.bytes.len() {
+            let err = wire::decode(&cut(&v.bytes, len), &limits)
+                .expect_err(&format!("{} cut to {len}", v.name));
+            let want = if len < HEADER_LEN {
+                "Truncated"
+            } else {
+                "LengthMismatch"
+            };
+            assert_eq!(kind_of(&err), want, "{} cut to {len}: {err}", v.name);
+        }
+        for body_len in 0..v.bytes.len() - HEADER_LEN {
+            let err = wire::decode(&cut_body(&v.bytes, body_len), &limits)
+                .expect_err(&format!("{} body cut to {body_len}", v.name));
+            // Every field is read before it is judged, so a prefix of a
+            // valid body always runs out first: never Invalid, never a panic.
+            assert_eq!(
+                kind_of(&err),
+                "Truncated",
+                "{} body cut to {body_len}: {err}",
+                v.name
+            );
+        }
+    }
+}
+
+fn message(id: &str, payload: Vec<u8>) -> Operation {
+    Operation {
+        operation_id: OperationId(9),
+        target: ObjectKey::new(ObjectKind::Actor, id).expect("a valid ID"),
+        origin: NodeRef {
+            mesh: MeshName::new("main").expect("a valid mesh name"),
+            rid: NodeRid(1),
+            generation: NodeGeneration(1),
+        },
+        to_node: NodeRid(2),
+        fence: RouteFence {
+            object_generation: ObjectGeneration(1),
+            authority_owner_generation: AuthorityOwnerGeneration(1),
+            owner_lease_generation: OwnerLeaseGeneration(1),
+            node_generation: NodeGeneration(1),
+            store_version: StoreVersion(1),
+        },
+        object_generation: ObjectGeneration(1),
+        hop_count: 0,
+        reply_route: None,
+        payload,
+    }
+}
+
+fn follow(id: &str) -> MessageFollowFrame {
+    let end = RouteEnd {
+        node: NodeRef {
+            mesh: MeshName::new("main").expect("a valid mesh name"),
+            rid: NodeRid(2),
+            generation: NodeGeneration(1),
+        },
+        fence: message("x", Vec::new()).fence,
+    };
+    MessageFollowFrame {
+        target: ObjectKey::new(ObjectKind::Spot, id).expect("a valid ID"),
+        source: end,
+        destination: end,
+        hop_count: 1,
+        relayed_messages: 1,
+        relayed_bytes: 0,
+        operation_id: OperationId(9),
+        reply_route: None,
+    }
+}
+
+#[test]
+fn decode_limits_bound_the_object_id() {
+    let limits = DecodeLimits {
+        max_object_id_bytes: 8,
+        max_payload_bytes: 1 << 20,
+    };
+    let at_limit = wire::encode(&Frame::Message(message("12345678", Vec::new())));
+    assert!(wire::decode(&at_limit, &limits).is_ok());
+    for frame in [
+        Frame::Message(message("123456789", Vec::new())),
+        Frame::Rejection(RejectionFrame {
+            operation_id: OperationId(1),
+            target: ObjectKey::new(ObjectKind::Spot, "123456789").unwrap(),
+            fence: message("x", Vec::new()).fence,
+            rejected_by: message("x", Vec::new()).origin,
+            code: RejectionCode::InvalidOperation,
+        }),
+        Frame::MessageFollow(follow("123456789")),
+    ] {
+        let bytes = wire::encode(&frame);
+        assert!(wire::decode(&bytes, &DecodeLimits::default()).is_ok());
+        assert_eq!(
+            wire::decode(&bytes, &limits),
+            Err(WireError::TooLong {
+                field: "object id",
+                len: 9,
+                max: 8
+            })
+        );
+    }
+}
+
+#[test]
+fn decode_limits_bound_the_payload() {
+    let limits = DecodeLimits {
+        max_object_id_bytes: 1024,
+        max_payload_bytes: 16,
+    };
+    let ok = wire::encode(&Frame::Message(message("a", vec![7; 16])));
+    assert!(wire::decode(&ok, &limits).is_ok());
+    let over = wire::encode(&Frame::Message(message("a", vec![7; 17])));
+    assert_eq!(
+        wire::decode(&over, &limits),
+        Err(WireError::TooLong {
+            field: "payload",
+            len: 17,
+            max: 16
+        })
+    );
+    let mut request = message("a", vec![7; 17]);
+    request.reply_route = Some(ReplyRoute {
+        node: request.origin,
+        correlation: CorrelationId(3),
+    });
+    let over = wire::encode(&Frame::Request(request));
+    assert!(matches!(
+        wire::decode(&over, &limits),
+        Err(WireError::TooLong {
+            field: "payload",
+            ..
+        })
+    ));
+    // A zero bound admits only empty payloads.
+    let zero = DecodeLimits {
+        max_payload_bytes: 0,
+        ..limits
+    };
+    assert!(wire::decode(&wire::encode(&Frame::Message(message("a", vec![]))), &zero).is_ok());
+    assert!(wire::decode(&wire::encode(&Frame::Message(message("a", vec![0]))), &zero).is_err());
+}
+
+/// Sets the command byte and leaves everything else as it was.
+fn with_command(mut bytes: Vec<u8>, command: u8) -> Vec<u8> {
+    bytes[3] = command;
+    bytes
+}
+
+#[test]
+fn a_reply_route_on_a_message_is_refused() {
+    let mut op = message("a", b"x".to_vec());
+    op.reply_route = Some(ReplyRoute {
+        node: op.origin,
+        correlation: CorrelationId(1),
+    });
+    let request = wire::encode(&Frame::Request(op.clone()));
+    assert!(wire::decode(&request, &DecodeLimits::default()).is_ok());
+    let err = wire::decode(&with_command(request, 1), &DecodeLimits::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            WireError::Invalid {
+                field: "reply route",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_request_without_a_reply_route_is_refused() {
+    let message = wire::encode(&Frame::Message(message("a", b"x".to_vec())));
+    assert!(wire::decode(&message, &DecodeLimits::default()).is_ok());
+    let err = wire::decode(&with_command(message, 2), &DecodeLimits::default()).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            WireError::Invalid {
+                field: "reply route",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn command_50_with_any_flag_bit_is_refused() {
+    for reply in [false, true] {
+        let mut frame = follow("s");
+        if reply {
+            frame.reply_route = Some(ReplyRoute {
+                node: frame.source.node,
+                correlation: CorrelationId(4),
+            });
+        }
+        let bytes = wire::encode(&Frame::MessageFollow(frame));
+        assert_eq!(bytes[3], 50);
+        assert!(wire::decode(&bytes, &DecodeLimits::default()).is_ok());
+        for flags in 1..=u8::MAX {
+            let mut flagged = bytes.clone();
+            flagged[4] = flags;
+            assert_eq!(
+                wire::decode(&flagged, &DecodeLimits::default()),
+                Err(WireError::FlagsNotAllowed { command: 50, flags }),
+                "flags {flags:#04x}"
+            );
+        }
+        for reserved in 1..=u8::MAX {
+            let mut flagged = bytes.clone();
+            flagged[5] = reserved;
+            assert!(
+                matches!(
+                    wire::decode(&flagged, &DecodeLimits::default()),
+                    Err(WireError::FlagsNotAllowed { command: 50, .. })
+                ),
+                "reserved {reserved:#04x}"
+            );
+        }
+    }
+}
+
+#[test]
+fn encode_writes_the_header_the_docs_describe() {
+    let frame = Frame::MessageFollow(follow("s"));
+    let bytes = wire::encode(&frame);
+    assert_eq!(&bytes[..2], &wire::MAGIC);
+    assert_eq!(bytes[2], wire::WIRE_VERSION);
+    assert_eq!(bytes[3], wire::Command::MessageFollow as u8);
+    assert_eq!(&bytes[4..6], &[0, 0]);
+    let body_len = u32::from_be_bytes(bytes[6..10].try_into().unwrap()) as usize;
+    assert_eq!(body_len, bytes.len() - HEADER_LEN);
+}

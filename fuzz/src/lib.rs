@@ -1,0 +1,69 @@
+//! The fuzz targets' bodies: one per decoder entry. They live here, apart
+//! from `fuzz_targets/`, so that `core/tests/wire_fuzz_smoke.rs` runs the very
+//! same code on stable (it includes this file with `#[path]`).
+//!
+//! Each decodes its input under the default limits and under tight ones and
+//! panics if the decoder breaks a property: a frame that decodes re-encodes
+//! to exactly its bytes, and tighter limits never accept what looser refuse.
+
+use zlink_core::wire::{
+    self, Command, DecodeLimits, Frame, HEADER_LEN, MAGIC, WIRE_VERSION, WireError,
+};
+
+/// Raw bytes as one whole frame.
+pub fn decode_frame(data: &[u8]) -> Result<Frame, WireError> {
+    check(data)
+}
+
+/// `body` behind a valid Message (command 1) header.
+pub fn decode_message(body: &[u8]) -> Result<Frame, WireError> {
+    check(&framed(Command::Message, body))
+}
+
+/// `body` behind a valid Request (command 2) header.
+pub fn decode_request(body: &[u8]) -> Result<Frame, WireError> {
+    check(&framed(Command::Request, body))
+}
+
+/// `body` behind a valid Rejection (command 4) header.
+pub fn decode_rejection(body: &[u8]) -> Result<Frame, WireError> {
+    check(&framed(Command::Rejection, body))
+}
+
+/// `body` behind a valid messageFollow (command 50) header.
+pub fn decode_message_follow(body: &[u8]) -> Result<Frame, WireError> {
+    check(&framed(Command::MessageFollow, body))
+}
+
+/// A header for `command` whose body length is `body`'s, then `body`.
+pub fn framed(command: Command, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&[WIRE_VERSION, command as u8, 0, 0]);
+    // Fuzz inputs stay far below 4 GiB; saturating keeps this total anyway.
+    out.extend_from_slice(&u32::try_from(body.len()).unwrap_or(u32::MAX).to_be_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+fn check(bytes: &[u8]) -> Result<Frame, WireError> {
+    let result = wire::decode(bytes, &DecodeLimits::default());
+    if let Ok(frame) = &result {
+        let again = wire::encode(frame);
+        assert!(
+            again == bytes,
+            "a decoded frame re-encodes to other bytes: {frame:?}"
+        );
+    }
+    let tight = DecodeLimits {
+        max_object_id_bytes: 4,
+        max_payload_bytes: 4,
+    };
+    if let Ok(frame) = wire::decode(bytes, &tight) {
+        assert!(
+            result.as_ref() == Ok(&frame),
+            "tight limits accepted what the defaults refused: {result:?}"
+        );
+    }
+    result
+}
