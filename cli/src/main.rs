@@ -80,7 +80,7 @@ struct InspectArgs {
     /// The object's kind.
     #[arg(value_enum)]
     kind: Kind,
-    /// The object's global ID (1 to 65536 bytes, taken verbatim).
+    /// The object's global ID (1 to 65535 bytes, taken verbatim).
     id: String,
 }
 
@@ -128,10 +128,10 @@ fn usage_error(subcommand: &str, message: String) -> ! {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Command::Inspect(args) = &cli.command {
-        if let Err(e) = check_object_id(args.kind, &args.id) {
-            usage_error("inspect", format!("invalid <ID>: {e}"));
-        }
+    if let Command::Inspect(args) = &cli.command
+        && let Err(e) = check_object_id(args.kind, &args.id)
+    {
+        usage_error("inspect", format!("invalid <ID>: {e}"));
     }
     let result = match cli.command {
         Command::Demo(args) => demo::run(args.json, demo::Backend::from_arg(args.store.as_deref())),

@@ -267,7 +267,7 @@ fn inspect_rejects_bad_arguments_before_touching_a_store() {
         (vec!["inspect", "actor", "x"], "--store"),
         (vec!["inspect", "--store", nobody, "widget", "x"], "widget"),
         (vec!["inspect", "--store", nobody, "actor", ""], "empty"),
-        (vec!["inspect", "--store", nobody, "spot", &long], "65536"),
+        (vec!["inspect", "--store", nobody, "spot", &long], "65535"),
         (
             vec!["inspect", "--store", nobody, "--prefix", "a{b", "spot", "x"],
             "braces",

@@ -82,7 +82,10 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     }
     let (a8, a_rest) = a.as_chunks::<8>();
     let (b8, b_rest) = b.as_chunks::<8>();
-    a8.iter().zip(b8).all(|(x, y)| u64::from_ne_bytes(*x) == u64::from_ne_bytes(*y)) && a_rest == b_rest
+    a8.iter()
+        .zip(b8)
+        .all(|(x, y)| u64::from_ne_bytes(*x) == u64::from_ne_bytes(*y))
+        && a_rest == b_rest
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -39,7 +39,7 @@ pub struct RoutingConfig {
     /// Store attempts a direct send makes before it ends `StoreFailure`
     /// (all within the operation's deadline). Default 3.
     pub store_attempts: u32,
-    /// Longest accepted object ID in bytes: 1..=65536, default 1024.
+    /// Longest accepted object ID in bytes: 1..=65535 (the wire carries a u16 length), default 1024.
     pub max_object_id_bytes: usize,
     /// The negotiated message bound: the largest application payload one
     /// operation may carry, in bytes (≥ 1). Default 1 MiB.

@@ -10,7 +10,7 @@ use std::hash::{Hash, Hasher};
 use crate::error::InputError;
 
 /// Largest object-ID cap a config may set (bytes). The default cap is 1024.
-pub const MAX_OBJECT_ID_BYTES: usize = 64 * 1024;
+pub const MAX_OBJECT_ID_BYTES: usize = u16::MAX as usize;
 
 /// Longest mesh name, in bytes. Mesh names are short configuration names, kept
 /// inline so a route is plain data that can be copied out of the cache.

@@ -176,7 +176,7 @@ pub(super) fn run(notices: bool) -> DemoResult<Run> {
     let mut ops: BTreeMap<OperationId, (u64, usize, usize)> = BTreeMap::new();
     let mut moves = 0usize;
     for round in 0..ROUNDS {
-        if round >= WARM_ROUNDS && (round - WARM_ROUNDS) % ROUNDS_PER_MOVE == 0 {
+        if round >= WARM_ROUNDS && (round - WARM_ROUNDS).is_multiple_of(ROUNDS_PER_MOVE) {
             let (from, to) = (PATH[moves], PATH[moves + 1]);
             for id in OBJECTS {
                 m.relocate(KIND, id, from, to)?;

@@ -90,7 +90,8 @@ impl Writer {
     fn key(&mut self, key: &ObjectKey) {
         self.u8(key.kind() as u8);
         let id = key.id().as_bytes();
-        let len = u16::try_from(id.len()).expect("object ids are at most 64 KiB");
+        let len = u16::try_from(id.len())
+            .expect("object ids are at most u16::MAX bytes (MAX_OBJECT_ID_BYTES)");
         self.0.extend_from_slice(&len.to_be_bytes());
         self.0.extend_from_slice(id);
     }
