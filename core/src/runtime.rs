@@ -188,14 +188,20 @@ impl Runtime {
 
     /// Resolves a global ID, blocking on the store on a miss (bounded by
     /// `store_timeout`). A hit returns without touching the async runtime.
+    #[inline]
     pub fn resolve(&self, kind: ObjectKind, id: &str) -> Result<Resolution, InputError> {
         let key = self.key(kind, id)?;
-        if let Some(route) = self.inner.resolver.lookup_cached(key) {
-            return Ok(Resolution::ReadyRoute(route));
+        match self.inner.resolver.lookup_cached(key) {
+            Some(route) => Ok(Resolution::ReadyRoute(route)),
+            None => Ok(self.resolve_miss(key)),
         }
+    }
+
+    #[cold]
+    fn resolve_miss(&self, key: KeyRef<'_>) -> Resolution {
         let inner = self.inner.clone();
         let key = key.to_owned();
-        Ok(self.block_on(async move { inner.resolver.resolve_from_store(key.as_ref()).await }))
+        self.block_on(async move { inner.resolver.resolve_from_store(key.as_ref()).await })
     }
 
     /// Resolves a global ID; the future may be awaited on any executor.
