@@ -5,14 +5,15 @@
 
 use crate::admission::{Admission, InboundDirect, Rejection, StaleReason};
 use crate::follow::{DedupKey, FollowCheck, RelayPlan};
-use crate::ids::{ObjectGeneration, ObjectKey, OperationId};
+use crate::ids::{CorrelationId, ObjectGeneration, ObjectKey, OperationId};
 use crate::outbound::Outbound;
+use crate::reply::{Completion, Outcome, RequestError};
 use crate::resolve::UnavailableReason;
 use crate::runtime::Runtime;
 use crate::stats::InvalidationReason;
 use crate::wire::{
-    DecodeLimits, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame, WireError,
-    decode, encode,
+    Command, DecodeLimits, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame,
+    ReplyFrame, ReplyResult, WireError, decode, encode,
 };
 
 /// What to do with an inbound frame.
@@ -31,8 +32,16 @@ pub enum Inbound {
     },
     /// Carry this rejection back to the operation's origin.
     Reject(Outbound),
-    /// One of this runtime's operations ended without delivery.
+    /// One of this runtime's one-way operations ended without delivery.
     Ended(Ended),
+    /// One of this runtime's requests reached its one terminal result.
+    Completed(Completion),
+    /// A reply or refusal for a request that already ended: dropped and
+    /// counted (the request's result is not changed).
+    Late {
+        /// The request it was for.
+        correlation: CorrelationId,
+    },
     /// A relay notification was applied; `invalidated` says whether a
     /// cached route matched and was dropped.
     RouteRefreshed {
@@ -102,12 +111,18 @@ impl Runtime {
             Ok(Frame::Message(op) | Frame::Request(op)) => {
                 self.on_operation(op, config.max_follow_hops)
             }
-            Ok(Frame::Rejection(r)) => Inbound::Ended(self.on_rejection_frame(r)),
+            Ok(Frame::Reply(r)) => self.on_reply_frame(r),
+            Ok(Frame::Rejection(r)) => self.on_rejection_frame(r),
             Ok(Frame::MessageFollow(f)) => Inbound::RouteRefreshed {
                 invalidated: self.on_follow_frame(&f),
             },
             Err(e) => {
                 self.counters().follow.frames_dropped.incr();
+                if bytes.get(3) == Some(&(Command::Request as u8)) {
+                    // Its reply route cannot be restored: no error reply is
+                    // possible, and the requester is never looked up (§4.3).
+                    self.counters().requests.unroutable.incr();
+                }
                 tracing::warn!(error = %e, "undecodable frame dropped");
                 Inbound::Dropped(e)
             }
@@ -231,9 +246,40 @@ impl Runtime {
         })
     }
 
+    /// A reply completes its pending request, unless that already ended.
+    fn on_reply_frame(&self, r: ReplyFrame) -> Inbound {
+        let outcome = match r.result {
+            ReplyResult::Ok(payload) => Outcome::Reply(payload),
+            ReplyResult::Error(e) => Outcome::Error(RequestError::Replied(e)),
+        };
+        match self.complete(r.correlation, outcome, "reply") {
+            Some(done) => Inbound::Completed(done),
+            None => Inbound::Late {
+                correlation: r.correlation,
+            },
+        }
+    }
+
     /// One of our operations was refused: a stale route is dropped if the
-    /// cache still holds that fence; the operation ends, never resubmitted.
-    fn on_rejection_frame(&self, r: RejectionFrame) -> Ended {
+    /// cache still holds that fence; the operation ends, never resubmitted
+    /// (a request completes with the route error).
+    fn on_rejection_frame(&self, r: RejectionFrame) -> Inbound {
+        let correlation = self.pending_correlation(r.operation_id);
+        let ended = self.refused(r);
+        let Some(correlation) = correlation else {
+            return Inbound::Ended(ended);
+        };
+        let error = match ended.failure {
+            Failure::Unavailable(reason) => RequestError::Unavailable(reason),
+            Failure::InvalidOperation => RequestError::InvalidOperation,
+        };
+        match self.complete(correlation, Outcome::Error(error), "rejection") {
+            Some(done) => Inbound::Completed(done),
+            None => Inbound::Late { correlation },
+        }
+    }
+
+    fn refused(&self, r: RejectionFrame) -> Ended {
         let failure = match r.code {
             RejectionCode::StaleRoute(reason) => {
                 let rejection = Rejection::StaleRoute {

@@ -24,6 +24,7 @@ pub mod mesh;
 mod outbound;
 mod ownership;
 mod recovery;
+mod reply;
 mod resolve;
 mod retry;
 mod route;
@@ -51,8 +52,12 @@ pub use inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeToken};
 pub use lifecycle::LifecycleError;
 pub use outbound::{Outbound, Sent};
 pub use ownership::OwnedObject;
+pub use reply::{
+    Completion, Outcome, PendingRequest, ReplyRouteError, RequestError, RequestOptions, Requested,
+    SpotExecution,
+};
 pub use resolve::{Resolution, UnavailableReason};
 pub use route::{OwnerRoute, ReadyRoute, RouteFence};
 pub use runtime::{BuildError, Runtime, RuntimeBuilder};
-pub use stats::{FollowStats, InvalidationReason, ResolutionCounts, Stats};
+pub use stats::{FollowStats, InvalidationReason, RequestStats, ResolutionCounts, Stats};
 pub use store::{LocationStore, MemoryStore, RedisOptions, RedisStore, StoreError};

@@ -19,8 +19,10 @@ use crate::ids::{
 use crate::inbound::{Failure, Inbound, NoticeToken};
 use crate::lifecycle::LifecycleError;
 use crate::outbound::{Outbound, Sent};
+use crate::reply::{Completion, RequestOptions, Requested};
 use crate::runtime::Runtime;
 use crate::store::MemoryStore;
+use crate::wire::ReplyResult;
 
 /// What an envelope carries, for fault rules and counting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -33,6 +35,8 @@ pub enum Carried {
     Rejection,
     /// A command 50 notification.
     Notice,
+    /// A reply on its way to the requester.
+    Reply,
 }
 
 /// One frame in flight.
@@ -62,6 +66,10 @@ pub struct Ledger {
     pub ended: Vec<(OperationId, Failure)>,
     /// Frames the network dropped, by kind.
     pub dropped: Vec<Carried>,
+    /// Requests' terminal results, in order: (operation, outcome kind).
+    pub completed: Vec<(OperationId, &'static str)>,
+    /// Results that arrived after a request had ended (dropped).
+    pub late: u64,
     /// Command 50 notifications applied at senders, and how many matched.
     pub notices_applied: u64,
     /// Notifications that invalidated a cached route.
@@ -87,10 +95,29 @@ impl Ledger {
         self.sent
             .keys()
             .filter(|op| {
-                !self.delivered.iter().any(|(d, _, _)| d == *op)
-                    && !self.ended.iter().any(|(e, _)| e == *op)
+                let delivered = self.delivered.iter().any(|(d, _, _)| d == *op);
+                let ended = self.ended.iter().any(|(e, _)| e == *op);
+                // A request that ended without a reply (timeout, route error)
+                // is resolved too: its sender has its terminal result.
+                let completed = self
+                    .completed
+                    .iter()
+                    .any(|(c, kind)| c == *op && *kind != "Reply");
+                !delivered && !ended && !completed
             })
             .copied()
+            .collect()
+    }
+
+    /// Requests with more than one terminal result (must be empty).
+    pub fn double_completions(&self) -> Vec<OperationId> {
+        let mut seen = BTreeMap::new();
+        for (op, _) in &self.completed {
+            *seen.entry(*op).or_insert(0u32) += 1;
+        }
+        seen.into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(op, _)| op)
             .collect()
     }
 
@@ -144,6 +171,7 @@ pub struct Mesh {
     drop_rule: Option<Rule>,
     delay_rule: Option<Rule>,
     fail_notices: bool,
+    answer_requests: bool,
     sequence: u64,
     /// What happened to every operation.
     pub ledger: Ledger,
@@ -172,6 +200,7 @@ impl Mesh {
             drop_rule: None,
             delay_rule: None,
             fail_notices: false,
+            answer_requests: true,
             sequence: 0,
             ledger: Ledger::default(),
         })
@@ -210,6 +239,12 @@ impl Mesh {
     /// Makes every notification send fail at the relayer (transport refused).
     pub fn fail_notices(&mut self, fail: bool) {
         self.fail_notices = fail;
+    }
+
+    /// Whether delivered requests are answered (an echo of their payload).
+    /// Off, they stay unanswered until their deadline.
+    pub fn answer_requests(&mut self, answer: bool) {
+        self.answer_requests = answer;
     }
 
     /// Reverses the order of what is in flight (a reordering transport).
@@ -276,6 +311,47 @@ impl Mesh {
         Ok(sent)
     }
 
+    /// Node `from` sends a request; the frame goes on the network.
+    pub fn request(
+        &mut self,
+        from: u64,
+        kind: ObjectKind,
+        id: &str,
+        payload: &[u8],
+        options: RequestOptions,
+    ) -> Result<Requested, InputError> {
+        let requested = self.node(from).request(kind, id, payload, options)?;
+        if let Requested::Submitted {
+            operation_id,
+            outbound,
+            ..
+        } = &requested
+        {
+            self.sequence += 1;
+            self.ledger
+                .sent
+                .insert(*operation_id, (NodeRid(from), self.sequence));
+            self.post(NodeRid(from), outbound.clone(), Carried::Operation);
+        }
+        Ok(requested)
+    }
+
+    /// Times out overdue requests on every node (after moving the clock).
+    pub fn expire_requests(&mut self) {
+        for rid in 1..=self.nodes.len() as u64 {
+            let done = self.node(rid).expire_requests();
+            self.record(done);
+        }
+    }
+
+    fn record(&mut self, done: Vec<Completion>) {
+        for c in done {
+            self.ledger
+                .completed
+                .push((c.operation_id, c.outcome.kind()));
+        }
+    }
+
     fn post(&mut self, from: NodeRid, outbound: Outbound, carried: Carried) {
         let envelope = Envelope {
             from,
@@ -304,10 +380,21 @@ impl Mesh {
             return true;
         };
         match node.on_frame(&envelope.bytes) {
+            Inbound::Completed(c) => self.record(vec![c]),
+            Inbound::Late { .. } => self.ledger.late += 1,
             Inbound::Deliver(d) => {
+                let op = &d.operation;
                 self.ledger
                     .delivered
-                    .push((d.operation.operation_id, to, d.operation.hop_count))
+                    .push((op.operation_id, to, op.hop_count));
+                if self.answer_requests && op.reply_route.is_some() {
+                    let answer = ReplyResult::Ok(op.payload.clone());
+                    let reply = self
+                        .node(to.get())
+                        .reply(op, answer)
+                        .expect("a request has a reply route");
+                    self.post(to, reply, Carried::Reply);
+                }
             }
             Inbound::Relay { forward, notice } => {
                 self.post(to, forward, Carried::Relayed);

@@ -17,6 +17,7 @@ use crate::ids::{
     KeyRef, NodeIdentity, NodeRid, ObjectKind, OwnerLeaseGeneration, check_object_id,
 };
 use crate::ownership::{OwnedObject, Ownership};
+use crate::reply::PendingRequests;
 use crate::resolve::{Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
 use crate::stats::{InvalidationReason, Stats};
@@ -78,6 +79,7 @@ impl RuntimeBuilder {
                 ownership: Ownership::default(),
                 ids: UniqueIds::new(),
                 follow: FollowRoutes::default(),
+                pending: PendingRequests::default(),
             }),
             tokio: Some(tokio),
         })
@@ -101,6 +103,7 @@ pub(crate) struct Inner {
     pub(crate) ownership: Ownership,
     pub(crate) ids: UniqueIds,
     pub(crate) follow: FollowRoutes,
+    pub(crate) pending: PendingRequests,
 }
 
 /// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.

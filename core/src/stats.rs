@@ -173,6 +173,7 @@ pub(crate) struct Counters {
     pub(crate) store_failure_results: Counter,
     pub(crate) evictions: Counter,
     pub(crate) follow: FollowCounters,
+    pub(crate) requests: RequestCounters,
     invalidations: [Counter; 5],
 }
 
@@ -200,8 +201,69 @@ impl Counters {
             invalidations: InvalidationReason::ALL
                 .map(|r| (r, self.invalidations[r as usize].get())),
             follow: self.follow.snapshot(),
+            requests: self.requests.snapshot(),
         }
     }
+}
+
+/// Request/reply counters.
+#[derive(Debug, Default)]
+pub(crate) struct RequestCounters {
+    pub(crate) sent: Counter,
+    pub(crate) late: Counter,
+    pub(crate) unroutable: Counter,
+    replies: Counter,
+    errors: Counter,
+    timeouts: Counter,
+    cancelled: Counter,
+    shutdown: Counter,
+}
+
+impl RequestCounters {
+    pub(crate) fn ended(&self, outcome: &crate::reply::Outcome) {
+        use crate::reply::Outcome;
+        match outcome {
+            Outcome::Reply(_) => self.replies.incr(),
+            Outcome::Error(_) => self.errors.incr(),
+            Outcome::Timeout => self.timeouts.incr(),
+            Outcome::Cancelled => self.cancelled.incr(),
+            Outcome::Shutdown => self.shutdown.incr(),
+        }
+    }
+
+    fn snapshot(&self) -> RequestStats {
+        RequestStats {
+            sent: self.sent.get(),
+            replies: self.replies.get(),
+            errors: self.errors.get(),
+            timeouts: self.timeouts.get(),
+            cancelled: self.cancelled.get(),
+            shutdown: self.shutdown.get(),
+            double_completions: self.late.get(),
+            unroutable: self.unroutable.get(),
+        }
+    }
+}
+
+/// Requests and their terminal results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RequestStats {
+    /// Requests sent (and registered pending).
+    pub sent: u64,
+    /// Ended with a reply.
+    pub replies: u64,
+    /// Ended with an error reply or a route error.
+    pub errors: u64,
+    /// Ended by their deadline.
+    pub timeouts: u64,
+    /// Ended by cancellation.
+    pub cancelled: u64,
+    /// Ended by shutdown.
+    pub shutdown: u64,
+    /// Results that arrived after the terminal one: dropped, counted.
+    pub double_completions: u64,
+    /// Requests dropped because their reply route could not be restored.
+    pub unroutable: u64,
 }
 
 /// Message Follow and frame counters.
@@ -285,6 +347,8 @@ pub struct Stats {
     pub invalidations: [(InvalidationReason, u64); 5],
     /// Frames and Message Follow.
     pub follow: FollowStats,
+    /// Requests and their terminal results.
+    pub requests: RequestStats,
 }
 
 impl Stats {

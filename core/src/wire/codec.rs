@@ -18,6 +18,10 @@ pub fn encode(frame: &Frame) -> Vec<u8> {
             body.operation(op);
             Command::Request
         }
+        Frame::Reply(r) => {
+            body.reply(r);
+            Command::Reply
+        }
         Frame::Rejection(r) => {
             body.rejection(r);
             Command::Rejection
@@ -65,6 +69,7 @@ pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Frame, WireError> {
     let frame = match command {
         1 => Frame::Message(r.operation(false)?),
         2 => Frame::Request(r.operation(true)?),
+        3 => Frame::Reply(r.reply()?),
         4 => Frame::Rejection(r.rejection()?),
         50 => Frame::MessageFollow(r.follow()?),
         other => return Err(WireError::UnknownCommand(other)),
@@ -135,6 +140,36 @@ impl Writer {
         let len = u32::try_from(op.payload.len()).expect("payloads are bounded far below 4 GiB");
         self.0.extend_from_slice(&len.to_be_bytes());
         self.0.extend_from_slice(&op.payload);
+    }
+
+    fn payload(&mut self, payload: &[u8]) {
+        let len = u32::try_from(payload.len()).expect("payloads are bounded far below 4 GiB");
+        self.0.extend_from_slice(&len.to_be_bytes());
+        self.0.extend_from_slice(payload);
+    }
+
+    fn reply(&mut self, r: &ReplyFrame) {
+        self.u64(r.correlation.get());
+        self.u64(r.operation_id.get());
+        self.node(&r.replier);
+        match &r.result {
+            ReplyResult::Ok(payload) => {
+                self.u8(1);
+                self.payload(payload);
+            }
+            ReplyResult::Error(e) => {
+                self.u8(2);
+                self.u8(e.kind as u8);
+                self.0.extend_from_slice(&e.code.to_be_bytes());
+                // Cut at a char boundary within the bound, so encoding never fails.
+                let mut end = e.message.len().min(MAX_ERROR_MESSAGE_BYTES);
+                while !e.message.is_char_boundary(end) {
+                    end -= 1;
+                }
+                self.0.extend_from_slice(&(end as u16).to_be_bytes());
+                self.0.extend_from_slice(&e.message.as_bytes()[..end]);
+            }
+        }
     }
 
     fn rejection(&mut self, r: &RejectionFrame) {
@@ -309,6 +344,66 @@ impl<'a> Reader<'a> {
             hop_count,
             reply_route,
             payload,
+        })
+    }
+
+    fn payload(&mut self) -> Result<Vec<u8>, WireError> {
+        let len = self.u32("payload length")? as usize;
+        if len > self.limits.max_payload_bytes {
+            return Err(WireError::TooLong {
+                field: "payload",
+                len,
+                max: self.limits.max_payload_bytes,
+            });
+        }
+        Ok(self.take(len, "payload")?.to_vec())
+    }
+
+    fn reply(&mut self) -> Result<ReplyFrame, WireError> {
+        let correlation = CorrelationId(self.u64("correlation")?);
+        let operation_id = OperationId(self.u64("operation id")?);
+        let replier = self.node()?;
+        let result = match self.u8("reply result")? {
+            1 => ReplyResult::Ok(self.payload()?),
+            2 => {
+                let kind = match self.u8("reply error kind")? {
+                    1 => ReplyErrorKind::Handler,
+                    2 => ReplyErrorKind::Decode,
+                    other => {
+                        return Err(invalid(
+                            "reply error kind",
+                            format!("{other} is neither 1 (handler) nor 2 (decode)"),
+                        ));
+                    }
+                };
+                let code = self.u32("reply error code")?;
+                let len = self.u16("reply error message length")? as usize;
+                if len > MAX_ERROR_MESSAGE_BYTES {
+                    return Err(WireError::TooLong {
+                        field: "reply error message",
+                        len,
+                        max: MAX_ERROR_MESSAGE_BYTES,
+                    });
+                }
+                let message = self.text(len, "reply error message")?.to_owned();
+                ReplyResult::Error(ReplyError {
+                    kind,
+                    code,
+                    message,
+                })
+            }
+            other => {
+                return Err(invalid(
+                    "reply result",
+                    format!("{other} is neither 1 (ok) nor 2 (error)"),
+                ));
+            }
+        };
+        Ok(ReplyFrame {
+            correlation,
+            operation_id,
+            replier,
+            result,
         })
     }
 

@@ -25,8 +25,8 @@ pub const WIRE_VERSION: u8 = 1;
 /// body length (u32, big-endian).
 pub const HEADER_LEN: usize = 10;
 
-/// Frame commands. Numbers are stable; 42/43/44 (session relocation) and 3
-/// (reply) are reserved for the frames that will carry them.
+/// Frame commands. Numbers are stable; 42/43/44 (session relocation) are
+/// reserved for the frames that will carry them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Command {
@@ -34,6 +34,8 @@ pub enum Command {
     Message = 1,
     /// A direct request: a message with a reply route.
     Request = 2,
+    /// The terminal reply to a request, sent on its reply route.
+    Reply = 3,
     /// A target's refusal of an operation, sent back to its origin.
     Rejection = 4,
     /// Command 50 messageFollow: the old owner tells the original sender it
@@ -145,6 +147,54 @@ pub struct MessageFollowFrame {
     pub reply_route: Option<ReplyRoute>,
 }
 
+/// Longest error message a reply may carry, in bytes.
+pub const MAX_ERROR_MESSAGE_BYTES: usize = 4096;
+
+/// The body of a Reply frame: the one terminal answer to a request, sent on
+/// the request's reply route. It carries no application metadata: request
+/// metadata is never copied to a reply (§4.1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyFrame {
+    /// Completes the pending request with this correlation.
+    pub correlation: CorrelationId,
+    /// The request's operation.
+    pub operation_id: OperationId,
+    /// The runtime that answered.
+    pub replier: NodeRef,
+    /// The answer.
+    pub result: ReplyResult,
+}
+
+/// A reply's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReplyResult {
+    /// The handler's answer: opaque bytes within the message bound.
+    Ok(Vec<u8>),
+    /// A structured error.
+    Error(ReplyError),
+}
+
+/// A structured error reply (§4.3).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplyError {
+    /// What failed.
+    pub kind: ReplyErrorKind,
+    /// An application-defined code.
+    pub code: u32,
+    /// Text for people, at most [`MAX_ERROR_MESSAGE_BYTES`].
+    pub message: String,
+}
+
+/// What failed on the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ReplyErrorKind {
+    /// The application handler failed.
+    Handler = 1,
+    /// The request could not be decoded by the application.
+    Decode = 2,
+}
+
 /// Every frame the core speaks so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Frame {
@@ -152,6 +202,8 @@ pub enum Frame {
     Message(Operation),
     /// Command 2.
     Request(Operation),
+    /// Command 3.
+    Reply(ReplyFrame),
     /// Command 4.
     Rejection(RejectionFrame),
     /// Command 50.

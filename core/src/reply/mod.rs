@@ -1,0 +1,327 @@
+//! Request/reply (spec §4): a request carries a reply route (this runtime +
+//! a correlation); the target answers on it without looking the requester
+//! up; the request completes exactly once — reply, error, timeout,
+//! cancellation or shutdown, whichever is confirmed first.
+
+mod pending;
+
+use std::time::Duration;
+
+pub(crate) use pending::PendingRequests;
+pub use pending::{PendingRequest, SpotExecution};
+
+use crate::direct::{DirectSend, SendOptions};
+use crate::error::InputError;
+use crate::ids::{CorrelationId, KeyRef, ObjectKey, ObjectKind, OperationId};
+use crate::outbound::Outbound;
+use crate::resolve::UnavailableReason;
+use crate::route::ReadyRoute;
+use crate::runtime::Runtime;
+use crate::store::StoreError;
+use crate::wire::{
+    Frame, NodeRef, Operation, ReplyError, ReplyFrame, ReplyResult, ReplyRoute, encode,
+};
+
+/// Options of one request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestOptions {
+    /// Store retry budget and instance intent, as for a one-way send.
+    pub send: SendOptions,
+    /// The request times out this long after it is sent (runtime clock).
+    pub timeout: Duration,
+    /// The Spot execution starting it, if a Spot does (§4.2).
+    pub origin: Option<SpotExecution>,
+}
+
+impl Default for RequestOptions {
+    fn default() -> Self {
+        RequestOptions {
+            send: SendOptions::default(),
+            timeout: Duration::from_secs(5),
+            origin: None,
+        }
+    }
+}
+
+/// What became of a request call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Requested {
+    /// Sent and pending: carry `outbound`; its one terminal result comes as
+    /// a [`Completion`].
+    Submitted {
+        /// Completes it.
+        correlation: CorrelationId,
+        /// Its operation.
+        operation_id: OperationId,
+        /// The frame and its destination.
+        outbound: Outbound,
+    },
+    /// The object does not exist. Terminal; nothing pending.
+    NotFound,
+    /// Missing Spot with instance intent: cold-activate it, then call again.
+    ColdActivation,
+    /// Authority exists but cannot be used. Terminal; nothing pending.
+    Unavailable(UnavailableReason),
+    /// The store could not be read in time. Terminal; nothing pending.
+    StoreFailure(StoreError),
+}
+
+/// Why a request failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RequestError {
+    /// The target answered with a structured error.
+    Replied(ReplyError),
+    /// The route could not be used (refused on the way); not resubmitted.
+    Unavailable(UnavailableReason),
+    /// A Message Follow route belonged to another incarnation.
+    InvalidOperation,
+}
+
+/// A request's one terminal result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The target's answer.
+    Reply(Vec<u8>),
+    /// An error reply or a route error.
+    Error(RequestError),
+    /// The deadline passed first.
+    Timeout,
+    /// The caller cancelled first.
+    Cancelled,
+    /// The runtime shut down first.
+    Shutdown,
+}
+
+impl Outcome {
+    /// The kind's name, as every host spells it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Outcome::Reply(_) => "Reply",
+            Outcome::Error(_) => "Error",
+            Outcome::Timeout => "Timeout",
+            Outcome::Cancelled => "Cancelled",
+            Outcome::Shutdown => "Shutdown",
+        }
+    }
+}
+
+/// A request that completed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// Which request.
+    pub correlation: CorrelationId,
+    /// Its operation.
+    pub operation_id: OperationId,
+    /// Its target.
+    pub target: ObjectKey,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The Spot execution it resumes, if a Spot started it.
+    pub origin: Option<SpotExecution>,
+    /// True when that Spot has been re-created since: the outcome resumes
+    /// the old execution only and is never delivered to the new incarnation
+    /// as an application message (§4.2).
+    pub origin_gone: bool,
+}
+
+/// Why [`Runtime::reply`] cannot answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplyRouteError {
+    /// The operation was a one-way message: it has no reply route.
+    #[error("operation {0} is a one-way message: it has no reply route")]
+    OneWay(OperationId),
+    /// The answer is over the negotiated message bound.
+    #[error("reply payload is {len} bytes, over the {max}-byte message bound")]
+    TooLarge {
+        /// Its length.
+        len: usize,
+        /// The bound.
+        max: usize,
+    },
+}
+
+impl Runtime {
+    /// Sends a request to a Spot/Actor by global ID. Once `Submitted` it is
+    /// pending until exactly one terminal result.
+    pub fn request(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        payload: &[u8],
+        options: RequestOptions,
+    ) -> Result<Requested, InputError> {
+        let max = self.config().max_message_bytes;
+        if payload.len() > max {
+            return Err(InputError::PayloadTooLarge {
+                len: payload.len(),
+                max,
+            });
+        }
+        if options.timeout.is_zero() {
+            return Err(InputError::ZeroDeadline);
+        }
+        Ok(match self.send_direct(kind, id, options.send)? {
+            DirectSend::Submit(route) => {
+                self.submit_request(self.key(kind, id)?, &route, payload, options)
+            }
+            DirectSend::NotFound => Requested::NotFound,
+            DirectSend::ColdActivation => Requested::ColdActivation,
+            DirectSend::Unavailable(reason) => Requested::Unavailable(reason),
+            DirectSend::StoreFailure(e) => Requested::StoreFailure(e),
+        })
+    }
+
+    fn submit_request(
+        &self,
+        key: KeyRef<'_>,
+        route: &ReadyRoute,
+        payload: &[u8],
+        options: RequestOptions,
+    ) -> Requested {
+        let ids = &self.inner().ids;
+        let (operation_id, correlation) = (OperationId(ids.next()), CorrelationId(ids.next()));
+        let to = NodeRef {
+            mesh: route.route.mesh,
+            rid: route.route.node,
+            generation: route.fence.node_generation,
+        };
+        let op = Operation {
+            operation_id,
+            target: key.to_owned(),
+            origin: self.node_ref(),
+            to_node: to.rid,
+            fence: route.fence,
+            object_generation: route.fence.object_generation,
+            hop_count: 0,
+            reply_route: Some(ReplyRoute {
+                node: self.node_ref(),
+                correlation,
+            }),
+            payload: payload.to_vec(),
+        };
+        let pending = PendingRequest {
+            operation_id,
+            target: key.to_owned(),
+            deadline: self.clock().now().after(options.timeout),
+            origin: options.origin,
+        };
+        // Registered before the frame leaves, so no answer can beat it.
+        self.inner().pending.insert(correlation, pending);
+        self.counters().requests.sent.incr();
+        let bytes = encode(&Frame::Request(op));
+        Requested::Submitted {
+            correlation,
+            operation_id,
+            outbound: Outbound { to, bytes },
+        }
+    }
+
+    /// Answers a delivered request on its reply route: no lookup of the
+    /// requester, in cache or store. Request metadata is not copied.
+    pub fn reply(
+        &self,
+        request: &Operation,
+        result: ReplyResult,
+    ) -> Result<Outbound, ReplyRouteError> {
+        let route = request
+            .reply_route
+            .ok_or(ReplyRouteError::OneWay(request.operation_id))?;
+        if let ReplyResult::Ok(payload) = &result {
+            let max = self.config().max_message_bytes;
+            if payload.len() > max {
+                return Err(ReplyRouteError::TooLarge {
+                    len: payload.len(),
+                    max,
+                });
+            }
+        }
+        let frame = ReplyFrame {
+            correlation: route.correlation,
+            operation_id: request.operation_id,
+            replier: self.node_ref(),
+            result,
+        };
+        Ok(Outbound {
+            to: route.node,
+            bytes: encode(&Frame::Reply(frame)),
+        })
+    }
+
+    /// Cancels a pending request. `None` if it already has its result (the
+    /// cancellation is late: dropped and counted).
+    pub fn cancel(&self, correlation: CorrelationId) -> Option<Completion> {
+        self.complete(correlation, Outcome::Cancelled, "cancel")
+    }
+
+    /// Times out every pending request whose deadline has passed on the
+    /// runtime's clock. Call it periodically (or after moving a ManualClock).
+    pub fn expire_requests(&self) -> Vec<Completion> {
+        let due = self.inner().pending.take_expired(self.clock().now());
+        due.into_iter()
+            .map(|(correlation, request)| self.completion(correlation, request, Outcome::Timeout))
+            .collect()
+    }
+
+    /// Ends every pending request with `Shutdown` (the host is stopping).
+    pub fn shutdown_requests(&self) -> Vec<Completion> {
+        let all = self.inner().pending.take_all();
+        all.into_iter()
+            .map(|(correlation, request)| self.completion(correlation, request, Outcome::Shutdown))
+            .collect()
+    }
+
+    /// Requests waiting for their result.
+    pub fn pending_requests(&self) -> usize {
+        self.inner().pending.len()
+    }
+
+    /// The one terminal result of `correlation`, if this is it.
+    pub(crate) fn complete(
+        &self,
+        correlation: CorrelationId,
+        outcome: Outcome,
+        source: &'static str,
+    ) -> Option<Completion> {
+        match self.inner().pending.take(correlation) {
+            Some(request) => Some(self.completion(correlation, request, outcome)),
+            None => {
+                self.counters().requests.late.incr();
+                tracing::info!(%correlation, reason = source, outcome = outcome.kind(), "late result dropped: the request already ended");
+                None
+            }
+        }
+    }
+
+    /// The correlation of one of this runtime's pending requests.
+    pub(crate) fn pending_correlation(&self, operation: OperationId) -> Option<CorrelationId> {
+        self.inner().pending.correlation_of(operation)
+    }
+
+    fn completion(
+        &self,
+        correlation: CorrelationId,
+        request: PendingRequest,
+        outcome: Outcome,
+    ) -> Completion {
+        self.counters().requests.ended(&outcome);
+        let origin_gone = request
+            .origin
+            .as_ref()
+            .is_some_and(|o| self.incarnation_changed(o));
+        Completion {
+            correlation,
+            operation_id: request.operation_id,
+            target: request.target,
+            outcome,
+            origin: request.origin,
+            origin_gone,
+        }
+    }
+
+    /// Whether this node knows another incarnation of the origin Spot than
+    /// the one that sent the request (a move alone is not a new incarnation).
+    fn incarnation_changed(&self, origin: &SpotExecution) -> bool {
+        self.owned(origin.spot.as_ref())
+            .is_some_and(|owned| owned.object_generation != origin.object_generation)
+    }
+}

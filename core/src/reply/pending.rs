@@ -1,0 +1,182 @@
+//! The pending-request table of one runtime (spec §4): a request waits here
+//! under its correlation until exactly one terminal result, whichever is
+//! confirmed first: reply, error, timeout, cancellation or shutdown.
+//!
+//! Completion removes the entry under its shard's lock, so of any number of
+//! concurrent completions exactly one wins; the others learn they were late.
+//! Deadlines sit in a min-heap (O(log n) per request); entries completed
+//! otherwise are skipped when their deadline comes up.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Mutex;
+
+use crate::clock::MonoTime;
+use crate::ids::{CorrelationId, ObjectGeneration, ObjectKey, OperationId};
+
+const SHARDS: usize = 16;
+
+/// The Spot execution that started a request (§4.2): its reply resumes that
+/// execution and nothing else.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SpotExecution {
+    /// The Spot that started the request.
+    pub spot: ObjectKey,
+    /// Its incarnation at that time.
+    pub object_generation: ObjectGeneration,
+}
+
+/// A request waiting for its terminal result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingRequest {
+    /// Its operation identity.
+    pub operation_id: OperationId,
+    /// Its target.
+    pub target: ObjectKey,
+    /// When it times out (runtime clock).
+    pub deadline: MonoTime,
+    /// The Spot execution that started it, if one did.
+    pub origin: Option<SpotExecution>,
+}
+
+/// The table.
+pub(crate) struct PendingRequests {
+    shards: [Mutex<HashMap<CorrelationId, PendingRequest>>; SHARDS],
+    by_operation: Mutex<HashMap<OperationId, CorrelationId>>,
+    deadlines: Mutex<BinaryHeap<Reverse<(MonoTime, CorrelationId)>>>,
+}
+
+impl Default for PendingRequests {
+    fn default() -> Self {
+        PendingRequests {
+            shards: std::array::from_fn(|_| Mutex::new(HashMap::new())),
+            by_operation: Mutex::new(HashMap::new()),
+            deadlines: Mutex::new(BinaryHeap::new()),
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl PendingRequests {
+    fn shard(&self, c: CorrelationId) -> &Mutex<HashMap<CorrelationId, PendingRequest>> {
+        &self.shards[(c.get() % SHARDS as u64) as usize]
+    }
+
+    /// Registers a request under `correlation`.
+    pub(crate) fn insert(&self, correlation: CorrelationId, request: PendingRequest) {
+        lock(&self.deadlines).push(Reverse((request.deadline, correlation)));
+        lock(&self.by_operation).insert(request.operation_id, correlation);
+        lock(self.shard(correlation)).insert(correlation, request);
+    }
+
+    /// Takes the request for its one terminal result; `None` if another
+    /// result already took it (or it never existed).
+    pub(crate) fn take(&self, correlation: CorrelationId) -> Option<PendingRequest> {
+        let request = lock(self.shard(correlation)).remove(&correlation)?;
+        lock(&self.by_operation).remove(&request.operation_id);
+        Some(request)
+    }
+
+    /// The correlation of a pending operation (a rejection names the
+    /// operation, not the correlation).
+    pub(crate) fn correlation_of(&self, operation: OperationId) -> Option<CorrelationId> {
+        lock(&self.by_operation).get(&operation).copied()
+    }
+
+    /// Takes every request whose deadline is at or before `now`.
+    pub(crate) fn take_expired(&self, now: MonoTime) -> Vec<(CorrelationId, PendingRequest)> {
+        let mut due = Vec::new();
+        loop {
+            let next = {
+                let mut heap = lock(&self.deadlines);
+                match heap.peek() {
+                    Some(Reverse((deadline, _))) if *deadline <= now => heap.pop(),
+                    _ => None,
+                }
+            };
+            let Some(Reverse((_, correlation))) = next else {
+                return due;
+            };
+            // Completed otherwise already: nothing to time out.
+            if let Some(request) = self.take(correlation) {
+                due.push((correlation, request));
+            }
+        }
+    }
+
+    /// Takes every pending request (shutdown).
+    pub(crate) fn take_all(&self) -> Vec<(CorrelationId, PendingRequest)> {
+        lock(&self.deadlines).clear();
+        lock(&self.by_operation).clear();
+        self.shards
+            .iter()
+            .flat_map(|shard| lock(shard).drain().collect::<Vec<_>>())
+            .collect()
+    }
+
+    /// Requests waiting now.
+    pub(crate) fn len(&self) -> usize {
+        self.shards.iter().map(|s| lock(s).len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::ObjectKind;
+
+    fn request(op: u64, deadline: u64) -> PendingRequest {
+        PendingRequest {
+            operation_id: OperationId(op),
+            target: ObjectKey::new(ObjectKind::Actor, "a").expect("valid"),
+            deadline: MonoTime(deadline),
+            origin: None,
+        }
+    }
+
+    #[test]
+    fn a_request_is_taken_once() {
+        let t = PendingRequests::default();
+        t.insert(CorrelationId(1), request(10, 100));
+        assert_eq!(t.correlation_of(OperationId(10)), Some(CorrelationId(1)));
+        assert!(t.take(CorrelationId(1)).is_some());
+        assert!(
+            t.take(CorrelationId(1)).is_none(),
+            "the second result is late"
+        );
+        assert_eq!(t.correlation_of(OperationId(10)), None);
+    }
+
+    #[test]
+    fn deadlines_fire_in_order_and_skip_completed_requests() {
+        let t = PendingRequests::default();
+        t.insert(CorrelationId(1), request(1, 300));
+        t.insert(CorrelationId(2), request(2, 100));
+        t.insert(CorrelationId(3), request(3, 200));
+        t.take(CorrelationId(3));
+        let due: Vec<_> = t
+            .take_expired(MonoTime(250))
+            .into_iter()
+            .map(|(c, _)| c)
+            .collect();
+        assert_eq!(due, [CorrelationId(2)]);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t.take_all().len(), 1);
+        assert!(t.take_expired(MonoTime(u64::MAX)).is_empty());
+    }
+
+    #[test]
+    fn a_hundred_thousand_deadlines_cost_log_n_each() {
+        let t = PendingRequests::default();
+        for i in 0..100_000u64 {
+            t.insert(CorrelationId(i + 1), request(i + 1, (i * 7919) % 100_000));
+        }
+        let due = t.take_expired(MonoTime(49_999));
+        assert_eq!(due.len(), 50_000);
+        assert!(due.windows(2).all(|w| w[0].1.deadline <= w[1].1.deadline));
+        assert_eq!(t.len(), 50_000);
+    }
+}
