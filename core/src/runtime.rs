@@ -315,7 +315,11 @@ impl Runtime {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let handle = self.tokio().spawn(fut);
+        // On the store's own runtime when it has one: no hop per store call.
+        let handle = match self.inner.resolver.store.executor() {
+            Some(store) => store.spawn(fut),
+            None => self.tokio().spawn(fut),
+        };
         async move {
             handle
                 .await

@@ -99,6 +99,10 @@ impl<S: LocationStore> FaultyStore<S> {
 }
 
 impl<S: LocationStore> LocationStore for FaultyStore<S> {
+    fn executor(&self) -> Option<tokio::runtime::Handle> {
+        self.inner.executor()
+    }
+
     fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {
         if let Err(e) = self.gate() {
             return Box::pin(ready(Err(e)));

@@ -177,6 +177,12 @@ pub trait LocationStore: Send + Sync + 'static {
         proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
 
+    /// The async runtime this store's I/O lives on, if it has one. A runtime
+    /// runs its store work there, so a call needs no hop between threads.
+    fn executor(&self) -> Option<tokio::runtime::Handle> {
+        None
+    }
+
     /// Removes a `Releasing` record; from then on the ID resolves `Missing`.
     fn complete_release(
         &self,

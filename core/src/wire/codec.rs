@@ -137,9 +137,7 @@ impl Writer {
         self.u64(op.object_generation.get());
         self.u8(op.hop_count);
         self.reply_route(&op.reply_route);
-        let len = u32::try_from(op.payload.len()).expect("payloads are bounded far below 4 GiB");
-        self.0.extend_from_slice(&len.to_be_bytes());
-        self.0.extend_from_slice(&op.payload);
+        self.payload(&op.payload);
     }
 
     fn payload(&mut self, payload: &[u8]) {
@@ -325,15 +323,7 @@ impl<'a> Reader<'a> {
             };
             return Err(invalid("reply route", why));
         }
-        let len = self.u32("payload length")? as usize;
-        if len > self.limits.max_payload_bytes {
-            return Err(WireError::TooLong {
-                field: "payload",
-                len,
-                max: self.limits.max_payload_bytes,
-            });
-        }
-        let payload = self.take(len, "payload")?.to_vec();
+        let payload = self.payload()?;
         Ok(Operation {
             operation_id,
             target,

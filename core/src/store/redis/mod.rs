@@ -27,6 +27,13 @@ use crate::ids::{KeyRef, OwnerLeaseGeneration, ProposalId};
 /// exact in Lua's doubles.
 const MAX_LEASE_MILLIS: u64 = 1 << 40;
 
+static NEXT_STORE: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// Which store's I/O runtime this thread belongs to (0: none).
+    static ON_IO_OF: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// How to reach and use a Redis deployment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedisOptions {
@@ -57,6 +64,7 @@ impl Default for RedisOptions {
 /// password for ACL) or on a Redis Cluster (`redis+cluster://` or
 /// `rediss+cluster://` with comma-separated seed nodes).
 pub struct RedisStore {
+    id: u64,
     conn: Conn,
     scripts: Arc<Scripts>,
     prefix: String,
@@ -100,9 +108,11 @@ impl RedisStore {
             ));
         }
         let target = Target::parse(url)?;
+        let id = NEXT_STORE.fetch_add(1, Ordering::Relaxed);
         let io = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("zlink-redis")
+            .on_thread_start(move || ON_IO_OF.set(id))
             .enable_all()
             .build()
             .map_err(|e| {
@@ -117,6 +127,7 @@ impl RedisStore {
             options.epoch_check_interval,
         ));
         Ok(RedisStore {
+            id,
             conn,
             scripts: Arc::new(Scripts::new()),
             prefix: options.prefix,
@@ -139,11 +150,13 @@ impl RedisStore {
         }
     }
 
-    /// Runs `script` on the object's key with `args`, always on the store's
-    /// own I/O runtime: a reconnection is driven by whoever awaits the call,
-    /// and it must happen on the runtime that owns the connection (a
-    /// caller's runtime may lack I/O, or be dropped while others still use
-    /// the store).
+    /// Runs `script` on the object's key with `args`, on the store's own I/O
+    /// runtime: a reconnection is driven by whoever awaits the call, and it
+    /// must happen on the runtime that owns the connection (a caller's
+    /// runtime may lack I/O, or be dropped while others still use the
+    /// store). Already on it (a runtime using [`executor`]), it runs inline.
+    ///
+    /// [`executor`]: LocationStore::executor
     fn invoke(
         &self,
         script: fn(&Scripts) -> &Script,
@@ -159,17 +172,22 @@ impl RedisStore {
             .expect("the I/O runtime is only taken by Drop")
             .handle()
             .clone();
+        let here = self.id;
+        let call = async move {
+            let mut call = script(&scripts).key(redis_key);
+            for arg in args {
+                call.arg(arg);
+            }
+            call.invoke_async::<RawReply>(&mut conn).await
+        };
         async move {
-            let task = io.spawn(async move {
-                let mut call = script(&scripts).key(redis_key);
-                for arg in args {
-                    call.arg(arg);
-                }
-                call.invoke_async::<RawReply>(&mut conn).await
-            });
-            let raw = task
-                .await
-                .map_err(|e| StoreError::Unreachable(format!("store task ended: {e}").into()))?;
+            let raw = if ON_IO_OF.get() == here {
+                call.await
+            } else {
+                io.spawn(call)
+                    .await
+                    .map_err(|e| StoreError::Unreachable(format!("store task ended: {e}").into()))?
+            };
             decode(&raw.map_err(connection::store_error)?, claimed)
         }
     }
@@ -309,6 +327,10 @@ impl LocationStore for RedisStore {
         let mut args = fence_args(expect).to_vec();
         args.push(proposal.get().to_string());
         self.write_record(|s| &s.begin_release, key, args, fenced(expect))
+    }
+
+    fn executor(&self) -> Option<tokio::runtime::Handle> {
+        self.io.as_ref().map(|io| io.handle().clone())
     }
 
     fn complete_release(
