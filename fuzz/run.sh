@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(decode_frame decode_message decode_request decode_rejection decode_message_follow)
+[ ${#targets[@]} -gt 0 ] || targets=(decode_frame decode_message decode_request decode_reply decode_rejection decode_message_follow)
 
 # Seed: whole frames for decode_frame, bodies of the command's vectors for the others.
 seed() {
@@ -25,7 +25,7 @@ seed() {
 }
 command_of() {
     case $1 in
-        decode_frame) echo 0 ;; decode_message) echo 1 ;; decode_request) echo 2 ;;
+        decode_frame) echo 0 ;; decode_message) echo 1 ;; decode_request) echo 2 ;; decode_reply) echo 3 ;;
         decode_rejection) echo 4 ;; decode_message_follow) echo 50 ;;
         *) echo "unknown target $1" >&2; exit 2 ;;
     esac

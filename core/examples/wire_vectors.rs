@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use zlink_core::wire::{
-    self, DecodeLimits, Frame, HEADER_LEN, MessageFollowFrame, NodeRef, Operation, RejectionCode,
-    RejectionFrame, ReplyRoute, RouteEnd, WireError,
+    self, DecodeLimits, Frame, HEADER_LEN, MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, NodeRef,
+    Operation, RejectionCode, RejectionFrame, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult,
+    ReplyRoute, RouteEnd, WireError,
 };
 use zlink_core::{
     AuthorityOwnerGeneration, CorrelationId, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
@@ -202,6 +203,25 @@ fn base_follow(reply_route: Option<ReplyRoute>) -> Res<MessageFollowFrame> {
         relayed_bytes: 96,
         operation_id: OperationId(21),
         reply_route,
+    })
+}
+
+/// The reply to `request_with_reply_route`: correlation 77, operation 2,
+/// answered by node 2 of mesh "main" (lifecycle 5).
+fn base_reply(result: ReplyResult) -> Res<ReplyFrame> {
+    Ok(ReplyFrame {
+        correlation: CorrelationId(77),
+        operation_id: OperationId(2),
+        replier: node("main", 2, 5)?,
+        result,
+    })
+}
+
+fn reply_error(kind: ReplyErrorKind, code: u32, message: &str) -> ReplyResult {
+    ReplyResult::Error(ReplyError {
+        kind,
+        code,
+        message: message.to_owned(),
     })
 }
 
@@ -388,6 +408,91 @@ fn valid_cases() -> Res<Vec<Valid>> {
         "Command 50 messageFollow after relaying a request: carries the request's reply route; queue counters at 2^53+1 and u64::MAX.",
         Frame::MessageFollow(follow),
     );
+
+    add(
+        "reply_ok_empty_payload",
+        "Reply (command 3) to request_with_reply_route (correlation 77, operation 2) from node 2: result Ok (tag 1) with an empty payload, the smallest reply.",
+        Frame::Reply(base_reply(ReplyResult::Ok(Vec::new()))?),
+    );
+    let mut reply = base_reply(ReplyResult::Ok(vec![
+        0x00, 0xff, 0x5a, 0x4c, 0x01, 0x03, 0x00, 0x00, 0x80, 0x7f, 0x02, 0x01,
+    ]))?;
+    reply.correlation = CorrelationId(78);
+    reply.operation_id = OperationId(1002);
+    add(
+        "reply_ok_binary_payload",
+        "Reply Ok with a binary payload holding 0x00, 0xff, a frame-header look-alike (\"ZL\", 1, 3) and bytes equal to the result and error-kind tags: the payload is opaque.",
+        Frame::Reply(reply),
+    );
+    let mut reply = base_reply(reply_error(
+        ReplyErrorKind::Handler,
+        500,
+        "handler failed: Zürich/ユーザー/🦀 not found",
+    ))?;
+    reply.correlation = CorrelationId(79);
+    reply.operation_id = OperationId(1003);
+    add(
+        "reply_error_handler_utf8_message",
+        "Reply Error (tag 2), kind Handler (1), code 500, a UTF-8 message with 2-, 3- and 4-byte characters (the length counts bytes, not characters).",
+        Frame::Reply(reply),
+    );
+    let mut reply = base_reply(reply_error(
+        ReplyErrorKind::Decode,
+        400,
+        "cannot decode request: champ « quantité » manquant — ≠ 🦀",
+    ))?;
+    reply.correlation = CorrelationId(80);
+    reply.operation_id = OperationId(1004);
+    add(
+        "reply_error_decode_utf8_message",
+        "Reply Error, kind Decode (2): the application could not decode the request; code 400 and a UTF-8 message.",
+        Frame::Reply(reply),
+    );
+    let mut reply = base_reply(reply_error(ReplyErrorKind::Handler, 0, ""))?;
+    reply.correlation = CorrelationId(81);
+    reply.operation_id = OperationId(1005);
+    add(
+        "reply_error_handler_empty_message",
+        "Reply Error, kind Handler, code 0 and an empty message (length 0): both are allowed.",
+        Frame::Reply(reply),
+    );
+    let long = "é".repeat(MAX_ERROR_MESSAGE_BYTES / 2 - 2) + "🦀";
+    assert_eq!(long.len(), MAX_ERROR_MESSAGE_BYTES);
+    let mut reply = base_reply(reply_error(ReplyErrorKind::Decode, 422, &long))?;
+    reply.correlation = CorrelationId(82);
+    reply.operation_id = OperationId(1006);
+    add(
+        "reply_error_message_4096_bytes",
+        "Reply Error with a message of exactly 4096 bytes (2046 'é' then one 4-byte '🦀'): MAX_ERROR_MESSAGE_BYTES, still accepted (invalid/too_long_reply_error_message_4097 is one byte over).",
+        Frame::Reply(reply),
+    );
+    let mut reply = base_reply(ReplyResult::Ok(b"ok".to_vec()))?;
+    reply.correlation = CorrelationId(P53 + 1);
+    reply.operation_id = OperationId(P53 - 1);
+    reply.replier = node("main", P53, P53 + 1)?;
+    add(
+        "reply_ok_around_2p53",
+        "Reply Ok with correlation 2^53+1 (9007199254740993), operation id 2^53-1 (9007199254740991), replier rid 2^53 and generation 2^53+1: decimal strings in this JSON.",
+        Frame::Reply(reply),
+    );
+    let max = u64::MAX;
+    let mut reply = base_reply(reply_error(ReplyErrorKind::Decode, u32::MAX, "max"))?;
+    reply.correlation = CorrelationId(max);
+    reply.operation_id = OperationId(max);
+    reply.replier = node("mesh-name-of-23-bytes-x", max, max)?;
+    add(
+        "reply_error_all_u64_max",
+        "Reply Error with correlation, operation id, replier rid and generation at u64::MAX (18446744073709551615), the error code at u32::MAX (4294967295) and a 23-byte mesh name.",
+        Frame::Reply(reply),
+    );
+    let mut reply = base_reply(ReplyResult::Ok(vec![0xff; 4]))?;
+    reply.correlation = CorrelationId(max - 1);
+    reply.operation_id = OperationId(P53);
+    add(
+        "reply_ok_correlation_u64_max_minus_1",
+        "Reply Ok with correlation u64::MAX-1 (18446744073709551614) and operation id 2^53 (9007199254740992).",
+        Frame::Reply(reply),
+    );
     Ok(cases)
 }
 
@@ -433,6 +538,12 @@ fn op_mesh_at(id_len: usize) -> usize {
     OP_KIND_AT + 1 + 2 + id_len
 }
 
+/// Body offset of a Reply's result tag when the replier's mesh name is
+/// `mesh_len` bytes: correlation, operation id, then the replier node.
+fn reply_tag_at(mesh_len: usize) -> usize {
+    8 + 8 + 1 + mesh_len + 8 + 8
+}
+
 fn invalid_cases() -> Res<Vec<Invalid>> {
     let message = Frame::Message(base_operation()?);
     let mut op = base_operation()?;
@@ -444,6 +555,14 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
     let rejection = Frame::Rejection(base_rejection(RejectionCode::StaleRoute(
         StaleReason::NotOwner,
     ))?);
+    let reply_ok = Frame::Reply(base_reply(ReplyResult::Ok(b"pong".to_vec()))?);
+    let reply_err = Frame::Reply(base_reply(reply_error(
+        ReplyErrorKind::Handler,
+        500,
+        "Zürich 🦀",
+    ))?);
+    // Both replies come from node "main": a 4-byte mesh name.
+    let tag_at = reply_tag_at(4);
     let message_bytes = wire::encode(&message);
     // In `message`: 1-byte ID, no reply route, empty payload.
     let msg_presence_at = message_bytes.len() - HEADER_LEN - 4 - 1;
@@ -509,10 +628,10 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
         patch_header(&message, 3, 0),
     );
     add(
-        "unknown_command_3_reserved_reply",
+        "unknown_command_5",
         "UnknownCommand",
-        "Command 3 is reserved for the reply frame, not spoken yet.",
-        patch_header(&message, 3, 3),
+        "Command 5, one past Rejection (4): commands 5..=49 are not defined.",
+        patch_header(&message, 3, 5),
     );
     add(
         "unknown_command_42_reserved_session",
@@ -760,6 +879,129 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
         }),
     );
 
+    // Reply (command 3).
+    add(
+        "flags_on_reply",
+        "FlagsNotAllowed",
+        "A Reply with flag bit 0x01: no flag is defined on any command yet.",
+        patch_header(&reply_ok, 4, 0x01),
+    );
+    add(
+        "invalid_reply_result_0",
+        "Invalid",
+        "Reply result tag 0: only 1 (ok) and 2 (error) exist.",
+        edit_body(&reply_ok, |b| b[tag_at] = 0),
+    );
+    add(
+        "invalid_reply_result_3",
+        "Invalid",
+        "Reply result tag 3.",
+        edit_body(&reply_ok, |b| b[tag_at] = 3),
+    );
+    add(
+        "invalid_reply_error_kind_0",
+        "Invalid",
+        "Reply error kind 0: only 1 (handler) and 2 (decode) exist.",
+        edit_body(&reply_err, |b| b[tag_at + 1] = 0),
+    );
+    add(
+        "invalid_reply_error_kind_3",
+        "Invalid",
+        "Reply error kind 3.",
+        edit_body(&reply_err, |b| b[tag_at + 1] = 3),
+    );
+    add(
+        "invalid_reply_error_message_not_utf8",
+        "Invalid",
+        "A reply error message whose first byte is 0xff: messages are UTF-8.",
+        edit_body(&reply_err, |b| b[tag_at + 8] = 0xff),
+    );
+    add(
+        "invalid_reply_error_message_cut_utf8",
+        "Invalid",
+        "A reply error message that ends inside a character: its last 2 bytes (of the 4-byte 🦀) are cut and its length says so; the bytes present are not UTF-8.",
+        edit_body(&reply_err, |b| {
+            let len = u16::from_be_bytes([b[tag_at + 6], b[tag_at + 7]]) - 2;
+            b[tag_at + 6..tag_at + 8].copy_from_slice(&len.to_be_bytes());
+            b.truncate(b.len() - 2);
+        }),
+    );
+    add(
+        "invalid_reply_replier_empty_mesh_name",
+        "Invalid",
+        "A Reply whose replier mesh name is 0 bytes.",
+        edit_body(&reply_ok, |b| {
+            b[16] = 0;
+            b.drain(17..21);
+        }),
+    );
+    let mut too_long = reply_error(ReplyErrorKind::Handler, 1, "");
+    if let ReplyResult::Error(e) = &mut too_long {
+        e.message = "m".repeat(MAX_ERROR_MESSAGE_BYTES);
+    }
+    add(
+        "too_long_reply_error_message_4097",
+        "TooLong",
+        "A reply error message length of 4097, one over MAX_ERROR_MESSAGE_BYTES (4096), with all 4097 bytes present (ASCII).",
+        edit_body(&Frame::Reply(base_reply(too_long)?), |b| {
+            b[tag_at + 6..tag_at + 8].copy_from_slice(&4097u16.to_be_bytes());
+            b.push(b'm');
+        }),
+    );
+    add(
+        "too_long_reply_error_message_65535",
+        "TooLong",
+        "A reply error message length of 65535 and no message bytes: refused from the length alone, before any byte is read.",
+        edit_body(&reply_err, |b| {
+            b[tag_at + 6..tag_at + 8].copy_from_slice(&u16::MAX.to_be_bytes());
+            b.truncate(tag_at + 8);
+        }),
+    );
+    add(
+        "too_long_reply_payload",
+        "TooLong",
+        "A Reply Ok payload length of 1 MiB + 1, over the default max_payload_bytes (1048576), with no payload bytes: refused from the length alone.",
+        edit_body(&reply_ok, |b| {
+            b[tag_at + 1..tag_at + 5].copy_from_slice(&((1u32 << 20) + 1).to_be_bytes());
+            b.truncate(tag_at + 5);
+        }),
+    );
+    add(
+        "truncated_reply_in_operation_id",
+        "Truncated",
+        "A Reply body that stops 4 bytes into its operation id.",
+        edit_body(&reply_ok, |b| b.truncate(12)),
+    );
+    add(
+        "truncated_reply_before_result",
+        "Truncated",
+        "A Reply body that stops after the replier node, before its result tag.",
+        edit_body(&reply_ok, |b| b.truncate(tag_at)),
+    );
+    add(
+        "truncated_reply_payload",
+        "Truncated",
+        "A Reply Ok whose payload length says 10 bytes; 4 follow.",
+        edit_body(&reply_ok, |b| {
+            b[tag_at + 1..tag_at + 5].copy_from_slice(&10u32.to_be_bytes());
+        }),
+    );
+    add(
+        "truncated_reply_in_error_code",
+        "Truncated",
+        "A Reply Error body that stops inside its 4-byte error code.",
+        edit_body(&reply_err, |b| b.truncate(tag_at + 4)),
+    );
+    add(
+        "truncated_reply_error_message",
+        "Truncated",
+        "A Reply Error whose message length says 3 bytes more than follow.",
+        edit_body(&reply_err, |b| {
+            let len = u16::from_be_bytes([b[tag_at + 6], b[tag_at + 7]]) + 3;
+            b[tag_at + 6..tag_at + 8].copy_from_slice(&len.to_be_bytes());
+        }),
+    );
+
     // Trailing bytes.
     add(
         "trailing_bytes_after_message",
@@ -773,6 +1015,12 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
         "A whole messageFollow body with a reply route, then 3 bytes more.",
         edit_body(&follow_reply, |b| b.extend_from_slice(b"ZL\x01")),
     );
+    add(
+        "trailing_bytes_after_reply_error",
+        "TrailingBytes",
+        "A whole Reply Error body, then 2 bytes more: the message length, not the body length, ends the message.",
+        edit_body(&reply_err, |b| b.extend_from_slice(b"!!")),
+    );
     Ok(cases)
 }
 
@@ -782,6 +1030,7 @@ fn command_name(frame: &Frame) -> &'static str {
     match frame {
         Frame::Message(_) => "Message",
         Frame::Request(_) => "Request",
+        Frame::Reply(_) => "Reply",
         Frame::Rejection(_) => "Rejection",
         Frame::MessageFollow(_) => "MessageFollow",
     }
@@ -867,6 +1116,40 @@ fn frame_json(frame: &Frame) -> Value {
             "reply_route": reply_json(&op.reply_route),
             "payload_hex": hex(&op.payload),
         }),
+        Frame::Reply(r) => {
+            // The tag and kind numbers are read back from the encoded bytes
+            // (after correlation, operation id and replier), so the JSON
+            // states what is on the wire.
+            let bytes = wire::encode(frame);
+            let tag_at = HEADER_LEN + reply_tag_at(r.replier.mesh.as_str().len());
+            let result = match &r.result {
+                ReplyResult::Ok(payload) => json!({
+                    "status": "Ok",
+                    "status_code": bytes[tag_at],
+                    "payload_hex": hex(payload),
+                }),
+                ReplyResult::Error(e) => json!({
+                    "status": "Error",
+                    "status_code": bytes[tag_at],
+                    "error": {
+                        "kind": match e.kind {
+                            ReplyErrorKind::Handler => "Handler",
+                            ReplyErrorKind::Decode => "Decode",
+                        },
+                        "kind_code": bytes[tag_at + 1],
+                        "code": e.code,
+                        "message": e.message,
+                        "message_utf8_hex": hex(e.message.as_bytes()),
+                    },
+                }),
+            };
+            json!({
+                "correlation": n(r.correlation.get()),
+                "operation_id": n(r.operation_id.get()),
+                "replier": node_json(&r.replier),
+                "result": result,
+            })
+        }
         Frame::Rejection(r) => {
             // The class/reason numbers are read back from the encoded bytes
             // (its last two), so the JSON states what is on the wire.

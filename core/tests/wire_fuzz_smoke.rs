@@ -10,7 +10,7 @@ use std::fs;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use zlink_core::wire::{Frame, HEADER_LEN, WireError};
+use zlink_core::wire::{Frame, HEADER_LEN, ReplyResult, WireError};
 
 #[allow(unreachable_pub)]
 #[path = "../../fuzz/src/lib.rs"]
@@ -20,10 +20,11 @@ type Target = fn(&[u8]) -> Result<Frame, WireError>;
 
 /// Each fuzz target with the command byte whose bodies it takes (0: whole
 /// frames).
-const TARGETS: [(&str, Target, u8); 5] = [
+const TARGETS: [(&str, Target, u8); 6] = [
     ("decode_frame", targets::decode_frame, 0),
     ("decode_message", targets::decode_message, 1),
     ("decode_request", targets::decode_request, 2),
+    ("decode_reply", targets::decode_reply, 3),
     ("decode_rejection", targets::decode_rejection, 4),
     ("decode_message_follow", targets::decode_message_follow, 50),
 ];
@@ -121,7 +122,8 @@ fn mutate(rng: &mut Rng, input: &[u8], pool: &[Vec<u8>]) -> Vec<u8> {
             6 if out.len() >= 8 => {
                 // A big-endian length or count field set to an edge value.
                 let at = rng.below(out.len() - 1);
-                let v: u16 = *rng.pick(&[0, 1, 0x00ff, 0x0400, 0x0401, 0xffff]);
+                // Object-ID bound 1024/1025, reply-message bound 4096/4097.
+                let v: u16 = *rng.pick(&[0, 1, 0x00ff, 0x0400, 0x0401, 0x1000, 0x1001, 0xffff]);
                 out[at..at + 2].copy_from_slice(&v.to_be_bytes());
             }
             _ => {
@@ -148,6 +150,8 @@ struct Tally {
     inputs: usize,
     decoded: usize,
     kinds: std::collections::BTreeSet<&'static str>,
+    /// Reply results that decoded: "Ok", "Error".
+    replies: std::collections::BTreeSet<&'static str>,
 }
 
 fn kind_of(e: &WireError) -> &'static str {
@@ -172,7 +176,15 @@ fn hex(bytes: &[u8]) -> String {
 fn run(name: &str, target: Target, input: &[u8], what: &str, tally: &mut Tally) {
     let result = panic::catch_unwind(AssertUnwindSafe(|| target(input)));
     match result {
-        Ok(Ok(_)) => tally.decoded += 1,
+        Ok(Ok(frame)) => {
+            tally.decoded += 1;
+            if let Frame::Reply(r) = frame {
+                tally.replies.insert(match r.result {
+                    ReplyResult::Ok(_) => "Ok",
+                    ReplyResult::Error(_) => "Error",
+                });
+            }
+        }
         Ok(Err(e)) => {
             tally.kinds.insert(kind_of(&e));
         }
@@ -258,6 +270,15 @@ fn fuzz_targets_survive_vectors_random_and_mutated_inputs() {
             for kind in ["BadMagic", "LengthMismatch", "UnknownCommand"] {
                 assert!(tally.kinds.contains(kind), "{name}: never {kind}");
             }
+        }
+        if command == 3 {
+            // Both results decode, and the payload/message bounds are hit.
+            assert_eq!(
+                tally.replies.iter().copied().collect::<Vec<_>>(),
+                ["Error", "Ok"],
+                "{name}: decoded replies"
+            );
+            assert!(tally.kinds.contains("TooLong"), "{name}: never TooLong");
         }
         report.push_str(&format!(
             "{name}: {} inputs, {} decoded, errors {:?}\n",

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use zlink_core::wire::{
-    self, DecodeLimits, Frame, HEADER_LEN, MessageFollowFrame, NodeRef, Operation, RejectionCode,
-    RejectionFrame, ReplyRoute, RouteEnd, WireError,
+    self, DecodeLimits, Frame, HEADER_LEN, MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, NodeRef,
+    Operation, RejectionCode, RejectionFrame, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult,
+    ReplyRoute, RouteEnd, WireError,
 };
 use zlink_core::{
     AuthorityOwnerGeneration, CorrelationId, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
@@ -222,6 +223,52 @@ fn code_of(v: &Value) -> RejectionCode {
     code
 }
 
+fn u32_of(v: &Value, name: &str) -> u32 {
+    let n = field(v, name)
+        .as_u64()
+        .unwrap_or_else(|| panic!("{name} must be a number: {v}"));
+    u32::try_from(n).unwrap_or_else(|_| panic!("{name}: {n} is not a u32"))
+}
+
+/// A reply's result: status Ok (1) with a payload, or Error (2) with a kind
+/// (Handler 1, Decode 2), a code and a message (docs/wire.md tables).
+fn reply_result_of(v: &Value) -> ReplyResult {
+    match str_of(v, "status") {
+        "Ok" => {
+            assert_eq!(u8_of(v, "status_code"), 1, "status_code");
+            assert!(v.get("error").is_none(), "an Ok result has no error: {v}");
+            ReplyResult::Ok(unhex(str_of(v, "payload_hex")))
+        }
+        "Error" => {
+            assert_eq!(u8_of(v, "status_code"), 2, "status_code");
+            assert!(
+                v.get("payload_hex").is_none(),
+                "an Error result has no payload: {v}"
+            );
+            let e = field(v, "error");
+            let (kind, code) = match str_of(e, "kind") {
+                "Handler" => (ReplyErrorKind::Handler, 1),
+                "Decode" => (ReplyErrorKind::Decode, 2),
+                other => panic!("unknown reply error kind {other:?}"),
+            };
+            assert_eq!(u8_of(e, "kind_code"), code, "kind_code");
+            let message = str_of(e, "message");
+            assert_eq!(
+                unhex(str_of(e, "message_utf8_hex")),
+                message.as_bytes(),
+                "message and message_utf8_hex disagree"
+            );
+            assert!(message.len() <= MAX_ERROR_MESSAGE_BYTES, "message too long");
+            ReplyResult::Error(ReplyError {
+                kind,
+                code: u32_of(e, "code"),
+                message: message.to_owned(),
+            })
+        }
+        other => panic!("unknown reply status {other:?}"),
+    }
+}
+
 fn route_end_of(v: &Value) -> RouteEnd {
     RouteEnd {
         node: node_of(field(v, "node")),
@@ -235,6 +282,15 @@ fn expected_frame(json: &Value) -> (Frame, u8) {
     let (frame, number) = match str_of(json, "command") {
         "Message" => (Frame::Message(operation_of(f)), 1),
         "Request" => (Frame::Request(operation_of(f)), 2),
+        "Reply" => (
+            Frame::Reply(ReplyFrame {
+                correlation: CorrelationId(u64_of(f, "correlation")),
+                operation_id: OperationId(u64_of(f, "operation_id")),
+                replier: node_of(field(f, "replier")),
+                result: reply_result_of(field(f, "result")),
+            }),
+            3,
+        ),
         "Rejection" => (
             Frame::Rejection(RejectionFrame {
                 operation_id: OperationId(u64_of(f, "operation_id")),
@@ -387,7 +443,7 @@ fn vectors_cover_every_command_rejection_code_and_error_kind() {
     commands.dedup();
     assert_eq!(
         commands,
-        ["Message", "MessageFollow", "Rejection", "Request"]
+        ["Message", "MessageFollow", "Rejection", "Reply", "Request"]
     );
 
     let mut codes: Vec<(u8, u8)> = valid
@@ -412,6 +468,39 @@ fn vectors_cover_every_command_rejection_code_and_error_kind() {
         .map(|v| !field(field(&v.json, "frame"), "reply_route").is_null())
         .collect();
     assert!(follows.contains(&true) && follows.contains(&false));
+
+    // Replies: both statuses, both error kinds, an empty and a non-empty
+    // payload, a message at the 4096-byte bound.
+    let results: Vec<&Value> = valid
+        .iter()
+        .filter(|v| str_of(&v.json, "command") == "Reply")
+        .map(|v| field(field(&v.json, "frame"), "result"))
+        .collect();
+    let mut statuses: Vec<&str> = results.iter().map(|r| str_of(r, "status")).collect();
+    statuses.sort();
+    statuses.dedup();
+    assert_eq!(statuses, ["Error", "Ok"]);
+    let mut error_kinds: Vec<(u8, &str)> = results
+        .iter()
+        .filter_map(|r| r.get("error"))
+        .map(|e| (u8_of(e, "kind_code"), str_of(e, "kind")))
+        .collect();
+    error_kinds.sort();
+    error_kinds.dedup();
+    assert_eq!(error_kinds, [(1, "Handler"), (2, "Decode")]);
+    let payload_lens: Vec<usize> = results
+        .iter()
+        .filter_map(|r| r.get("payload_hex"))
+        .map(|p| p.as_str().expect("hex").len() / 2)
+        .collect();
+    assert!(payload_lens.contains(&0) && payload_lens.iter().any(|l| *l > 0));
+    assert!(
+        results
+            .iter()
+            .filter_map(|r| r.get("error"))
+            .any(|e| str_of(e, "message").len() == MAX_ERROR_MESSAGE_BYTES),
+        "a reply error message at MAX_ERROR_MESSAGE_BYTES"
+    );
 
     let mut kinds: Vec<String> = invalid_vectors()
         .iter()
@@ -445,6 +534,30 @@ fn u64_fields_past_2p53_are_strings_in_the_json() {
     for n in ["9007199254740991", "9007199254740992", "9007199254740993"] {
         assert!(text.contains(&format!("\"{n}\"")), "{n} as a string");
     }
+}
+
+#[test]
+fn reply_correlation_and_operation_id_past_2p53_are_exact() {
+    let vectors = load(&vector_dir());
+    let frame_of = |name: &str| {
+        let v = vectors
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("vector {name}"));
+        match wire::decode(&v.bytes, &DecodeLimits::default()) {
+            Ok(Frame::Reply(r)) => r,
+            other => panic!("{name}: {other:?}"),
+        }
+    };
+    let r = frame_of("reply_ok_around_2p53");
+    assert_eq!(r.correlation, CorrelationId((1 << 53) + 1));
+    assert_eq!(r.operation_id, OperationId((1 << 53) - 1));
+    let r = frame_of("reply_error_all_u64_max");
+    assert_eq!(r.correlation, CorrelationId(u64::MAX));
+    assert_eq!(r.operation_id, OperationId(u64::MAX));
+    let r = frame_of("reply_ok_correlation_u64_max_minus_1");
+    assert_eq!(r.correlation, CorrelationId(u64::MAX - 1));
+    assert_eq!(r.operation_id, OperationId(1 << 53));
 }
 
 // ------------------------------------------------------ codec properties --
@@ -565,8 +678,36 @@ const UNAVAILABLE: [UnavailableReason; 7] = [
     UnavailableReason::FollowHopLimit,
 ];
 
+fn random_reply_frame(rng: &mut Rng) -> ReplyFrame {
+    let result = if rng.bool() {
+        ReplyResult::Ok(rng.bytes(300))
+    } else {
+        let kind = if rng.bool() {
+            ReplyErrorKind::Handler
+        } else {
+            ReplyErrorKind::Decode
+        };
+        let message = match rng.below(8) {
+            0 => String::new(),
+            1 => rng.text(MAX_ERROR_MESSAGE_BYTES - 8, MAX_ERROR_MESSAGE_BYTES),
+            _ => rng.text(1, 200),
+        };
+        ReplyResult::Error(ReplyError {
+            kind,
+            code: rng.next() as u32,
+            message,
+        })
+    };
+    ReplyFrame {
+        correlation: CorrelationId(rng.u64()),
+        operation_id: OperationId(rng.u64()),
+        replier: random_node(rng),
+        result,
+    }
+}
+
 fn random_frame(rng: &mut Rng) -> Frame {
-    match rng.below(4) {
+    match rng.below(5) {
         0 | 1 => {
             let request = rng.bool();
             let op = Operation {
@@ -600,6 +741,7 @@ fn random_frame(rng: &mut Rng) -> Frame {
                 code,
             })
         }
+        3 => Frame::Reply(random_reply_frame(rng)),
         _ => Frame::MessageFollow(MessageFollowFrame {
             target: random_key(rng),
             source: RouteEnd {
@@ -906,4 +1048,156 @@ fn encode_writes_the_header_the_docs_describe() {
     assert_eq!(&bytes[4..6], &[0, 0]);
     let body_len = u32::from_be_bytes(bytes[6..10].try_into().unwrap()) as usize;
     assert_eq!(body_len, bytes.len() - HEADER_LEN);
+}
+
+fn reply(result: ReplyResult) -> ReplyFrame {
+    ReplyFrame {
+        correlation: CorrelationId(11),
+        operation_id: OperationId(9),
+        replier: message("x", Vec::new()).origin,
+        result,
+    }
+}
+
+fn reply_error(kind: ReplyErrorKind, message: &str) -> ReplyResult {
+    ReplyResult::Error(ReplyError {
+        kind,
+        code: 7,
+        message: message.to_owned(),
+    })
+}
+
+#[test]
+fn decode_limits_bound_the_reply_payload() {
+    let limits = DecodeLimits {
+        max_object_id_bytes: 1024,
+        max_payload_bytes: 16,
+    };
+    let ok = wire::encode(&Frame::Reply(reply(ReplyResult::Ok(vec![7; 16]))));
+    assert!(wire::decode(&ok, &limits).is_ok());
+    let over = wire::encode(&Frame::Reply(reply(ReplyResult::Ok(vec![7; 17]))));
+    assert!(wire::decode(&over, &DecodeLimits::default()).is_ok());
+    assert_eq!(
+        wire::decode(&over, &limits),
+        Err(WireError::TooLong {
+            field: "payload",
+            len: 17,
+            max: 16
+        })
+    );
+    // The message bound does not follow the payload limit: it is fixed.
+    let long = wire::encode(&Frame::Reply(reply(reply_error(
+        ReplyErrorKind::Handler,
+        &"m".repeat(MAX_ERROR_MESSAGE_BYTES),
+    ))));
+    let zero = DecodeLimits {
+        max_payload_bytes: 0,
+        ..limits
+    };
+    assert!(wire::decode(&long, &zero).is_ok());
+    let empty = wire::encode(&Frame::Reply(reply(ReplyResult::Ok(Vec::new()))));
+    assert!(wire::decode(&empty, &zero).is_ok());
+}
+
+#[test]
+fn reply_error_messages_are_bounded_at_4096_bytes() {
+    for kind in [ReplyErrorKind::Handler, ReplyErrorKind::Decode] {
+        let at = reply(reply_error(kind, &"a".repeat(MAX_ERROR_MESSAGE_BYTES)));
+        let bytes = wire::encode(&Frame::Reply(at.clone()));
+        assert_eq!(
+            wire::decode(&bytes, &DecodeLimits::default()),
+            Ok(Frame::Reply(at))
+        );
+        // One byte over, length and bytes both present.
+        let mut over = bytes.clone();
+        let len_at = over.len() - MAX_ERROR_MESSAGE_BYTES - 2;
+        over[len_at..len_at + 2].copy_from_slice(&4097u16.to_be_bytes());
+        over.push(b'a');
+        let body_len = (over.len() - HEADER_LEN) as u32;
+        over[6..10].copy_from_slice(&body_len.to_be_bytes());
+        assert_eq!(
+            wire::decode(&over, &DecodeLimits::default()),
+            Err(WireError::TooLong {
+                field: "reply error message",
+                len: 4097,
+                max: MAX_ERROR_MESSAGE_BYTES
+            })
+        );
+    }
+}
+
+/// The encoder never fails on a long message: it keeps the longest prefix
+/// within MAX_ERROR_MESSAGE_BYTES that ends on a character boundary.
+#[test]
+fn encoding_cuts_a_long_reply_error_message_at_a_char_boundary() {
+    // 4095 ASCII bytes then a 4-byte character: the character would end at
+    // 4099, so it is dropped whole.
+    let text = "a".repeat(MAX_ERROR_MESSAGE_BYTES - 1) + "🦀" + "tail";
+    let bytes = wire::encode(&Frame::Reply(reply(reply_error(
+        ReplyErrorKind::Decode,
+        &text,
+    ))));
+    match wire::decode(&bytes, &DecodeLimits::default()) {
+        Ok(Frame::Reply(ReplyFrame {
+            result: ReplyResult::Error(e),
+            ..
+        })) => {
+            assert_eq!(e.message, "a".repeat(MAX_ERROR_MESSAGE_BYTES - 1));
+            assert_eq!(e.kind, ReplyErrorKind::Decode);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn reply_tags_and_kinds_outside_their_tables_are_invalid() {
+    let ok = wire::encode(&Frame::Reply(reply(ReplyResult::Ok(b"x".to_vec()))));
+    let err = wire::encode(&Frame::Reply(reply(reply_error(
+        ReplyErrorKind::Handler,
+        "e",
+    ))));
+    // "main": a 4-byte mesh name; the tag follows correlation, operation id
+    // and the replier node.
+    let tag_at = HEADER_LEN + 8 + 8 + 1 + 4 + 8 + 8;
+    assert_eq!((ok[tag_at], err[tag_at], err[tag_at + 1]), (1, 2, 1));
+    for tag in (0..=u8::MAX).filter(|t| !matches!(t, 1 | 2)) {
+        let mut bytes = ok.clone();
+        bytes[tag_at] = tag;
+        assert!(
+            matches!(
+                wire::decode(&bytes, &DecodeLimits::default()),
+                Err(WireError::Invalid {
+                    field: "reply result",
+                    ..
+                })
+            ),
+            "tag {tag}"
+        );
+    }
+    for kind in (0..=u8::MAX).filter(|k| !matches!(k, 1 | 2)) {
+        let mut bytes = err.clone();
+        bytes[tag_at + 1] = kind;
+        assert!(
+            matches!(
+                wire::decode(&bytes, &DecodeLimits::default()),
+                Err(WireError::Invalid {
+                    field: "reply error kind",
+                    ..
+                })
+            ),
+            "kind {kind}"
+        );
+    }
+    let mut decode_kind = err.clone();
+    decode_kind[tag_at + 1] = 2;
+    assert!(matches!(
+        wire::decode(&decode_kind, &DecodeLimits::default()),
+        Ok(Frame::Reply(ReplyFrame {
+            result: ReplyResult::Error(ReplyError {
+                kind: ReplyErrorKind::Decode,
+                ..
+            }),
+            ..
+        }))
+    ));
 }

@@ -25,6 +25,11 @@ pub fn decode_request(body: &[u8]) -> Result<Frame, WireError> {
     check(&framed(Command::Request, body))
 }
 
+/// `body` behind a valid Reply (command 3) header.
+pub fn decode_reply(body: &[u8]) -> Result<Frame, WireError> {
+    check(&framed(Command::Reply, body))
+}
+
 /// `body` behind a valid Rejection (command 4) header.
 pub fn decode_rejection(body: &[u8]) -> Result<Frame, WireError> {
     check(&framed(Command::Rejection, body))
