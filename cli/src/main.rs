@@ -31,10 +31,12 @@ enum Command {
     /// with a manual clock by default, or Redis with `--store`. The scenes:
     /// activation, cold then warm resolution, a relocation met by a stale
     /// cached route, Missing, and Unavailable (Creating, Releasing,
-    /// LeaseExpired). A last scene measures the performance cliff of moves
+    /// LeaseExpired). Scene f. measures the performance cliff of moves
     /// under traffic on a separate in-process mesh (also under `--store`),
-    /// with relay notifications on and off. Every outcome is checked; the
-    /// command exits non-zero if one differs.
+    /// with relay notifications on and off. The last scene sends requests
+    /// to an actor on the three nodes and answers them on their reply route
+    /// through a relocation, with one timeout and one cancellation. Every
+    /// outcome is checked; the command exits non-zero if one differs.
     Demo(DemoArgs),
     /// Print the authority record of one Spot or Actor in a Redis Location Store.
     ///
@@ -48,7 +50,9 @@ enum Command {
 struct DemoArgs {
     /// Print one JSON summary of the runtimes' counters instead of the
     /// narration; the cliff scene's numbers are under `cliff` (both runs)
-    /// and, for the notifications-on run, also at the top level.
+    /// and, for the notifications-on run, also at the top level; the
+    /// request/reply scene's are `requests`, `terminal_results`,
+    /// `double_completions` and `late_results_dropped`.
     #[arg(long)]
     json: bool,
     /// Run on Redis instead of the embedded store: redis://HOST:PORT,

@@ -1,5 +1,6 @@
 //! `zlink demo` on the embedded store, run as the real binary: the scenes it
-//! narrates, and the `--json` keys of the performance-cliff scene.
+//! narrates, and the `--json` keys of the performance-cliff and
+//! request/reply scenes.
 
 use std::process::{Command, Output};
 
@@ -61,7 +62,8 @@ fn demo_json_reports_the_cliff_with_notifications_on_and_off() {
     ] {
         assert!(doc.get(key).is_some(), "missing top-level key {key}");
     }
-    assert_eq!(doc["clock_ms"], 31_000);
+    // 31 s of lease scene, then one 200 ms request timeout.
+    assert_eq!(doc["clock_ms"], 31_200);
     assert_eq!(
         doc["scenes"],
         serde_json::json!([
@@ -70,7 +72,8 @@ fn demo_json_reports_the_cliff_with_notifications_on_and_off() {
             "relocation",
             "missing",
             "unavailable",
-            "cliff"
+            "cliff",
+            "request_reply"
         ])
     );
 
@@ -103,6 +106,30 @@ fn demo_json_reports_the_cliff_with_notifications_on_and_off() {
 }
 
 #[test]
+fn demo_json_reports_every_request_ended_exactly_once() {
+    let doc: Value = serde_json::from_slice(&zlink(&["demo", "--json"]).stdout)
+        .expect("one JSON document on stdout");
+    assert_eq!(doc["requests"], 4, "{doc}");
+    let results = doc["terminal_results"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no terminal_results object in {doc}"));
+    let kinds: Vec<&str> = results.keys().map(String::as_str).collect();
+    assert_eq!(
+        kinds,
+        ["Cancelled", "Error", "Reply", "Shutdown", "Timeout"],
+        "every kind is listed"
+    );
+    let ended: u64 = results.values().filter_map(Value::as_u64).sum();
+    assert_eq!(ended, 4, "one terminal result per request: {results:?}");
+    assert_eq!(results["Reply"], 2);
+    assert_eq!(results["Timeout"], 1);
+    assert_eq!(results["Cancelled"], 1);
+    assert_eq!(doc["double_completions"], 0, "no request completed twice");
+    // The timed-out and the cancelled request were both answered late.
+    assert_eq!(doc["late_results_dropped"], 2);
+}
+
+#[test]
 fn demo_narrates_the_cliff_after_the_other_scenes() {
     let text = String::from_utf8(zlink(&["demo"]).stdout).expect("UTF-8 narration");
     let scenes: Vec<usize> = [
@@ -112,6 +139,7 @@ fn demo_narrates_the_cliff_after_the_other_scenes() {
         "== d. ",
         "== e. ",
         "== f. the performance cliff",
+        "== g. request/reply through a relocation",
         "== totals",
     ]
     .iter()
@@ -124,7 +152,12 @@ fn demo_narrates_the_cliff_after_the_other_scenes() {
     for line in [
         "in-process mesh",
         "notifications off: the network drops every command 50 notification",
-        "6 scenes checked",
+        "7 scenes checked",
+        "q2 completes once at node-c, under its own correlation: Reply \"q2 answered by node-b\"",
+        "expire_requests on node-c -> q3 Timeout",
+        "the manual clock moved 200ms",
+        "node-c cancels it while the frame is in flight -> q4 Cancelled",
+        "completed twice: 0; late results dropped: 2",
     ] {
         assert!(text.contains(line), "no {line:?} in:\n{text}");
     }

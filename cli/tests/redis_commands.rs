@@ -105,6 +105,10 @@ fn demo_on_redis_checks_every_scene_and_counts_what_the_embedded_demo_counts() {
     for line in [
         "== f. the performance cliff",
         "(not Redis: the mesh harness is in-process by design)",
+        "== g. request/reply through a relocation",
+        "the demo waited 300ms",
+        "expire_requests on node-c -> q3 Timeout",
+        "completed twice: 0; late results dropped: 2",
     ] {
         assert!(text.contains(line), "no {line:?} in:\n{text}");
     }
@@ -133,6 +137,14 @@ fn demo_on_redis_checks_every_scene_and_counts_what_the_embedded_demo_counts() {
             on["detours_per_move_per_sender"].as_f64() <= Some(1.5),
             "{doc}"
         );
+        // The request/reply scene ran on Redis too (its keys were compared
+        // with the embedded run's above): every request ended once.
+        assert_eq!(doc["requests"], 4, "{doc}");
+        assert_eq!(doc["terminal_results"]["Reply"], 2, "{doc}");
+        assert_eq!(doc["terminal_results"]["Timeout"], 1, "{doc}");
+        assert_eq!(doc["terminal_results"]["Cancelled"], 1, "{doc}");
+        assert_eq!(doc["double_completions"], 0, "{doc}");
+        assert_eq!(doc["late_results_dropped"], 2, "{doc}");
     }
     let distinct: std::collections::BTreeSet<_> = prefixes.iter().collect();
     assert_eq!(
@@ -251,7 +263,11 @@ fn demo_and_inspect_work_on_a_three_master_cluster() {
         .map(|u| u.trim_start_matches("redis://").to_owned())
         .collect();
     let url = format!("redis+cluster://{}", seeds.join(","));
-    let prefix = demo_prefix(&zlink_json(&["demo", "--json", "--store", &url]), true);
+    let demo = zlink_json(&["demo", "--json", "--store", &url]);
+    let prefix = demo_prefix(&demo, true);
+    assert_eq!(demo["requests"], 4, "{demo}");
+    assert_eq!(demo["double_completions"], 0, "{demo}");
+    assert_eq!(demo["late_results_dropped"], 2, "{demo}");
     let doc = zlink_json(&[
         "inspect", "--store", &url, "--prefix", &prefix, "--json", "actor", "player-1",
     ]);

@@ -18,6 +18,7 @@ use zlink_core::{
 };
 
 use super::cliff::Cliff;
+use super::requests::Tally;
 use super::{DemoResult, Unexpected};
 use crate::store;
 
@@ -134,6 +135,8 @@ pub(super) struct Cluster {
     pub(super) c: Node,
     /// What scene f. measured on its own in-process mesh, once it has run.
     pub(super) cliff: OnceCell<Cliff>,
+    /// What scene g. saw at the requester, once it has run.
+    pub(super) requests: OnceCell<Tally>,
 }
 
 impl Cluster {
@@ -178,6 +181,7 @@ impl Cluster {
             b: node("node-b", 2)?,
             c: node("node-c", 3)?,
             cliff: OnceCell::new(),
+            requests: OnceCell::new(),
             backend,
             time,
             lease,

@@ -1,9 +1,12 @@
 //! `zlink demo`: three MeshNode runtimes in one process, sharing one
 //! Location Store, walk through the routing rules of spec §2: cold and warm
 //! resolution, a relocation met by a stale cached route, Missing and
-//! Unavailable. A last scene (`cliff`) measures Message Follow detours when
+//! Unavailable. Scene f. (`cliff`) measures Message Follow detours when
 //! objects move under traffic, with relay notifications on and off, on the
-//! core's in-process mesh harness.
+//! core's in-process mesh harness. The last scene, g. (`requests`), runs
+//! request/reply of spec §4 on the three nodes again: replies on the reply
+//! route through a relocation, a timeout, a cancellation, late replies
+//! dropped, and exactly one terminal result per request.
 //!
 //! The store is the embedded one (one manual clock drives everything) or,
 //! with `--store URL`, a real Redis or Redis Cluster under a fresh key
@@ -41,6 +44,7 @@ macro_rules! ensure {
 
 mod cliff;
 mod cluster;
+mod requests;
 mod scenes;
 mod summary;
 
@@ -147,7 +151,37 @@ mod tests {
         assert_eq!(doc["resolutions"]["StoreFailure"], 0);
         assert_eq!(doc["nodes"]["node-c"]["rid"], 3);
         assert_eq!(doc["store"], serde_json::json!({"kind": "memory"}));
-        assert_eq!(doc["clock_ms"], 31_000, "the manual timeline is unchanged");
+        // The lease scene ends at 31 s; the request/reply scene then moves
+        // the clock past one 200 ms request timeout.
+        assert_eq!(doc["clock_ms"], 31_200, "the manual timeline is unchanged");
+    }
+
+    #[test]
+    fn the_request_reply_scene_ends_every_request_once_and_reports_it() {
+        let cluster = Cluster::start(Backend::Embedded).expect("the runtimes start");
+        let quiet = Narrator { quiet: true };
+        for (name, scene) in SCENES {
+            scene(&cluster, &quiet).unwrap_or_else(|e| panic!("scene {name}: {e}"));
+        }
+        let doc = summary::summary(&cluster);
+        assert_eq!(doc["requests"], 4, "{doc}");
+        assert_eq!(
+            doc["terminal_results"],
+            serde_json::json!({
+                "Reply": 2, "Error": 0, "Timeout": 1, "Cancelled": 1, "Shutdown": 0
+            })
+        );
+        assert_eq!(doc["double_completions"], 0);
+        assert_eq!(doc["late_results_dropped"], 2);
+        // The relayed request's notification dropped one cached route.
+        assert_eq!(doc["invalidations"]["relay_notification"], 1);
+        let late: u64 = cluster
+            .nodes()
+            .iter()
+            .map(|n| n.rt.stats().requests.double_completions)
+            .sum();
+        assert_eq!(late, 2, "the core counts late arrivals under that name");
+        assert!(cluster.nodes().iter().all(|n| n.rt.pending_requests() == 0));
     }
 
     /// The keys scene f. adds to `--json`, for each run and at the top level.

@@ -1,6 +1,7 @@
-//! The demo's scenes, a. to f., in the order `SCENES` runs them (f., the
-//! performance cliff, lives in `cliff`). Each narrates what it does and
-//! checks every outcome it narrates.
+//! The demo's scenes, a. to g., in the order `SCENES` runs them (f., the
+//! performance cliff, lives in `cliff`; g., request/reply through a
+//! relocation, in `requests`). Each narrates what it does and checks every
+//! outcome it narrates.
 
 use zlink_core::{
     Admission, DirectSend, InboundDirect, InvalidationReason, KeyRef, ObjectKind, Rejection,
@@ -19,13 +20,14 @@ const GUILD: &str = "guild-2";
 
 pub(super) type Scene = fn(&Cluster, &Narrator) -> DemoResult;
 
-pub(super) const SCENES: [(&str, Scene); 6] = [
+pub(super) const SCENES: [(&str, Scene); 7] = [
     ("activate", activate),
     ("cold_then_warm", cold_then_warm),
     ("relocation", relocation),
     ("missing", missing),
     ("unavailable", unavailable),
     ("cliff", super::cliff::scene),
+    ("request_reply", super::requests::scene),
 ];
 
 /// a. node-a activates objects: create, then publish Ready.

@@ -1,5 +1,6 @@
 //! The `--json` document: the runtimes' counters, the store the demo ran
-//! on, the scenes it checked, and what the cliff scene measured.
+//! on, the scenes it checked, what the cliff scene measured and what the
+//! request/reply scene saw.
 
 use serde_json::{Map, Value, json};
 use zlink_core::{InvalidationReason, Stats};
@@ -51,7 +52,12 @@ pub(super) fn counters_json(stats: &[Stats]) -> Map<String, Value> {
 /// cliff scene's numbers under `cliff` for both runs, and its
 /// notifications-on run's main ones also at the top level (`messages_sent`,
 /// `delivered`, `lost`, `duplicated`, `follow_relays`, `notifications_sent`,
-/// `notifications_suppressed`, `detours_per_move_per_sender`).
+/// `notifications_suppressed`, `detours_per_move_per_sender`). The
+/// request/reply scene adds `requests` (sent), `terminal_results` (by kind:
+/// Reply, Error, Timeout, Cancelled, Shutdown), `double_completions`
+/// (requests completed twice: 0, or the scene fails) and
+/// `late_results_dropped` (results that arrived after a request had ended;
+/// the core's `RequestStats::double_completions` counts these).
 pub(super) fn summary(cl: &Cluster) -> Value {
     let all: Vec<Stats> = cl.nodes().iter().map(|n| n.rt.stats()).collect();
     let mut doc = counters_json(&all);
@@ -77,6 +83,9 @@ pub(super) fn summary(cl: &Cluster) -> Value {
     if let Some(cliff) = cl.cliff.get() {
         doc.extend(cliff.on.json());
         doc.insert("cliff".into(), cliff.json());
+    }
+    if let Some(requests) = cl.requests.get() {
+        doc.extend(requests.json());
     }
     Value::Object(doc)
 }
