@@ -1,6 +1,8 @@
 //! Message Follow scenarios on the in-process mesh (spec §2.5): each checks
 //! that every operation is delivered exactly once or ends once, nothing is
 //! lost or run twice, and order holds on every link.
+//! Request scenarios (spec §4) check that each request ends exactly once,
+//! whatever the network loses or reorders.
 
 use std::time::Duration;
 
@@ -339,4 +341,187 @@ fn notifications_failing_at_the_relayer_then_succeeding() {
     assert_eq!(m.ledger.notices_effective, 2);
     assert_eq!(m.node(1).stats().follow.notification_failures, 6);
     assert!(m.ledger.ended.is_empty());
+}
+
+// Requests (spec §4, issue 6): each request ends exactly once -----------------
+
+/// Every request in `asked` has exactly one terminal result, none is left
+/// pending on any of the `nodes`, none was reported as a one-way end, and
+/// every late result was counted.
+fn assert_each_request_ends_once(m: &Mesh, nodes: u64, asked: &[OperationId]) {
+    let l = &m.ledger;
+    assert!(
+        l.double_completions().is_empty(),
+        "completed twice: {:?}",
+        l.double_completions()
+    );
+    for op in asked {
+        let results = l.completed.iter().filter(|(c, _)| c == op).count();
+        assert_eq!(results, 1, "{op:?} has {results} terminal results");
+        assert!(
+            l.ended.iter().all(|(e, _)| e != op),
+            "{op:?} also ended as a one-way operation"
+        );
+    }
+    assert_eq!(l.completed.len(), asked.len());
+    assert!(l.unresolved().is_empty(), "lost: {:?}", l.unresolved());
+    assert!(l.duplicated().is_empty(), "run twice: {:?}", l.duplicated());
+    let mut late = 0;
+    for rid in 1..=nodes {
+        let node = m.node(rid);
+        assert_eq!(node.pending_requests(), 0, "node {rid} still waits");
+        late += node.stats().requests.double_completions;
+    }
+    assert_eq!(late, l.late, "every late result counted where it landed");
+}
+
+fn requested(requested: Requested) -> OperationId {
+    match requested {
+        Requested::Submitted { operation_id, .. } => operation_id,
+        other => panic!("expected Submitted, got {other:?}"),
+    }
+}
+
+fn timeout(ms: u64) -> RequestOptions {
+    RequestOptions {
+        timeout: Duration::from_millis(ms),
+        ..RequestOptions::default()
+    }
+}
+
+#[test]
+fn requests_under_relocation_with_lost_and_reordered_frames_each_end_exactly_once() {
+    let mut m = mesh(5);
+    m.activate(1, ACTOR, "p").unwrap();
+    warm(&mut m, 4, "p");
+    warm(&mut m, 5, "p");
+    // Every seventh frame of any kind is lost: requests, relays, replies,
+    // rejections and notices alike.
+    let mut seen = 0u64;
+    m.drop_when(Some(Box::new(move |_| {
+        seen += 1;
+        seen.is_multiple_of(7)
+    })));
+    let mut asked = Vec::new();
+    for round in 0..8 {
+        for requester in [4, 5] {
+            for _ in 0..3 {
+                asked.push(requested(
+                    m.request(requester, ACTOR, "p", b"q", timeout(2_000))
+                        .unwrap(),
+                ));
+            }
+        }
+        match round {
+            2 => m.relocate(ACTOR, "p", 1, 2).unwrap(),
+            5 => m.relocate(ACTOR, "p", 2, 3).unwrap(),
+            _ => {}
+        }
+        m.reorder();
+        for _ in 0..5 {
+            m.step();
+        }
+        m.reorder();
+        m.clock.advance(Duration::from_millis(100));
+    }
+    m.run();
+    // Past every deadline: whatever is still waiting times out.
+    m.clock.advance(Duration::from_secs(3));
+    m.expire_requests();
+    m.run();
+    assert_each_request_ends_once(&m, 5, &asked);
+    let kinds = |kind| {
+        m.ledger
+            .completed
+            .iter()
+            .filter(|(_, k)| *k == kind)
+            .count()
+    };
+    assert!(
+        kinds("Reply") > 0 && kinds("Timeout") > 0,
+        "{:?}",
+        m.ledger.completed
+    );
+    assert!(m.ledger.dropped.contains(&Carried::Reply));
+    assert!(m.ledger.detours() > 0, "some requests were relayed");
+    for requester in [4, 5] {
+        let s = m.node(requester).stats().requests;
+        assert_eq!(s.sent, 24);
+        assert_eq!(s.replies + s.errors + s.timeouts, 24);
+    }
+}
+
+#[test]
+fn replies_held_past_their_deadline_are_late_and_each_request_still_ends_once() {
+    let mut m = mesh(4);
+    m.activate(1, ACTOR, "p").unwrap();
+    warm(&mut m, 3, "p");
+    warm(&mut m, 4, "p");
+    m.delay_when(Some(Box::new(|e| e.carried == Carried::Reply)));
+    let mut asked = Vec::new();
+    for requester in [3, 4] {
+        for _ in 0..5 {
+            asked.push(requested(
+                m.request(requester, ACTOR, "p", b"q", timeout(1_000))
+                    .unwrap(),
+            ));
+        }
+    }
+    m.relocate(ACTOR, "p", 1, 2).unwrap();
+    m.run();
+    assert_eq!(m.ledger.detours(), 10, "all relayed, all answered");
+    m.clock.advance(Duration::from_secs(1));
+    m.expire_requests();
+    m.delay_when(None);
+    m.release();
+    m.run();
+    assert_each_request_ends_once(&m, 4, &asked);
+    assert!(
+        m.ledger
+            .completed
+            .iter()
+            .all(|(_, kind)| *kind == "Timeout")
+    );
+    assert_eq!(m.ledger.late, 10, "every reply arrived after the end");
+}
+
+#[test]
+fn requests_racing_a_move_and_back_with_follow_off_end_once_each() {
+    let config = RoutingConfig {
+        message_follow_duration: Duration::ZERO,
+        ..RoutingConfig::default()
+    };
+    let mut m = Mesh::new(4, config).unwrap();
+    m.activate(1, ACTOR, "p").unwrap();
+    warm(&mut m, 3, "p");
+    warm(&mut m, 4, "p");
+    let mut asked = Vec::new();
+    for requester in [3, 4, 3, 4] {
+        asked.push(requested(
+            m.request(requester, ACTOR, "p", b"q", timeout(1_000))
+                .unwrap(),
+        ));
+    }
+    m.step();
+    // One request already reached node 1; the other three are caught by
+    // the move and refused (no Message Follow route to take).
+    m.relocate(ACTOR, "p", 1, 2).unwrap();
+    m.run();
+    let kinds: Vec<_> = m.ledger.completed.iter().map(|(_, k)| *k).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == "Reply").count(), 1);
+    assert_eq!(kinds.iter().filter(|k| **k == "Error").count(), 3);
+    // The next calls re-resolve and reach the new owner.
+    for requester in [3, 4] {
+        asked.push(requested(
+            m.request(requester, ACTOR, "p", b"again", timeout(1_000))
+                .unwrap(),
+        ));
+    }
+    m.run();
+    m.clock.advance(Duration::from_secs(1));
+    m.expire_requests();
+    assert_each_request_ends_once(&m, 4, &asked);
+    assert!(m.ledger.ended.is_empty());
+    let (_, node, hops) = *m.ledger.delivered.last().unwrap();
+    assert_eq!((node, hops), (NodeRid(2), 0));
 }
