@@ -13,7 +13,7 @@ use crate::runtime::Runtime;
 use crate::stats::InvalidationReason;
 use crate::wire::{
     Command, DecodeLimits, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame,
-    ReplyFrame, ReplyResult, WireError, decode, encode,
+    ReplyFrame, ReplyResult, ReplyRoute, WireError, decode, encode,
 };
 
 /// What to do with an inbound frame.
@@ -239,6 +239,7 @@ impl Runtime {
             fence: op.fence,
             rejected_by: self.node_ref(),
             code,
+            reply_route: op.reply_route,
         };
         Inbound::Reject(Outbound {
             to: op.origin,
@@ -264,9 +265,9 @@ impl Runtime {
     /// cache still holds that fence; the operation ends, never resubmitted
     /// (a request completes with the route error).
     fn on_rejection_frame(&self, r: RejectionFrame) -> Inbound {
-        let correlation = self.pending_correlation(r.operation_id);
+        let reply_route = r.reply_route;
         let ended = self.refused(r);
-        let Some(correlation) = correlation else {
+        let Some(ReplyRoute { correlation, .. }) = reply_route else {
             return Inbound::Ended(ended);
         };
         let error = match ended.failure {

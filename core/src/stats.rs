@@ -239,7 +239,7 @@ impl RequestCounters {
             timeouts: self.timeouts.get(),
             cancelled: self.cancelled.get(),
             shutdown: self.shutdown.get(),
-            double_completions: self.late.get(),
+            late_results: self.late.get(),
             unroutable: self.unroutable.get(),
         }
     }
@@ -260,8 +260,10 @@ pub struct RequestStats {
     pub cancelled: u64,
     /// Ended by shutdown.
     pub shutdown: u64,
-    /// Results that arrived after the terminal one: dropped, counted.
-    pub double_completions: u64,
+    /// Results that arrived after a request's terminal one (a late reply,
+    /// refusal or cancellation): dropped and counted. A deadline passing
+    /// after the end is not an arrival. No request ever completes twice.
+    pub late_results: u64,
     /// Requests dropped because their reply route could not be restored.
     pub unroutable: u64,
 }

@@ -370,7 +370,7 @@ fn assert_each_request_ends_once(m: &Mesh, nodes: u64, asked: &[OperationId]) {
     for rid in 1..=nodes {
         let node = m.node(rid);
         assert_eq!(node.pending_requests(), 0, "node {rid} still waits");
-        late += node.stats().requests.double_completions;
+        late += node.stats().requests.late_results;
     }
     assert_eq!(late, l.late, "every late result counted where it landed");
 }

@@ -543,10 +543,7 @@ fn exactly_one_terminal_result_when_reply_timeout_and_cancel_race_from_three_thr
     assert_eq!((stats.errors, stats.shutdown), (0, 0));
     // A losing reply or cancellation arrived after the end: dropped and
     // counted. A deadline coming up for an ended request is not a result.
-    assert_eq!(
-        stats.double_completions,
-        tally.late_replies + tally.late_cancels
-    );
+    assert_eq!(stats.late_results, tally.late_replies + tally.late_cancels);
 }
 
 #[test]
@@ -569,7 +566,7 @@ fn a_reply_arriving_after_a_timeout_is_late_and_counted() {
     );
     let stats = c.node(2).stats().requests;
     assert_eq!((stats.timeouts, stats.replies), (1, 0), "the result stays");
-    assert_eq!(stats.double_completions, 1);
+    assert_eq!(stats.late_results, 1);
 }
 
 #[test]
@@ -604,7 +601,7 @@ fn a_second_reply_is_late_and_counted() {
     }
     let stats = c.node(2).stats().requests;
     assert_eq!((stats.replies, stats.errors), (1, 0));
-    assert_eq!(stats.double_completions, 3);
+    assert_eq!(stats.late_results, 3);
 }
 
 #[test]
@@ -619,7 +616,7 @@ fn a_cancellation_or_timeout_after_the_reply_changes_nothing() {
     assert!(c.node(2).expire_requests().is_empty());
     let stats = c.node(2).stats().requests;
     assert_eq!((stats.replies, stats.cancelled, stats.timeouts), (1, 0, 0));
-    assert_eq!(stats.double_completions, 1, "the late cancellation");
+    assert_eq!(stats.late_results, 1, "the late cancellation");
 }
 
 #[test]
@@ -659,7 +656,7 @@ fn shutdown_ends_every_pending_request_with_shutdown() {
     let stats = c.node(2).stats().requests;
     assert_eq!(stats.shutdown, 50);
     assert_eq!((stats.replies, stats.timeouts), (0, 0));
-    assert_eq!(stats.double_completions, 2);
+    assert_eq!(stats.late_results, 2);
 }
 
 // Issue 6 item 3: deadlines on the runtime's clock ----------------------------
@@ -1270,4 +1267,65 @@ fn a_reply_arriving_after_a_relocation_of_the_requester_completes_at_the_request
     assert!(!done.origin_gone, "a move is not a new incarnation");
     assert_eq!(c.node(3).stats().requests, RequestStats::default());
     assert_eq!(c.node(2).pending_requests(), 0);
+}
+
+#[test]
+fn a_refusal_arriving_after_a_timeout_is_late_and_counted() {
+    let c = Cluster::new(3, follow_off());
+    c.node(1).activate(ACTOR, "p").unwrap();
+    ready(c.node(3).resolve(ACTOR, "p").unwrap());
+    let options = RequestOptions {
+        timeout: Duration::from_millis(100),
+        ..RequestOptions::default()
+    };
+    let Requested::Submitted {
+        correlation,
+        outbound,
+        ..
+    } = c.node(3).request(ACTOR, "p", b"x", options).unwrap()
+    else {
+        panic!("submitted")
+    };
+    let fence = c.node(1).owned(key(ACTOR, "p")).unwrap().write_fence();
+    c.node(2).commit_relocation(ACTOR, "p", fence).unwrap();
+    c.node(1).relinquish(ACTOR, "p").unwrap();
+    let Inbound::Reject(refusal) = c.node(1).on_frame(&outbound.bytes) else {
+        panic!("refused")
+    };
+    c.advance_ms(100);
+    assert_eq!(c.node(3).expire_requests().len(), 1);
+    assert_eq!(
+        c.node(3).on_frame(&refusal.bytes),
+        Inbound::Late { correlation }
+    );
+    assert_eq!(c.node(3).stats().requests.late_results, 1);
+}
+
+#[test]
+fn a_request_submitted_while_expiry_runs_keeps_its_deadline() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let c = Cluster::with_defaults(2);
+    c.node(1).activate(ACTOR, "p").unwrap();
+    ready(c.node(2).resolve(ACTOR, "p").unwrap());
+    let requester = c.node(2);
+    let done = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while !done.load(Ordering::Relaxed) {
+                c.clock.advance(Duration::from_nanos(1));
+                requester.expire_requests();
+            }
+        });
+        for _ in 0..20_000 {
+            let options = RequestOptions {
+                timeout: Duration::from_nanos(1),
+                ..RequestOptions::default()
+            };
+            requester.request(ACTOR, "p", b"", options).unwrap();
+        }
+        done.store(true, Ordering::Relaxed);
+    });
+    c.advance_ms(1);
+    requester.expire_requests();
+    assert_eq!(requester.pending_requests(), 0, "every request timed out");
 }

@@ -178,7 +178,7 @@ mod tests {
         let late: u64 = cluster
             .nodes()
             .iter()
-            .map(|n| n.rt.stats().requests.double_completions)
+            .map(|n| n.rt.stats().requests.late_results)
             .sum();
         assert_eq!(late, 2, "the core counts late arrivals under that name");
         assert!(cluster.nodes().iter().all(|n| n.rt.pending_requests() == 0));

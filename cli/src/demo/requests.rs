@@ -516,7 +516,7 @@ fn check(cl: &Cluster, tally: &Tally) -> DemoResult {
     );
     // The core's `double_completions` counter counts results that arrived
     // after the terminal one (dropped), not requests completed twice.
-    let late = sum(|s| s.requests.double_completions);
+    let late = sum(|s| s.requests.late_results);
     ensure!(
         late == tally.late && late == 2,
         "the runtimes counted {late} late results, the requester saw {}",

@@ -292,11 +292,6 @@ impl Runtime {
         }
     }
 
-    /// The correlation of one of this runtime's pending requests.
-    pub(crate) fn pending_correlation(&self, operation: OperationId) -> Option<CorrelationId> {
-        self.inner().pending.correlation_of(operation)
-    }
-
     fn completion(
         &self,
         correlation: CorrelationId,

@@ -42,7 +42,6 @@ pub struct PendingRequest {
 /// The table.
 pub(crate) struct PendingRequests {
     shards: [Mutex<HashMap<CorrelationId, PendingRequest>>; SHARDS],
-    by_operation: Mutex<HashMap<OperationId, CorrelationId>>,
     deadlines: Mutex<BinaryHeap<Reverse<(MonoTime, CorrelationId)>>>,
 }
 
@@ -50,7 +49,6 @@ impl Default for PendingRequests {
     fn default() -> Self {
         PendingRequests {
             shards: std::array::from_fn(|_| Mutex::new(HashMap::new())),
-            by_operation: Mutex::new(HashMap::new()),
             deadlines: Mutex::new(BinaryHeap::new()),
         }
     }
@@ -67,23 +65,17 @@ impl PendingRequests {
 
     /// Registers a request under `correlation`.
     pub(crate) fn insert(&self, correlation: CorrelationId, request: PendingRequest) {
-        lock(&self.deadlines).push(Reverse((request.deadline, correlation)));
-        lock(&self.by_operation).insert(request.operation_id, correlation);
+        let deadline = request.deadline;
         lock(self.shard(correlation)).insert(correlation, request);
+        // Last: a concurrent expiry that pops this deadline must find the
+        // entry, or the request would never time out.
+        lock(&self.deadlines).push(Reverse((deadline, correlation)));
     }
 
     /// Takes the request for its one terminal result; `None` if another
     /// result already took it (or it never existed).
     pub(crate) fn take(&self, correlation: CorrelationId) -> Option<PendingRequest> {
-        let request = lock(self.shard(correlation)).remove(&correlation)?;
-        lock(&self.by_operation).remove(&request.operation_id);
-        Some(request)
-    }
-
-    /// The correlation of a pending operation (a rejection names the
-    /// operation, not the correlation).
-    pub(crate) fn correlation_of(&self, operation: OperationId) -> Option<CorrelationId> {
-        lock(&self.by_operation).get(&operation).copied()
+        lock(self.shard(correlation)).remove(&correlation)
     }
 
     /// Takes every request whose deadline is at or before `now`.
@@ -110,7 +102,6 @@ impl PendingRequests {
     /// Takes every pending request (shutdown).
     pub(crate) fn take_all(&self) -> Vec<(CorrelationId, PendingRequest)> {
         lock(&self.deadlines).clear();
-        lock(&self.by_operation).clear();
         self.shards
             .iter()
             .flat_map(|shard| lock(shard).drain().collect::<Vec<_>>())
@@ -141,13 +132,11 @@ mod tests {
     fn a_request_is_taken_once() {
         let t = PendingRequests::default();
         t.insert(CorrelationId(1), request(10, 100));
-        assert_eq!(t.correlation_of(OperationId(10)), Some(CorrelationId(1)));
         assert!(t.take(CorrelationId(1)).is_some());
         assert!(
             t.take(CorrelationId(1)).is_none(),
             "the second result is late"
         );
-        assert_eq!(t.correlation_of(OperationId(10)), None);
     }
 
     #[test]

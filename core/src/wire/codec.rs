@@ -178,6 +178,7 @@ impl Writer {
         let (class, reason) = rejection_code(r.code);
         self.u8(class);
         self.u8(reason);
+        self.reply_route(&r.reply_route);
     }
 
     fn follow(&mut self, f: &MessageFollowFrame) {
@@ -404,6 +405,7 @@ impl<'a> Reader<'a> {
             fence: self.fence()?,
             rejected_by: self.node()?,
             code: rejection_from(self.u8("rejection class")?, self.u8("rejection reason")?)?,
+            reply_route: self.reply_route()?,
         })
     }
 

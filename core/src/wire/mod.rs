@@ -115,6 +115,10 @@ pub struct RejectionFrame {
     pub rejected_by: NodeRef,
     /// Why.
     pub code: RejectionCode,
+    /// The refused operation's reply route, if it was a request: the
+    /// refusal is then that request's terminal error, matched by its
+    /// correlation (and late if the request already ended).
+    pub reply_route: Option<ReplyRoute>,
 }
 
 /// One end of a Message Follow route: a node and the fence of its tenure.
