@@ -275,6 +275,29 @@ number_newtype!(
     CorrelationId
 );
 
+number_newtype!(
+    /// Identifies one Session on its Session owner.
+    SessionId
+);
+number_newtype!(
+    /// The lifecycle generation of a Session: a reconnected session is a new one.
+    SessionGeneration
+);
+number_newtype!(
+    /// Orders the bindings of one Session to one Actor: a rebind registers a
+    /// higher one, and a tombstone names the one it removes.
+    BindingGeneration
+);
+number_newtype!(
+    /// The secret-free token an Actor owner issues with a binding; a late
+    /// message of a replaced or terminated binding carries a stale one.
+    BindingToken
+);
+number_newtype!(
+    /// Identifies one relocation of one object, from seal to commit or abort.
+    RelocationId
+);
+
 /// Unique 64-bit numbers for proposals and operations: a random seed per
 /// runtime hashed with a sequence, so they are unique with overwhelming
 /// probability across nodes and restarts without coordination. Never zero.

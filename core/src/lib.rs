@@ -45,7 +45,7 @@ pub use direct::{DirectSend, SendOptions};
 pub use error::{ConfigError, InputError};
 pub use ids::{
     AuthorityOwnerGeneration, CorrelationId, KeyRef, MAX_MESH_NAME_BYTES, MAX_OBJECT_ID_BYTES,
-    MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectGeneration, ObjectKey, ObjectKind,
+    MeshName, BindingGeneration, BindingToken, NodeGeneration, NodeIdentity, NodeRid, RelocationId, SessionGeneration, SessionId, ObjectGeneration, ObjectKey, ObjectKind,
     OperationId, OwnerLeaseGeneration, ProposalId, StoreVersion,
 };
 pub use inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeToken};
