@@ -184,6 +184,7 @@ fn base_rejection(code: RejectionCode) -> Res<RejectionFrame> {
         fence: fence(4, 2, 9, 5, 17),
         rejected_by: node("main", 2, 5)?,
         code,
+        reply_route: None,
     })
 }
 
@@ -393,6 +394,29 @@ fn valid_cases() -> Res<Vec<Valid>> {
         Frame::Rejection(rejection),
     );
 
+    let mut rejection = base_rejection(RejectionCode::StaleRoute(StaleReason::NodeMismatch))?;
+    rejection.operation_id = OperationId(2);
+    rejection.target = spot("cart/9")?;
+    rejection.reply_route = Some(reply_to_origin(77)?);
+    add(
+        "rejection_stale_route_request_with_reply_route",
+        "StaleRoute/NodeMismatch refusing request_with_reply_route (operation 2, spot \"cart/9\"): a refused request's Rejection carries its reply route (presence 1, node, correlation 77) after class and reason, and completes that request by correlation (Late if it already ended).",
+        Frame::Rejection(rejection),
+    );
+    let mut rejection = base_rejection(RejectionCode::InvalidOperation)?;
+    rejection.operation_id = OperationId(22);
+    rejection.target = actor("user-42")?;
+    rejection.rejected_by = node("main", 3, 8)?;
+    rejection.reply_route = Some(ReplyRoute {
+        node: node("main", 1, P53 + 1)?,
+        correlation: CorrelationId(u64::MAX),
+    });
+    add(
+        "rejection_invalid_operation_with_reply_route",
+        "InvalidOperation (class 3, reason 0) refusing a relayed request (operation 22): carries the request's reply route, node generation 2^53+1 (9007199254740993) and correlation u64::MAX (18446744073709551615).",
+        Frame::Rejection(rejection),
+    );
+
     add(
         "message_follow_without_reply_route",
         "Command 50 messageFollow after relaying a one-way message: source is the old owner's tenure, destination the new owner's; no reply route.",
@@ -544,6 +568,14 @@ fn reply_tag_at(mesh_len: usize) -> usize {
     8 + 8 + 1 + mesh_len + 8 + 8
 }
 
+/// Body offset of a Rejection's class byte when its object ID is `id_len`
+/// bytes and the rejecting node's mesh name `mesh_len`: operation id, target,
+/// fence, then the rejecting node. The reason follows, then the reply route's
+/// presence byte.
+fn rejection_class_at(id_len: usize, mesh_len: usize) -> usize {
+    8 + 3 + id_len + 40 + 17 + mesh_len
+}
+
 fn invalid_cases() -> Res<Vec<Invalid>> {
     let message = Frame::Message(base_operation()?);
     let mut op = base_operation()?;
@@ -555,6 +587,11 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
     let rejection = Frame::Rejection(base_rejection(RejectionCode::StaleRoute(
         StaleReason::NotOwner,
     ))?);
+    let mut refused_request = base_rejection(RejectionCode::StaleRoute(StaleReason::NotOwner))?;
+    refused_request.reply_route = Some(reply_to_origin(77)?);
+    let rejection_reply = Frame::Rejection(refused_request);
+    // Both rejections: spot "s" (1-byte ID) refused by node "main" (4 bytes).
+    let class_at = rejection_class_at(1, 4);
     let reply_ok = Frame::Reply(base_reply(ReplyResult::Ok(b"pong".to_vec()))?);
     let reply_err = Frame::Reply(base_reply(reply_error(
         ReplyErrorKind::Handler,
@@ -723,6 +760,21 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
         "A Rejection header declaring an empty body.",
         edit_body(&rejection, Vec::clear),
     );
+    add(
+        "truncated_rejection_before_reply_route",
+        "Truncated",
+        "A Rejection body that stops after class and reason, before its reply-route presence byte: the layout before the reply route was added.",
+        edit_body(&rejection, |b| b.truncate(class_at + 2)),
+    );
+    add(
+        "truncated_rejection_in_reply_route",
+        "Truncated",
+        "A Rejection with a reply route whose body stops 4 bytes into the route's 8-byte correlation.",
+        edit_body(&rejection_reply, |b| {
+            let len = b.len() - 4;
+            b.truncate(len);
+        }),
+    );
 
     // Bounds.
     let mut op = base_operation()?;
@@ -863,12 +915,17 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
             "Invalid",
             note,
             edit_body(&rejection, |b| {
-                let at = b.len() - 2;
-                b[at] = class;
-                b[at + 1] = reason;
+                b[class_at] = class;
+                b[class_at + 1] = reason;
             }),
         );
     }
+    add(
+        "invalid_rejection_reply_route_presence_2",
+        "Invalid",
+        "A Rejection whose reply-route presence byte (right after class and reason) is 2: only 0 and 1 exist.",
+        edit_body(&rejection, |b| b[class_at + 2] = 2),
+    );
     add(
         "invalid_follow_reply_route_presence_2",
         "Invalid",
@@ -1152,9 +1209,13 @@ fn frame_json(frame: &Frame) -> Value {
         }
         Frame::Rejection(r) => {
             // The class/reason numbers are read back from the encoded bytes
-            // (its last two), so the JSON states what is on the wire.
+            // (after operation id, target, fence and rejecting node; the
+            // reply route follows them), so the JSON states what is on the
+            // wire.
             let bytes = wire::encode(frame);
-            let (class_code, reason_code) = (bytes[bytes.len() - 2], bytes[bytes.len() - 1]);
+            let class_at = HEADER_LEN
+                + rejection_class_at(r.target.id().len(), r.rejected_by.mesh.as_str().len());
+            let (class_code, reason_code) = (bytes[class_at], bytes[class_at + 1]);
             let (class, reason) = match r.code {
                 RejectionCode::StaleRoute(s) => ("StaleRoute", Value::from(stale_name(s))),
                 RejectionCode::Unavailable(u) => ("Unavailable", Value::from(u.as_str())),
@@ -1171,6 +1232,7 @@ fn frame_json(frame: &Frame) -> Value {
                     "reason": reason,
                     "reason_code": reason_code,
                 },
+                "reply_route": reply_json(&r.reply_route),
             })
         }
         Frame::MessageFollow(f) => {

@@ -152,6 +152,8 @@ struct Tally {
     kinds: std::collections::BTreeSet<&'static str>,
     /// Reply results that decoded: "Ok", "Error".
     replies: std::collections::BTreeSet<&'static str>,
+    /// Rejections that decoded, by reply route: "none", "route".
+    rejections: std::collections::BTreeSet<&'static str>,
 }
 
 fn kind_of(e: &WireError) -> &'static str {
@@ -178,11 +180,20 @@ fn run(name: &str, target: Target, input: &[u8], what: &str, tally: &mut Tally) 
     match result {
         Ok(Ok(frame)) => {
             tally.decoded += 1;
-            if let Frame::Reply(r) = frame {
-                tally.replies.insert(match r.result {
-                    ReplyResult::Ok(_) => "Ok",
-                    ReplyResult::Error(_) => "Error",
-                });
+            match frame {
+                Frame::Reply(r) => {
+                    tally.replies.insert(match r.result {
+                        ReplyResult::Ok(_) => "Ok",
+                        ReplyResult::Error(_) => "Error",
+                    });
+                }
+                Frame::Rejection(r) => {
+                    tally.rejections.insert(match r.reply_route {
+                        None => "none",
+                        Some(_) => "route",
+                    });
+                }
+                _ => {}
             }
         }
         Ok(Err(e)) => {
@@ -279,6 +290,15 @@ fn fuzz_targets_survive_vectors_random_and_mutated_inputs() {
                 "{name}: decoded replies"
             );
             assert!(tally.kinds.contains("TooLong"), "{name}: never TooLong");
+        }
+        if command == 4 {
+            // Refused messages and refused requests (with their reply
+            // route) both decode.
+            assert_eq!(
+                tally.rejections.iter().copied().collect::<Vec<_>>(),
+                ["none", "route"],
+                "{name}: decoded rejections"
+            );
         }
         report.push_str(&format!(
             "{name}: {} inputs, {} decoded, errors {:?}\n",

@@ -298,6 +298,7 @@ fn expected_frame(json: &Value) -> (Frame, u8) {
                 fence: fence_of(field(f, "fence")),
                 rejected_by: node_of(field(f, "rejected_by")),
                 code: code_of(field(f, "code")),
+                reply_route: reply_of(f),
             }),
             4,
         ),
@@ -446,13 +447,24 @@ fn vectors_cover_every_command_rejection_code_and_error_kind() {
         ["Message", "MessageFollow", "Rejection", "Reply", "Request"]
     );
 
-    let mut codes: Vec<(u8, u8)> = valid
+    // Rejections: every class/reason code once without a reply route (a
+    // refused message), and refused requests carrying theirs.
+    let rejections: Vec<((u8, u8), bool)> = valid
         .iter()
         .filter(|v| str_of(&v.json, "command") == "Rejection")
         .map(|v| {
-            let code = field(field(&v.json, "frame"), "code");
-            (u8_of(code, "class_code"), u8_of(code, "reason_code"))
+            let frame = field(&v.json, "frame");
+            let code = field(frame, "code");
+            (
+                (u8_of(code, "class_code"), u8_of(code, "reason_code")),
+                !field(frame, "reply_route").is_null(),
+            )
         })
+        .collect();
+    let mut codes: Vec<(u8, u8)> = rejections
+        .iter()
+        .filter(|(_, reply)| !reply)
+        .map(|(code, _)| *code)
         .collect();
     codes.sort();
     let all: Vec<(u8, u8)> = (1..=4)
@@ -461,6 +473,18 @@ fn vectors_cover_every_command_rejection_code_and_error_kind() {
         .chain([(3, 0)])
         .collect();
     assert_eq!(codes, all, "one rejection vector per class/reason code");
+    let mut with_reply: Vec<u8> = rejections
+        .iter()
+        .filter(|(_, reply)| *reply)
+        .map(|((class, _), _)| *class)
+        .collect();
+    with_reply.sort();
+    with_reply.dedup();
+    assert_eq!(
+        with_reply,
+        [1, 3],
+        "a StaleRoute and an InvalidOperation rejection with a reply route"
+    );
 
     let follows: Vec<bool> = valid
         .iter()
@@ -739,6 +763,7 @@ fn random_frame(rng: &mut Rng) -> Frame {
                 fence: random_fence(rng),
                 rejected_by: random_node(rng),
                 code,
+                reply_route: rng.bool().then(|| random_reply(rng)),
             })
         }
         3 => Frame::Reply(random_reply_frame(rng)),
@@ -783,20 +808,77 @@ fn every_rejection_code_round_trips() {
         .chain(UNAVAILABLE.map(RejectionCode::Unavailable))
         .chain([RejectionCode::InvalidOperation]);
     for code in codes {
-        let frame = Frame::Rejection(RejectionFrame {
-            operation_id: OperationId(1),
-            target: random_key(&mut rng),
-            fence: random_fence(&mut rng),
-            rejected_by: random_node(&mut rng),
-            code,
-        });
-        let bytes = wire::encode(&frame);
-        assert_eq!(
-            wire::decode(&bytes, &DecodeLimits::default()),
-            Ok(frame),
-            "{code:?}"
+        // A refused message (no reply route) and a refused request (its
+        // reply route): any code goes with either.
+        for reply in [false, true] {
+            let frame = Frame::Rejection(RejectionFrame {
+                operation_id: OperationId(1),
+                target: random_key(&mut rng),
+                fence: random_fence(&mut rng),
+                rejected_by: random_node(&mut rng),
+                code,
+                reply_route: reply.then(|| random_reply(&mut rng)),
+            });
+            let bytes = wire::encode(&frame);
+            assert_eq!(
+                wire::decode(&bytes, &DecodeLimits::default()),
+                Ok(frame),
+                "{code:?}, reply route {reply}"
+            );
+        }
+    }
+}
+
+/// The reply route comes last in a Rejection body, after class and reason:
+/// its presence byte is read as such, never as part of the code.
+#[test]
+fn a_rejection_carries_its_reply_route_after_class_and_reason() {
+    let mut frame = RejectionFrame {
+        operation_id: OperationId(2),
+        target: ObjectKey::new(ObjectKind::Spot, "s").expect("a valid ID"),
+        fence: message("x", Vec::new()).fence,
+        rejected_by: message("x", Vec::new()).origin,
+        code: RejectionCode::StaleRoute(StaleReason::NodeMismatch),
+        reply_route: None,
+    };
+    let without = wire::encode(&Frame::Rejection(frame.clone()));
+    // operation id, target ("s"), fence, rejecting node ("main").
+    let class_at = HEADER_LEN + 8 + 3 + 1 + 40 + 17 + 4;
+    assert_eq!(&without[class_at..], &[1, 2, 0]);
+    for presence in 2..=u8::MAX {
+        let mut bytes = without.clone();
+        bytes[class_at + 2] = presence;
+        assert!(
+            matches!(
+                wire::decode(&bytes, &DecodeLimits::default()),
+                Err(WireError::Invalid {
+                    field: "reply route presence",
+                    ..
+                })
+            ),
+            "presence {presence}"
         );
     }
+
+    let route = ReplyRoute {
+        node: frame.rejected_by,
+        correlation: CorrelationId(77),
+    };
+    frame.reply_route = Some(route);
+    let with = wire::encode(&Frame::Rejection(frame.clone()));
+    assert_eq!(with.len(), without.len() + 25 + 4);
+    // The same body up to the reason byte, then presence 1, node and
+    // correlation.
+    assert_eq!(
+        with[HEADER_LEN..class_at + 2],
+        without[HEADER_LEN..class_at + 2]
+    );
+    assert_eq!(with[class_at + 2], 1);
+    assert_eq!(&with[with.len() - 8..], &77u64.to_be_bytes());
+    assert_eq!(
+        wire::decode(&with, &DecodeLimits::default()),
+        Ok(Frame::Rejection(frame))
+    );
 }
 
 /// Cut `bytes` to `len`, with the header's body length left as it was.
@@ -902,6 +984,10 @@ fn decode_limits_bound_the_object_id() {
             fence: message("x", Vec::new()).fence,
             rejected_by: message("x", Vec::new()).origin,
             code: RejectionCode::InvalidOperation,
+            reply_route: Some(ReplyRoute {
+                node: message("x", Vec::new()).origin,
+                correlation: CorrelationId(5),
+            }),
         }),
         Frame::MessageFollow(follow("123456789")),
     ] {
