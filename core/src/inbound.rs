@@ -10,6 +10,7 @@ use crate::outbound::Outbound;
 use crate::reply::{Completion, Outcome, RequestError};
 use crate::resolve::UnavailableReason;
 use crate::runtime::Runtime;
+use crate::session::{SessionDelivery, SessionEvent};
 use crate::stats::InvalidationReason;
 use crate::wire::{
     Command, DecodeLimits, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame,
@@ -50,6 +51,13 @@ pub enum Inbound {
     },
     /// Not a valid frame: dropped, nothing acted on.
     Dropped(WireError),
+    /// Carry these frames (session protocol answers: bind replies,
+    /// tombstones and ACKs, command 43, relays released by command 44, …).
+    Send(Vec<Outbound>),
+    /// A session relay admitted on this Actor owner: hand it to the Actor.
+    SessionDeliver(SessionDelivery),
+    /// A Session-side event on this Session owner.
+    Session(SessionEvent),
 }
 
 /// An admitted operation.
@@ -116,6 +124,7 @@ impl Runtime {
             Ok(Frame::MessageFollow(f)) => Inbound::RouteRefreshed {
                 invalidated: self.on_follow_frame(&f),
             },
+            Ok(Frame::Session(f)) => self.on_session_frame(f),
             Err(e) => {
                 self.counters().follow.frames_dropped.incr();
                 if bytes.get(3) == Some(&(Command::Request as u8)) {

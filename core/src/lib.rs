@@ -29,6 +29,7 @@ mod resolve;
 mod retry;
 mod route;
 mod runtime;
+mod session;
 mod stats;
 pub mod store;
 pub mod wire;
@@ -44,9 +45,10 @@ pub use config::{CACHE_FOLLOW_GAP, MAX_MESSAGE_BYTES, RoutingConfig};
 pub use direct::{DirectSend, SendOptions};
 pub use error::{ConfigError, InputError};
 pub use ids::{
-    AuthorityOwnerGeneration, CorrelationId, KeyRef, MAX_MESH_NAME_BYTES, MAX_OBJECT_ID_BYTES,
-    MeshName, BindingGeneration, BindingToken, NodeGeneration, NodeIdentity, NodeRid, RelocationId, SessionGeneration, SessionId, ObjectGeneration, ObjectKey, ObjectKind,
-    OperationId, OwnerLeaseGeneration, ProposalId, StoreVersion,
+    AuthorityOwnerGeneration, BindingGeneration, BindingToken, CorrelationId, KeyRef,
+    MAX_MESH_NAME_BYTES, MAX_OBJECT_ID_BYTES, MeshName, NodeGeneration, NodeIdentity, NodeRid,
+    ObjectGeneration, ObjectKey, ObjectKind, OperationId, OwnerLeaseGeneration, ProposalId,
+    RelocationId, SessionGeneration, SessionId, StoreVersion,
 };
 pub use inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeToken};
 pub use lifecycle::LifecycleError;
@@ -59,5 +61,10 @@ pub use reply::{
 pub use resolve::{Resolution, UnavailableReason};
 pub use route::{OwnerRoute, ReadyRoute, RouteFence};
 pub use runtime::{BuildError, Runtime, RuntimeBuilder};
-pub use stats::{FollowStats, InvalidationReason, RequestStats, ResolutionCounts, Stats};
+pub use session::{
+    ActorRef, BindingRoute, Registration, SessionDelivery, SessionError, SessionEvent, SessionSend,
+};
+pub use stats::{
+    FollowStats, InvalidationReason, RequestStats, ResolutionCounts, SessionStats, Stats,
+};
 pub use store::{LocationStore, MemoryStore, RedisOptions, RedisStore, StoreError};

@@ -16,13 +16,15 @@ use crate::error::InputError;
 use crate::ids::{
     MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectKind, OperationId, OwnerLeaseGeneration,
 };
+use crate::ids::{ObjectKey, RelocationId, SessionGeneration, SessionId};
 use crate::inbound::{Failure, Inbound, NoticeToken};
 use crate::lifecycle::LifecycleError;
 use crate::outbound::{Outbound, Sent};
 use crate::reply::{Completion, RequestOptions, Requested};
 use crate::runtime::Runtime;
+use crate::session::{ActorRef, SessionError, SessionEvent, SessionSend};
 use crate::store::MemoryStore;
-use crate::wire::ReplyResult;
+use crate::wire::{ActorRoute, ReplyResult, SessionRef};
 
 /// What an envelope carries, for fault rules and counting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -37,6 +39,8 @@ pub enum Carried {
     Notice,
     /// A reply on its way to the requester.
     Reply,
+    /// A session frame (bind, tombstone, relay, push, 42/43/44 …).
+    Session,
 }
 
 /// One frame in flight.
@@ -70,6 +74,11 @@ pub struct Ledger {
     pub completed: Vec<(OperationId, &'static str)>,
     /// Results that arrived after a request had ended (dropped).
     pub late: u64,
+    /// Session relays delivered to Actors, in arrival order:
+    /// (session, actor id, sequence, node).
+    pub session_delivered: Vec<(SessionId, String, u64, NodeRid)>,
+    /// Session-side events (bound, refused, pushed, sealed, ignored …).
+    pub session_events: Vec<SessionEvent>,
     /// Command 50 notifications applied at senders, and how many matched.
     pub notices_applied: u64,
     /// Notifications that invalidated a cached route.
@@ -381,6 +390,16 @@ impl Mesh {
         };
         match node.on_frame(&envelope.bytes) {
             Inbound::Completed(c) => self.record(vec![c]),
+            Inbound::Send(frames) => frames
+                .into_iter()
+                .for_each(|f| self.post(to, f, Carried::Session)),
+            Inbound::SessionDeliver(d) => self.ledger.session_delivered.push((
+                d.session.id,
+                d.actor.id().to_owned(),
+                d.sequence,
+                to,
+            )),
+            Inbound::Session(event) => self.ledger.session_events.push(event),
             Inbound::Late { .. } => self.ledger.late += 1,
             Inbound::Deliver(d) => {
                 let op = &d.operation;
@@ -419,6 +438,132 @@ impl Mesh {
             self.post(relayer, outbound, Carried::Notice);
         }
         self.node(relayer.get()).notice_settled(token, sent);
+    }
+
+    /// Node `rid` opens Session `id` (lifecycle generation 1).
+    pub fn open_session(&self, rid: u64, id: u64) -> SessionRef {
+        self.node(rid)
+            .open_session(SessionId(id), SessionGeneration(1))
+    }
+
+    /// The ActorRef of `actor` as its owner `owner` would hand it out.
+    pub fn actor_ref(&self, owner: u64, actor: &str) -> Result<ActorRef, InputError> {
+        let key = self.node(owner).key(ObjectKind::Actor, actor)?.to_owned();
+        let end = self
+            .node(owner)
+            .owner_route_end(ObjectKind::Actor, actor)?
+            .ok_or_else(|| InputError::NotOwned(format!("actor {actor:?} on node {owner}")))?;
+        Ok(ActorRef {
+            actor: key,
+            route: ActorRoute {
+                owner: end.node,
+                object_generation: end.fence.object_generation,
+                authority_owner_generation: end.fence.authority_owner_generation,
+                owner_lease_generation: end.fence.owner_lease_generation,
+                lease_remaining_ms: 0,
+            },
+        })
+    }
+
+    /// Session owner `rid` binds `session` to the Actor `actor_ref` names.
+    pub fn bind(
+        &mut self,
+        rid: u64,
+        session: u64,
+        actor_ref: &ActorRef,
+    ) -> Result<(), SessionError> {
+        let frame = self.node(rid).bind(SessionId(session), actor_ref)?;
+        self.post(NodeRid(rid), frame, Carried::Session);
+        Ok(())
+    }
+
+    /// Session owner `rid` relays `payload` from `session` to `actor`.
+    pub fn session_send(
+        &mut self,
+        rid: u64,
+        session: u64,
+        actor: &ObjectKey,
+        payload: &[u8],
+    ) -> Result<SessionSend, SessionError> {
+        let sent = self
+            .node(rid)
+            .session_send(SessionId(session), actor, payload)?;
+        if let SessionSend::Sent { outbound, .. } = &sent {
+            self.post(NodeRid(rid), outbound.clone(), Carried::Session);
+        }
+        Ok(sent)
+    }
+
+    /// Relocates a bound Actor from `from` to `to` following §3.3: seal every
+    /// bound Session (42/43), run the network, then [`commit_bound`](Self::commit_bound).
+    pub fn relocate_bound(
+        &mut self,
+        actor: &str,
+        from: u64,
+        to: u64,
+        relocation: u64,
+    ) -> Result<(), LifecycleError> {
+        self.seal_bound(actor, from, relocation)?;
+        self.run();
+        self.commit_bound(actor, from, to, relocation)
+    }
+
+    /// Relocation step 1 on the source: command 42 to every bound Session.
+    pub fn seal_bound(
+        &mut self,
+        actor: &str,
+        from: u64,
+        relocation: u64,
+    ) -> Result<(), LifecycleError> {
+        let key = self.node(from).key(ObjectKind::Actor, actor)?.to_owned();
+        for seal in self
+            .node(from)
+            .seal_sessions(&key, RelocationId(relocation))
+        {
+            self.post(NodeRid(from), seal, Carried::Session);
+        }
+        Ok(())
+    }
+
+    /// The rest of §3.3 once sealed: commit on the target (owner CAS), carry
+    /// the bindings, hand over with a Message Follow route, and send command
+    /// 44 commit from the target to every bound Session.
+    pub fn commit_bound(
+        &mut self,
+        actor: &str,
+        from: u64,
+        to: u64,
+        relocation: u64,
+    ) -> Result<(), LifecycleError> {
+        let key = self.node(from).key(ObjectKind::Actor, actor)?.to_owned();
+        let bindings = self.node(from).export_bindings(&key);
+        self.relocate(ObjectKind::Actor, actor, from, to)?;
+        self.node(to).import_bindings(&key, &bindings);
+        self.node(from).forget_bindings(&key);
+        for commit in self
+            .node(to)
+            .commit_session_routes(&key, RelocationId(relocation))
+        {
+            self.post(NodeRid(to), commit, Carried::Session);
+        }
+        Ok(())
+    }
+
+    /// Explicit failure before relay-ready: command 44 abort from the source.
+    pub fn abort_bound(
+        &mut self,
+        actor: &str,
+        from: u64,
+        relocation: u64,
+    ) -> Result<(), LifecycleError> {
+        let key = self.node(from).key(ObjectKind::Actor, actor)?.to_owned();
+        for abort in self
+            .node(from)
+            .abort_session_routes(&key, RelocationId(relocation))
+        {
+            self.post(NodeRid(from), abort, Carried::Session);
+        }
+        Ok(())
     }
 
     /// Steps until nothing is in flight (held envelopes stay held).

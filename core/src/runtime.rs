@@ -20,6 +20,7 @@ use crate::ownership::{OwnedObject, Ownership};
 use crate::reply::PendingRequests;
 use crate::resolve::{Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
+use crate::session::{ActorBindings, SessionTable};
 use crate::stats::{InvalidationReason, Stats};
 use crate::store::{LocationStore, MemoryStore};
 use crate::wire::RouteEnd;
@@ -80,6 +81,8 @@ impl RuntimeBuilder {
                 ids: UniqueIds::new(),
                 follow: FollowRoutes::default(),
                 pending: PendingRequests::default(),
+                sessions: SessionTable::default(),
+                bindings: ActorBindings::default(),
             }),
             tokio: Some(tokio),
         })
@@ -104,6 +107,8 @@ pub(crate) struct Inner {
     pub(crate) ids: UniqueIds,
     pub(crate) follow: FollowRoutes,
     pub(crate) pending: PendingRequests,
+    pub(crate) sessions: SessionTable,
+    pub(crate) bindings: ActorBindings,
 }
 
 /// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.

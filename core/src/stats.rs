@@ -174,6 +174,7 @@ pub(crate) struct Counters {
     pub(crate) evictions: Counter,
     pub(crate) follow: FollowCounters,
     pub(crate) requests: RequestCounters,
+    pub(crate) sessions: SessionCounters,
     invalidations: [Counter; 5],
 }
 
@@ -202,8 +203,32 @@ impl Counters {
                 .map(|r| (r, self.invalidations[r as usize].get())),
             follow: self.follow.snapshot(),
             requests: self.requests.snapshot(),
+            sessions: SessionStats {
+                relays: self.sessions.relays.get(),
+                held: self.sessions.held.get(),
+                closed_by_seal_timeout: self.sessions.closed_by_seal_timeout.get(),
+            },
         }
     }
+}
+
+/// Session counters.
+#[derive(Debug, Default)]
+pub(crate) struct SessionCounters {
+    pub(crate) relays: Counter,
+    pub(crate) held: Counter,
+    pub(crate) closed_by_seal_timeout: Counter,
+}
+
+/// Session relays on this runtime as Session owner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SessionStats {
+    /// Relays sent on a stored binding route (held ones once released not included).
+    pub relays: u64,
+    /// Relays held while their Actor was sealed for relocation.
+    pub held: u64,
+    /// Sessions closed because no command 44 came within the seal timeout.
+    pub closed_by_seal_timeout: u64,
 }
 
 /// Request/reply counters.
@@ -351,6 +376,8 @@ pub struct Stats {
     pub follow: FollowStats,
     /// Requests and their terminal results.
     pub requests: RequestStats,
+    /// Session relays.
+    pub sessions: SessionStats,
 }
 
 impl Stats {

@@ -14,7 +14,7 @@ use dedup::DedupRegistry;
 use crate::clock::MonoTime;
 use crate::ids::{ObjectGeneration, ObjectKey};
 use crate::route::RouteFence;
-use crate::wire::{Operation, RouteEnd};
+use crate::wire::{ActorRoute, Operation, RouteEnd};
 
 /// A committed source → destination route for one object, on the source.
 #[derive(Debug)]
@@ -145,6 +145,31 @@ impl FollowRoutes {
             suppressed: due && notify.is_none(),
             notify,
         }))
+    }
+
+    /// Where a live route of `key` sends work that used the source tenure
+    /// `route` (a session relay): checked like [`check`](Self::check), with
+    /// no notification (the Session owner learns by command 44).
+    pub(crate) fn destination(
+        &self,
+        key: &ObjectKey,
+        route: &ActorRoute,
+        now: MonoTime,
+        max_hops: u8,
+        hop_count: u8,
+    ) -> Option<RouteEnd> {
+        let mut routes = self.lock();
+        let live = routes.get_mut(key).filter(|r| now < r.expires_at)?;
+        let source = &live.source;
+        let same = route.object_generation == live.object_generation
+            && route.authority_owner_generation == source.fence.authority_owner_generation
+            && route.owner_lease_generation == source.fence.owner_lease_generation
+            && route.owner == source.node;
+        if !same || hop_count >= max_hops {
+            return None;
+        }
+        live.relayed_messages += 1;
+        Some(live.destination)
     }
 
     /// The host's report on a notification send.

@@ -12,29 +12,33 @@ pub fn encode(frame: &Frame) -> Vec<u8> {
     let command = match frame {
         Frame::Message(op) => {
             body.operation(op);
-            Command::Message
+            Command::Message as u8
         }
         Frame::Request(op) => {
             body.operation(op);
-            Command::Request
+            Command::Request as u8
         }
         Frame::Reply(r) => {
             body.reply(r);
-            Command::Reply
+            Command::Reply as u8
         }
         Frame::Rejection(r) => {
             body.rejection(r);
-            Command::Rejection
+            Command::Rejection as u8
         }
         Frame::MessageFollow(f) => {
             body.follow(f);
-            Command::MessageFollow
+            Command::MessageFollow as u8
+        }
+        Frame::Session(f) => {
+            body.session_frame(f);
+            f.command()
         }
     };
     let body = body.0;
     let mut out = Vec::with_capacity(HEADER_LEN + body.len());
     out.extend_from_slice(&MAGIC);
-    out.extend_from_slice(&[WIRE_VERSION, command as u8, 0, 0]);
+    out.extend_from_slice(&[WIRE_VERSION, command, 0, 0]);
     let len = u32::try_from(body.len()).expect("frames stay far below 4 GiB: payloads are bounded");
     out.extend_from_slice(&len.to_be_bytes());
     out.extend_from_slice(&body);
@@ -72,6 +76,7 @@ pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Frame, WireError> {
         3 => Frame::Reply(r.reply()?),
         4 => Frame::Rejection(r.rejection()?),
         50 => Frame::MessageFollow(r.follow()?),
+        10..=16 | 42..=44 => Frame::Session(r.session_frame(command)?),
         other => return Err(WireError::UnknownCommand(other)),
     };
     match r.bytes.len() {
@@ -81,18 +86,18 @@ pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Frame, WireError> {
 }
 
 #[derive(Default)]
-struct Writer(Vec<u8>);
+pub(super) struct Writer(Vec<u8>);
 
 impl Writer {
-    fn u8(&mut self, v: u8) {
+    pub(super) fn u8(&mut self, v: u8) {
         self.0.push(v);
     }
 
-    fn u64(&mut self, v: u64) {
+    pub(super) fn u64(&mut self, v: u64) {
         self.0.extend_from_slice(&v.to_be_bytes());
     }
 
-    fn key(&mut self, key: &ObjectKey) {
+    pub(super) fn key(&mut self, key: &ObjectKey) {
         self.u8(key.kind() as u8);
         let id = key.id().as_bytes();
         let len = u16::try_from(id.len())
@@ -101,7 +106,7 @@ impl Writer {
         self.0.extend_from_slice(id);
     }
 
-    fn node(&mut self, node: &NodeRef) {
+    pub(super) fn node(&mut self, node: &NodeRef) {
         let mesh = node.mesh.as_str().as_bytes();
         self.u8(mesh.len() as u8);
         self.0.extend_from_slice(mesh);
@@ -140,7 +145,7 @@ impl Writer {
         self.payload(&op.payload);
     }
 
-    fn payload(&mut self, payload: &[u8]) {
+    pub(super) fn payload(&mut self, payload: &[u8]) {
         let len = u32::try_from(payload.len()).expect("payloads are bounded far below 4 GiB");
         self.0.extend_from_slice(&len.to_be_bytes());
         self.0.extend_from_slice(payload);
@@ -195,12 +200,12 @@ impl Writer {
     }
 }
 
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     bytes: &'a [u8],
     limits: &'a DecodeLimits,
 }
 
-fn invalid(field: &'static str, why: impl Into<String>) -> WireError {
+pub(super) fn invalid(field: &'static str, why: impl Into<String>) -> WireError {
     WireError::Invalid {
         field,
         why: why.into(),
@@ -227,7 +232,7 @@ impl<'a> Reader<'a> {
             .expect("take returned N bytes"))
     }
 
-    fn u8(&mut self, field: &'static str) -> Result<u8, WireError> {
+    pub(super) fn u8(&mut self, field: &'static str) -> Result<u8, WireError> {
         Ok(self.array::<1>(field)?[0])
     }
 
@@ -239,7 +244,7 @@ impl<'a> Reader<'a> {
         Ok(u32::from_be_bytes(self.array(field)?))
     }
 
-    fn u64(&mut self, field: &'static str) -> Result<u64, WireError> {
+    pub(super) fn u64(&mut self, field: &'static str) -> Result<u64, WireError> {
         Ok(u64::from_be_bytes(self.array(field)?))
     }
 
@@ -247,7 +252,7 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(self.take(len, field)?).map_err(|_| invalid(field, "not UTF-8"))
     }
 
-    fn key(&mut self) -> Result<ObjectKey, WireError> {
+    pub(super) fn key(&mut self) -> Result<ObjectKey, WireError> {
         let kind = match self.u8("object kind")? {
             1 => ObjectKind::Spot,
             2 => ObjectKind::Actor,
@@ -270,7 +275,7 @@ impl<'a> Reader<'a> {
         ObjectKey::new(kind, id).map_err(|e| invalid("object id", e.to_string()))
     }
 
-    fn node(&mut self) -> Result<NodeRef, WireError> {
+    pub(super) fn node(&mut self) -> Result<NodeRef, WireError> {
         let len = self.u8("mesh name length")? as usize;
         let mesh = MeshName::new(self.text(len, "mesh name")?)
             .map_err(|e| invalid("mesh name", e.to_string()))?;
@@ -338,7 +343,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn payload(&mut self) -> Result<Vec<u8>, WireError> {
+    pub(super) fn payload(&mut self) -> Result<Vec<u8>, WireError> {
         let len = self.u32("payload length")? as usize;
         if len > self.limits.max_payload_bytes {
             return Err(WireError::TooLong {

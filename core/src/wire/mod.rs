@@ -7,8 +7,13 @@
 //! every enum value checked, trailing bytes refused.
 
 mod codec;
+mod session;
 
 pub use codec::{decode, encode};
+pub use session::{
+    ActorRoute, BindRefusal, BindResult, Binding, RelayKind, RouteChange, SessionFrame, SessionRef,
+    SessionRefusal,
+};
 
 use crate::admission::StaleReason;
 use crate::ids::{
@@ -212,6 +217,8 @@ pub enum Frame {
     Rejection(RejectionFrame),
     /// Command 50.
     MessageFollow(MessageFollowFrame),
+    /// Session commands 10–16 and 42/43/44.
+    Session(SessionFrame),
 }
 
 /// Bounds a decoder enforces (the negotiated message bound among them).

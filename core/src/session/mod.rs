@@ -1,0 +1,656 @@
+//! Session binding routes (spec §3): a Session owner verifies an Actor's
+//! route once, at bind, and relays on it afterwards without any lookup;
+//! the route changes only by a rebind's terminal reply or a relocation's
+//! command 44.
+
+mod actor;
+mod owner;
+
+use std::time::Duration;
+
+pub(crate) use actor::ActorBindings;
+pub use actor::Registration;
+pub use owner::BindingRoute;
+pub(crate) use owner::SessionTable;
+
+use owner::{Held, PendingBind, Seal, SessionState};
+
+use crate::ids::{ObjectKey, OperationId, RelocationId, SessionGeneration, SessionId};
+use crate::inbound::Inbound;
+use crate::outbound::Outbound;
+use crate::resolve::UnavailableReason;
+use crate::runtime::Runtime;
+use crate::wire::{
+    ActorRoute, BindRefusal, BindResult, Binding, Frame, RelayKind, RouteChange, SessionFrame,
+    SessionRef, SessionRefusal, encode,
+};
+
+/// An ActorRef as a caller holds it: the Actor and the location it names.
+/// Bind starts from this location; nothing is looked up before the bind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActorRef {
+    /// The Actor.
+    pub actor: ObjectKey,
+    /// Its location and fences as the reference names them.
+    pub route: ActorRoute,
+}
+
+/// A session relay admitted on the Actor owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionDelivery {
+    /// The operation.
+    pub operation_id: OperationId,
+    /// The Session it came from.
+    pub session: SessionRef,
+    /// The Actor it is for.
+    pub actor: ObjectKey,
+    /// Its place in the Session's order.
+    pub sequence: u64,
+    /// Message or disconnect.
+    pub kind: RelayKind,
+    /// Opaque bytes.
+    pub payload: Vec<u8>,
+}
+
+/// What became of a session relay on the Session owner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionSend {
+    /// Carry `outbound` on the stored route.
+    Sent {
+        /// The operation.
+        operation_id: OperationId,
+        /// Its place in the Session's order.
+        sequence: u64,
+        /// The frame and its destination.
+        outbound: Outbound,
+    },
+    /// The Actor is relocating (sealed): held, sent in order by command 44.
+    Held {
+        /// The operation.
+        operation_id: OperationId,
+        /// Its place in the Session's order.
+        sequence: u64,
+    },
+    /// The stored route is past the owner lease's local admission deadline:
+    /// the operation ends, nothing is looked up.
+    Unavailable(UnavailableReason),
+}
+
+/// Session calls on an unknown session or Actor.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// No such open Session on this runtime.
+    #[error("no open session {0}")]
+    UnknownSession(SessionId),
+    /// The Session has no binding to that Actor.
+    #[error("session {session} has no binding to {actor}")]
+    NotBound {
+        /// The session.
+        session: SessionId,
+        /// The Actor.
+        actor: ObjectKey,
+    },
+}
+
+/// A Session-side event `on_frame` reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionEvent {
+    /// A bind (or rebind) reached its terminal reply: the route is stored.
+    Bound {
+        /// The session.
+        session: SessionRef,
+        /// The Actor.
+        actor: ObjectKey,
+        /// The stored route.
+        route: Box<BindingRoute>,
+    },
+    /// A bind was refused; any previous route is kept.
+    BindRefused {
+        /// The session.
+        session: SessionRef,
+        /// The Actor.
+        actor: ObjectKey,
+        /// Why.
+        reason: BindRefusal,
+    },
+    /// The Actor pushed to the Session.
+    Pushed {
+        /// The session.
+        session: SessionRef,
+        /// The Actor.
+        actor: ObjectKey,
+        /// Opaque bytes.
+        payload: Vec<u8>,
+    },
+    /// A relay was refused by the Actor side: it ends Unavailable.
+    RelayRefused {
+        /// The operation.
+        operation_id: OperationId,
+        /// The session.
+        session: SessionRef,
+        /// The Actor.
+        actor: ObjectKey,
+        /// Why.
+        reason: SessionRefusal,
+    },
+    /// The source coordinator learns whether a Session sealed (command 43).
+    Sealed {
+        /// The session.
+        session: SessionRef,
+        /// The Actor.
+        actor: ObjectKey,
+        /// The relocation.
+        relocation: RelocationId,
+        /// Whether the seal was installed.
+        sealed: bool,
+    },
+    /// A frame that does not match current state (stale binding, unknown
+    /// session, mismatched relocation) was ignored.
+    Ignored(&'static str),
+}
+
+fn out(to: crate::wire::NodeRef, frame: SessionFrame) -> Outbound {
+    Outbound {
+        to,
+        bytes: encode(&Frame::Session(frame)),
+    }
+}
+
+impl Runtime {
+    /// Opens a Session owned by this runtime.
+    pub fn open_session(&self, id: SessionId, generation: SessionGeneration) -> SessionRef {
+        let session = SessionRef {
+            owner: self.node_ref(),
+            id,
+            generation,
+        };
+        self.inner().sessions.open(session);
+        session
+    }
+
+    /// Binds (or rebinds) `session` to the Actor `actor_ref` names, starting
+    /// from that location (§3.1). The stored route changes only when the
+    /// terminal reply arrives.
+    pub fn bind(&self, session: SessionId, actor_ref: &ActorRef) -> Result<Outbound, SessionError> {
+        let mut sessions = self.inner().sessions.lock();
+        let state = sessions
+            .get_mut(&session)
+            .ok_or(SessionError::UnknownSession(session))?;
+        let operation_id = OperationId(self.inner().ids.next());
+        let previous = state
+            .bindings
+            .get(&actor_ref.actor)
+            .map(|b| (b.route.owner, b.binding));
+        state.pending_binds.insert(
+            operation_id,
+            PendingBind {
+                actor: actor_ref.actor.clone(),
+                sent: self.clock().now(),
+            },
+        );
+        let frame = SessionFrame::Bind {
+            operation_id,
+            session: state.session,
+            actor: actor_ref.actor.clone(),
+            route: ActorRoute {
+                lease_remaining_ms: 0,
+                ..actor_ref.route
+            },
+            previous,
+        };
+        Ok(out(actor_ref.route.owner, frame))
+    }
+
+    /// The stored binding route of `actor` in `session`.
+    pub fn binding(&self, session: SessionId, actor: &ObjectKey) -> Option<BindingRoute> {
+        self.inner()
+            .sessions
+            .lock()
+            .get(&session)?
+            .bindings
+            .get(actor)
+            .cloned()
+    }
+
+    /// Relays `payload` from `session` to `actor` on the stored route: no
+    /// lookup, stamped with the Session's next sequence.
+    pub fn session_send(
+        &self,
+        session: SessionId,
+        actor: &ObjectKey,
+        payload: &[u8],
+    ) -> Result<SessionSend, SessionError> {
+        self.session_relay(session, actor, RelayKind::Message, payload)
+    }
+
+    fn session_relay(
+        &self,
+        session: SessionId,
+        actor: &ObjectKey,
+        kind: RelayKind,
+        payload: &[u8],
+    ) -> Result<SessionSend, SessionError> {
+        let now = self.clock().now();
+        let mut sessions = self.inner().sessions.lock();
+        let state = sessions
+            .get_mut(&session)
+            .ok_or(SessionError::UnknownSession(session))?;
+        let sequence = state.next_sequence;
+        let session_ref = state.session;
+        let bound = state
+            .bindings
+            .get_mut(actor)
+            .ok_or_else(|| SessionError::NotBound {
+                session,
+                actor: actor.clone(),
+            })?;
+        if now >= bound.admission_deadline {
+            return Ok(SessionSend::Unavailable(
+                UnavailableReason::AdmissionDeadlinePassed,
+            ));
+        }
+        state.next_sequence += 1;
+        let operation_id = OperationId(self.inner().ids.next());
+        if let Some(seal) = &mut bound.seal {
+            seal.held.push(Held {
+                operation_id,
+                sequence,
+                kind,
+                payload: payload.to_vec(),
+            });
+            self.counters().sessions.held.incr();
+            return Ok(SessionSend::Held {
+                operation_id,
+                sequence,
+            });
+        }
+        self.counters().sessions.relays.incr();
+        let frame = relay_frame(
+            session_ref,
+            bound,
+            operation_id,
+            sequence,
+            kind,
+            payload.to_vec(),
+        );
+        Ok(SessionSend::Sent {
+            operation_id,
+            sequence,
+            outbound: out(bound.route.owner, frame),
+        })
+    }
+
+    /// The Session's connection closed (`physical`) or the application ended
+    /// it: a disconnect notification to every bound Actor on its stored
+    /// route, then the Session and its bindings are gone.
+    pub fn disconnect_session(
+        &self,
+        session: SessionId,
+        physical: bool,
+    ) -> Result<Vec<Outbound>, SessionError> {
+        let kind = if physical {
+            RelayKind::PhysicalDisconnect
+        } else {
+            RelayKind::LogicalDisconnect
+        };
+        let actors: Vec<ObjectKey> = {
+            let sessions = self.inner().sessions.lock();
+            let state = sessions
+                .get(&session)
+                .ok_or(SessionError::UnknownSession(session))?;
+            state.bindings.keys().cloned().collect()
+        };
+        let mut frames = Vec::new();
+        for actor in actors {
+            if let Ok(SessionSend::Sent { outbound, .. }) =
+                self.session_relay(session, &actor, kind, &[])
+            {
+                frames.push(outbound);
+            }
+        }
+        self.inner().sessions.lock().remove(&session);
+        Ok(frames)
+    }
+
+    /// Closes every Session holding a seal older than
+    /// `session_relocation_seal_timeout` without its command 44 (§3.3 step
+    /// 8): binding, held and seal state go. Returns the Sessions closed.
+    pub fn expire_seals(&self) -> Vec<SessionRef> {
+        let timeout: Duration = self.config().session_relocation_seal_timeout;
+        let now = self.clock().now();
+        let mut sessions = self.inner().sessions.lock();
+        let overdue: Vec<SessionId> = sessions
+            .iter()
+            .filter(|(_, s)| {
+                s.bindings.values().any(|b| {
+                    b.seal
+                        .as_ref()
+                        .is_some_and(|seal| now >= seal.since.after(timeout))
+                })
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        overdue
+            .into_iter()
+            .filter_map(|id| sessions.remove(&id))
+            .map(|s| {
+                self.counters().sessions.closed_by_seal_timeout.incr();
+                tracing::warn!(session = %s.session.id, "no command 44 within the seal timeout: session closed");
+                s.session
+            })
+            .collect()
+    }
+
+    /// Dispatches a session frame (from `on_frame`).
+    pub(crate) fn on_session_frame(&self, frame: SessionFrame) -> Inbound {
+        match frame {
+            SessionFrame::Bind {
+                operation_id,
+                session,
+                actor,
+                route,
+                previous,
+            } => self.on_bind(operation_id, session, actor, route, previous),
+            SessionFrame::Tombstone {
+                operation_id,
+                session,
+                actor,
+                binding,
+                by,
+            } => self.on_tombstone(operation_id, session, actor, binding, by),
+            SessionFrame::TombstoneAck { operation_id, .. } => self.on_tombstone_ack(operation_id),
+            SessionFrame::Relay {
+                operation_id,
+                session,
+                actor,
+                binding,
+                route,
+                sequence,
+                hop_count,
+                kind,
+                payload,
+            } => self.on_session_relay(
+                operation_id,
+                session,
+                actor,
+                binding,
+                route,
+                sequence,
+                hop_count,
+                kind,
+                payload,
+            ),
+            SessionFrame::BindReply {
+                operation_id,
+                session,
+                actor,
+                result,
+            } => self.on_bind_reply(operation_id, session, actor, result),
+            SessionFrame::Push {
+                session,
+                actor,
+                binding,
+                payload,
+                ..
+            } => self.on_push(session, actor, binding, payload),
+            SessionFrame::Refused {
+                operation_id,
+                session,
+                actor,
+                reason,
+            } => Inbound::Session(SessionEvent::RelayRefused {
+                operation_id,
+                session,
+                actor,
+                reason,
+            }),
+            SessionFrame::Seal {
+                session,
+                actor,
+                binding,
+                object_generation,
+                relocation,
+                source,
+            } => self.on_seal(
+                session,
+                actor,
+                binding,
+                object_generation,
+                relocation,
+                source,
+            ),
+            SessionFrame::Sealed {
+                session,
+                actor,
+                relocation,
+                sealed,
+            } => Inbound::Session(SessionEvent::Sealed {
+                session,
+                actor,
+                relocation,
+                sealed,
+            }),
+            SessionFrame::Route {
+                session,
+                actor,
+                binding,
+                object_generation,
+                relocation,
+                change,
+            } => self.on_route_change(
+                session,
+                actor,
+                binding,
+                object_generation,
+                relocation,
+                change,
+            ),
+        }
+    }
+
+    /// The terminal reply of a bind: only now does the stored route change,
+    /// atomically, to the verified one.
+    fn on_bind_reply(
+        &self,
+        operation_id: OperationId,
+        session: SessionRef,
+        actor: ObjectKey,
+        result: BindResult,
+    ) -> Inbound {
+        let mut sessions = self.inner().sessions.lock();
+        let Some(state) = sessions
+            .get_mut(&session.id)
+            .filter(|s| s.session == session)
+        else {
+            return Inbound::Session(SessionEvent::Ignored("bind reply for an unknown session"));
+        };
+        let Some(pending) = state
+            .pending_binds
+            .remove(&operation_id)
+            .filter(|p| p.actor == actor)
+        else {
+            return Inbound::Session(SessionEvent::Ignored("bind reply for no pending bind"));
+        };
+        match result {
+            BindResult::Bound { route, binding } => {
+                let stored = BindingRoute {
+                    actor: actor.clone(),
+                    route,
+                    binding,
+                    session,
+                    // Counted from when the bind was sent: errs early.
+                    admission_deadline: pending
+                        .sent
+                        .after(Duration::from_millis(route.lease_remaining_ms)),
+                    seal: None,
+                };
+                state.bindings.insert(actor.clone(), stored.clone());
+                Inbound::Session(SessionEvent::Bound {
+                    session,
+                    actor,
+                    route: Box::new(stored),
+                })
+            }
+            BindResult::Refused(reason) => Inbound::Session(SessionEvent::BindRefused {
+                session,
+                actor,
+                reason,
+            }),
+        }
+    }
+
+    fn on_push(
+        &self,
+        session: SessionRef,
+        actor: ObjectKey,
+        binding: Binding,
+        payload: Vec<u8>,
+    ) -> Inbound {
+        let sessions = self.inner().sessions.lock();
+        let live = sessions
+            .get(&session.id)
+            .filter(|s| s.session == session)
+            .and_then(|s| s.bindings.get(&actor))
+            .is_some_and(|b| b.binding == binding);
+        if !live {
+            return Inbound::Session(SessionEvent::Ignored(
+                "push on a binding this session does not hold",
+            ));
+        }
+        Inbound::Session(SessionEvent::Pushed {
+            session,
+            actor,
+            payload,
+        })
+    }
+
+    /// Command 42: hold this Actor's messages and answer with command 43.
+    fn on_seal(
+        &self,
+        session: SessionRef,
+        actor: ObjectKey,
+        binding: Binding,
+        object_generation: crate::ids::ObjectGeneration,
+        relocation: RelocationId,
+        source: crate::wire::NodeRef,
+    ) -> Inbound {
+        let now = self.clock().now();
+        let sealed = {
+            let mut sessions = self.inner().sessions.lock();
+            match bound_matching(&mut sessions, &session, &actor, binding, object_generation) {
+                Some(bound) if bound.seal.is_none() => {
+                    bound.seal = Some(Seal {
+                        relocation,
+                        since: now,
+                        held: Vec::new(),
+                    });
+                    true
+                }
+                Some(bound) => bound
+                    .seal
+                    .as_ref()
+                    .is_some_and(|s| s.relocation == relocation),
+                None => false,
+            }
+        };
+        let reply = SessionFrame::Sealed {
+            session,
+            actor,
+            relocation,
+            sealed,
+        };
+        Inbound::Send(vec![out(source, reply)])
+    }
+
+    /// Command 44 (one-way): on commit switch the route atomically and send
+    /// the held messages to the target; on abort send them to the source.
+    /// Validated against Session, binding, Actor generation and relocation.
+    fn on_route_change(
+        &self,
+        session: SessionRef,
+        actor: ObjectKey,
+        binding: Binding,
+        object_generation: crate::ids::ObjectGeneration,
+        relocation: RelocationId,
+        change: RouteChange,
+    ) -> Inbound {
+        let mut sessions = self.inner().sessions.lock();
+        let Some(bound) =
+            bound_matching(&mut sessions, &session, &actor, binding, object_generation)
+        else {
+            return Inbound::Session(SessionEvent::Ignored(
+                "command 44 for another session, binding or incarnation",
+            ));
+        };
+        if bound
+            .seal
+            .as_ref()
+            .is_none_or(|s| s.relocation != relocation)
+        {
+            return Inbound::Session(SessionEvent::Ignored("command 44 for another relocation"));
+        }
+        let seal = bound.seal.take().expect("checked above");
+        if let RouteChange::Commit(route) = change {
+            bound.route = route;
+            bound.admission_deadline = self
+                .clock()
+                .now()
+                .after(Duration::from_millis(route.lease_remaining_ms));
+        }
+        let frames = seal
+            .held
+            .into_iter()
+            .map(|h| {
+                out(
+                    bound.route.owner,
+                    relay_frame(
+                        session,
+                        bound,
+                        h.operation_id,
+                        h.sequence,
+                        h.kind,
+                        h.payload,
+                    ),
+                )
+            })
+            .collect();
+        Inbound::Send(frames)
+    }
+}
+
+/// The binding of `actor` in `session`, if it is the one named.
+fn bound_matching<'a>(
+    sessions: &'a mut std::collections::HashMap<SessionId, SessionState>,
+    session: &SessionRef,
+    actor: &ObjectKey,
+    binding: Binding,
+    object_generation: crate::ids::ObjectGeneration,
+) -> Option<&'a mut BindingRoute> {
+    sessions
+        .get_mut(&session.id)
+        .filter(|s| s.session == *session)?
+        .bindings
+        .get_mut(actor)
+        .filter(|b| b.binding == binding && b.route.object_generation == object_generation)
+}
+
+fn relay_frame(
+    session: SessionRef,
+    bound: &BindingRoute,
+    operation_id: OperationId,
+    sequence: u64,
+    kind: RelayKind,
+    payload: Vec<u8>,
+) -> SessionFrame {
+    SessionFrame::Relay {
+        operation_id,
+        session,
+        actor: bound.actor.clone(),
+        binding: bound.binding,
+        route: bound.route,
+        sequence,
+        hop_count: 0,
+        kind,
+        payload,
+    }
+}

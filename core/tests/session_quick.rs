@@ -1,0 +1,35 @@
+//! A first end-to-end check of session binding on the mesh.
+use zlink_core::mesh::Mesh;
+use zlink_core::*;
+
+#[test]
+fn bind_relay_and_relocate_a_bound_actor() {
+    let mut m = Mesh::new(4, RoutingConfig::default()).unwrap();
+    m.activate(2, ObjectKind::Actor, "a1").unwrap();
+    m.activate(2, ObjectKind::Actor, "a2").unwrap();
+    m.open_session(1, 7);
+    let r1 = m.actor_ref(2, "a1").unwrap();
+    let r2 = m.actor_ref(2, "a2").unwrap();
+    m.bind(1, 7, &r1).unwrap();
+    m.bind(1, 7, &r2).unwrap();
+    m.run();
+    assert!(m.node(1).binding(SessionId(7), &r1.actor).is_some());
+    for i in 0..3 {
+        m.session_send(1, 7, &r1.actor, format!("m{i}").as_bytes()).unwrap();
+    }
+    m.run();
+    m.relocate_bound("a1", 2, 3, 99).unwrap();
+    for i in 3..6 {
+        m.session_send(1, 7, &r1.actor, format!("m{i}").as_bytes()).unwrap();
+        m.session_send(1, 7, &r2.actor, b"other").unwrap();
+    }
+    m.run();
+    let seqs: Vec<u64> = m.ledger.session_delivered.iter().filter(|d| d.1 == "a1").map(|d| d.2).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "{seqs:?}");
+    assert_eq!(seqs.len(), 6);
+    let route = m.node(1).binding(SessionId(7), &r1.actor).unwrap();
+    assert_eq!(route.route.owner.rid, NodeRid(3));
+    let other = m.node(1).binding(SessionId(7), &r2.actor).unwrap();
+    assert_eq!(other.route.owner.rid, NodeRid(2));
+    eprintln!("{:?}", m.ledger.session_events);
+}
