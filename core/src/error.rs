@@ -52,6 +52,16 @@ pub enum InputError {
     /// The object is not owned by this node.
     #[error("this node does not own {0}")]
     NotOwned(String),
+    /// A peer endpoint or security identity is empty or too long.
+    #[error("peer {field} is {len} bytes; it must be 1..={max}")]
+    BadPeerField {
+        /// Which field.
+        field: &'static str,
+        /// Its length.
+        len: usize,
+        /// The bound.
+        max: usize,
+    },
     /// A blocking call was made with a zero deadline.
     #[error("operation deadline must be positive")]
     ZeroDeadline,

@@ -58,6 +58,10 @@ pub enum Inbound {
     SessionDeliver(SessionDelivery),
     /// A Session-side event on this Session owner.
     Session(SessionEvent),
+    /// A frame on a manual peer connection that fails the admission fence
+    /// (no descriptor installed, not open, another routing ID or lifecycle
+    /// generation): dropped, nothing acted on.
+    PeerRefused,
 }
 
 /// An admitted operation.

@@ -23,7 +23,9 @@ mod liveness;
 pub mod mesh;
 mod outbound;
 mod ownership;
+mod peer;
 mod recovery;
+pub mod relocation;
 mod reply;
 mod resolve;
 mod retry;
@@ -54,6 +56,9 @@ pub use inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeToken};
 pub use lifecycle::LifecycleError;
 pub use outbound::{Outbound, Sent};
 pub use ownership::OwnedObject;
+pub use peer::{
+    Endpoint, Liveness, MAX_PEER_FIELD_BYTES, PeerDescriptor, PeerIntent, PeerReplacement,
+};
 pub use reply::{
     Completion, Outcome, PendingRequest, ReplyRouteError, RequestError, RequestOptions, Requested,
     SpotExecution,

@@ -400,6 +400,7 @@ impl Mesh {
                 to,
             )),
             Inbound::Session(event) => self.ledger.session_events.push(event),
+            Inbound::PeerRefused => self.ledger.dropped.push(envelope.carried),
             Inbound::Late { .. } => self.ledger.late += 1,
             Inbound::Deliver(d) => {
                 let op = &d.operation;

@@ -17,6 +17,7 @@ use crate::ids::{
     KeyRef, NodeIdentity, NodeRid, ObjectKind, OwnerLeaseGeneration, check_object_id,
 };
 use crate::ownership::{OwnedObject, Ownership};
+use crate::peer::PeerRegistry;
 use crate::reply::PendingRequests;
 use crate::resolve::{Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
@@ -83,6 +84,7 @@ impl RuntimeBuilder {
                 pending: PendingRequests::default(),
                 sessions: SessionTable::default(),
                 bindings: ActorBindings::default(),
+                peers: PeerRegistry::default(),
             }),
             tokio: Some(tokio),
         })
@@ -109,6 +111,7 @@ pub(crate) struct Inner {
     pub(crate) pending: PendingRequests,
     pub(crate) sessions: SessionTable,
     pub(crate) bindings: ActorBindings,
+    pub(crate) peers: PeerRegistry,
 }
 
 /// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.

@@ -10,6 +10,7 @@ use tokio::sync::watch;
 use super::{LocationStore, Observed, StoreError, StoreFuture, WriteError, WriteFuture};
 use crate::authority::{AuthorityRecord, OwnerClaim, StoreEpoch, WriteFence};
 use crate::ids::{KeyRef, OwnerLeaseGeneration, ProposalId};
+use crate::peer::{Endpoint, PeerDescriptor};
 
 /// Wraps a real store. While `down`, every call fails `Unreachable` without
 /// reaching the inner store; while `stalled`, calls reach the store but their
@@ -101,6 +102,24 @@ impl<S: LocationStore> FaultyStore<S> {
 impl<S: LocationStore> LocationStore for FaultyStore<S> {
     fn executor(&self) -> Option<tokio::runtime::Handle> {
         self.inner.executor()
+    }
+
+    fn put_descriptor(
+        &self,
+        descriptor: &PeerDescriptor,
+    ) -> WriteFuture<'_, Observed<PeerDescriptor>> {
+        self.write(|| self.inner.put_descriptor(descriptor))
+    }
+
+    fn read_descriptor(
+        &self,
+        endpoint: &Endpoint,
+    ) -> StoreFuture<'_, Observed<Option<PeerDescriptor>>> {
+        if let Err(e) = self.gate() {
+            return Box::pin(ready(Err(e)));
+        }
+        let call = self.inner.read_descriptor(endpoint);
+        Box::pin(async move { self.answer(call.await).await })
     }
 
     fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {

@@ -14,6 +14,7 @@ use crate::ids::{
     AuthorityOwnerGeneration, KeyRef, ObjectGeneration, ObjectKey, OwnerLeaseGeneration,
     ProposalId, StoreVersion,
 };
+use crate::peer::{Endpoint, PeerDescriptor};
 
 /// What the store keeps per ID. The counters outlive the record so a
 /// re-created object gets a higher generation and version than any before.
@@ -30,6 +31,7 @@ struct Slot {
 /// Its clock is the store clock lease expiries are measured on.
 pub struct MemoryStore {
     slots: Mutex<HashMap<ObjectKey, Slot>>,
+    descriptors: Mutex<HashMap<Endpoint, PeerDescriptor>>,
     clock: Arc<dyn Clock>,
     epoch: StoreEpoch,
 }
@@ -45,6 +47,7 @@ impl MemoryStore {
     pub fn with_clock(clock: Arc<dyn Clock>) -> Self {
         MemoryStore {
             slots: Mutex::new(HashMap::new()),
+            descriptors: Mutex::new(HashMap::new()),
             clock,
             epoch: StoreEpoch(1),
         }
@@ -161,6 +164,43 @@ impl MemoryStore {
 }
 
 impl LocationStore for MemoryStore {
+    fn put_descriptor(
+        &self,
+        descriptor: &PeerDescriptor,
+    ) -> WriteFuture<'_, Observed<PeerDescriptor>> {
+        let answer = {
+            let mut all = self.descriptors.lock().unwrap_or_else(|p| p.into_inner());
+            match all.get(&descriptor.endpoint) {
+                Some(stored)
+                    if stored.rid == descriptor.rid
+                        && stored.lifecycle_generation > descriptor.lifecycle_generation =>
+                {
+                    Err(WriteError::Rejected(WriteRejection::StaleDescriptor {
+                        current: stored.lifecycle_generation,
+                    }))
+                }
+                _ => {
+                    all.insert(descriptor.endpoint.clone(), descriptor.clone());
+                    Ok(self.observed(descriptor.clone()))
+                }
+            }
+        };
+        Box::pin(ready(answer))
+    }
+
+    fn read_descriptor(
+        &self,
+        endpoint: &Endpoint,
+    ) -> StoreFuture<'_, Observed<Option<PeerDescriptor>>> {
+        let found = self
+            .descriptors
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(endpoint)
+            .cloned();
+        Box::pin(ready(Ok(self.observed(found))))
+    }
+
     fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {
         let record = {
             let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());

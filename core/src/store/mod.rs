@@ -21,7 +21,8 @@ pub use redis::{RedisOptions, RedisStore};
 use crate::authority::{
     AuthorityRecord, AuthorityState, OwnerClaim, StoreEpoch, StoreTime, WriteFence,
 };
-use crate::ids::{KeyRef, OwnerLeaseGeneration, ProposalId};
+use crate::ids::{KeyRef, NodeGeneration, OwnerLeaseGeneration, ProposalId};
+use crate::peer::{Endpoint, PeerDescriptor};
 
 /// The future every store call returns: boxed so the trait can be used as
 /// `Arc<dyn LocationStore>`, whichever backend a host picks at run time.
@@ -101,6 +102,13 @@ pub enum WriteRejection {
     /// Lease renewal after the lease ended: the owner lost it.
     #[error("owner lease already expired")]
     LeaseExpired,
+    /// A peer descriptor older than the one stored for that endpoint and
+    /// node (a restarted node publishes a higher lifecycle generation).
+    #[error("a newer descriptor (lifecycle generation {current}) is stored for this endpoint")]
+    StaleDescriptor {
+        /// The lifecycle generation stored.
+        current: NodeGeneration,
+    },
 }
 
 /// The result of an authority write.
@@ -176,6 +184,20 @@ pub trait LocationStore: Send + Sync + 'static {
         expect: WriteFence,
         proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>>;
+
+    /// Publishes a node's object-peer descriptor (a node writes its own at
+    /// start). Refused if the store holds a higher lifecycle generation of
+    /// the same node for that endpoint. Answers with what is stored.
+    fn put_descriptor(
+        &self,
+        descriptor: &PeerDescriptor,
+    ) -> WriteFuture<'_, Observed<PeerDescriptor>>;
+
+    /// The object-peer descriptor published for `endpoint`, if any.
+    fn read_descriptor(
+        &self,
+        endpoint: &Endpoint,
+    ) -> StoreFuture<'_, Observed<Option<PeerDescriptor>>>;
 
     /// The async runtime this store's I/O lives on, if it has one. A runtime
     /// runs its store work there, so a call needs no hop between threads.

@@ -113,6 +113,8 @@ macro_rules! store_conformance_tests {
             writes_to_absent_records_are_not_found,
             keys_are_opaque_and_kinds_are_distinct,
             a_write_retried_with_its_proposal_is_recognised_not_repeated,
+            peer_descriptors_are_published_and_read_back,
+            an_older_lifecycle_never_overwrites_a_newer_descriptor,
         );
         $crate::common::conformance::store_conformance_tests!(@sync $backend;
             concurrent_create_has_exactly_one_winner,
@@ -1482,4 +1484,71 @@ pub(crate) async fn a_write_retried_with_its_proposal_is_recognised_not_repeated
         ),
         WriteRejection::NotFound
     );
+}
+
+fn peer(env: &StoreEnv, rid: u64, generation: u64) -> zlink_core::PeerDescriptor {
+    let endpoint = zlink_core::Endpoint::new(&env.id("10.0.0.7:7400")).expect("valid endpoint");
+    zlink_core::PeerDescriptor::new(
+        endpoint,
+        NodeRid(rid),
+        NodeGeneration(generation),
+        "node.mesh",
+    )
+    .expect("valid descriptor")
+}
+
+/// A node publishes its object-peer descriptor; others read all four values
+/// back; an endpoint without one reads as absent.
+pub(crate) async fn peer_descriptors_are_published_and_read_back(
+    store: &dyn LocationStore,
+    env: &StoreEnv,
+) {
+    let d = peer(env, 7, 1);
+    let absent = store.read_descriptor(&d.endpoint).await.expect("answers");
+    assert_eq!(absent.value, None);
+    let stored = ok(store.put_descriptor(&d).await, "publish").value;
+    assert_eq!(stored, d);
+    let read = store.read_descriptor(&d.endpoint).await.expect("answers");
+    assert_eq!(read.value, Some(d));
+}
+
+/// A restarted node publishes a higher lifecycle generation; its previous
+/// lifecycle can never overwrite it. Another node may take the endpoint over.
+pub(crate) async fn an_older_lifecycle_never_overwrites_a_newer_descriptor(
+    store: &dyn LocationStore,
+    env: &StoreEnv,
+) {
+    ok(
+        store
+            .put_descriptor(&peer(env, 7, 9_007_199_254_740_993))
+            .await,
+        "publish",
+    );
+    let refused = rejection(
+        store
+            .put_descriptor(&peer(env, 7, 9_007_199_254_740_992))
+            .await,
+        "older",
+    );
+    assert_eq!(
+        refused,
+        WriteRejection::StaleDescriptor {
+            current: NodeGeneration(9_007_199_254_740_993)
+        }
+    );
+    ok(
+        store
+            .put_descriptor(&peer(env, 7, 9_007_199_254_740_994))
+            .await,
+        "newer",
+    );
+    ok(
+        store.put_descriptor(&peer(env, 8, 1)).await,
+        "another node takes the endpoint",
+    );
+    let read = store
+        .read_descriptor(&peer(env, 8, 1).endpoint)
+        .await
+        .expect("answers");
+    assert_eq!(read.value, Some(peer(env, 8, 1)));
 }

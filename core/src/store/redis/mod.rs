@@ -22,6 +22,7 @@ use self::scripts::{Claimed, RawReply, Reply, Scripts, decode};
 use super::{LocationStore, Observed, StoreError, StoreFuture, WriteError, WriteFuture};
 use crate::authority::{AuthorityRecord, OwnerClaim, StoreEpoch, StoreTime, WriteFence};
 use crate::ids::{KeyRef, OwnerLeaseGeneration, ProposalId};
+use crate::peer::{Endpoint, PeerDescriptor};
 
 /// Longest lease a store accepts, in ms (about 34 years): keeps `now + lease`
 /// exact in Lua's doubles.
@@ -142,6 +143,11 @@ impl RedisStore {
         format!("{}:{{{}:{}}}", self.prefix, key.kind.as_str(), key.id)
     }
 
+    /// The Redis key of an endpoint's peer descriptor: `{prefix}:{peer:endpoint}`.
+    pub fn descriptor_key(&self, endpoint: &Endpoint) -> String {
+        format!("{}:{{peer:{}}}", self.prefix, endpoint.as_str())
+    }
+
     fn observed<T>(&self, value: T, store_time: StoreTime) -> Observed<T> {
         Observed {
             value,
@@ -160,12 +166,11 @@ impl RedisStore {
     fn invoke(
         &self,
         script: fn(&Scripts) -> &Script,
-        key: KeyRef<'_>,
+        redis_key: String,
         args: Vec<String>,
         claimed: Claimed,
     ) -> impl Future<Output = Result<Reply, StoreError>> + Send + 'static {
-        let (mut conn, scripts, redis_key) =
-            (self.conn.clone(), self.scripts.clone(), self.key_of(key));
+        let (mut conn, scripts) = (self.conn.clone(), self.scripts.clone());
         let io = self
             .io
             .as_ref()
@@ -199,7 +204,7 @@ impl RedisStore {
         args: Vec<String>,
         claimed: Claimed,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        let call = self.invoke(script, key, args, claimed);
+        let call = self.invoke(script, self.key_of(key), args, claimed);
         Box::pin(async move {
             match call.await? {
                 Reply::Record(record, now) => Ok(self.observed(record, now)),
@@ -254,7 +259,12 @@ async fn watch_epoch(conn: Conn, epoch: Arc<AtomicU64>, every: Duration) {
 
 impl LocationStore for RedisStore {
     fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {
-        let call = self.invoke(|s| &s.read, key, Vec::new(), Claimed::default());
+        let call = self.invoke(
+            |s| &s.read,
+            self.key_of(key),
+            Vec::new(),
+            Claimed::default(),
+        );
         Box::pin(async move {
             match call.await? {
                 Reply::Record(record, now) => Ok(self.observed(Some(record), now)),
@@ -333,6 +343,47 @@ impl LocationStore for RedisStore {
         self.io.as_ref().map(|io| io.handle().clone())
     }
 
+    fn put_descriptor(&self, d: &PeerDescriptor) -> WriteFuture<'_, Observed<PeerDescriptor>> {
+        let args = vec![
+            d.endpoint.as_str().to_owned(),
+            d.rid.get().to_string(),
+            d.lifecycle_generation.get().to_string(),
+            d.security_identity.clone(),
+        ];
+        let call = self.invoke(
+            |s| &s.put_descriptor,
+            self.descriptor_key(&d.endpoint),
+            args,
+            Claimed::default(),
+        );
+        Box::pin(async move {
+            match call.await? {
+                Reply::Descriptor(stored, now) => Ok(self.observed(stored, now)),
+                Reply::Refused(r) => Err(WriteError::Rejected(r)),
+                other => Err(unexpected(&other).into()),
+            }
+        })
+    }
+
+    fn read_descriptor(
+        &self,
+        endpoint: &Endpoint,
+    ) -> StoreFuture<'_, Observed<Option<PeerDescriptor>>> {
+        let call = self.invoke(
+            |s| &s.read_descriptor,
+            self.descriptor_key(endpoint),
+            Vec::new(),
+            Claimed::default(),
+        );
+        Box::pin(async move {
+            match call.await? {
+                Reply::Descriptor(found, now) => Ok(self.observed(Some(found), now)),
+                Reply::Absent(now) => Ok(self.observed(None, now)),
+                other => Err(unexpected(&other)),
+            }
+        })
+    }
+
     fn complete_release(
         &self,
         key: KeyRef<'_>,
@@ -341,7 +392,12 @@ impl LocationStore for RedisStore {
     ) -> WriteFuture<'_, Observed<()>> {
         let mut args = fence_args(expect).to_vec();
         args.push(proposal.get().to_string());
-        let call = self.invoke(|s| &s.complete_release, key, args, fenced(expect));
+        let call = self.invoke(
+            |s| &s.complete_release,
+            self.key_of(key),
+            args,
+            fenced(expect),
+        );
         Box::pin(async move {
             match call.await? {
                 Reply::Released(now) => Ok(self.observed((), now)),

@@ -10,6 +10,7 @@ use crate::ids::{
     AuthorityOwnerGeneration, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
     OwnerLeaseGeneration, ProposalId, StoreVersion,
 };
+use crate::peer::{Endpoint, PeerDescriptor};
 use crate::route::OwnerRoute;
 use crate::store::{StoreError, WriteRejection};
 
@@ -32,6 +33,8 @@ pub(super) struct Scripts {
     pub(super) renew_lease: Script,
     pub(super) begin_release: Script,
     pub(super) complete_release: Script,
+    pub(super) put_descriptor: Script,
+    pub(super) read_descriptor: Script,
 }
 
 impl Scripts {
@@ -44,6 +47,8 @@ impl Scripts {
             renew_lease: script!("renew_lease.lua"),
             begin_release: script!("begin_release.lua"),
             complete_release: script!("complete_release.lua"),
+            put_descriptor: script!("put_descriptor.lua"),
+            read_descriptor: script!("read_descriptor.lua"),
         }
     }
 }
@@ -62,6 +67,8 @@ pub(super) enum Reply {
     Released(StoreTime),
     /// The compare-and-set was refused.
     Refused(WriteRejection),
+    /// A peer descriptor, at the server's now.
+    Descriptor(PeerDescriptor, StoreTime),
 }
 
 /// What a refusal is reported against: the writer's fence and lease.
@@ -120,6 +127,18 @@ fn record(r: &RawReply) -> Result<AuthorityRecord, StoreError> {
     })
 }
 
+/// Fields 1..=4 of a `desc` answer.
+fn descriptor(r: &RawReply) -> Result<PeerDescriptor, StoreError> {
+    let endpoint = Endpoint::new(field(r, 1, "endpoint")?).map_err(|e| bad(&e.to_string()))?;
+    PeerDescriptor::new(
+        endpoint,
+        NodeRid(number(r, 2, "rid")?),
+        NodeGeneration(number(r, 3, "gen")?),
+        field(r, 4, "identity")?,
+    )
+    .map_err(|e| bad(&e.to_string()))
+}
+
 fn fence_at(r: &RawReply, og: usize, aog: usize) -> Result<WriteFence, StoreError> {
     Ok(WriteFence {
         object_generation: ObjectGeneration(number(r, og, "og")?),
@@ -146,6 +165,9 @@ fn refusal(r: &RawReply, claimed: Claimed) -> Result<WriteRejection, StoreError>
             claimed: claimed.lease.ok_or_else(|| bad("HOLDER without a lease"))?,
         },
         "EXPIRED" => WriteRejection::LeaseExpired,
+        "OLDDESC" => WriteRejection::StaleDescriptor {
+            current: NodeGeneration(number(r, 2, "gen")?),
+        },
         other => return Err(bad(&format!("unknown refusal {other:?}"))),
     })
 }
@@ -158,6 +180,7 @@ pub(super) fn decode(r: &RawReply, claimed: Claimed) -> Result<Reply, StoreError
         "none" => Ok(Reply::Absent(now(1)?)),
         "released" => Ok(Reply::Released(now(1)?)),
         "err" => Ok(Reply::Refused(refusal(r, claimed)?)),
+        "desc" => Ok(Reply::Descriptor(descriptor(r)?, now(5)?)),
         other => Err(bad(&format!("unknown tag {other:?}"))),
     }
 }
