@@ -33,10 +33,14 @@ enum Command {
     /// cached route, Missing, and Unavailable (Creating, Releasing,
     /// LeaseExpired). Scene f. measures the performance cliff of moves
     /// under traffic on a separate in-process mesh (also under `--store`),
-    /// with relay notifications on and off. The last scene sends requests
-    /// to an actor on the three nodes and answers them on their reply route
-    /// through a relocation, with one timeout and one cancellation. Every
-    /// outcome is checked; the command exits non-zero if one differs.
+    /// with relay notifications on and off. Scene g. sends requests to an
+    /// actor on the three nodes and answers them on their reply route
+    /// through a relocation, with one timeout and one cancellation. The
+    /// last scene, h., binds a session to three actors on another
+    /// in-process mesh (also under `--store`) and moves one of them
+    /// mid-stream: its messages are held, then released in order, while
+    /// the other two keep their routes. Every outcome is checked; the
+    /// command exits non-zero if one differs.
     Demo(DemoArgs),
     /// Print the authority record of one Spot or Actor in a Redis Location Store.
     ///
@@ -52,7 +56,9 @@ struct DemoArgs {
     /// narration; the cliff scene's numbers are under `cliff` (both runs)
     /// and, for the notifications-on run, also at the top level; the
     /// request/reply scene's are `requests`, `terminal_results`,
-    /// `double_completions` and `late_results_dropped`.
+    /// `double_completions` and `late_results_dropped`; the session
+    /// scene's are `session_relays`, `session_held`,
+    /// `session_order_violations` (always 0) and a `session` object.
     #[arg(long)]
     json: bool,
     /// Run on Redis instead of the embedded store: redis://HOST:PORT,

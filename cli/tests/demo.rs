@@ -1,6 +1,6 @@
 //! `zlink demo` on the embedded store, run as the real binary: the scenes it
-//! narrates, and the `--json` keys of the performance-cliff and
-//! request/reply scenes.
+//! narrates, and the `--json` keys of the performance-cliff, request/reply
+//! and session scenes.
 
 use std::process::{Command, Output};
 
@@ -73,7 +73,8 @@ fn demo_json_reports_the_cliff_with_notifications_on_and_off() {
             "missing",
             "unavailable",
             "cliff",
-            "request_reply"
+            "request_reply",
+            "session"
         ])
     );
 
@@ -130,6 +131,30 @@ fn demo_json_reports_every_request_ended_exactly_once() {
 }
 
 #[test]
+fn demo_json_reports_the_session_scene_in_order() {
+    let doc: Value = serde_json::from_slice(&zlink(&["demo", "--json"]).stdout)
+        .expect("one JSON document on stdout");
+    for key in ["session_relays", "session_held", "session_order_violations"] {
+        assert!(doc[key].is_u64(), "missing {key}: {doc}");
+    }
+    assert_eq!(doc["session_order_violations"], 0, "{doc}");
+    // 36 messages to three actors, 4 of them held while one was sealed:
+    // 32 sent at once plus 3 disconnect notifications are relays.
+    assert_eq!(doc["session_held"], 4, "{doc}");
+    assert_eq!(doc["session_relays"], 35, "{doc}");
+    let session = &doc["session"];
+    assert_eq!(session["messages_sent"], 36, "{session}");
+    assert_eq!(session["delivered"], session["messages_sent"], "{session}");
+    assert_eq!(session["held_released"], doc["session_held"], "{session}");
+    assert_eq!(session["disconnect_notifications"], 3, "{session}");
+    assert_eq!(session["pushes"], 1, "{session}");
+    assert_eq!(session["session_owner_lookups"], 0, "{session}");
+    // The scene added last: the earlier scenes' keys are as they were.
+    assert_eq!(doc["requests"], 4, "{doc}");
+    assert_eq!(doc["clock_ms"], 31_200, "{doc}");
+}
+
+#[test]
 fn demo_narrates_the_cliff_after_the_other_scenes() {
     let text = String::from_utf8(zlink(&["demo"]).stdout).expect("UTF-8 narration");
     let scenes: Vec<usize> = [
@@ -140,6 +165,7 @@ fn demo_narrates_the_cliff_after_the_other_scenes() {
         "== e. ",
         "== f. the performance cliff",
         "== g. request/reply through a relocation",
+        "== h. a session bound to three actors, one relocating mid-stream",
         "== totals",
     ]
     .iter()
@@ -152,7 +178,13 @@ fn demo_narrates_the_cliff_after_the_other_scenes() {
     for line in [
         "in-process mesh",
         "notifications off: the network drops every command 50 notification",
-        "7 scenes checked",
+        "8 scenes checked",
+        "node-a stores each route as its bind reply verified it",
+        "no store read, no cache lookup",
+        "quest-8's 4 messages (seq 14, 17, 20, 23) are Held on node-a",
+        "releases the held messages there, in order: seq 14, 17, 20, 23",
+        "0 order violations",
+        "node-a notifies chat-8 and wallet-8 on node-b and quest-8 on node-c",
         "q2 completes once at node-c, under its own correlation: Reply \"q2 answered by node-b\"",
         "expire_requests on node-c -> q3 Timeout",
         "the manual clock moved 200ms",
@@ -175,6 +207,25 @@ fn demo_narrates_the_cliff_after_the_other_scenes() {
             .split_whitespace()
             .collect();
         assert_eq!(got, cells, "row {row:?}");
+    }
+    // The routes after command 44: the two actors not moved are unchanged.
+    for (actor, owner, verdict) in [
+        ("chat-8", "node-b", "unchanged since bind"),
+        (
+            "quest-8",
+            "node-c",
+            "moved: same object gen, binding gen and token",
+        ),
+        ("wallet-8", "node-b", "unchanged since bind"),
+    ] {
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(actor) && l.contains("binding gen"))
+            .unwrap_or_else(|| panic!("no route row for {actor} in:\n{text}"));
+        assert!(
+            row.contains(owner) && row.ends_with(verdict),
+            "{actor}: {row}"
+        );
     }
     assert!(
         !text.contains("not Redis"),

@@ -109,9 +109,18 @@ fn demo_on_redis_checks_every_scene_and_counts_what_the_embedded_demo_counts() {
         "the demo waited 300ms",
         "expire_requests on node-c -> q3 Timeout",
         "completed twice: 0; late results dropped: 2",
+        "== h. a session bound to three actors, one relocating mid-stream",
+        "0 order violations",
     ] {
         assert!(text.contains(line), "no {line:?} in:\n{text}");
     }
+    // Scenes f. and h. both say why they are not on Redis.
+    assert_eq!(
+        text.matches("(not Redis: the mesh harness is in-process by design)")
+            .count(),
+        2,
+        "{text}"
+    );
     let mut prefixes: Vec<String> = text
         .lines()
         .filter_map(|l| l.trim().strip_prefix("key prefix "))
@@ -145,6 +154,11 @@ fn demo_on_redis_checks_every_scene_and_counts_what_the_embedded_demo_counts() {
         assert_eq!(doc["terminal_results"]["Cancelled"], 1, "{doc}");
         assert_eq!(doc["double_completions"], 0, "{doc}");
         assert_eq!(doc["late_results_dropped"], 2, "{doc}");
+        // The session scene, on its in-process mesh (its keys were compared
+        // with the embedded run's above): order kept, held ones counted.
+        assert_eq!(doc["session_order_violations"], 0, "{doc}");
+        assert_eq!(doc["session_held"], 4, "{doc}");
+        assert_eq!(doc["session_relays"], 35, "{doc}");
     }
     let distinct: std::collections::BTreeSet<_> = prefixes.iter().collect();
     assert_eq!(
@@ -268,6 +282,8 @@ fn demo_and_inspect_work_on_a_three_master_cluster() {
     assert_eq!(demo["requests"], 4, "{demo}");
     assert_eq!(demo["double_completions"], 0, "{demo}");
     assert_eq!(demo["late_results_dropped"], 2, "{demo}");
+    assert_eq!(demo["session_order_violations"], 0, "{demo}");
+    assert_eq!(demo["session_held"], 4, "{demo}");
     let doc = zlink_json(&[
         "inspect", "--store", &url, "--prefix", &prefix, "--json", "actor", "player-1",
     ]);

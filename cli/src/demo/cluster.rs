@@ -19,6 +19,7 @@ use zlink_core::{
 
 use super::cliff::Cliff;
 use super::requests::Tally;
+use super::session::SessionRun;
 use super::{DemoResult, Unexpected};
 use crate::store;
 
@@ -137,6 +138,8 @@ pub(super) struct Cluster {
     pub(super) cliff: OnceCell<Cliff>,
     /// What scene g. saw at the requester, once it has run.
     pub(super) requests: OnceCell<Tally>,
+    /// What scene h. did on its own in-process mesh, once it has run.
+    pub(super) session: OnceCell<SessionRun>,
 }
 
 impl Cluster {
@@ -182,6 +185,7 @@ impl Cluster {
             c: node("node-c", 3)?,
             cliff: OnceCell::new(),
             requests: OnceCell::new(),
+            session: OnceCell::new(),
             backend,
             time,
             lease,

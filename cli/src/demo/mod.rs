@@ -3,10 +3,14 @@
 //! resolution, a relocation met by a stale cached route, Missing and
 //! Unavailable. Scene f. (`cliff`) measures Message Follow detours when
 //! objects move under traffic, with relay notifications on and off, on the
-//! core's in-process mesh harness. The last scene, g. (`requests`), runs
+//! core's in-process mesh harness. Scene g. (`requests`) runs
 //! request/reply of spec §4 on the three nodes again: replies on the reply
 //! route through a relocation, a timeout, a cancellation, late replies
-//! dropped, and exactly one terminal result per request.
+//! dropped, and exactly one terminal result per request. The last scene,
+//! h. (`session`), added after g. and before the totals, is spec §3 on its
+//! own in-process mesh: a session bound to three actors, one of them
+//! relocated mid-stream (seal, held messages, command 44), session order
+//! kept per actor, a push and a disconnect.
 //!
 //! The store is the embedded one (one manual clock drives everything) or,
 //! with `--store URL`, a real Redis or Redis Cluster under a fresh key
@@ -46,6 +50,7 @@ mod cliff;
 mod cluster;
 mod requests;
 mod scenes;
+mod session;
 mod summary;
 
 pub(crate) use cluster::Backend;
@@ -182,6 +187,42 @@ mod tests {
             .sum();
         assert_eq!(late, 2, "the core counts late arrivals under that name");
         assert!(cluster.nodes().iter().all(|n| n.rt.pending_requests() == 0));
+    }
+
+    #[test]
+    fn the_session_scene_runs_last_and_reports_its_keys() {
+        let cluster = Cluster::start(Backend::Embedded).expect("the runtimes start");
+        let quiet = Narrator { quiet: true };
+        for (name, scene) in SCENES {
+            scene(&cluster, &quiet).unwrap_or_else(|e| panic!("scene {name}: {e}"));
+        }
+        assert_eq!(SCENES.last().map(|(name, _)| *name), Some("session"));
+        let doc = summary::summary(&cluster);
+        // 32 messages sent at once and 3 disconnect notifications; the 4
+        // held messages command 44 released count as held only.
+        assert_eq!(doc["session_relays"], 35, "{doc}");
+        assert_eq!(doc["session_held"], 4, "{doc}");
+        assert_eq!(doc["session_order_violations"], 0, "{doc}");
+        assert_eq!(
+            doc["session"],
+            serde_json::json!({
+                "actors": 3,
+                "rounds": 12,
+                "messages_sent": 36,
+                "delivered": 36,
+                "held_released": 4,
+                "disconnect_notifications": 3,
+                "pushes": 1,
+                "session_owner_lookups": 0,
+            })
+        );
+        // Its own mesh: the three demo nodes count no session relay.
+        assert!(
+            cluster
+                .nodes()
+                .iter()
+                .all(|n| n.rt.stats().sessions == zlink_core::SessionStats::default())
+        );
     }
 
     /// The keys scene f. adds to `--json`, for each run and at the top level.

@@ -1,7 +1,8 @@
-//! The demo's scenes, a. to g., in the order `SCENES` runs them (f., the
+//! The demo's scenes, a. to h., in the order `SCENES` runs them (f., the
 //! performance cliff, lives in `cliff`; g., request/reply through a
-//! relocation, in `requests`). Each narrates what it does and checks every
-//! outcome it narrates.
+//! relocation, in `requests`; h., a session bound to three actors, one
+//! relocating mid-stream, in `session`). Each narrates what it does and
+//! checks every outcome it narrates.
 
 use zlink_core::{
     Admission, DirectSend, InboundDirect, InvalidationReason, KeyRef, ObjectKind, Rejection,
@@ -20,7 +21,7 @@ const GUILD: &str = "guild-2";
 
 pub(super) type Scene = fn(&Cluster, &Narrator) -> DemoResult;
 
-pub(super) const SCENES: [(&str, Scene); 7] = [
+pub(super) const SCENES: [(&str, Scene); 8] = [
     ("activate", activate),
     ("cold_then_warm", cold_then_warm),
     ("relocation", relocation),
@@ -28,6 +29,7 @@ pub(super) const SCENES: [(&str, Scene); 7] = [
     ("unavailable", unavailable),
     ("cliff", super::cliff::scene),
     ("request_reply", super::requests::scene),
+    ("session", super::session::scene),
 ];
 
 /// a. node-a activates objects: create, then publish Ready.

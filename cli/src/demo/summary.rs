@@ -1,6 +1,6 @@
 //! The `--json` document: the runtimes' counters, the store the demo ran
-//! on, the scenes it checked, what the cliff scene measured and what the
-//! request/reply scene saw.
+//! on, the scenes it checked, what the cliff scene measured, what the
+//! request/reply scene saw and what the session scene relayed.
 
 use serde_json::{Map, Value, json};
 use zlink_core::{InvalidationReason, Stats};
@@ -57,7 +57,16 @@ pub(super) fn counters_json(stats: &[Stats]) -> Map<String, Value> {
 /// Reply, Error, Timeout, Cancelled, Shutdown), `double_completions`
 /// (requests completed twice: 0, or the scene fails) and
 /// `late_results_dropped` (results that arrived after a request had ended;
-/// the core's `RequestStats::double_completions` counts these).
+/// the core's `RequestStats::double_completions` counts these). The session
+/// scene adds `session_relays` (relays its Session owner sent at once on a
+/// stored binding route, the three disconnect notifications included:
+/// `SessionStats::relays`; the held messages command 44 released are not
+/// counted there but in `session_held`), `session_held` (messages held while
+/// the relocating actor's binding was sealed: `SessionStats::held`),
+/// `session_order_violations` (deliveries to an actor whose session
+/// sequence was not above the previous one delivered to it, from the mesh
+/// ledger's `session_delivered` and the disconnect notifications: 0, or the
+/// scene fails) and a `session` object with the scene's own tally.
 pub(super) fn summary(cl: &Cluster) -> Value {
     let all: Vec<Stats> = cl.nodes().iter().map(|n| n.rt.stats()).collect();
     let mut doc = counters_json(&all);
@@ -86,6 +95,10 @@ pub(super) fn summary(cl: &Cluster) -> Value {
     }
     if let Some(requests) = cl.requests.get() {
         doc.extend(requests.json());
+    }
+    if let Some(session) = cl.session.get() {
+        doc.extend(session.json());
+        doc.insert("session".into(), session.detail_json());
     }
     Value::Object(doc)
 }
