@@ -9,16 +9,25 @@ cd "$(dirname "$0")"
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(decode_frame decode_message decode_request decode_reply decode_rejection decode_message_follow)
+[ ${#targets[@]} -gt 0 ] || targets=(decode_frame decode_message decode_request decode_reply decode_rejection decode_message_follow decode_session)
 
-# Seed: whole frames for decode_frame, bodies of the command's vectors for the others.
+# Seed: whole frames for decode_frame, bodies of the command's vectors for the
+# others; for decode_session the command byte then the body of every session
+# vector (commands 10-16, 42-44).
 seed() {
-    local target=$1 command=$2 f
+    local target=$1 command=$2 f c
     mkdir -p "corpus/$target"
     for f in ../testdata/wire/*.bin ../testdata/wire/invalid/*.bin; do
+        [ "$(stat -c %s "$f")" -ge 10 ] || { [ "$command" = 0 ] && cp "$f" "corpus/$target/"; continue; }
+        c=$(od -An -tu1 -j3 -N1 "$f" | tr -d ' ')
         if [ "$command" = 0 ]; then
             cp "$f" "corpus/$target/"
-        elif [ "$(od -An -tu1 -j3 -N1 "$f" | tr -d ' ')" = "$command" ] && [ "$(stat -c %s "$f")" -ge 10 ]; then
+        elif [ "$command" = session ]; then
+            case $c in
+                10|11|12|13|14|15|16|42|43|44)
+                    { printf "\\$(printf %03o "$c")"; tail -c +11 "$f"; } > "corpus/$target/$(basename "$f")" ;;
+            esac
+        elif [ "$c" = "$command" ]; then
             tail -c +11 "$f" > "corpus/$target/$(basename "$f")"
         fi
     done
@@ -26,7 +35,7 @@ seed() {
 command_of() {
     case $1 in
         decode_frame) echo 0 ;; decode_message) echo 1 ;; decode_request) echo 2 ;; decode_reply) echo 3 ;;
-        decode_rejection) echo 4 ;; decode_message_follow) echo 50 ;;
+        decode_rejection) echo 4 ;; decode_message_follow) echo 50 ;; decode_session) echo session ;;
         *) echo "unknown target $1" >&2; exit 2 ;;
     esac
 }

@@ -18,13 +18,15 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use zlink_core::wire::{
-    self, DecodeLimits, Frame, HEADER_LEN, MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, NodeRef,
-    Operation, RejectionCode, RejectionFrame, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult,
-    ReplyRoute, RouteEnd, WireError,
+    self, ActorRoute, BindRefusal, BindResult, Binding, DecodeLimits, Frame, HEADER_LEN,
+    MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, NodeRef, Operation, RejectionCode, RejectionFrame,
+    RelayKind, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult, ReplyRoute, RouteChange,
+    RouteEnd, SessionFrame, SessionRef, SessionRefusal, WireError,
 };
 use zlink_core::{
-    AuthorityOwnerGeneration, CorrelationId, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
-    ObjectKey, ObjectKind, OperationId, OwnerLeaseGeneration, RouteFence, StaleReason,
+    AuthorityOwnerGeneration, BindingGeneration, BindingToken, CorrelationId, MeshName,
+    NodeGeneration, NodeRid, ObjectGeneration, ObjectKey, ObjectKind, OperationId,
+    OwnerLeaseGeneration, RelocationId, RouteFence, SessionGeneration, SessionId, StaleReason,
     StoreVersion, UnavailableReason,
 };
 
@@ -517,6 +519,7 @@ fn valid_cases() -> Res<Vec<Valid>> {
         "Reply Ok with correlation u64::MAX-1 (18446744073709551614) and operation id 2^53 (9007199254740992).",
         Frame::Reply(reply),
     );
+    cases.extend(session_valid_cases()?);
     Ok(cases)
 }
 
@@ -667,14 +670,8 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
     add(
         "unknown_command_5",
         "UnknownCommand",
-        "Command 5, one past Rejection (4): commands 5..=49 are not defined.",
+        "Command 5, one past Rejection (4): commands 5..=9, 17..=41 and 45..=49 are not defined.",
         patch_header(&message, 3, 5),
-    );
-    add(
-        "unknown_command_42_reserved_session",
-        "UnknownCommand",
-        "Command 42 is reserved for session relocation, not spoken yet.",
-        patch_header(&message, 3, 42),
     );
     add(
         "unknown_command_255",
@@ -1078,6 +1075,958 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
         "A whole Reply Error body, then 2 bytes more: the message length, not the body length, ends the message.",
         edit_body(&reply_err, |b| b.extend_from_slice(b"!!")),
     );
+    cases.extend(session_invalid_cases()?);
+    Ok(cases)
+}
+
+// -------------------------------------------------------------- session --
+
+/// The Session of most session cases: session 7, lifecycle 2, owned by
+/// `origin()` (node 1 of mesh "main", lifecycle 3).
+fn base_session() -> Res<SessionRef> {
+    Ok(SessionRef {
+        owner: origin()?,
+        id: SessionId(7),
+        generation: SessionGeneration(2),
+    })
+}
+
+fn binding(generation: u64, token: u64) -> Binding {
+    Binding {
+        generation: BindingGeneration(generation),
+        token: BindingToken(token),
+    }
+}
+
+fn actor_route(
+    owner: NodeRef,
+    object: u64,
+    owner_generation: u64,
+    lease: u64,
+    remaining_ms: u64,
+) -> ActorRoute {
+    ActorRoute {
+        owner,
+        object_generation: ObjectGeneration(object),
+        authority_owner_generation: AuthorityOwnerGeneration(owner_generation),
+        owner_lease_generation: OwnerLeaseGeneration(lease),
+        lease_remaining_ms: remaining_ms,
+    }
+}
+
+/// Actor "user-42" (incarnation 4) at its first owner: node 2 of mesh
+/// "main" (lifecycle 5), owner generation 2, lease 9.
+fn source_route(remaining_ms: u64) -> Res<ActorRoute> {
+    Ok(actor_route(node("main", 2, 5)?, 4, 2, 9, remaining_ms))
+}
+
+/// The same incarnation after a move: node 3 (lifecycle 8), owner
+/// generation 3, lease 11.
+fn target_route(remaining_ms: u64) -> Res<ActorRoute> {
+    Ok(actor_route(node("main", 3, 8)?, 4, 3, 11, remaining_ms))
+}
+
+/// The binding the first owner issued: generation 1, token 9001.
+fn first_binding() -> Binding {
+    binding(1, 9001)
+}
+
+fn bind(route: ActorRoute, previous: Option<(NodeRef, Binding)>) -> Res<SessionFrame> {
+    Ok(SessionFrame::Bind {
+        operation_id: OperationId(31),
+        session: base_session()?,
+        actor: actor("user-42")?,
+        route,
+        previous,
+    })
+}
+
+fn bind_reply(result: BindResult) -> Res<SessionFrame> {
+    Ok(SessionFrame::BindReply {
+        operation_id: OperationId(31),
+        session: base_session()?,
+        actor: actor("user-42")?,
+        result,
+    })
+}
+
+fn relay(
+    operation: u64,
+    route: ActorRoute,
+    sequence: u64,
+    hop_count: u8,
+    kind: RelayKind,
+    payload: &[u8],
+) -> Res<SessionFrame> {
+    Ok(SessionFrame::Relay {
+        operation_id: OperationId(operation),
+        session: base_session()?,
+        actor: actor("user-42")?,
+        binding: first_binding(),
+        route,
+        sequence,
+        hop_count,
+        kind,
+        payload: payload.to_vec(),
+    })
+}
+
+fn session_refused(reason: SessionRefusal) -> Res<SessionFrame> {
+    Ok(SessionFrame::Refused {
+        operation_id: OperationId(41),
+        session: base_session()?,
+        actor: actor("user-42")?,
+        reason,
+    })
+}
+
+fn seal() -> Res<SessionFrame> {
+    Ok(SessionFrame::Seal {
+        session: base_session()?,
+        actor: actor("user-42")?,
+        binding: first_binding(),
+        object_generation: ObjectGeneration(4),
+        relocation: RelocationId(61),
+        source: node("main", 2, 5)?,
+    })
+}
+
+fn sealed(sealed: bool) -> Res<SessionFrame> {
+    Ok(SessionFrame::Sealed {
+        session: base_session()?,
+        actor: actor("user-42")?,
+        relocation: RelocationId(61),
+        sealed,
+    })
+}
+
+fn route_change(change: RouteChange) -> Res<SessionFrame> {
+    Ok(SessionFrame::Route {
+        session: base_session()?,
+        actor: actor("user-42")?,
+        binding: first_binding(),
+        object_generation: ObjectGeneration(4),
+        relocation: RelocationId(61),
+        change,
+    })
+}
+
+fn tombstone() -> Res<SessionFrame> {
+    Ok(SessionFrame::Tombstone {
+        operation_id: OperationId(32),
+        session: base_session()?,
+        actor: actor("user-42")?,
+        binding: first_binding(),
+        by: node("main", 3, 8)?,
+    })
+}
+
+fn tombstone_ack() -> Res<SessionFrame> {
+    Ok(SessionFrame::TombstoneAck {
+        operation_id: OperationId(32),
+        session: base_session()?,
+        actor: actor("user-42")?,
+        binding: first_binding(),
+    })
+}
+
+fn push(payload: &[u8]) -> Res<SessionFrame> {
+    Ok(SessionFrame::Push {
+        operation_id: OperationId(51),
+        session: base_session()?,
+        actor: actor("user-42")?,
+        binding: first_binding(),
+        object_generation: ObjectGeneration(4),
+        payload: payload.to_vec(),
+    })
+}
+
+/// A payload that holds 0x00, 0xff, a frame-header look-alike ("ZL", 1, 14)
+/// and bytes equal to every session code: opaque to the codec.
+const SESSION_PAYLOAD: [u8; 12] = [
+    0x00, 0xff, 0x5a, 0x4c, 0x01, 0x0e, 0x00, 0x00, 0x01, 0x02, 0x03, 0x2c,
+];
+
+fn session_valid_cases() -> Res<Vec<Valid>> {
+    let mut cases = Vec::new();
+    let mut add = |name, note, frame| {
+        cases.push(Valid {
+            name,
+            note,
+            frame: Frame::Session(frame),
+        })
+    };
+    let max = u64::MAX;
+
+    // Command 10: bind and rebind.
+    add(
+        "session_bind_first",
+        "Command 10 bind of session 7 (lifecycle 2, owner node 1) to Actor \"user-42\", sent to the location the caller's ActorRef names (node 2, incarnation 4, owner generation 2, lease 9; lease_remaining_ms 0: a bind request has no lease view). No previous binding: presence byte 0, nothing after it.",
+        bind(source_route(0)?, None)?,
+    );
+    let mut frame = bind(
+        target_route(0)?,
+        Some((node("main", 2, 5)?, first_binding())),
+    )?;
+    if let SessionFrame::Bind { operation_id, .. } = &mut frame {
+        *operation_id = OperationId(32);
+    }
+    add(
+        "session_bind_rebind_with_previous",
+        "Command 10 rebind to another owner (node 3): presence byte 1, then the previous owner (node 2, lifecycle 5) and the binding it replaces (generation 1, token 9001), which the new owner tombstones (command 12) and waits the ACK of before it replies.",
+        frame,
+    );
+    let mut session = base_session()?;
+    session.id = SessionId(P53);
+    session.generation = SessionGeneration(P53 + 1);
+    add(
+        "session_bind_rebind_around_2p53",
+        "Command 10 rebind with u64 fields at 2^53-1 (9007199254740991), 2^53 and 2^53+1 (9007199254740993): operation id, session id and generation, the route's generations and the previous node and binding. Decimal strings in this JSON.",
+        SessionFrame::Bind {
+            operation_id: OperationId(P53 - 1),
+            session,
+            actor: actor("user-42")?,
+            route: actor_route(node("main", P53, P53 + 1)?, P53 + 1, P53 - 1, P53, 0),
+            previous: Some((node("main", P53 - 1, P53)?, binding(P53 + 1, P53))),
+        },
+    );
+    let wide = "mesh-name-of-23-bytes-x";
+    add(
+        "session_bind_rebind_all_u64_max",
+        "Command 10 rebind with every u64 at u64::MAX (18446744073709551615), lease_remaining_ms included, and every mesh name at its 23-byte maximum.",
+        SessionFrame::Bind {
+            operation_id: OperationId(max),
+            session: SessionRef {
+                owner: node(wide, max, max)?,
+                id: SessionId(max),
+                generation: SessionGeneration(max),
+            },
+            actor: actor("max")?,
+            route: actor_route(node(wide, max, max)?, max, max, max, max),
+            previous: Some((node(wide, max, max)?, binding(max, max))),
+        },
+    );
+
+    // Command 11: the terminal reply.
+    add(
+        "session_bind_reply_bound",
+        "Command 11 terminal reply Bound (result 0): the verified route (node 2, incarnation 4, owner generation 2, lease 9, 2500 ms of lease left at the owner) and the registered binding (generation 1, token 9001), which the Session owner stores.",
+        bind_reply(BindResult::Bound {
+            route: source_route(2500)?,
+            binding: first_binding(),
+        })?,
+    );
+    for (name, note, why) in [
+        (
+            "session_bind_reply_refused_not_owner",
+            "Command 11 Refused NotOwner (result 1): the node does not own the Actor (or it is not Ready); nothing follows the result byte.",
+            BindRefusal::NotOwner,
+        ),
+        (
+            "session_bind_reply_refused_object_generation",
+            "Command 11 Refused ObjectGeneration (result 2): another incarnation than the ActorRef names.",
+            BindRefusal::ObjectGeneration,
+        ),
+        (
+            "session_bind_reply_refused_node_generation",
+            "Command 11 Refused NodeGeneration (result 3): another node lifecycle than the ActorRef names.",
+            BindRefusal::NodeGeneration,
+        ),
+        (
+            "session_bind_reply_refused_owner_generation",
+            "Command 11 Refused OwnerGeneration (result 4): another authority owner generation.",
+            BindRefusal::OwnerGeneration,
+        ),
+        (
+            "session_bind_reply_refused_owner_lease",
+            "Command 11 Refused OwnerLease (result 5): another owner lease, or it has run out.",
+            BindRefusal::OwnerLease,
+        ),
+    ] {
+        add(name, note, bind_reply(BindResult::Refused(why))?);
+    }
+
+    // Commands 12 and 13: tombstone and its ACK.
+    add(
+        "session_tombstone",
+        "Command 12 from the new owner (node 3, lifecycle 8, the `by` node the ACK goes to) to the previous one, in rebind operation 32: remove binding generation 1, token 9001, and only that one.",
+        tombstone()?,
+    );
+    add(
+        "session_tombstone_ack",
+        "Command 13, the previous owner's ACK of session_tombstone: the same operation, session, Actor and binding; no node.",
+        tombstone_ack()?,
+    );
+
+    // Command 14: relays.
+    add(
+        "session_relay_message",
+        "Command 14 relay of an application Message (kind 1) on the stored route (node 2, 2500 ms of lease left when bound) under binding 1/9001, session sequence 1, no Message Follow hop, with a binary payload holding 0x00, 0xff, a frame-header look-alike and bytes equal to the session codes.",
+        relay(
+            41,
+            source_route(2500)?,
+            1,
+            0,
+            RelayKind::Message,
+            &SESSION_PAYLOAD,
+        )?,
+    );
+    add(
+        "session_relay_message_after_follow_hop",
+        "Command 14 as the previous owner relays it on its Message Follow route: hop count 1, the route now the destination's (node 3, lifecycle 8, owner generation 3, lease 11, lease_remaining_ms 0), operation id, session, binding and sequence 2 unchanged.",
+        relay(
+            42,
+            target_route(0)?,
+            2,
+            1,
+            RelayKind::Message,
+            b"after the move",
+        )?,
+    );
+    add(
+        "session_relay_physical_disconnect",
+        "Command 14 kind PhysicalDisconnect (2): the Session's connection closed. Sequence 3, empty payload (a disconnect carries none; the codec does not judge the payload).",
+        relay(
+            43,
+            source_route(2500)?,
+            3,
+            0,
+            RelayKind::PhysicalDisconnect,
+            &[],
+        )?,
+    );
+    add(
+        "session_relay_logical_disconnect",
+        "Command 14 kind LogicalDisconnect (3): the application ended the session. Sequence 3, empty payload.",
+        relay(
+            44,
+            source_route(2500)?,
+            3,
+            0,
+            RelayKind::LogicalDisconnect,
+            &[],
+        )?,
+    );
+    let mut session = base_session()?;
+    session.owner = node("main", P53 + 1, P53)?;
+    session.id = SessionId(P53 + 1);
+    session.generation = SessionGeneration(P53 - 1);
+    add(
+        "session_relay_around_2p53",
+        "Command 14 Message with the session id, sequence, binding token, lease_remaining_ms and generations at 2^53-1 (9007199254740991), 2^53 and 2^53+1 (9007199254740993), after one follow hop.",
+        SessionFrame::Relay {
+            operation_id: OperationId(P53),
+            session,
+            actor: actor("user-42")?,
+            binding: binding(P53 - 1, P53 + 1),
+            route: actor_route(node("main", P53, P53 - 1)?, P53 + 1, P53, P53 - 1, P53 + 1),
+            sequence: P53 + 1,
+            hop_count: 1,
+            kind: RelayKind::Message,
+            payload: b"2^53".to_vec(),
+        },
+    );
+    add(
+        "session_relay_all_u64_max",
+        "Command 14 with every u64 at u64::MAX (18446744073709551615), the hop count at 255 (the codec does not bound it; admission enforces max_follow_hops) and 23-byte mesh names.",
+        SessionFrame::Relay {
+            operation_id: OperationId(max),
+            session: SessionRef {
+                owner: node(wide, max, max)?,
+                id: SessionId(max),
+                generation: SessionGeneration(max),
+            },
+            actor: actor("max")?,
+            binding: binding(max, max),
+            route: actor_route(node(wide, max, max)?, max, max, max, max),
+            sequence: max,
+            hop_count: u8::MAX,
+            kind: RelayKind::LogicalDisconnect,
+            payload: Vec::new(),
+        },
+    );
+
+    // Command 15: push.
+    let mut frame = push(&SESSION_PAYLOAD)?;
+    if let SessionFrame::Push { actor: a, .. } = &mut frame {
+        *a = actor("Zürich/ユーザー/🦀")?;
+    }
+    add(
+        "session_push_utf8_actor",
+        "Command 15 push from a non-ASCII Actor (UTF-8, 2-, 3- and 4-byte characters) to its bound Session under binding 1/9001, incarnation 4, with a binary payload.",
+        frame,
+    );
+    add(
+        "session_push_empty_payload",
+        "Command 15 push with an empty payload: the smallest push.",
+        push(&[])?,
+    );
+
+    // Command 16: refusals.
+    for (name, note, reason) in [
+        (
+            "session_refused_unknown_binding",
+            "Command 16 Refused UnknownBinding (1): no such binding at the Actor owner (never bound, tombstoned or replaced).",
+            SessionRefusal::UnknownBinding,
+        ),
+        (
+            "session_refused_stale_route",
+            "Command 16 Refused StaleRoute (2): the route is stale and no Message Follow route serves it.",
+            SessionRefusal::StaleRoute,
+        ),
+        (
+            "session_refused_object_generation",
+            "Command 16 Refused ObjectGeneration (3): another incarnation than the binding's.",
+            SessionRefusal::ObjectGeneration,
+        ),
+    ] {
+        add(name, note, session_refused(reason)?);
+    }
+
+    // Commands 42, 43, 44: relocation.
+    add(
+        "session_relocation_seal",
+        "Command 42 sessionRelocationSeal from the source coordinator (node 2, lifecycle 5, where the reply goes) to the Session owner: seal binding 1/9001 of incarnation 4 for relocation 61.",
+        seal()?,
+    );
+    add(
+        "session_relocation_sealed_true",
+        "Command 43 reply to session_relocation_seal: the seal is installed (sealed byte 1).",
+        sealed(true)?,
+    );
+    add(
+        "session_relocation_sealed_false",
+        "Command 43 reply: no seal installed (sealed byte 0), e.g. the binding named is not the Session owner's.",
+        sealed(false)?,
+    );
+    add(
+        "session_relocation_route_commit",
+        "Command 44 sessionRelocationRoute commit (change 1), one-way: relocation 61 of incarnation 4 under binding 1/9001 committed; switch to the target route (node 3, lifecycle 8, owner generation 3, lease 11, 3000 ms left) and release the held messages to it.",
+        route_change(RouteChange::Commit(target_route(3000)?))?,
+    );
+    add(
+        "session_relocation_route_abort",
+        "Command 44 abort (change 2), one-way: relocation 61 failed before relay-ready; release the matching seal and the held messages to the source route. Nothing follows the change byte.",
+        route_change(RouteChange::Abort)?,
+    );
+    add(
+        "session_relocation_route_commit_all_u64_max",
+        "Command 44 commit with every u64 at u64::MAX (18446744073709551615) and 23-byte mesh names.",
+        SessionFrame::Route {
+            session: SessionRef {
+                owner: node(wide, max, max)?,
+                id: SessionId(max),
+                generation: SessionGeneration(max),
+            },
+            actor: actor("max")?,
+            binding: binding(max, max),
+            object_generation: ObjectGeneration(max),
+            relocation: RelocationId(max),
+            change: RouteChange::Commit(actor_route(node(wide, max, max)?, max, max, max, max)),
+        },
+    );
+    add(
+        "session_relocation_seal_around_2p53",
+        "Command 42 with session id, binding, incarnation and relocation id at 2^53-1 (9007199254740991), 2^53 and 2^53+1 (9007199254740993).",
+        SessionFrame::Seal {
+            session: SessionRef {
+                owner: origin()?,
+                id: SessionId(P53 + 1),
+                generation: SessionGeneration(P53),
+            },
+            actor: actor("user-42")?,
+            binding: binding(P53, P53 + 1),
+            object_generation: ObjectGeneration(P53 - 1),
+            relocation: RelocationId(P53 + 1),
+            source: node("main", P53 - 1, P53 + 1)?,
+        },
+    );
+    Ok(cases)
+}
+
+/// Sizes of the session body parts (docs/wire.md): a SessionRef is a node
+/// then id and generation; an ActorRoute a node then four u64s.
+fn session_ref_len(s: &SessionRef) -> usize {
+    17 + s.owner.mesh.as_str().len() + 16
+}
+
+fn key_len(k: &ObjectKey) -> usize {
+    3 + k.id().len()
+}
+
+fn actor_route_len(r: &ActorRoute) -> usize {
+    17 + r.owner.mesh.as_str().len() + 32
+}
+
+/// Body offset of the byte after a session frame's session and Actor key
+/// (plus the operation id for commands 10–16).
+fn after_actor(f: &SessionFrame) -> usize {
+    let (op, session, actor) = match f {
+        SessionFrame::Bind { session, actor, .. }
+        | SessionFrame::BindReply { session, actor, .. }
+        | SessionFrame::Tombstone { session, actor, .. }
+        | SessionFrame::TombstoneAck { session, actor, .. }
+        | SessionFrame::Relay { session, actor, .. }
+        | SessionFrame::Push { session, actor, .. }
+        | SessionFrame::Refused { session, actor, .. } => (8, session, actor),
+        SessionFrame::Seal { session, actor, .. }
+        | SessionFrame::Sealed { session, actor, .. }
+        | SessionFrame::Route { session, actor, .. } => (0, session, actor),
+    };
+    op + session_ref_len(session) + key_len(actor)
+}
+
+/// Body offset of a session frame's one code or presence byte: the
+/// previous-binding presence (10), bind result (11), relay kind (14),
+/// refusal (16), sealed flag (43), route change (44); `None` for the others.
+fn session_code_at(f: &SessionFrame) -> Option<usize> {
+    let at = after_actor(f);
+    match f {
+        SessionFrame::Bind { route, .. } => Some(at + actor_route_len(route)),
+        SessionFrame::BindReply { .. } | SessionFrame::Refused { .. } => Some(at),
+        // binding, route, sequence, hop count.
+        SessionFrame::Relay { route, .. } => Some(at + 16 + actor_route_len(route) + 8 + 1),
+        // relocation.
+        SessionFrame::Sealed { .. } => Some(at + 8),
+        // binding, object generation, relocation.
+        SessionFrame::Route { .. } => Some(at + 16 + 8 + 8),
+        SessionFrame::Tombstone { .. }
+        | SessionFrame::TombstoneAck { .. }
+        | SessionFrame::Push { .. }
+        | SessionFrame::Seal { .. } => None,
+    }
+}
+
+fn session_invalid_cases() -> Res<Vec<Invalid>> {
+    let bind_first = bind(source_route(0)?, None)?;
+    let rebind = bind(
+        target_route(0)?,
+        Some((node("main", 2, 5)?, first_binding())),
+    )?;
+    let bound = bind_reply(BindResult::Bound {
+        route: source_route(2500)?,
+        binding: first_binding(),
+    })?;
+    let refused_bind = bind_reply(BindResult::Refused(BindRefusal::NotOwner))?;
+    let relay_message = relay(
+        41,
+        source_route(2500)?,
+        1,
+        0,
+        RelayKind::Message,
+        &SESSION_PAYLOAD,
+    )?;
+    let push_frame = push(&SESSION_PAYLOAD)?;
+    let refused = session_refused(SessionRefusal::StaleRoute)?;
+    let seal_frame = seal()?;
+    let sealed_frame = sealed(true)?;
+    let commit = route_change(RouteChange::Commit(target_route(3000)?))?;
+    let abort = route_change(RouteChange::Abort)?;
+    let tombstone_frame = tombstone()?;
+    let ack = tombstone_ack()?;
+    let code_at = |f: &SessionFrame| session_code_at(f).expect("a frame with a code byte");
+    let s = |f: &SessionFrame| Frame::Session(f.clone());
+    let message = Frame::Message(base_operation()?);
+
+    let mut cases = Vec::new();
+    let mut add = |name, kind, note, bytes| {
+        cases.push(Invalid {
+            name,
+            note,
+            kind,
+            bytes,
+        })
+    };
+
+    // Header: the commands around the session ranges stay unknown.
+    for (name, note, command) in [
+        (
+            "unknown_command_9",
+            "Command 9, one below session bind (10): not defined.",
+            9,
+        ),
+        (
+            "unknown_command_17",
+            "Command 17, one past session refused (16): not defined.",
+            17,
+        ),
+        (
+            "unknown_command_41",
+            "Command 41, one below sessionRelocationSeal (42): not defined.",
+            41,
+        ),
+        (
+            "unknown_command_45",
+            "Command 45, one past sessionRelocationRoute (44): not defined.",
+            45,
+        ),
+    ] {
+        add(
+            name,
+            "UnknownCommand",
+            note,
+            patch_header(&s(&sealed_frame), 3, command),
+        );
+    }
+    add(
+        "invalid_message_body_as_session_seal",
+        "Invalid",
+        "A Message body (message_oneway_short_spot) under command 42: the seal's session owner mesh-name length is read from the operation id's first byte (0), an empty mesh name. Command 42 is no longer an unknown command.",
+        patch_header(&message, 3, 42),
+    );
+    add(
+        "flags_on_session_relocation_route",
+        "FlagsNotAllowed",
+        "Command 44 with flag bit 0x01: no session command takes a flag.",
+        patch_header(&s(&commit), 4, 0x01),
+    );
+    add(
+        "reserved_byte_set_on_session_bind",
+        "FlagsNotAllowed",
+        "Command 10 with its reserved header byte set.",
+        patch_header(&s(&bind_first), 5, 0x80),
+    );
+
+    // Command 10.
+    let at = code_at(&bind_first);
+    for (name, note, value) in [
+        (
+            "invalid_session_bind_previous_presence_2",
+            "A bind whose previous-binding presence byte is 2: only 0 and 1 exist.",
+            2,
+        ),
+        (
+            "invalid_session_bind_previous_presence_255",
+            "A bind whose previous-binding presence byte is 255.",
+            255,
+        ),
+    ] {
+        add(
+            name,
+            "Invalid",
+            note,
+            edit_body(&s(&bind_first), |b| b[at] = value),
+        );
+    }
+    add(
+        "invalid_session_bind_actor_kind_0",
+        "Invalid",
+        "A bind whose Actor key kind byte is 0: only 1 (spot) and 2 (actor) exist.",
+        edit_body(&s(&bind_first), |b| b[8 + 33 + 4] = 0),
+    );
+    let mut frame = bind_first.clone();
+    if let SessionFrame::Bind { actor: a, .. } = &mut frame {
+        *a = actor(&"a".repeat(1025))?;
+    }
+    add(
+        "too_long_session_bind_actor_id_1025",
+        "TooLong",
+        "A bind to an Actor ID of 1025 bytes, one over the default max_object_id_bytes (1024).",
+        wire::encode(&s(&frame)),
+    );
+    add(
+        "truncated_session_bind_before_previous",
+        "Truncated",
+        "A bind body that stops after the route, before its previous-binding presence byte.",
+        edit_body(&s(&bind_first), |b| b.truncate(at)),
+    );
+    add(
+        "truncated_session_bind_previous_present_nothing_after",
+        "Truncated",
+        "A bind whose presence byte says 1 but no previous owner and binding follow.",
+        edit_body(&s(&bind_first), |b| b[at] = 1),
+    );
+    add(
+        "truncated_session_bind_in_previous_binding",
+        "Truncated",
+        "A rebind body that stops 4 bytes into the previous binding's token.",
+        edit_body(&s(&rebind), |b| {
+            let len = b.len() - 4;
+            b.truncate(len);
+        }),
+    );
+    let rebind_at = code_at(&rebind);
+    add(
+        "trailing_bytes_after_session_bind_previous_absent",
+        "TrailingBytes",
+        "A rebind body with its presence byte set to 0: the previous owner and binding (37 bytes) are then left over.",
+        edit_body(&s(&rebind), |b| b[rebind_at] = 0),
+    );
+
+    // Command 11.
+    let at = code_at(&refused_bind);
+    for (name, note, value) in [
+        (
+            "invalid_session_bind_result_6",
+            "A bind reply result of 6, one past the refusals (1..=5): not defined.",
+            6,
+        ),
+        (
+            "invalid_session_bind_result_255",
+            "A bind reply result of 255.",
+            255,
+        ),
+    ] {
+        add(
+            name,
+            "Invalid",
+            note,
+            edit_body(&s(&refused_bind), |b| b[at] = value),
+        );
+    }
+    add(
+        "truncated_session_bind_reply_bound_nothing_after",
+        "Truncated",
+        "A bind reply with result 0 (Bound) and no route or binding after it: a refusal's length with a Bound result.",
+        edit_body(&s(&refused_bind), |b| b[at] = 0),
+    );
+    add(
+        "truncated_session_bind_reply_in_route",
+        "Truncated",
+        "A Bound bind reply that stops inside the route's lease_remaining_ms.",
+        edit_body(&s(&bound), |b| {
+            let len = b.len() - 16 - 3;
+            b.truncate(len);
+        }),
+    );
+    add(
+        "trailing_bytes_after_session_bind_reply_refused",
+        "TrailingBytes",
+        "A Bound bind reply with its result byte set to 1 (NotOwner): the route and binding (69 bytes) are then left over.",
+        edit_body(&s(&bound), |b| b[at] = 1),
+    );
+
+    // Commands 12 and 13.
+    add(
+        "truncated_session_tombstone_in_by",
+        "Truncated",
+        "A tombstone body that stops inside the `by` node's generation.",
+        edit_body(&s(&tombstone_frame), |b| {
+            let len = b.len() - 5;
+            b.truncate(len);
+        }),
+    );
+    add(
+        "trailing_bytes_after_session_tombstone_ack",
+        "TrailingBytes",
+        "A tombstone body (command 12) under command 13: the ACK has no `by` node, so its 21 bytes are left over.",
+        patch_header(&s(&tombstone_frame), 3, 13),
+    );
+    add(
+        "truncated_session_tombstone_ack_in_binding",
+        "Truncated",
+        "A tombstone ACK body that stops 4 bytes into the binding's 8-byte token.",
+        edit_body(&s(&ack), |b| {
+            let len = b.len() - 4;
+            b.truncate(len);
+        }),
+    );
+    add(
+        "truncated_session_tombstone_as_ack",
+        "Truncated",
+        "A tombstone ACK body (command 13) under command 12: it ends where the `by` node should start.",
+        patch_header(&s(&ack), 3, 12),
+    );
+
+    // Command 14.
+    let at = code_at(&relay_message);
+    for (name, note, value) in [
+        (
+            "invalid_session_relay_kind_0",
+            "A relay kind of 0: only 1 (message), 2 (physical disconnect) and 3 (logical disconnect) exist.",
+            0,
+        ),
+        (
+            "invalid_session_relay_kind_4",
+            "A relay kind of 4, one past the table.",
+            4,
+        ),
+    ] {
+        add(
+            name,
+            "Invalid",
+            note,
+            edit_body(&s(&relay_message), |b| b[at] = value),
+        );
+    }
+    add(
+        "truncated_session_relay_payload",
+        "Truncated",
+        "A relay whose payload length says 20 bytes; 12 follow.",
+        edit_body(&s(&relay_message), |b| {
+            b[at + 1..at + 5].copy_from_slice(&20u32.to_be_bytes());
+        }),
+    );
+    add(
+        "truncated_session_relay_before_kind",
+        "Truncated",
+        "A relay body that stops after the hop count, before its kind byte.",
+        edit_body(&s(&relay_message), |b| b.truncate(at)),
+    );
+    add(
+        "too_long_session_relay_payload",
+        "TooLong",
+        "A relay payload length of 1 MiB + 1, over the default max_payload_bytes (1048576), with no payload bytes: refused from the length alone.",
+        edit_body(&s(&relay_message), |b| {
+            b[at + 1..at + 5].copy_from_slice(&((1u32 << 20) + 1).to_be_bytes());
+            b.truncate(at + 5);
+        }),
+    );
+    add(
+        "trailing_bytes_after_session_relay",
+        "TrailingBytes",
+        "A whole relay body, then 2 bytes more: the payload length, not the body length, ends the payload.",
+        edit_body(&s(&relay_message), |b| b.extend_from_slice(b"ZL")),
+    );
+
+    // Command 15.
+    add(
+        "too_long_session_push_payload",
+        "TooLong",
+        "A push payload length of 1 MiB + 1 with no payload bytes.",
+        edit_body(&s(&push_frame), |b| {
+            let at = b.len() - SESSION_PAYLOAD.len() - 4;
+            b[at..at + 4].copy_from_slice(&((1u32 << 20) + 1).to_be_bytes());
+            b.truncate(at + 4);
+        }),
+    );
+    add(
+        "truncated_session_push_in_payload_length",
+        "Truncated",
+        "A push body that stops 2 bytes into its payload length.",
+        edit_body(&s(&push_frame), |b| {
+            let len = b.len() - SESSION_PAYLOAD.len() - 2;
+            b.truncate(len);
+        }),
+    );
+
+    // Command 16.
+    let at = code_at(&refused);
+    for (name, note, value) in [
+        (
+            "invalid_session_refusal_0",
+            "A session refusal of 0: reasons count from 1.",
+            0,
+        ),
+        (
+            "invalid_session_refusal_4",
+            "A session refusal of 4, one past the table (1..=3).",
+            4,
+        ),
+    ] {
+        add(
+            name,
+            "Invalid",
+            note,
+            edit_body(&s(&refused), |b| b[at] = value),
+        );
+    }
+    add(
+        "truncated_session_refused_before_reason",
+        "Truncated",
+        "A session refusal body that stops before its reason byte.",
+        edit_body(&s(&refused), |b| b.truncate(at)),
+    );
+
+    // Command 42.
+    add(
+        "truncated_session_relocation_seal_in_source",
+        "Truncated",
+        "A seal body that stops 4 bytes into the source node's generation.",
+        edit_body(&s(&seal_frame), |b| {
+            let len = b.len() - 4;
+            b.truncate(len);
+        }),
+    );
+    add(
+        "invalid_session_relocation_seal_source_empty_mesh_name",
+        "Invalid",
+        "A seal whose source node mesh name is 0 bytes.",
+        edit_body(&s(&seal_frame), |b| {
+            let at = b.len() - 17 - 4;
+            b[at] = 0;
+            b.drain(at + 1..at + 5);
+        }),
+    );
+
+    // Command 43.
+    let at = code_at(&sealed_frame);
+    for (name, note, value) in [
+        (
+            "invalid_session_relocation_sealed_flag_2",
+            "A sealed byte of 2: only 0 (not sealed) and 1 (sealed) exist.",
+            2,
+        ),
+        (
+            "invalid_session_relocation_sealed_flag_255",
+            "A sealed byte of 255: not read as \"true\".",
+            255,
+        ),
+    ] {
+        add(
+            name,
+            "Invalid",
+            note,
+            edit_body(&s(&sealed_frame), |b| b[at] = value),
+        );
+    }
+    add(
+        "truncated_session_relocation_sealed_before_flag",
+        "Truncated",
+        "A sealed body that stops before its sealed byte.",
+        edit_body(&s(&sealed_frame), |b| b.truncate(at)),
+    );
+    add(
+        "trailing_bytes_after_session_relocation_sealed",
+        "TrailingBytes",
+        "A whole sealed body, then one byte more.",
+        edit_body(&s(&sealed_frame), |b| b.push(1)),
+    );
+
+    // Command 44.
+    let at = code_at(&abort);
+    for (name, note, value) in [
+        (
+            "invalid_session_route_change_0",
+            "A route change of 0: only 1 (commit) and 2 (abort) exist.",
+            0,
+        ),
+        ("invalid_session_route_change_3", "A route change of 3.", 3),
+    ] {
+        add(
+            name,
+            "Invalid",
+            note,
+            edit_body(&s(&abort), |b| b[at] = value),
+        );
+    }
+    add(
+        "truncated_session_route_commit_nothing_after",
+        "Truncated",
+        "A route change of 1 (commit) with no route after it: an abort's length with a commit.",
+        edit_body(&s(&abort), |b| b[at] = 1),
+    );
+    add(
+        "truncated_session_route_commit_in_route",
+        "Truncated",
+        "A commit body that stops 3 bytes into the route's lease_remaining_ms.",
+        edit_body(&s(&commit), |b| {
+            let len = b.len() - 5;
+            b.truncate(len);
+        }),
+    );
+    add(
+        "trailing_bytes_after_session_route_abort",
+        "TrailingBytes",
+        "A commit body with its change byte set to 2 (abort): the route (53 bytes) is then left over.",
+        edit_body(&s(&commit), |b| b[at] = 2),
+    );
+    add(
+        "truncated_session_route_empty_body",
+        "Truncated",
+        "A command 44 header declaring an empty body.",
+        edit_body(&s(&abort), Vec::clear),
+    );
     Ok(cases)
 }
 
@@ -1090,6 +2039,18 @@ fn command_name(frame: &Frame) -> &'static str {
         Frame::Reply(_) => "Reply",
         Frame::Rejection(_) => "Rejection",
         Frame::MessageFollow(_) => "MessageFollow",
+        Frame::Session(f) => match f {
+            SessionFrame::Bind { .. } => "SessionBind",
+            SessionFrame::BindReply { .. } => "SessionBindReply",
+            SessionFrame::Tombstone { .. } => "SessionTombstone",
+            SessionFrame::TombstoneAck { .. } => "SessionTombstoneAck",
+            SessionFrame::Relay { .. } => "SessionRelay",
+            SessionFrame::Push { .. } => "SessionPush",
+            SessionFrame::Refused { .. } => "SessionRefused",
+            SessionFrame::Seal { .. } => "SessionRelocationSeal",
+            SessionFrame::Sealed { .. } => "SessionRelocationSealed",
+            SessionFrame::Route { .. } => "SessionRelocationRoute",
+        },
     }
 }
 
@@ -1249,6 +2210,231 @@ fn frame_json(frame: &Frame) -> Value {
                 "reply_route": reply_json(&f.reply_route),
             })
         }
+        Frame::Session(f) => session_frame_json(frame, f),
+    }
+}
+
+fn session_json(s: &SessionRef) -> Value {
+    json!({
+        "owner": node_json(&s.owner),
+        "id": n(s.id.get()),
+        "generation": n(s.generation.get()),
+    })
+}
+
+fn binding_json(b: &Binding) -> Value {
+    json!({
+        "generation": n(b.generation.get()),
+        "token": n(b.token.get()),
+    })
+}
+
+fn actor_route_json(r: &ActorRoute) -> Value {
+    json!({
+        "owner": node_json(&r.owner),
+        "object_generation": n(r.object_generation.get()),
+        "authority_owner_generation": n(r.authority_owner_generation.get()),
+        "owner_lease_generation": n(r.owner_lease_generation.get()),
+        "lease_remaining_ms": n(r.lease_remaining_ms),
+    })
+}
+
+fn bind_refusal_name(why: BindRefusal) -> &'static str {
+    match why {
+        BindRefusal::NotOwner => "NotOwner",
+        BindRefusal::ObjectGeneration => "ObjectGeneration",
+        BindRefusal::NodeGeneration => "NodeGeneration",
+        BindRefusal::OwnerGeneration => "OwnerGeneration",
+        BindRefusal::OwnerLease => "OwnerLease",
+    }
+}
+
+fn relay_kind_name(kind: RelayKind) -> &'static str {
+    match kind {
+        RelayKind::Message => "Message",
+        RelayKind::PhysicalDisconnect => "PhysicalDisconnect",
+        RelayKind::LogicalDisconnect => "LogicalDisconnect",
+    }
+}
+
+fn session_refusal_name(reason: SessionRefusal) -> &'static str {
+    match reason {
+        SessionRefusal::UnknownBinding => "UnknownBinding",
+        SessionRefusal::StaleRoute => "StaleRoute",
+        SessionRefusal::ObjectGeneration => "ObjectGeneration",
+    }
+}
+
+/// A session frame's fields. Its one code byte (bind result, relay kind,
+/// refusal, route change) is read back from the encoded bytes, so the JSON
+/// states what is on the wire.
+fn session_frame_json(frame: &Frame, f: &SessionFrame) -> Value {
+    let bytes = wire::encode(frame);
+    let code = session_code_at(f).map(|at| bytes[HEADER_LEN + at]);
+    match f {
+        SessionFrame::Bind {
+            operation_id,
+            session,
+            actor,
+            route,
+            previous,
+        } => json!({
+            "operation_id": n(operation_id.get()),
+            "session": session_json(session),
+            "actor": key_json(actor),
+            "route": actor_route_json(route),
+            "previous": match previous {
+                None => Value::Null,
+                Some((owner, binding)) => json!({
+                    "owner": node_json(owner),
+                    "binding": binding_json(binding),
+                }),
+            },
+        }),
+        SessionFrame::BindReply {
+            operation_id,
+            session,
+            actor,
+            result,
+        } => json!({
+            "operation_id": n(operation_id.get()),
+            "session": session_json(session),
+            "actor": key_json(actor),
+            "result": match result {
+                BindResult::Bound { route, binding } => json!({
+                    "status": "Bound",
+                    "status_code": code,
+                    "route": actor_route_json(route),
+                    "binding": binding_json(binding),
+                }),
+                BindResult::Refused(why) => json!({
+                    "status": "Refused",
+                    "status_code": code,
+                    "reason": bind_refusal_name(*why),
+                }),
+            },
+        }),
+        SessionFrame::Tombstone {
+            operation_id,
+            session,
+            actor,
+            binding,
+            by,
+        } => json!({
+            "operation_id": n(operation_id.get()),
+            "session": session_json(session),
+            "actor": key_json(actor),
+            "binding": binding_json(binding),
+            "by": node_json(by),
+        }),
+        SessionFrame::TombstoneAck {
+            operation_id,
+            session,
+            actor,
+            binding,
+        } => json!({
+            "operation_id": n(operation_id.get()),
+            "session": session_json(session),
+            "actor": key_json(actor),
+            "binding": binding_json(binding),
+        }),
+        SessionFrame::Relay {
+            operation_id,
+            session,
+            actor,
+            binding,
+            route,
+            sequence,
+            hop_count,
+            kind,
+            payload,
+        } => json!({
+            "operation_id": n(operation_id.get()),
+            "session": session_json(session),
+            "actor": key_json(actor),
+            "binding": binding_json(binding),
+            "route": actor_route_json(route),
+            "sequence": n(*sequence),
+            "hop_count": hop_count,
+            "kind": relay_kind_name(*kind),
+            "kind_code": code,
+            "payload_hex": hex(payload),
+        }),
+        SessionFrame::Push {
+            operation_id,
+            session,
+            actor,
+            binding,
+            object_generation,
+            payload,
+        } => json!({
+            "operation_id": n(operation_id.get()),
+            "session": session_json(session),
+            "actor": key_json(actor),
+            "binding": binding_json(binding),
+            "object_generation": n(object_generation.get()),
+            "payload_hex": hex(payload),
+        }),
+        SessionFrame::Refused {
+            operation_id,
+            session,
+            actor,
+            reason,
+        } => json!({
+            "operation_id": n(operation_id.get()),
+            "session": session_json(session),
+            "actor": key_json(actor),
+            "reason": session_refusal_name(*reason),
+            "reason_code": code,
+        }),
+        SessionFrame::Seal {
+            session,
+            actor,
+            binding,
+            object_generation,
+            relocation,
+            source,
+        } => json!({
+            "session": session_json(session),
+            "actor": key_json(actor),
+            "binding": binding_json(binding),
+            "object_generation": n(object_generation.get()),
+            "relocation": n(relocation.get()),
+            "source": node_json(source),
+        }),
+        SessionFrame::Sealed {
+            session,
+            actor,
+            relocation,
+            sealed,
+        } => json!({
+            "session": session_json(session),
+            "actor": key_json(actor),
+            "relocation": n(relocation.get()),
+            "sealed": sealed,
+        }),
+        SessionFrame::Route {
+            session,
+            actor,
+            binding,
+            object_generation,
+            relocation,
+            change,
+        } => json!({
+            "session": session_json(session),
+            "actor": key_json(actor),
+            "binding": binding_json(binding),
+            "object_generation": n(object_generation.get()),
+            "relocation": n(relocation.get()),
+            "change": match change {
+                RouteChange::Commit(route) => json!({
+                    "action": "Commit",
+                    "action_code": code,
+                    "route": actor_route_json(route),
+                }),
+                RouteChange::Abort => json!({"action": "Abort", "action_code": code}),
+            },
+        }),
     }
 }
 

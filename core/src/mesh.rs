@@ -495,6 +495,40 @@ impl Mesh {
         Ok(sent)
     }
 
+    /// Actor owner `rid` pushes `payload` from `actor` to the bound `session`.
+    pub fn push(
+        &mut self,
+        rid: u64,
+        actor: &ObjectKey,
+        session: &SessionRef,
+        payload: &[u8],
+    ) -> bool {
+        match self.node(rid).push(actor, session, payload) {
+            Some(frame) => {
+                self.post(NodeRid(rid), frame, Carried::Session);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Session owner `rid` disconnects `session`: notifications to every
+    /// bound Actor on their stored routes.
+    pub fn disconnect(
+        &mut self,
+        rid: u64,
+        session: u64,
+        physical: bool,
+    ) -> Result<(), SessionError> {
+        for frame in self
+            .node(rid)
+            .disconnect_session(SessionId(session), physical)?
+        {
+            self.post(NodeRid(rid), frame, Carried::Session);
+        }
+        Ok(())
+    }
+
     /// Relocates a bound Actor from `from` to `to` following §3.3: seal every
     /// bound Session (42/43), run the network, then [`commit_bound`](Self::commit_bound).
     pub fn relocate_bound(

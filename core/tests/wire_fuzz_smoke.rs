@@ -19,15 +19,34 @@ mod targets;
 type Target = fn(&[u8]) -> Result<Frame, WireError>;
 
 /// Each fuzz target with the command byte whose bodies it takes (0: whole
-/// frames).
-const TARGETS: [(&str, Target, u8); 6] = [
+/// frames; `SESSION`: a session command byte, then its body).
+const TARGETS: [(&str, Target, u8); 7] = [
     ("decode_frame", targets::decode_frame, 0),
     ("decode_message", targets::decode_message, 1),
     ("decode_request", targets::decode_request, 2),
     ("decode_reply", targets::decode_reply, 3),
     ("decode_rejection", targets::decode_rejection, 4),
     ("decode_message_follow", targets::decode_message_follow, 50),
+    ("decode_session", targets::decode_session, SESSION),
 ];
+
+/// The pseudo command of `decode_session`: its input is a session command
+/// byte (`targets::SESSION_COMMANDS`) then that command's body.
+const SESSION: u8 = 255;
+
+/// The input `target_command` takes from a whole frame, if it takes one
+/// from it: the frame itself (0), its body (its command), or its command
+/// byte then its body (`SESSION`, a session command).
+fn input_of(target_command: u8, frame: &[u8]) -> Option<Vec<u8>> {
+    match target_command {
+        0 => Some(frame.to_vec()),
+        SESSION => (frame.len() >= HEADER_LEN && targets::SESSION_COMMANDS.contains(&frame[3]))
+            .then(|| [&frame[3..4], &frame[HEADER_LEN..]].concat()),
+        command => {
+            (frame.len() >= HEADER_LEN && frame[3] == command).then(|| frame[HEADER_LEN..].to_vec())
+        }
+    }
+}
 
 /// Mutated inputs per target, on top of the vectors and the random ones.
 const MUTATIONS: usize = 40_000;
@@ -82,8 +101,9 @@ impl Rng {
     }
 }
 
-/// Byte values that sit on the decoder's boundaries.
-const INTERESTING: [u8; 10] = [0, 1, 2, 3, 4, 23, 24, 50, 0x7f, 0xff];
+/// Byte values that sit on the decoder's boundaries (codes, presence bytes,
+/// mesh-name bounds, command numbers).
+const INTERESTING: [u8; 15] = [0, 1, 2, 3, 4, 5, 6, 10, 23, 24, 42, 44, 50, 0x7f, 0xff];
 
 /// One to four random edits of `input`, drawing splices from `pool`.
 fn mutate(rng: &mut Rng, input: &[u8], pool: &[Vec<u8>]) -> Vec<u8> {
@@ -154,6 +174,8 @@ struct Tally {
     replies: std::collections::BTreeSet<&'static str>,
     /// Rejections that decoded, by reply route: "none", "route".
     rejections: std::collections::BTreeSet<&'static str>,
+    /// Session commands that decoded.
+    sessions: std::collections::BTreeSet<u8>,
 }
 
 fn kind_of(e: &WireError) -> &'static str {
@@ -193,6 +215,9 @@ fn run(name: &str, target: Target, input: &[u8], what: &str, tally: &mut Tally) 
                         Some(_) => "route",
                     });
                 }
+                Frame::Session(f) => {
+                    tally.sessions.insert(f.command());
+                }
                 _ => {}
             }
         }
@@ -225,25 +250,29 @@ fn fuzz_targets_survive_vectors_random_and_mutated_inputs() {
         let mut tally = Tally::default();
         // The inputs this target takes: whole frames, or the bodies of the
         // vectors of its command (and the other vectors' bodies too, for
-        // cross-command confusion).
-        let seeds: Vec<Vec<u8>> = if command == 0 {
-            frames.clone()
-        } else {
-            frames
+        // cross-command confusion; for decode_session, each body behind
+        // every session command byte in turn).
+        let seeds: Vec<Vec<u8>> = match command {
+            0 => frames.clone(),
+            SESSION => frames
+                .iter()
+                .filter(|f| f.len() >= HEADER_LEN)
+                .enumerate()
+                .map(|(i, f)| {
+                    let selector = targets::SESSION_COMMANDS[i % targets::SESSION_COMMANDS.len()];
+                    [&[selector][..], &f[HEADER_LEN..]].concat()
+                })
+                .collect(),
+            _ => frames
                 .iter()
                 .filter(|f| f.len() >= HEADER_LEN)
                 .map(|f| f[HEADER_LEN..].to_vec())
-                .collect()
+                .collect(),
         };
-        let own: Vec<Vec<u8>> = if command == 0 {
-            valid.iter().map(|(_, b)| b.clone()).collect()
-        } else {
-            valid
-                .iter()
-                .filter(|(_, b)| b[3] == command)
-                .map(|(_, b)| b[HEADER_LEN..].to_vec())
-                .collect()
-        };
+        let own: Vec<Vec<u8>> = valid
+            .iter()
+            .filter_map(|(_, b)| input_of(command, b))
+            .collect();
         assert!(!own.is_empty(), "{name}: no vector of command {command}");
 
         for (i, input) in seeds.iter().enumerate() {
@@ -290,6 +319,18 @@ fn fuzz_targets_survive_vectors_random_and_mutated_inputs() {
                 "{name}: decoded replies"
             );
             assert!(tally.kinds.contains("TooLong"), "{name}: never TooLong");
+        }
+        if command == SESSION {
+            // Every session command decodes, and the payload and object-ID
+            // bounds and leftover bytes are hit.
+            assert_eq!(
+                tally.sessions.iter().copied().collect::<Vec<_>>(),
+                targets::SESSION_COMMANDS,
+                "{name}: decoded session commands"
+            );
+            for kind in ["TooLong", "TrailingBytes"] {
+                assert!(tally.kinds.contains(kind), "{name}: never {kind}");
+            }
         }
         if command == 4 {
             // Refused messages and refused requests (with their reply

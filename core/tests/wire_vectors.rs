@@ -12,13 +12,15 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use zlink_core::wire::{
-    self, DecodeLimits, Frame, HEADER_LEN, MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, NodeRef,
-    Operation, RejectionCode, RejectionFrame, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult,
-    ReplyRoute, RouteEnd, WireError,
+    self, ActorRoute, BindRefusal, BindResult, Binding, DecodeLimits, Frame, HEADER_LEN,
+    MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, NodeRef, Operation, RejectionCode, RejectionFrame,
+    RelayKind, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult, ReplyRoute, RouteChange,
+    RouteEnd, SessionFrame, SessionRef, SessionRefusal, WireError,
 };
 use zlink_core::{
-    AuthorityOwnerGeneration, CorrelationId, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
-    ObjectKey, ObjectKind, OperationId, OwnerLeaseGeneration, RouteFence, StaleReason,
+    AuthorityOwnerGeneration, BindingGeneration, BindingToken, CorrelationId, MeshName,
+    NodeGeneration, NodeRid, ObjectGeneration, ObjectKey, ObjectKind, OperationId,
+    OwnerLeaseGeneration, RelocationId, RouteFence, SessionGeneration, SessionId, StaleReason,
     StoreVersion, UnavailableReason,
 };
 
@@ -276,6 +278,230 @@ fn route_end_of(v: &Value) -> RouteEnd {
     }
 }
 
+fn session_of(v: &Value) -> SessionRef {
+    SessionRef {
+        owner: node_of(field(v, "owner")),
+        id: SessionId(u64_of(v, "id")),
+        generation: SessionGeneration(u64_of(v, "generation")),
+    }
+}
+
+fn binding_of(v: &Value) -> Binding {
+    Binding {
+        generation: BindingGeneration(u64_of(v, "generation")),
+        token: BindingToken(u64_of(v, "token")),
+    }
+}
+
+fn actor_route_of(v: &Value) -> ActorRoute {
+    ActorRoute {
+        owner: node_of(field(v, "owner")),
+        object_generation: ObjectGeneration(u64_of(v, "object_generation")),
+        authority_owner_generation: AuthorityOwnerGeneration(u64_of(
+            v,
+            "authority_owner_generation",
+        )),
+        owner_lease_generation: OwnerLeaseGeneration(u64_of(v, "owner_lease_generation")),
+        lease_remaining_ms: u64_of(v, "lease_remaining_ms"),
+    }
+}
+
+/// A bind reply's result: Bound (0) with route and binding, or Refused with
+/// its reason, whose code is the result byte (docs/wire.md table).
+fn bind_result_of(v: &Value) -> BindResult {
+    match str_of(v, "status") {
+        "Bound" => {
+            assert_eq!(u8_of(v, "status_code"), 0, "status_code");
+            assert!(v.get("reason").is_none(), "Bound has no reason: {v}");
+            BindResult::Bound {
+                route: actor_route_of(field(v, "route")),
+                binding: binding_of(field(v, "binding")),
+            }
+        }
+        "Refused" => {
+            assert!(v.get("route").is_none(), "Refused has no route: {v}");
+            let (why, code) = match str_of(v, "reason") {
+                "NotOwner" => (BindRefusal::NotOwner, 1),
+                "ObjectGeneration" => (BindRefusal::ObjectGeneration, 2),
+                "NodeGeneration" => (BindRefusal::NodeGeneration, 3),
+                "OwnerGeneration" => (BindRefusal::OwnerGeneration, 4),
+                "OwnerLease" => (BindRefusal::OwnerLease, 5),
+                other => panic!("unknown bind refusal {other:?}"),
+            };
+            assert_eq!(u8_of(v, "status_code"), code, "status_code");
+            BindResult::Refused(why)
+        }
+        other => panic!("unknown bind status {other:?}"),
+    }
+}
+
+fn relay_kind_of(v: &Value) -> RelayKind {
+    let (kind, code) = match str_of(v, "kind") {
+        "Message" => (RelayKind::Message, 1),
+        "PhysicalDisconnect" => (RelayKind::PhysicalDisconnect, 2),
+        "LogicalDisconnect" => (RelayKind::LogicalDisconnect, 3),
+        other => panic!("unknown relay kind {other:?}"),
+    };
+    assert_eq!(u8_of(v, "kind_code"), code, "kind_code");
+    kind
+}
+
+fn session_refusal_of(v: &Value) -> SessionRefusal {
+    let (reason, code) = match str_of(v, "reason") {
+        "UnknownBinding" => (SessionRefusal::UnknownBinding, 1),
+        "StaleRoute" => (SessionRefusal::StaleRoute, 2),
+        "ObjectGeneration" => (SessionRefusal::ObjectGeneration, 3),
+        other => panic!("unknown session refusal {other:?}"),
+    };
+    assert_eq!(u8_of(v, "reason_code"), code, "reason_code");
+    reason
+}
+
+fn route_change_of(v: &Value) -> RouteChange {
+    match str_of(v, "action") {
+        "Commit" => {
+            assert_eq!(u8_of(v, "action_code"), 1, "action_code");
+            RouteChange::Commit(actor_route_of(field(v, "route")))
+        }
+        "Abort" => {
+            assert_eq!(u8_of(v, "action_code"), 2, "action_code");
+            assert!(v.get("route").is_none(), "an abort has no route: {v}");
+            RouteChange::Abort
+        }
+        other => panic!("unknown route change {other:?}"),
+    }
+}
+
+fn previous_of(v: &Value) -> Option<(NodeRef, Binding)> {
+    match field(v, "previous") {
+        Value::Null => None,
+        p => Some((node_of(field(p, "owner")), binding_of(field(p, "binding")))),
+    }
+}
+
+fn bool_of(v: &Value, name: &str) -> bool {
+    field(v, name)
+        .as_bool()
+        .unwrap_or_else(|| panic!("{name} must be a boolean: {v}"))
+}
+
+/// The session frame a vector's `frame` describes for `command`, and its
+/// number (docs/wire.md command table).
+fn session_frame_of(command: &str, f: &Value) -> Option<(SessionFrame, u8)> {
+    let op = || OperationId(u64_of(f, "operation_id"));
+    let session = || session_of(field(f, "session"));
+    let actor = || key_of(field(f, "actor"));
+    let binding = || binding_of(field(f, "binding"));
+    let object_generation = || ObjectGeneration(u64_of(f, "object_generation"));
+    let relocation = || RelocationId(u64_of(f, "relocation"));
+    Some(match command {
+        "SessionBind" => (
+            SessionFrame::Bind {
+                operation_id: op(),
+                session: session(),
+                actor: actor(),
+                route: actor_route_of(field(f, "route")),
+                previous: previous_of(f),
+            },
+            10,
+        ),
+        "SessionBindReply" => (
+            SessionFrame::BindReply {
+                operation_id: op(),
+                session: session(),
+                actor: actor(),
+                result: bind_result_of(field(f, "result")),
+            },
+            11,
+        ),
+        "SessionTombstone" => (
+            SessionFrame::Tombstone {
+                operation_id: op(),
+                session: session(),
+                actor: actor(),
+                binding: binding(),
+                by: node_of(field(f, "by")),
+            },
+            12,
+        ),
+        "SessionTombstoneAck" => (
+            SessionFrame::TombstoneAck {
+                operation_id: op(),
+                session: session(),
+                actor: actor(),
+                binding: binding(),
+            },
+            13,
+        ),
+        "SessionRelay" => (
+            SessionFrame::Relay {
+                operation_id: op(),
+                session: session(),
+                actor: actor(),
+                binding: binding(),
+                route: actor_route_of(field(f, "route")),
+                sequence: u64_of(f, "sequence"),
+                hop_count: u8_of(f, "hop_count"),
+                kind: relay_kind_of(f),
+                payload: unhex(str_of(f, "payload_hex")),
+            },
+            14,
+        ),
+        "SessionPush" => (
+            SessionFrame::Push {
+                operation_id: op(),
+                session: session(),
+                actor: actor(),
+                binding: binding(),
+                object_generation: object_generation(),
+                payload: unhex(str_of(f, "payload_hex")),
+            },
+            15,
+        ),
+        "SessionRefused" => (
+            SessionFrame::Refused {
+                operation_id: op(),
+                session: session(),
+                actor: actor(),
+                reason: session_refusal_of(f),
+            },
+            16,
+        ),
+        "SessionRelocationSeal" => (
+            SessionFrame::Seal {
+                session: session(),
+                actor: actor(),
+                binding: binding(),
+                object_generation: object_generation(),
+                relocation: relocation(),
+                source: node_of(field(f, "source")),
+            },
+            42,
+        ),
+        "SessionRelocationSealed" => (
+            SessionFrame::Sealed {
+                session: session(),
+                actor: actor(),
+                relocation: relocation(),
+                sealed: bool_of(f, "sealed"),
+            },
+            43,
+        ),
+        "SessionRelocationRoute" => (
+            SessionFrame::Route {
+                session: session(),
+                actor: actor(),
+                binding: binding(),
+                object_generation: object_generation(),
+                relocation: relocation(),
+                change: route_change_of(field(f, "change")),
+            },
+            44,
+        ),
+        _ => return None,
+    })
+}
+
 /// The frame a valid vector's JSON describes, and its command number.
 fn expected_frame(json: &Value) -> (Frame, u8) {
     let f = field(json, "frame");
@@ -315,7 +541,10 @@ fn expected_frame(json: &Value) -> (Frame, u8) {
             }),
             50,
         ),
-        other => panic!("unknown command {other:?}"),
+        other => match session_frame_of(other, f) {
+            Some((frame, number)) => (Frame::Session(frame), number),
+            None => panic!("unknown command {other:?}"),
+        },
     };
     assert_eq!(u8_of(json, "command_number"), number, "command_number");
     (frame, number)
@@ -444,7 +673,33 @@ fn vectors_cover_every_command_rejection_code_and_error_kind() {
     commands.dedup();
     assert_eq!(
         commands,
-        ["Message", "MessageFollow", "Rejection", "Reply", "Request"]
+        [
+            "Message",
+            "MessageFollow",
+            "Rejection",
+            "Reply",
+            "Request",
+            "SessionBind",
+            "SessionBindReply",
+            "SessionPush",
+            "SessionRefused",
+            "SessionRelay",
+            "SessionRelocationRoute",
+            "SessionRelocationSeal",
+            "SessionRelocationSealed",
+            "SessionTombstone",
+            "SessionTombstoneAck",
+        ]
+    );
+    let mut numbers: Vec<u8> = valid
+        .iter()
+        .map(|v| u8_of(&v.json, "command_number"))
+        .collect();
+    numbers.sort();
+    numbers.dedup();
+    assert_eq!(
+        numbers,
+        [1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 42, 43, 44, 50]
     );
 
     // Rejections: every class/reason code once without a reply route (a
@@ -546,6 +801,157 @@ fn vectors_cover_every_command_rejection_code_and_error_kind() {
             "UnsupportedVersion",
         ]
     );
+}
+
+/// The session vectors cover every session command and every code of
+/// every session table (docs/wire.md), each on its own vector.
+#[test]
+fn vectors_cover_every_session_command_and_code() {
+    let valid = valid_vectors();
+    let frames = |command: &str| -> Vec<&Value> {
+        valid
+            .iter()
+            .filter(|v| str_of(&v.json, "command") == command)
+            .map(|v| field(&v.json, "frame"))
+            .collect()
+    };
+    let sorted = |mut codes: Vec<u8>| {
+        codes.sort();
+        codes.dedup();
+        codes
+    };
+
+    // Bind with and without a previous binding.
+    let binds = frames("SessionBind");
+    assert!(binds.iter().any(|f| field(f, "previous").is_null()));
+    assert!(binds.iter().any(|f| !field(f, "previous").is_null()));
+
+    // Bind reply: Bound (0) and every refusal (1..=5).
+    let results = sorted(
+        frames("SessionBindReply")
+            .iter()
+            .map(|f| u8_of(field(f, "result"), "status_code"))
+            .collect(),
+    );
+    assert_eq!(results, [0, 1, 2, 3, 4, 5], "bind results");
+
+    // Relay: every kind, a message with a payload, one after a follow hop.
+    let relays = frames("SessionRelay");
+    let kinds = sorted(relays.iter().map(|f| u8_of(f, "kind_code")).collect());
+    assert_eq!(kinds, [1, 2, 3], "relay kinds");
+    assert!(
+        relays
+            .iter()
+            .any(|f| { str_of(f, "kind") == "Message" && !str_of(f, "payload_hex").is_empty() })
+    );
+    assert!(relays.iter().any(|f| u8_of(f, "hop_count") == 1));
+
+    let refusals = sorted(
+        frames("SessionRefused")
+            .iter()
+            .map(|f| u8_of(f, "reason_code"))
+            .collect(),
+    );
+    assert_eq!(refusals, [1, 2, 3], "session refusals");
+
+    let changes = sorted(
+        frames("SessionRelocationRoute")
+            .iter()
+            .map(|f| u8_of(field(f, "change"), "action_code"))
+            .collect(),
+    );
+    assert_eq!(changes, [1, 2], "route changes");
+
+    let mut sealed: Vec<bool> = frames("SessionRelocationSealed")
+        .iter()
+        .map(|f| bool_of(f, "sealed"))
+        .collect();
+    sealed.sort();
+    sealed.dedup();
+    assert_eq!(sealed, [false, true], "sealed flags");
+
+    // Edge values: some session vector holds 2^53+1 and u64::MAX, as
+    // decimal strings.
+    let session_text: String = valid
+        .iter()
+        .filter(|v| str_of(&v.json, "command").starts_with("Session"))
+        .map(|v| v.json.to_string())
+        .collect();
+    for n in ["9007199254740993", "18446744073709551615"] {
+        assert!(
+            session_text.contains(&format!("\"{n}\"")),
+            "{n} as a string"
+        );
+    }
+
+    // Invalid session vectors: every code byte outside its table, a
+    // presence/flag byte not 0/1, truncations and trailing bytes.
+    let invalid = invalid_vectors();
+    let fields: Vec<&str> = invalid
+        .iter()
+        .filter(|v| v.name.contains("session"))
+        .filter_map(|v| field(&v.json, "error").get("field").and_then(Value::as_str))
+        .collect();
+    for f in [
+        "bind result",
+        "relay kind",
+        "session refusal",
+        "route change",
+        "previous binding presence",
+        "sealed",
+    ] {
+        assert!(fields.contains(&f), "an invalid session vector for {f}");
+    }
+    for kind in ["Truncated", "TrailingBytes", "TooLong", "FlagsNotAllowed"] {
+        assert!(
+            invalid
+                .iter()
+                .any(|v| v.name.contains("session")
+                    && str_of(field(&v.json, "error"), "kind") == kind),
+            "a {kind} session vector"
+        );
+    }
+}
+
+#[test]
+fn session_u64_fields_around_2p53_and_max_are_exact() {
+    let vectors = load(&vector_dir());
+    let frame_of = |name: &str| {
+        let v = vectors
+            .iter()
+            .find(|v| v.name == name)
+            .unwrap_or_else(|| panic!("vector {name}"));
+        match wire::decode(&v.bytes, &DecodeLimits::default()) {
+            Ok(Frame::Session(f)) => f,
+            other => panic!("{name}: {other:?}"),
+        }
+    };
+    match frame_of("session_relay_around_2p53") {
+        SessionFrame::Relay {
+            session,
+            sequence,
+            binding,
+            route,
+            ..
+        } => {
+            assert_eq!(session.id, SessionId((1 << 53) + 1));
+            assert_eq!(sequence, (1 << 53) + 1);
+            assert_eq!(binding.token, BindingToken((1 << 53) + 1));
+            assert_eq!(route.lease_remaining_ms, (1 << 53) + 1);
+        }
+        other => panic!("{other:?}"),
+    }
+    match frame_of("session_relocation_route_commit_all_u64_max") {
+        SessionFrame::Route {
+            relocation,
+            change: RouteChange::Commit(route),
+            ..
+        } => {
+            assert_eq!(relocation, RelocationId(u64::MAX));
+            assert_eq!(route.lease_remaining_ms, u64::MAX);
+        }
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]
@@ -730,8 +1136,147 @@ fn random_reply_frame(rng: &mut Rng) -> ReplyFrame {
     }
 }
 
+fn random_session(rng: &mut Rng) -> SessionRef {
+    SessionRef {
+        owner: random_node(rng),
+        id: SessionId(rng.u64()),
+        generation: SessionGeneration(rng.u64()),
+    }
+}
+
+fn random_binding(rng: &mut Rng) -> Binding {
+    Binding {
+        generation: BindingGeneration(rng.u64()),
+        token: BindingToken(rng.u64()),
+    }
+}
+
+fn random_actor_route(rng: &mut Rng) -> ActorRoute {
+    ActorRoute {
+        owner: random_node(rng),
+        object_generation: ObjectGeneration(rng.u64()),
+        authority_owner_generation: AuthorityOwnerGeneration(rng.u64()),
+        owner_lease_generation: OwnerLeaseGeneration(rng.u64()),
+        lease_remaining_ms: rng.u64(),
+    }
+}
+
+const BIND_REFUSALS: [BindRefusal; 5] = [
+    BindRefusal::NotOwner,
+    BindRefusal::ObjectGeneration,
+    BindRefusal::NodeGeneration,
+    BindRefusal::OwnerGeneration,
+    BindRefusal::OwnerLease,
+];
+const RELAY_KINDS: [RelayKind; 3] = [
+    RelayKind::Message,
+    RelayKind::PhysicalDisconnect,
+    RelayKind::LogicalDisconnect,
+];
+const SESSION_REFUSALS: [SessionRefusal; 3] = [
+    SessionRefusal::UnknownBinding,
+    SessionRefusal::StaleRoute,
+    SessionRefusal::ObjectGeneration,
+];
+
+/// A random frame of each session command in turn (`which` % 10).
+fn random_session_frame(rng: &mut Rng, which: u64) -> SessionFrame {
+    let operation_id = OperationId(rng.u64());
+    let session = random_session(rng);
+    let actor = random_key(rng);
+    match which % 10 {
+        0 => SessionFrame::Bind {
+            operation_id,
+            session,
+            actor,
+            route: random_actor_route(rng),
+            previous: rng.bool().then(|| (random_node(rng), random_binding(rng))),
+        },
+        1 => SessionFrame::BindReply {
+            operation_id,
+            session,
+            actor,
+            result: match rng.below(6) {
+                0 => BindResult::Bound {
+                    route: random_actor_route(rng),
+                    binding: random_binding(rng),
+                },
+                n => BindResult::Refused(BIND_REFUSALS[n as usize - 1]),
+            },
+        },
+        2 => SessionFrame::Tombstone {
+            operation_id,
+            session,
+            actor,
+            binding: random_binding(rng),
+            by: random_node(rng),
+        },
+        3 => SessionFrame::TombstoneAck {
+            operation_id,
+            session,
+            actor,
+            binding: random_binding(rng),
+        },
+        4 => SessionFrame::Relay {
+            operation_id,
+            session,
+            actor,
+            binding: random_binding(rng),
+            route: random_actor_route(rng),
+            sequence: rng.u64(),
+            hop_count: rng.next() as u8,
+            kind: RELAY_KINDS[rng.below(3) as usize],
+            payload: rng.bytes(300),
+        },
+        5 => SessionFrame::Push {
+            operation_id,
+            session,
+            actor,
+            binding: random_binding(rng),
+            object_generation: ObjectGeneration(rng.u64()),
+            payload: rng.bytes(300),
+        },
+        6 => SessionFrame::Refused {
+            operation_id,
+            session,
+            actor,
+            reason: SESSION_REFUSALS[rng.below(3) as usize],
+        },
+        7 => SessionFrame::Seal {
+            session,
+            actor,
+            binding: random_binding(rng),
+            object_generation: ObjectGeneration(rng.u64()),
+            relocation: RelocationId(rng.u64()),
+            source: random_node(rng),
+        },
+        8 => SessionFrame::Sealed {
+            session,
+            actor,
+            relocation: RelocationId(rng.u64()),
+            sealed: rng.bool(),
+        },
+        _ => SessionFrame::Route {
+            session,
+            actor,
+            binding: random_binding(rng),
+            object_generation: ObjectGeneration(rng.u64()),
+            relocation: RelocationId(rng.u64()),
+            change: if rng.bool() {
+                RouteChange::Commit(random_actor_route(rng))
+            } else {
+                RouteChange::Abort
+            },
+        },
+    }
+}
+
 fn random_frame(rng: &mut Rng) -> Frame {
-    match rng.below(5) {
+    match rng.below(7) {
+        5 | 6 => {
+            let which = rng.below(10);
+            Frame::Session(random_session_frame(rng, which))
+        }
         0 | 1 => {
             let request = rng.bool();
             let op = Operation {
@@ -796,6 +1341,316 @@ fn generated_frames_round_trip() {
         let back = wire::decode(&bytes, &limits).unwrap_or_else(|e| panic!("#{i}: {e}"));
         assert_eq!(back, frame, "#{i}");
         assert_eq!(wire::encode(&back), bytes, "#{i}");
+    }
+}
+
+#[test]
+fn generated_session_frames_of_every_command_round_trip() {
+    let mut rng = Rng(0x5e55_10f2_a11c_0de4);
+    let limits = DecodeLimits::default();
+    let mut seen = std::collections::BTreeSet::new();
+    for i in 0..3000 {
+        let frame = random_session_frame(&mut rng, i);
+        let bytes = wire::encode(&Frame::Session(frame.clone()));
+        assert_eq!(bytes[3], frame.command(), "#{i}");
+        seen.insert(bytes[3]);
+        let back = wire::decode(&bytes, &limits).unwrap_or_else(|e| panic!("#{i}: {e}"));
+        assert_eq!(back, Frame::Session(frame), "#{i}");
+        assert_eq!(wire::encode(&back), bytes, "#{i}");
+        // Every cut of the body runs out: never Invalid, never a panic.
+        if i < 200 {
+            for body_len in 0..bytes.len() - HEADER_LEN {
+                let err = wire::decode(&cut_body(&bytes, body_len), &limits)
+                    .expect_err("a cut body fails");
+                assert_eq!(kind_of(&err), "Truncated", "#{i} cut to {body_len}: {err}");
+            }
+        }
+    }
+    assert_eq!(
+        seen.into_iter().collect::<Vec<_>>(),
+        [10, 11, 12, 13, 14, 15, 16, 42, 43, 44]
+    );
+}
+
+fn session_ref() -> SessionRef {
+    SessionRef {
+        owner: message("x", Vec::new()).origin,
+        id: SessionId(7),
+        generation: SessionGeneration(2),
+    }
+}
+
+fn actor_key(id: &str) -> ObjectKey {
+    ObjectKey::new(ObjectKind::Actor, id).expect("a valid ID")
+}
+
+fn a_route() -> ActorRoute {
+    ActorRoute {
+        owner: message("x", Vec::new()).origin,
+        object_generation: ObjectGeneration(4),
+        authority_owner_generation: AuthorityOwnerGeneration(2),
+        owner_lease_generation: OwnerLeaseGeneration(9),
+        lease_remaining_ms: 0,
+    }
+}
+
+fn a_binding() -> Binding {
+    Binding {
+        generation: BindingGeneration(1),
+        token: BindingToken(9001),
+    }
+}
+
+/// Sets body byte `at` (counted from the end of the frame: 1 is the last
+/// byte) to every value: the table's values decode (or, when they need
+/// more bytes, run out), every other one is Invalid with `field`.
+fn check_code_byte(
+    frame: SessionFrame,
+    from_end: usize,
+    field_name: &str,
+    defined: &[u8],
+    needs_more: &[u8],
+) {
+    let bytes = wire::encode(&Frame::Session(frame));
+    let at = bytes.len() - from_end;
+    for value in 0..=u8::MAX {
+        let mut edited = bytes.clone();
+        edited[at] = value;
+        let result = wire::decode(&edited, &DecodeLimits::default());
+        if needs_more.contains(&value) {
+            assert!(
+                matches!(result, Err(WireError::Truncated { .. })),
+                "{field_name} {value}: {result:?}"
+            );
+        } else if defined.contains(&value) {
+            let frame = result.unwrap_or_else(|e| panic!("{field_name} {value}: {e}"));
+            assert_eq!(wire::encode(&frame), edited, "{field_name} {value}");
+        } else {
+            match result {
+                Err(WireError::Invalid { field, .. }) => {
+                    assert_eq!(field, field_name, "{field_name} {value}")
+                }
+                other => panic!("{field_name} {value}: {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn session_codes_outside_their_tables_are_invalid() {
+    let (op, session, actor) = (OperationId(1), session_ref(), actor_key("a"));
+    check_code_byte(
+        SessionFrame::Bind {
+            operation_id: op,
+            session,
+            actor: actor.clone(),
+            route: a_route(),
+            previous: None,
+        },
+        1,
+        "previous binding presence",
+        &[0],
+        &[1],
+    );
+    check_code_byte(
+        SessionFrame::BindReply {
+            operation_id: op,
+            session,
+            actor: actor.clone(),
+            result: BindResult::Refused(BindRefusal::OwnerLease),
+        },
+        1,
+        "bind result",
+        &[1, 2, 3, 4, 5],
+        &[0],
+    );
+    check_code_byte(
+        SessionFrame::Relay {
+            operation_id: op,
+            session,
+            actor: actor.clone(),
+            binding: a_binding(),
+            route: a_route(),
+            sequence: 1,
+            hop_count: 0,
+            kind: RelayKind::Message,
+            payload: Vec::new(),
+        },
+        // kind, then the 4-byte payload length of an empty payload.
+        5,
+        "relay kind",
+        &[1, 2, 3],
+        &[],
+    );
+    check_code_byte(
+        SessionFrame::Refused {
+            operation_id: op,
+            session,
+            actor: actor.clone(),
+            reason: SessionRefusal::UnknownBinding,
+        },
+        1,
+        "session refusal",
+        &[1, 2, 3],
+        &[],
+    );
+    check_code_byte(
+        SessionFrame::Sealed {
+            session,
+            actor: actor.clone(),
+            relocation: RelocationId(61),
+            sealed: false,
+        },
+        1,
+        "sealed",
+        &[0, 1],
+        &[],
+    );
+    check_code_byte(
+        SessionFrame::Route {
+            session,
+            actor,
+            binding: a_binding(),
+            object_generation: ObjectGeneration(4),
+            relocation: RelocationId(61),
+            change: RouteChange::Abort,
+        },
+        1,
+        "route change",
+        &[2],
+        &[1],
+    );
+}
+
+#[test]
+fn every_session_code_round_trips_to_its_documented_number() {
+    let (op, session, actor) = (OperationId(1), session_ref(), actor_key("a"));
+    let last = |f: SessionFrame| *wire::encode(&Frame::Session(f)).last().expect("a body");
+    for (i, why) in BIND_REFUSALS.into_iter().enumerate() {
+        let f = SessionFrame::BindReply {
+            operation_id: op,
+            session,
+            actor: actor.clone(),
+            result: BindResult::Refused(why),
+        };
+        assert_eq!(last(f) as usize, i + 1, "{why:?}");
+    }
+    for (i, reason) in SESSION_REFUSALS.into_iter().enumerate() {
+        let f = SessionFrame::Refused {
+            operation_id: op,
+            session,
+            actor: actor.clone(),
+            reason,
+        };
+        assert_eq!(last(f) as usize, i + 1, "{reason:?}");
+    }
+    for (i, kind) in RELAY_KINDS.into_iter().enumerate() {
+        let bytes = wire::encode(&Frame::Session(SessionFrame::Relay {
+            operation_id: op,
+            session,
+            actor: actor.clone(),
+            binding: a_binding(),
+            route: a_route(),
+            sequence: 1,
+            hop_count: 0,
+            kind,
+            payload: Vec::new(),
+        }));
+        assert_eq!(bytes[bytes.len() - 5] as usize, i + 1, "{kind:?}");
+    }
+    for (sealed, byte) in [(false, 0), (true, 1)] {
+        let f = SessionFrame::Sealed {
+            session,
+            actor: actor.clone(),
+            relocation: RelocationId(1),
+            sealed,
+        };
+        assert_eq!(last(f), byte);
+    }
+}
+
+#[test]
+fn decode_limits_bound_session_ids_and_payloads() {
+    let limits = DecodeLimits {
+        max_object_id_bytes: 8,
+        max_payload_bytes: 16,
+    };
+    let relay = |id: &str, payload: usize| {
+        Frame::Session(SessionFrame::Relay {
+            operation_id: OperationId(1),
+            session: session_ref(),
+            actor: actor_key(id),
+            binding: a_binding(),
+            route: a_route(),
+            sequence: 1,
+            hop_count: 0,
+            kind: RelayKind::Message,
+            payload: vec![7; payload],
+        })
+    };
+    let push = |payload: usize| {
+        Frame::Session(SessionFrame::Push {
+            operation_id: OperationId(1),
+            session: session_ref(),
+            actor: actor_key("a"),
+            binding: a_binding(),
+            object_generation: ObjectGeneration(4),
+            payload: vec![7; payload],
+        })
+    };
+    assert!(wire::decode(&wire::encode(&relay("12345678", 16)), &limits).is_ok());
+    assert!(wire::decode(&wire::encode(&push(16)), &limits).is_ok());
+    assert_eq!(
+        wire::decode(&wire::encode(&relay("123456789", 0)), &limits),
+        Err(WireError::TooLong {
+            field: "object id",
+            len: 9,
+            max: 8
+        })
+    );
+    for frame in [relay("a", 17), push(17)] {
+        let bytes = wire::encode(&frame);
+        assert!(wire::decode(&bytes, &DecodeLimits::default()).is_ok());
+        assert_eq!(
+            wire::decode(&bytes, &limits),
+            Err(WireError::TooLong {
+                field: "payload",
+                len: 17,
+                max: 16
+            })
+        );
+    }
+}
+
+#[test]
+fn session_commands_take_no_flags() {
+    let frame = Frame::Session(SessionFrame::Sealed {
+        session: session_ref(),
+        actor: actor_key("a"),
+        relocation: RelocationId(1),
+        sealed: true,
+    });
+    let bytes = wire::encode(&frame);
+    for command in [10, 11, 12, 13, 14, 15, 16, 42, 43, 44] {
+        for flags in [1, 0x80] {
+            let mut flagged = with_command(bytes.clone(), command);
+            flagged[4] = flags;
+            assert_eq!(
+                wire::decode(&flagged, &DecodeLimits::default()),
+                Err(WireError::FlagsNotAllowed { command, flags }),
+                "command {command}"
+            );
+        }
+    }
+    // The commands around the session ranges stay unknown.
+    for command in [5, 9, 17, 41, 45, 49, 51] {
+        assert_eq!(
+            wire::decode(
+                &with_command(bytes.clone(), command),
+                &DecodeLimits::default()
+            ),
+            Err(WireError::UnknownCommand(command))
+        );
     }
 }
 

@@ -82,6 +82,9 @@ pub enum SessionError {
     /// No such open Session on this runtime.
     #[error("no open session {0}")]
     UnknownSession(SessionId),
+    /// The Session was disconnected; it only waits for its relocations.
+    #[error("session {0} is disconnected")]
+    Closing(SessionId),
     /// The Session has no binding to that Actor.
     #[error("session {session} has no binding to {actor}")]
     NotBound {
@@ -235,6 +238,9 @@ impl Runtime {
         let state = sessions
             .get_mut(&session)
             .ok_or(SessionError::UnknownSession(session))?;
+        if state.closing {
+            return Err(SessionError::Closing(session));
+        }
         let sequence = state.next_sequence;
         let session_ref = state.session;
         let bound = state
@@ -302,13 +308,22 @@ impl Runtime {
         };
         let mut frames = Vec::new();
         for actor in actors {
+            // A sealed Actor's notification is held behind its held
+            // messages and leaves with them on command 44.
             if let Ok(SessionSend::Sent { outbound, .. }) =
                 self.session_relay(session, &actor, kind, &[])
             {
                 frames.push(outbound);
             }
         }
-        self.inner().sessions.lock().remove(&session);
+        let mut sessions = self.inner().sessions.lock();
+        if let Some(state) = sessions.get_mut(&session) {
+            if state.bindings.values().any(|b| b.seal.is_some()) {
+                state.closing = true;
+            } else {
+                sessions.remove(&session);
+            }
+        }
         Ok(frames)
     }
 
@@ -614,6 +629,13 @@ impl Runtime {
                 )
             })
             .collect();
+        // A disconnected Session goes once its last seal is released.
+        let state = sessions
+            .get(&session.id)
+            .expect("the binding above is in it");
+        if state.closing && state.bindings.values().all(|b| b.seal.is_none()) {
+            sessions.remove(&session.id);
+        }
         Inbound::Send(frames)
     }
 }

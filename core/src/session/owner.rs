@@ -58,6 +58,10 @@ pub(crate) struct SessionState {
     pub(crate) next_sequence: u64,
     pub(crate) bindings: HashMap<ObjectKey, BindingRoute>,
     pub(crate) pending_binds: HashMap<OperationId, PendingBind>,
+    /// Disconnected while an Actor was sealed: no new sends; the Session
+    /// goes once the last seal is released (its held messages and
+    /// disconnect notification delivered) or times out.
+    pub(crate) closing: bool,
 }
 
 /// Every Session this runtime owns.
@@ -79,6 +83,7 @@ impl SessionTable {
                 next_sequence: 1,
                 bindings: HashMap::new(),
                 pending_binds: HashMap::new(),
+                closing: false,
             },
         );
     }
