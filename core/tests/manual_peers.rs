@@ -16,7 +16,7 @@ fn node(store: &Arc<MemoryStore>, rid: u64, generation: u64) -> Runtime {
     Runtime::builder(identity)
         .store(store.clone())
         .build()
-        .unwrap()
+        .expect("valid runtime")
 }
 
 /// A direct message from `from` to `to`'s object, as `from` encodes it.
@@ -24,7 +24,7 @@ fn message_from(from: &Runtime, to: &Runtime) -> Vec<u8> {
     to.activate(ObjectKind::Actor, "a").ok();
     match from
         .send(ObjectKind::Actor, "a", b"x", SendOptions::default())
-        .unwrap()
+        .expect("valid input")
     {
         Sent::Submitted { outbound, .. } => outbound.bytes,
         other => panic!("expected a frame, got {other:?}"),

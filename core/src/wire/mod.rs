@@ -30,8 +30,8 @@ pub const WIRE_VERSION: u8 = 1;
 /// body length (u32, big-endian).
 pub const HEADER_LEN: usize = 10;
 
-/// Frame commands. Numbers are stable; 42/43/44 (session relocation) are
-/// reserved for the frames that will carry them.
+/// Frame commands. Numbers are stable. Session frames (10–16 and the
+/// relocation commands 42/43/44) are numbered by [`SessionFrame::command`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Command {
