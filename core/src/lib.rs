@@ -67,7 +67,8 @@ pub use resolve::{Resolution, UnavailableReason};
 pub use route::{OwnerRoute, ReadyRoute, RouteFence};
 pub use runtime::{BuildError, Runtime, RuntimeBuilder};
 pub use session::{
-    ActorRef, BindingRoute, Registration, SessionDelivery, SessionError, SessionEvent, SessionSend,
+    ActorRef, BindingRoute, ClosedSession, Registration, SessionDelivery, SessionError,
+    SessionEvent, SessionSend,
 };
 pub use stats::{
     FollowStats, InvalidationReason, RequestStats, ResolutionCounts, SessionStats, Stats,

@@ -119,6 +119,8 @@ impl Inner {
             .await?;
         self.ownership.remove(key);
         self.resolver.cache.remove(key);
+        // The Actor is gone: a new incarnation never inherits a binding.
+        self.bindings.forget(&key.to_owned());
         Ok(())
     }
 

@@ -1524,7 +1524,11 @@ fn without_command_44_within_the_seal_timeout_the_session_is_closed_and_its_stat
     let route_commands = commit(&c, "a1", 2, 3, 5);
 
     c.advance_ms(1);
-    assert_eq!(c.node(SESSION_OWNER).expire_seals(), [session]);
+    let closed = c.node(SESSION_OWNER).expire_seals();
+    assert_eq!(
+        closed.iter().map(|c| c.session).collect::<Vec<_>>(),
+        [session]
+    );
     assert_eq!(
         c.node(SESSION_OWNER)
             .stats()
@@ -1865,7 +1869,7 @@ fn mesh_seal_timeout_closes_the_session_and_cleans_its_state() {
     m.clock.advance(ms(SEAL_TIMEOUT_MS));
     let closed = m.node(1).expire_seals();
     assert_eq!(closed.len(), 1);
-    assert_eq!(closed[0].id, SESSION);
+    assert_eq!(closed[0].session.id, SESSION);
     assert_eq!(m.node(1).binding(SESSION, &actor("a1")), None);
     assert_eq!(m.node(1).binding(SESSION, &actor("a2")), None);
     assert_eq!(
@@ -1952,4 +1956,111 @@ fn mesh_rebind_across_owners_goes_bind_tombstone_ack_then_reply() {
     let send = mesh_send(&mut m, "a1", b"x");
     m.run();
     assert_eq!(mesh_deliveries(&m, "a1"), [(3, sequence_of(&send))]);
+}
+
+#[test]
+fn a_new_incarnation_does_not_inherit_the_previous_incarnations_registrations() {
+    let (c, session) = bound_cluster(2, RoutingConfig::default(), &[("a1", 2)]);
+    let key = actor("a1");
+    c.node(2).begin_release(ACTOR, "a1").unwrap();
+    c.node(2).complete_release(ACTOR, "a1").unwrap();
+    c.node(2).activate(ACTOR, "a1").unwrap();
+    assert!(c.node(2).bound_sessions(&key).is_empty(), "inherited");
+    assert_eq!(
+        c.node(2).push(&key, &session, b"from the new incarnation"),
+        None
+    );
+}
+
+#[test]
+fn a_push_naming_another_incarnation_than_the_binding_is_ignored() {
+    let (c, session) = bound_cluster(2, RoutingConfig::default(), &[("a1", 2)]);
+    let b = binding(&c, &actor("a1")).unwrap();
+    let push = encode(SessionFrame::Push {
+        operation_id: OperationId(1),
+        session,
+        actor: actor("a1"),
+        binding: b.binding,
+        object_generation: b.route.object_generation.next(),
+        payload: b"x".to_vec(),
+    });
+    assert!(matches!(
+        c.node(SESSION_OWNER).on_frame(&push),
+        Inbound::Session(SessionEvent::Ignored(_))
+    ));
+}
+
+#[test]
+fn a_delayed_command_44_does_not_extend_the_route_past_the_owner_lease() {
+    let (c, _) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2)]);
+    seal(&c, "a1", 2, 5);
+    let route_commands = commit(&c, "a1", 2, 3, 5);
+    c.advance_ms(9_000);
+    carry(&c, route_commands);
+    c.advance_ms(LEASE_MS - 9_000);
+    assert_eq!(
+        session_send(&c, "a1", b"late"),
+        SessionSend::Unavailable(UnavailableReason::AdmissionDeadlinePassed)
+    );
+}
+
+#[test]
+fn closing_a_session_on_the_seal_timeout_ends_the_other_actors_bindings() {
+    let (c, session) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2), ("a2", 3)]);
+    seal(&c, "a1", 2, 5);
+    c.advance_ms(SEAL_TIMEOUT_MS);
+    let closed = c.node(SESSION_OWNER).expire_seals();
+    assert_eq!(closed.len(), 1);
+    assert_eq!(closed[0].session, session);
+    assert_eq!(closed[0].notifications.len(), 1, "a2 only: a1 is sealed");
+    carry(&c, closed[0].notifications.clone());
+    assert!(
+        c.node(3).bound_sessions(&actor("a2")).is_empty(),
+        "a2 still bound"
+    );
+}
+
+#[test]
+fn a_rebind_during_a_seal_is_refused_and_the_held_messages_are_kept() {
+    let (c, _) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2)]);
+    seal(&c, "a1", 2, 5);
+    let (op, _) = held(session_send(&c, "a1", b"accepted"));
+    assert!(matches!(
+        c.node(SESSION_OWNER).bind(SESSION, &actor_ref(&c, 2, "a1")),
+        Err(SessionError::Sealed { .. })
+    ));
+    let trace = carry(
+        &c,
+        c.node(2)
+            .abort_session_routes(&actor("a1"), RelocationId(5)),
+    );
+    assert!(
+        trace.delivered.iter().any(|(_, d)| d.operation_id == op),
+        "held message vanished"
+    );
+}
+
+#[test]
+fn command_44_whose_committed_route_names_another_incarnation_is_ignored() {
+    let (c, session) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2)]);
+    let key = actor("a1");
+    let b = binding(&c, &key).unwrap();
+    seal(&c, "a1", 2, 5);
+    let forged = SessionFrame::Route {
+        session,
+        actor: key.clone(),
+        binding: b.binding,
+        object_generation: b.route.object_generation,
+        relocation: RelocationId(5),
+        change: RouteChange::Commit(ActorRoute {
+            owner: c.node(3).node_ref(),
+            object_generation: b.route.object_generation.next(),
+            ..b.route
+        }),
+    };
+    assert!(matches!(
+        c.node(SESSION_OWNER).on_frame(&encode(forged)),
+        Inbound::Session(SessionEvent::Ignored(_))
+    ));
+    assert_eq!(binding(&c, &key).unwrap().route, b.route);
 }

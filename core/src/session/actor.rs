@@ -52,6 +52,11 @@ impl ActorBindings {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    /// Drops every registration of `actor` here.
+    pub(crate) fn forget(&self, actor: &ObjectKey) {
+        self.lock().registrations.remove(actor);
+    }
 }
 
 fn send(to: NodeRef, frame: SessionFrame) -> Outbound {
@@ -440,6 +445,6 @@ impl Runtime {
     /// Drops every binding of `actor` here (the Actor was removed: a new
     /// incarnation never inherits a binding).
     pub fn forget_bindings(&self, actor: &ObjectKey) {
-        self.inner().bindings.lock().registrations.remove(actor);
+        self.inner().bindings.forget(actor);
     }
 }

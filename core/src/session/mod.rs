@@ -85,6 +85,14 @@ pub enum SessionError {
     /// The Session was disconnected; it only waits for its relocations.
     #[error("session {0} is disconnected")]
     Closing(SessionId),
+    /// The binding is sealed for a relocation: rebind after its command 44.
+    #[error("session {session}'s binding to {actor} is sealed for a relocation")]
+    Sealed {
+        /// The session.
+        session: SessionId,
+        /// The Actor.
+        actor: ObjectKey,
+    },
     /// The Session has no binding to that Actor.
     #[error("session {session} has no binding to {actor}")]
     NotBound {
@@ -93,6 +101,16 @@ pub enum SessionError {
         /// The Actor.
         actor: ObjectKey,
     },
+}
+
+/// A Session closed by the seal timeout, and the disconnect notifications to
+/// carry to its Actors that were not sealed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClosedSession {
+    /// The Session closed.
+    pub session: SessionRef,
+    /// Physical-disconnect notifications on the stored routes.
+    pub notifications: Vec<Outbound>,
 }
 
 /// A Session-side event `on_frame` reports.
@@ -179,6 +197,17 @@ impl Runtime {
         let state = sessions
             .get_mut(&session)
             .ok_or(SessionError::UnknownSession(session))?;
+        if state
+            .bindings
+            .get(&actor_ref.actor)
+            .is_some_and(|b| b.seal.is_some())
+        {
+            // Its held messages belong to the sealed route: wait for 44.
+            return Err(SessionError::Sealed {
+                session,
+                actor: actor_ref.actor.clone(),
+            });
+        }
         let operation_id = OperationId(self.inner().ids.next());
         let previous = state
             .bindings
@@ -329,8 +358,9 @@ impl Runtime {
 
     /// Closes every Session holding a seal older than
     /// `session_relocation_seal_timeout` without its command 44 (§3.3 step
-    /// 8): binding, held and seal state go. Returns the Sessions closed.
-    pub fn expire_seals(&self) -> Vec<SessionRef> {
+    /// 8): binding, held and seal state go, and every Actor not sealed is
+    /// told on its stored route that the physical Session closed.
+    pub fn expire_seals(&self) -> Vec<ClosedSession> {
         let timeout: Duration = self.config().session_relocation_seal_timeout;
         let now = self.clock().now();
         let mut sessions = self.inner().sessions.lock();
@@ -348,10 +378,25 @@ impl Runtime {
         overdue
             .into_iter()
             .filter_map(|id| sessions.remove(&id))
-            .map(|s| {
+            .map(|mut s| {
                 self.counters().sessions.closed_by_seal_timeout.incr();
                 tracing::warn!(session = %s.session.id, "no command 44 within the seal timeout: session closed");
-                s.session
+                let notifications = s
+                    .bindings
+                    .values()
+                    .filter(|b| b.seal.is_none() && now < b.admission_deadline)
+                    .map(|b| {
+                        let sequence = s.next_sequence;
+                        s.next_sequence += 1;
+                        let op = OperationId(self.inner().ids.next());
+                        let frame = relay_frame(s.session, b, op, sequence, RelayKind::PhysicalDisconnect, Vec::new());
+                        out(b.route.owner, frame)
+                    })
+                    .collect();
+                ClosedSession {
+                    session: s.session,
+                    notifications,
+                }
             })
             .collect()
     }
@@ -405,9 +450,10 @@ impl Runtime {
                 session,
                 actor,
                 binding,
+                object_generation,
                 payload,
                 ..
-            } => self.on_push(session, actor, binding, payload),
+            } => self.on_push(session, actor, binding, object_generation, payload),
             SessionFrame::Refused {
                 operation_id,
                 session,
@@ -519,6 +565,7 @@ impl Runtime {
         session: SessionRef,
         actor: ObjectKey,
         binding: Binding,
+        object_generation: crate::ids::ObjectGeneration,
         payload: Vec<u8>,
     ) -> Inbound {
         let sessions = self.inner().sessions.lock();
@@ -526,7 +573,9 @@ impl Runtime {
             .get(&session.id)
             .filter(|s| s.session == session)
             .and_then(|s| s.bindings.get(&actor))
-            .is_some_and(|b| b.binding == binding);
+            .is_some_and(|b| {
+                b.binding == binding && b.route.object_generation == object_generation
+            });
         if !live {
             return Inbound::Session(SessionEvent::Ignored(
                 "push on a binding this session does not hold",
@@ -604,12 +653,20 @@ impl Runtime {
         {
             return Inbound::Session(SessionEvent::Ignored("command 44 for another relocation"));
         }
+        if let RouteChange::Commit(route) = change
+            && route.object_generation != object_generation
+        {
+            return Inbound::Session(SessionEvent::Ignored(
+                "command 44 commits another incarnation",
+            ));
+        }
         let seal = bound.seal.take().expect("checked above");
         if let RouteChange::Commit(route) = change {
             bound.route = route;
-            bound.admission_deadline = self
-                .clock()
-                .now()
+            // Counted from the seal, installed before the target committed:
+            // a delayed 44 cannot stretch the route past the target's lease.
+            bound.admission_deadline = seal
+                .since
                 .after(Duration::from_millis(route.lease_remaining_ms));
         }
         let frames = seal
