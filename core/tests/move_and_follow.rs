@@ -563,9 +563,12 @@ fn an_operation_whose_object_generation_differs_from_the_route_ends_invalid_oper
     relocate(&c, "p", 1, 2);
     let mut op = request(&c, 3, "p", &route, b"x");
     op.object_generation = op.object_generation.next();
+    // A one-way message: its refusal ends it (a request's would complete
+    // the pending request instead, and this one was never registered).
+    op.reply_route = None;
     let refusal = rejected(
         c.node(1)
-            .on_frame(&wire::encode(&Frame::Request(op.clone()))),
+            .on_frame(&wire::encode(&Frame::Message(op.clone()))),
     );
     assert_eq!(rejection_code(&refusal), RejectionCode::InvalidOperation);
     let end = ended(c.node(3).on_frame(&refusal.bytes));
