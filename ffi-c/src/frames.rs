@@ -1,0 +1,786 @@
+//! Frames: outbound operations (send, request, reply) become a destination
+//! and bytes; inbound bytes become a decision (DESIGN §3). The host moves
+//! the bytes.
+
+use std::ptr::{addr_of, addr_of_mut};
+use std::time::Duration;
+
+use zlink_core::wire::{Operation, ReplyResult};
+use zlink_core::{
+    CorrelationId, Failure, Inbound, NoticeToken, ObjectKey, ObjectKind, Outbound, Outcome,
+    RequestError, RequestOptions, Requested, SendOptions, Sent,
+};
+
+use crate::runtime::{runtime_in, zlink_runtime};
+use crate::types::*;
+use crate::{Fail, FfiResult, boundary, zlink_error, zlink_result};
+
+/// Bytes the library allocated: `len` bytes at `data` (NULL when empty and
+/// freed). Free with `zlink_bytes_free`, which also zeroes the struct, so a
+/// second free is harmless.
+#[repr(C)]
+#[derive(Debug)]
+pub struct zlink_bytes {
+    /// The bytes.
+    pub data: *mut u8,
+    /// How many.
+    pub len: usize,
+}
+
+impl zlink_bytes {
+    pub(crate) fn empty() -> Self {
+        zlink_bytes {
+            data: std::ptr::null_mut(),
+            len: 0,
+        }
+    }
+
+    pub(crate) fn from_vec(v: Vec<u8>) -> Self {
+        let len = v.len();
+        let data = Box::into_raw(v.into_boxed_slice()).cast::<u8>();
+        zlink_bytes { data, len }
+    }
+
+    /// # Safety
+    /// `self` is empty or came from `from_vec` and was not freed.
+    unsafe fn release(&mut self) {
+        if !self.data.is_null() {
+            let slice = std::ptr::slice_from_raw_parts_mut(self.data, self.len);
+            // SAFETY: made by `Box::into_raw` of a boxed slice of `len`
+            // bytes in `from_vec`, released once (zeroed below).
+            drop(unsafe { Box::from_raw(slice) });
+        }
+        *self = zlink_bytes::empty();
+    }
+}
+
+/// Frees bytes the library allocated and zeroes `*bytes`. NULL, or bytes
+/// already freed, are a no-op.
+///
+/// # Safety
+/// `bytes` is NULL or points to a `zlink_bytes` this library filled in (or
+/// one it zeroed), not copied elsewhere and freed there.
+///
+/// Thread-safety: any thread; the bytes are not shared state.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_bytes_free(bytes: *mut zlink_bytes) {
+    // SAFETY: NULL or a library-filled struct (the caller's contract).
+    if let Some(b) = unsafe { bytes.as_mut() } {
+        // SAFETY: as above.
+        unsafe { b.release() };
+    }
+}
+
+/// Bytes to carry to a node.
+#[repr(C)]
+#[derive(Debug)]
+pub struct zlink_outbound {
+    /// The node they go to.
+    pub to: zlink_node,
+    /// One encoded frame; free with `zlink_bytes_free`.
+    pub bytes: zlink_bytes,
+}
+
+impl zlink_outbound {
+    fn from_core(o: Outbound) -> Self {
+        zlink_outbound {
+            to: (&o.to).into(),
+            bytes: zlink_bytes::from_vec(o.bytes),
+        }
+    }
+
+    fn empty() -> Self {
+        zlink_outbound {
+            to: zlink_node::zeroed(),
+            bytes: zlink_bytes::empty(),
+        }
+    }
+}
+
+/// Options of a direct send or request. Pass NULL for the defaults
+/// (no instance intent, 5000 ms deadline, 5000 ms request timeout).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct zlink_send_options {
+    /// A Spot call that may cold-activate a Missing Instance Spot.
+    pub instance_intent: bool,
+    /// How long the call may retry the store, in ms (> 0).
+    pub deadline_ms: u64,
+    /// Requests only: the request times out this long after it is sent (> 0).
+    pub timeout_ms: u64,
+}
+
+/// What became of a send or request.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum zlink_sent_tag {
+    /// On its way: carry `outbound.bytes` to `outbound.to`.
+    Submitted = 1,
+    /// The object does not exist; nothing was sent. Terminal.
+    NotFound = 2,
+    /// Missing Spot with instance intent: cold-activate it, then send again.
+    ColdActivation = 3,
+    /// Authority exists but cannot be used (`reason`). Terminal.
+    Unavailable = 4,
+    /// The store could not be read in time (`store_error`).
+    StoreFailure = 5,
+}
+
+/// The result of `zlink_send` / `zlink_request`. Free `outbound.bytes`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct zlink_sent {
+    /// Which result.
+    pub tag: zlink_sent_tag,
+    /// The operation's identity (Submitted).
+    pub operation_id: u64,
+    /// Requests: the correlation its completion will carry (Submitted).
+    pub correlation: u64,
+    /// The frame and its destination (Submitted; empty otherwise).
+    pub outbound: zlink_outbound,
+    /// Why (Unavailable).
+    pub reason: zlink_unavailable_reason,
+    /// Why (StoreFailure).
+    pub store_error: zlink_store_error,
+}
+
+impl zlink_sent {
+    fn with_tag(tag: zlink_sent_tag) -> Self {
+        zlink_sent {
+            tag,
+            operation_id: 0,
+            correlation: 0,
+            outbound: zlink_outbound::empty(),
+            reason: zlink_unavailable_reason::None,
+            store_error: zlink_store_error::None,
+        }
+    }
+}
+
+fn send_options(opts: *const zlink_send_options) -> FfiResult<(SendOptions, Duration)> {
+    // SAFETY: NULL or initialised (the callers' contract).
+    let Some(o) = (unsafe { opts.as_ref() }) else {
+        return Ok((SendOptions::default(), RequestOptions::default().timeout));
+    };
+    Ok((
+        SendOptions {
+            instance_intent: o.instance_intent,
+            deadline: Duration::from_millis(o.deadline_ms),
+        },
+        Duration::from_millis(o.timeout_ms),
+    ))
+}
+
+/// Sends a one-way message to a Spot/Actor by global ID: resolves its owner
+/// (cache, then store, retried within the deadline) and encodes the frame.
+///
+/// # Safety
+/// `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
+/// allowed when 0); `options` is NULL or initialised; `out` is writable;
+/// `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_send(
+    rt: *const zlink_runtime,
+    kind: u32,
+    id: *const u8,
+    id_len: usize,
+    payload: *const u8,
+    payload_len: usize,
+    options: *const zlink_send_options,
+    out: *mut zlink_sent,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let out = out_ptr(out, "out")?;
+        let rt = runtime_in(rt)?;
+        // SAFETY: the caller's contract on `id` and `payload`.
+        let (id, payload) = unsafe { (id_in(id, id_len)?, payload_in(payload, payload_len)?) };
+        let (opts, _) = send_options(options)?;
+        let sent = rt
+            .core
+            .send(kind_in(kind)?, id, payload, opts)
+            .map_err(input_fail)?;
+        let result = match sent {
+            Sent::Submitted {
+                operation_id,
+                outbound,
+            } => {
+                let mut s = zlink_sent::with_tag(zlink_sent_tag::Submitted);
+                s.operation_id = operation_id.get();
+                s.outbound = zlink_outbound::from_core(outbound);
+                s
+            }
+            Sent::NotFound => zlink_sent::with_tag(zlink_sent_tag::NotFound),
+            Sent::ColdActivation => zlink_sent::with_tag(zlink_sent_tag::ColdActivation),
+            Sent::Unavailable(r) => {
+                let mut s = zlink_sent::with_tag(zlink_sent_tag::Unavailable);
+                s.reason = reason_out(r);
+                s
+            }
+            Sent::StoreFailure(e) => {
+                let mut s = zlink_sent::with_tag(zlink_sent_tag::StoreFailure);
+                s.store_error = store_error_out(&e);
+                s
+            }
+        };
+        // SAFETY: checked above.
+        unsafe { out.write(result) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// As `bytes_in`.
+unsafe fn payload_in<'a>(ptr: *const u8, len: usize) -> FfiResult<&'a [u8]> {
+    // SAFETY: forwarded; the runtime checks its own (smaller) bound.
+    unsafe { bytes_in(ptr, len, zlink_core::MAX_MESSAGE_BYTES, "payload") }
+}
+
+/// Sends a request: like `zlink_send`, and once Submitted it is pending
+/// until exactly one terminal result, which arrives as a
+/// `ZLINK_DECISION_KIND_COMPLETED` decision carrying `out->correlation`
+/// (or from `zlink_cancel`).
+///
+/// # Safety
+/// As `zlink_send`.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_request(
+    rt: *const zlink_runtime,
+    kind: u32,
+    id: *const u8,
+    id_len: usize,
+    payload: *const u8,
+    payload_len: usize,
+    options: *const zlink_send_options,
+    out: *mut zlink_sent,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let out = out_ptr(out, "out")?;
+        let rt = runtime_in(rt)?;
+        // SAFETY: the caller's contract on `id` and `payload`.
+        let (id, payload) = unsafe { (id_in(id, id_len)?, payload_in(payload, payload_len)?) };
+        let (send, timeout) = send_options(options)?;
+        let opts = RequestOptions {
+            send,
+            timeout,
+            origin: None,
+        };
+        let requested = rt
+            .core
+            .request(kind_in(kind)?, id, payload, opts)
+            .map_err(input_fail)?;
+        let result = match requested {
+            Requested::Submitted {
+                correlation,
+                operation_id,
+                outbound,
+            } => {
+                let mut s = zlink_sent::with_tag(zlink_sent_tag::Submitted);
+                s.operation_id = operation_id.get();
+                s.correlation = correlation.get();
+                s.outbound = zlink_outbound::from_core(outbound);
+                s
+            }
+            Requested::NotFound => zlink_sent::with_tag(zlink_sent_tag::NotFound),
+            Requested::ColdActivation => zlink_sent::with_tag(zlink_sent_tag::ColdActivation),
+            Requested::Unavailable(r) => {
+                let mut s = zlink_sent::with_tag(zlink_sent_tag::Unavailable);
+                s.reason = reason_out(r);
+                s
+            }
+            Requested::StoreFailure(e) => {
+                let mut s = zlink_sent::with_tag(zlink_sent_tag::StoreFailure);
+                s.store_error = store_error_out(&e);
+                s
+            }
+        };
+        // SAFETY: checked above.
+        unsafe { out.write(result) };
+        Ok(())
+    })
+}
+
+/// Cancels a pending request. `*cancelled` (if not NULL) is true when this
+/// was its terminal result, false when it had already ended (counted late).
+///
+/// # Safety
+/// `cancelled` is NULL or writable; `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_cancel(
+    rt: *const zlink_runtime,
+    correlation: u64,
+    cancelled: *mut bool,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let rt = runtime_in(rt)?;
+        let done = rt.core.cancel(CorrelationId(correlation)).is_some();
+        if !cancelled.is_null() {
+            // SAFETY: non-NULL and writable by contract.
+            unsafe { cancelled.write(done) };
+        }
+        Ok(())
+    })
+}
+
+/// What to do with an inbound frame.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum zlink_decision_kind {
+    /// Put the operation (`operation_id`, `target_*`, `payload`) on the
+    /// current Ready object's queue; answer requests with `zlink_reply`.
+    Deliver = 1,
+    /// Carry `frames[0]` to the new owner; when `has_notice`, send
+    /// `frames[1]` (command 50) to the sender and report with
+    /// `zlink_notice_settled`.
+    Relay = 2,
+    /// Carry the refusal `frames[0]` back to the operation's origin.
+    Reject = 3,
+    /// One of this runtime's one-way operations ended (`failure`, `reason`).
+    Ended = 4,
+    /// A request's one terminal result (`correlation`, `outcome`, ...).
+    Completed = 5,
+    /// A result after the terminal one (`correlation`): dropped, counted.
+    Late = 6,
+    /// A relay notification was applied (`invalidated`).
+    RouteRefreshed = 7,
+    /// Not a valid frame (`detail`): nothing acted on.
+    Dropped = 8,
+    /// Carry every frame of `frames` (session protocol answers).
+    Send = 9,
+    /// A session relay for a local Actor (`operation_id`, `target_*`, `payload`).
+    SessionDeliver = 10,
+    /// A Session-side event (details not exposed through the C ABI yet).
+    Session = 11,
+    /// A frame on a manual peer connection failed its admission fence.
+    PeerRefused = 12,
+}
+
+/// How an operation ended without delivery.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum zlink_failure {
+    /// Not a failure.
+    None = 0,
+    /// The route or owner could not be used (`reason`).
+    Unavailable = 1,
+    /// A Message Follow route belonged to another incarnation or tenure.
+    InvalidOperation = 2,
+    /// Requests: the target replied with an error (`error_code`, `detail`).
+    Replied = 3,
+}
+
+/// A request's terminal result.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum zlink_outcome {
+    /// Not a completion.
+    None = 0,
+    /// The target's answer (`payload`).
+    Reply = 1,
+    /// An error reply or a route error (`failure`).
+    Error = 2,
+    /// The deadline passed first.
+    Timeout = 3,
+    /// Cancelled first.
+    Cancelled = 4,
+    /// The runtime shut down first.
+    Shutdown = 5,
+}
+
+/// Library-private state of a decision (the delivered operation, the
+/// notification token).
+pub struct zlink_decision_private {
+    operation: Option<Operation>,
+    notice: Option<NoticeToken>,
+}
+
+/// A decision about one inbound frame; `kind` says which fields mean
+/// something. Free with `zlink_decision_free`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct zlink_decision {
+    /// What to do.
+    pub kind: zlink_decision_kind,
+    /// Deliver / SessionDeliver / Ended / Completed: the operation.
+    pub operation_id: u64,
+    /// The operation's target kind (a `zlink_object_kind` value), 0 if none.
+    pub target_kind: u32,
+    /// The target's global ID (UTF-8, not NUL-terminated).
+    pub target_id: zlink_bytes,
+    /// Deliver / SessionDeliver: the application bytes; Completed: the reply.
+    pub payload: zlink_bytes,
+    /// Deliver: the incarnation that processes it.
+    pub object_generation: u64,
+    /// Deliver: the operation is a request (answer it with `zlink_reply`).
+    pub is_request: bool,
+    /// Frames to carry (Relay, Reject, Send).
+    pub frames: *mut zlink_outbound,
+    /// How many.
+    pub frame_count: usize,
+    /// Relay: `frames[1]` is a command 50 notification for the sender.
+    pub has_notice: bool,
+    /// Ended / Completed(Error): how.
+    pub failure: zlink_failure,
+    /// With `ZLINK_FAILURE_UNAVAILABLE`: why.
+    pub reason: zlink_unavailable_reason,
+    /// Completed / Late: the request's correlation.
+    pub correlation: u64,
+    /// Completed: the terminal result.
+    pub outcome: zlink_outcome,
+    /// Completed: the Spot that started it was re-created since.
+    pub origin_gone: bool,
+    /// RouteRefreshed: a cached route was dropped.
+    pub invalidated: bool,
+    /// `ZLINK_FAILURE_REPLIED`: the application error code.
+    pub error_code: u32,
+    /// Dropped: why; `ZLINK_FAILURE_REPLIED`: the error message (UTF-8).
+    pub detail: zlink_bytes,
+    /// Library-private; do not touch.
+    pub private_: *mut zlink_decision_private,
+}
+
+fn kind_code(kind: ObjectKind) -> u32 {
+    match kind {
+        ObjectKind::Spot => zlink_object_kind::Spot as u32,
+        ObjectKind::Actor => zlink_object_kind::Actor as u32,
+    }
+}
+
+impl zlink_decision {
+    fn new(kind: zlink_decision_kind) -> Self {
+        zlink_decision {
+            kind,
+            operation_id: 0,
+            target_kind: 0,
+            target_id: zlink_bytes::empty(),
+            payload: zlink_bytes::empty(),
+            object_generation: 0,
+            is_request: false,
+            frames: std::ptr::null_mut(),
+            frame_count: 0,
+            has_notice: false,
+            failure: zlink_failure::None,
+            reason: zlink_unavailable_reason::None,
+            correlation: 0,
+            outcome: zlink_outcome::None,
+            origin_gone: false,
+            invalidated: false,
+            error_code: 0,
+            detail: zlink_bytes::empty(),
+            private_: std::ptr::null_mut(),
+        }
+    }
+
+    fn target(&mut self, key: &ObjectKey) {
+        self.target_kind = kind_code(key.kind());
+        self.target_id = zlink_bytes::from_vec(key.id().as_bytes().to_vec());
+    }
+
+    fn frames(&mut self, frames: Vec<Outbound>) {
+        let frames: Box<[zlink_outbound]> =
+            frames.into_iter().map(zlink_outbound::from_core).collect();
+        self.frame_count = frames.len();
+        self.frames = Box::into_raw(frames).cast::<zlink_outbound>();
+    }
+
+    fn private(&mut self, operation: Option<Operation>, notice: Option<NoticeToken>) {
+        self.private_ = Box::into_raw(Box::new(zlink_decision_private { operation, notice }));
+    }
+
+    fn from_core(inbound: Inbound) -> Self {
+        use zlink_decision_kind as K;
+        match inbound {
+            Inbound::Deliver(d) => {
+                let mut out = zlink_decision::new(K::Deliver);
+                let op = d.operation;
+                out.operation_id = op.operation_id.get();
+                out.target(&op.target);
+                out.payload = zlink_bytes::from_vec(op.payload.clone());
+                out.object_generation = d.object_generation.get();
+                out.is_request = op.reply_route.is_some();
+                out.private(Some(op), None);
+                out
+            }
+            Inbound::Relay { forward, notice } => {
+                let mut out = zlink_decision::new(K::Relay);
+                let mut frames = vec![forward];
+                let token = notice.map(|n| {
+                    frames.push(n.outbound);
+                    n.token
+                });
+                out.has_notice = token.is_some();
+                out.frames(frames);
+                out.private(None, token);
+                out
+            }
+            Inbound::Reject(o) => {
+                let mut out = zlink_decision::new(K::Reject);
+                out.frames(vec![o]);
+                out
+            }
+            Inbound::Ended(e) => {
+                let mut out = zlink_decision::new(K::Ended);
+                out.operation_id = e.operation_id.get();
+                out.target(&e.target);
+                match e.failure {
+                    Failure::Unavailable(r) => {
+                        out.failure = zlink_failure::Unavailable;
+                        out.reason = reason_out(r);
+                    }
+                    Failure::InvalidOperation => out.failure = zlink_failure::InvalidOperation,
+                }
+                out
+            }
+            Inbound::Completed(c) => {
+                let mut out = zlink_decision::new(K::Completed);
+                out.operation_id = c.operation_id.get();
+                out.correlation = c.correlation.get();
+                out.origin_gone = c.origin_gone;
+                out.target(&c.target);
+                out.outcome = match c.outcome {
+                    Outcome::Reply(payload) => {
+                        out.payload = zlink_bytes::from_vec(payload);
+                        zlink_outcome::Reply
+                    }
+                    Outcome::Error(e) => {
+                        match e {
+                            RequestError::Replied(r) => {
+                                out.failure = zlink_failure::Replied;
+                                out.error_code = r.code;
+                                out.detail = zlink_bytes::from_vec(r.message.into_bytes());
+                            }
+                            RequestError::Unavailable(r) => {
+                                out.failure = zlink_failure::Unavailable;
+                                out.reason = reason_out(r);
+                            }
+                            RequestError::InvalidOperation => {
+                                out.failure = zlink_failure::InvalidOperation;
+                            }
+                        }
+                        zlink_outcome::Error
+                    }
+                    Outcome::Timeout => zlink_outcome::Timeout,
+                    Outcome::Cancelled => zlink_outcome::Cancelled,
+                    Outcome::Shutdown => zlink_outcome::Shutdown,
+                };
+                out
+            }
+            Inbound::Late { correlation } => {
+                let mut out = zlink_decision::new(K::Late);
+                out.correlation = correlation.get();
+                out
+            }
+            Inbound::RouteRefreshed { invalidated } => {
+                let mut out = zlink_decision::new(K::RouteRefreshed);
+                out.invalidated = invalidated;
+                out
+            }
+            Inbound::Dropped(e) => {
+                let mut out = zlink_decision::new(K::Dropped);
+                out.detail = zlink_bytes::from_vec(e.to_string().into_bytes());
+                out
+            }
+            Inbound::Send(frames) => {
+                let mut out = zlink_decision::new(K::Send);
+                out.frames(frames);
+                out
+            }
+            Inbound::SessionDeliver(d) => {
+                let mut out = zlink_decision::new(K::SessionDeliver);
+                out.operation_id = d.operation_id.get();
+                out.target(&d.actor);
+                out.payload = zlink_bytes::from_vec(d.payload);
+                out
+            }
+            Inbound::Session(_) => zlink_decision::new(K::Session),
+            Inbound::PeerRefused => zlink_decision::new(K::PeerRefused),
+        }
+    }
+}
+
+/// Decides what to do with one inbound frame of `len` bytes. Reads local
+/// state only: never the store, never blocks. An undecodable frame is not an
+/// error: it is a `ZLINK_DECISION_KIND_DROPPED` decision.
+///
+/// # Safety
+/// `bytes` points to `len` readable bytes (NULL allowed when 0); `out` is
+/// writable; `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_on_frame(
+    rt: *const zlink_runtime,
+    bytes: *const u8,
+    len: usize,
+    out: *mut zlink_decision,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let out = out_ptr(out, "out")?;
+        let rt = runtime_in(rt)?;
+        // SAFETY: the caller's contract on `bytes`; frames are bounded by the
+        // largest payload plus headers, longer ones are refused here.
+        let bytes = unsafe {
+            bytes_in(
+                bytes,
+                len,
+                zlink_core::MAX_MESSAGE_BYTES + (1 << 20),
+                "frame",
+            )
+        }?;
+        let decision = zlink_decision::from_core(rt.core.on_frame(bytes));
+        // SAFETY: checked above.
+        unsafe { out.write(decision) };
+        Ok(())
+    })
+}
+
+/// Frees everything a decision holds and zeroes its pointers; a second
+/// free is a no-op. NULL is a no-op.
+///
+/// # Safety
+/// `decision` is NULL or a decision this library filled in.
+///
+/// Thread-safety: any thread; the decision is not shared state.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_decision_free(decision: *mut zlink_decision) {
+    if decision.is_null() {
+        return;
+    }
+    // Fields are reached by raw pointer so that no enum field the caller
+    // may have overwritten is ever read.
+    // SAFETY: `decision` is a library-filled decision (the caller's
+    // contract); each owned field is released once and then zeroed.
+    unsafe {
+        (*addr_of_mut!((*decision).target_id)).release();
+        (*addr_of_mut!((*decision).payload)).release();
+        (*addr_of_mut!((*decision).detail)).release();
+        let frames = addr_of_mut!((*decision).frames).read();
+        let count = addr_of_mut!((*decision).frame_count).read();
+        if !frames.is_null() {
+            let mut boxed = Box::from_raw(std::ptr::slice_from_raw_parts_mut(frames, count));
+            for f in boxed.iter_mut() {
+                f.bytes.release();
+            }
+            drop(boxed);
+        }
+        addr_of_mut!((*decision).frames).write(std::ptr::null_mut());
+        addr_of_mut!((*decision).frame_count).write(0);
+        let private = addr_of_mut!((*decision).private_).read();
+        if !private.is_null() {
+            drop(Box::from_raw(private));
+        }
+        addr_of_mut!((*decision).private_).write(std::ptr::null_mut());
+    }
+}
+
+/// # Safety
+/// `decision` is NULL or a library-filled decision not yet freed.
+unsafe fn private_of<'a>(decision: *const zlink_decision) -> FfiResult<&'a zlink_decision_private> {
+    if decision.is_null() {
+        return Err(null("decision"));
+    }
+    // SAFETY: a library-filled decision (the caller's contract); only the
+    // private pointer is read.
+    let private = unsafe { addr_of!((*decision).private_).read() };
+    // SAFETY: NULL or the box `private` made, alive until the decision is freed.
+    unsafe { private.as_ref() }.ok_or_else(|| {
+        Fail::new(
+            zlink_result::InvalidArgument,
+            "the decision carries no operation or notification (or was freed)",
+        )
+    })
+}
+
+/// Reports whether the command 50 notification of a Relay decision
+/// (`has_notice`) was sent, so the relayer's dedup registry can let a later
+/// relay try again after a failure.
+///
+/// # Safety
+/// `decision` is a decision this library filled in, not yet freed;
+/// `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_notice_settled(
+    rt: *const zlink_runtime,
+    decision: *const zlink_decision,
+    sent: bool,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let rt = runtime_in(rt)?;
+        // SAFETY: the caller's contract on `decision`.
+        let private = unsafe { private_of(decision) }?;
+        let token = private.notice.as_ref().ok_or_else(|| {
+            Fail::new(
+                zlink_result::InvalidArgument,
+                "the decision has no notification",
+            )
+        })?;
+        rt.core.notice_settled(token, sent);
+        Ok(())
+    })
+}
+
+/// Answers a delivered request (a Deliver decision with `is_request`) with
+/// `payload`, on the request's reply route: no lookup of the requester.
+/// `*out` receives the reply frame and its destination.
+///
+/// # Safety
+/// `delivered` is a decision this library filled in, not yet freed;
+/// `payload` points to `payload_len` bytes (NULL allowed when 0); `out` is
+/// writable; `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_reply(
+    rt: *const zlink_runtime,
+    delivered: *const zlink_decision,
+    payload: *const u8,
+    payload_len: usize,
+    out: *mut zlink_outbound,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let out = out_ptr(out, "out")?;
+        let rt = runtime_in(rt)?;
+        // SAFETY: the caller's contract on `delivered` and `payload`.
+        let (private, payload) =
+            unsafe { (private_of(delivered)?, payload_in(payload, payload_len)?) };
+        let op = private.operation.as_ref().ok_or_else(|| {
+            Fail::new(
+                zlink_result::InvalidArgument,
+                "the decision is not a delivered operation",
+            )
+        })?;
+        let reply = rt
+            .core
+            .reply(op, ReplyResult::Ok(payload.to_vec()))
+            .map_err(|e| match e {
+                zlink_core::ReplyRouteError::OneWay(_) => {
+                    Fail::new(zlink_result::NoReplyRoute, e.to_string())
+                }
+                zlink_core::ReplyRouteError::TooLarge { .. } => {
+                    Fail::new(zlink_result::TooLong, e.to_string())
+                }
+            })?;
+        // SAFETY: checked above.
+        unsafe { out.write(zlink_outbound::from_core(reply)) };
+        Ok(())
+    })
+}
