@@ -25,6 +25,7 @@ lint:
 bench: deps
 	$(CARGO) bench -p zlink-core --bench resolve
 	$(CARGO) bench -p zlink-core --bench redis
+	$(CARGO) bench -p zlink-ffi --bench c_abi
 
 fmt:
 	$(CARGO) fmt --all

@@ -35,4 +35,9 @@ for src in "$here"/c/*.c; do
         fi
     done
 done
+# The example host must keep building and running.
+"$CC" "${cflags[@]}" "$root/examples/c/host.c" -o "$prefix/host" \
+    $(pkg-config --libs zlink) -Wl,-rpath,"$prefix/lib"
+echo "== examples/c/host.c (valgrind)"
+valgrind_run "$prefix/host" >/dev/null || { echo "FAILED: examples/c/host.c"; status=1; }
 exit $status
