@@ -23,7 +23,7 @@ use crate::resolve::{Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
 use crate::session::{ActorBindings, SessionTable};
 use crate::stats::{InvalidationReason, Stats};
-use crate::store::{LocationStore, MemoryStore};
+use crate::store::{LocationStore, MemoryStore, StoreError};
 use crate::wire::RouteEnd;
 
 /// Builds a [`Runtime`]. Defaults: default config, system clock, a private
@@ -234,7 +234,11 @@ impl Runtime {
         Ok(async move {
             match read {
                 Err(route) => Resolution::ReadyRoute(route),
-                Ok(task) => task.await,
+                Ok(task) => task.await.unwrap_or_else(|| {
+                    Resolution::StoreFailure(StoreError::Unreachable(
+                        "the runtime shut down".into(),
+                    ))
+                }),
             }
         })
     }
@@ -318,7 +322,13 @@ impl Runtime {
         self.inner.ownership.len()
     }
 
-    pub(crate) fn spawn<F>(&self, fut: F) -> impl Future<Output = F::Output> + Send + 'static
+    /// Runs `fut` on the store's runtime (or this runtime's); `None` if that
+    /// runtime shut down before it finished (the Runtime or store was dropped
+    /// while the caller still awaited).
+    pub(crate) fn spawn<F>(
+        &self,
+        fut: F,
+    ) -> impl Future<Output = Option<F::Output>> + Send + 'static
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
@@ -328,11 +338,7 @@ impl Runtime {
             Some(store) => store.spawn(fut),
             None => self.tokio().spawn(fut),
         };
-        async move {
-            handle
-                .await
-                .expect("runtime tasks do not panic and are not aborted while awaited")
-        }
+        async move { handle.await.ok() }
     }
 
     /// Runs `fut` on the runtime's threads and waits for it. Works from a

@@ -181,3 +181,27 @@ fn a_write_whose_answer_was_lost_is_retried_and_recognised_not_repeated() {
     let published = c.node(1).publish_ready(ACTOR, "ambiguous").unwrap();
     assert_eq!(published.store_version, StoreVersion(2));
 }
+
+#[test]
+fn dropping_the_runtime_while_an_async_resolve_waits_ends_it_store_failure_not_a_panic() {
+    let c = Cluster::with_defaults(2);
+    c.node(1).activate(ACTOR, "a").unwrap();
+    c.store.set_stalled(true);
+    let runtime = Runtime::builder(cluster::identity(9))
+        .clock(Arc::new(c.clock.clone()))
+        .store(c.store.clone())
+        .build()
+        .unwrap();
+    let pending = runtime.resolve_async(ACTOR, "a").unwrap();
+    drop(runtime);
+    let executor = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let outcome = executor.block_on(pending);
+    c.store.set_stalled(false);
+    assert!(
+        matches!(outcome, Resolution::StoreFailure(_)),
+        "{outcome:?}"
+    );
+}
