@@ -13,9 +13,12 @@ demo:
 deps:
 	bash scripts/install-deps.sh
 
+# bindings-python/scripts/test.sh: builds the `zlink` wheel (maturin, release),
+# installs it into a fresh venv and runs pytest, mypy --strict and stubtest.
 test: deps lint header-check
 	$(CARGO) test --workspace --all-targets
 	bash ffi-c/tests/run.sh
+	bash bindings-python/scripts/test.sh
 	$(CARGO) run -q -p zlink-cli -- demo --json > /dev/null
 
 lint:
@@ -26,6 +29,7 @@ bench: deps
 	$(CARGO) bench -p zlink-core --bench resolve
 	$(CARGO) bench -p zlink-core --bench redis
 	$(CARGO) bench -p zlink-ffi --bench c_abi
+	bash bindings-python/scripts/bench.sh
 
 fmt:
 	$(CARGO) fmt --all

