@@ -1211,6 +1211,19 @@ fn route_change(change: RouteChange) -> Res<SessionFrame> {
     })
 }
 
+/// Command 44 refresh: the Actor owner renewed its lease. Not a relocation,
+/// so the relocation id is 0.
+fn route_refresh(route: ActorRoute) -> Res<SessionFrame> {
+    Ok(SessionFrame::Route {
+        session: base_session()?,
+        actor: actor("user-42")?,
+        binding: first_binding(),
+        object_generation: ObjectGeneration(4),
+        relocation: RelocationId(0),
+        change: RouteChange::Refresh(route),
+    })
+}
+
 fn tombstone() -> Res<SessionFrame> {
     Ok(SessionFrame::Tombstone {
         operation_id: OperationId(32),
@@ -1526,6 +1539,33 @@ fn session_valid_cases() -> Res<Vec<Valid>> {
         },
     );
     add(
+        "session_relocation_route_refresh",
+        "Command 44 refresh (change 3), one-way, relocation id 0: not a relocation; the first owner (node 2, lifecycle 5, owner generation 2, lease 9) renewed its lease and has 5000 ms of it left. The route follows the change byte as in a commit; the Session owner only extends the stored route's deadline (same tenure only) and touches no seal or held message.",
+        route_refresh(source_route(5000)?)?,
+    );
+    add(
+        "session_relocation_route_refresh_around_2p53",
+        "Command 44 refresh (relocation id 0) with session id, binding, incarnation and the route's generations at 2^53-1 (9007199254740991), 2^53 and 2^53+1 (9007199254740993), and lease_remaining_ms at u64::MAX (18446744073709551615).",
+        SessionFrame::Route {
+            session: SessionRef {
+                owner: origin()?,
+                id: SessionId(P53 + 1),
+                generation: SessionGeneration(P53),
+            },
+            actor: actor("user-42")?,
+            binding: binding(P53, P53 + 1),
+            object_generation: ObjectGeneration(P53 - 1),
+            relocation: RelocationId(0),
+            change: RouteChange::Refresh(actor_route(
+                node("main", P53, P53 + 1)?,
+                P53 - 1,
+                P53 + 1,
+                P53,
+                max,
+            )),
+        },
+    );
+    add(
         "session_relocation_seal_around_2p53",
         "Command 42 with session id, binding, incarnation and relocation id at 2^53-1 (9007199254740991), 2^53 and 2^53+1 (9007199254740993).",
         SessionFrame::Seal {
@@ -1622,6 +1662,7 @@ fn session_invalid_cases() -> Res<Vec<Invalid>> {
     let sealed_frame = sealed(true)?;
     let commit = route_change(RouteChange::Commit(target_route(3000)?))?;
     let abort = route_change(RouteChange::Abort)?;
+    let refresh = route_refresh(source_route(5000)?)?;
     let tombstone_frame = tombstone()?;
     let ack = tombstone_ack()?;
     let code_at = |f: &SessionFrame| session_code_at(f).expect("a frame with a code byte");
@@ -1988,10 +2029,14 @@ fn session_invalid_cases() -> Res<Vec<Invalid>> {
     for (name, note, value) in [
         (
             "invalid_session_route_change_0",
-            "A route change of 0: only 1 (commit) and 2 (abort) exist.",
+            "A route change of 0: only 1 (commit), 2 (abort) and 3 (refresh) exist.",
             0,
         ),
-        ("invalid_session_route_change_3", "A route change of 3.", 3),
+        (
+            "invalid_session_route_change_4",
+            "A route change of 4: one past the table (3, refresh, is defined).",
+            4,
+        ),
     ] {
         add(
             name,
@@ -2005,6 +2050,21 @@ fn session_invalid_cases() -> Res<Vec<Invalid>> {
         "Truncated",
         "A route change of 1 (commit) with no route after it: an abort's length with a commit.",
         edit_body(&s(&abort), |b| b[at] = 1),
+    );
+    add(
+        "truncated_session_route_refresh_nothing_after",
+        "Truncated",
+        "A route change of 3 (refresh) with no route after it: an abort's length with a refresh.",
+        edit_body(&s(&abort), |b| b[at] = 3),
+    );
+    add(
+        "truncated_session_route_refresh_in_route",
+        "Truncated",
+        "A refresh body that stops 3 bytes into the route's lease_remaining_ms.",
+        edit_body(&s(&refresh), |b| {
+            let len = b.len() - 5;
+            b.truncate(len);
+        }),
     );
     add(
         "truncated_session_route_commit_in_route",
@@ -2433,6 +2493,11 @@ fn session_frame_json(frame: &Frame, f: &SessionFrame) -> Value {
                     "route": actor_route_json(route),
                 }),
                 RouteChange::Abort => json!({"action": "Abort", "action_code": code}),
+                RouteChange::Refresh(route) => json!({
+                    "action": "Refresh",
+                    "action_code": code,
+                    "route": actor_route_json(route),
+                }),
             },
         }),
     }

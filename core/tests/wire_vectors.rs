@@ -368,6 +368,10 @@ fn route_change_of(v: &Value) -> RouteChange {
             assert!(v.get("route").is_none(), "an abort has no route: {v}");
             RouteChange::Abort
         }
+        "Refresh" => {
+            assert_eq!(u8_of(v, "action_code"), 3, "action_code");
+            RouteChange::Refresh(actor_route_of(field(v, "route")))
+        }
         other => panic!("unknown route change {other:?}"),
     }
 }
@@ -854,13 +858,20 @@ fn vectors_cover_every_session_command_and_code() {
     );
     assert_eq!(refusals, [1, 2, 3], "session refusals");
 
+    let routes = frames("SessionRelocationRoute");
     let changes = sorted(
-        frames("SessionRelocationRoute")
+        routes
             .iter()
             .map(|f| u8_of(field(f, "change"), "action_code"))
             .collect(),
     );
-    assert_eq!(changes, [1, 2], "route changes");
+    assert_eq!(changes, [1, 2, 3], "route changes");
+    // A refresh is not a relocation: it travels with relocation id 0.
+    for f in &routes {
+        if str_of(field(f, "change"), "action") == "Refresh" {
+            assert_eq!(u64_of(f, "relocation"), 0, "a refresh's relocation: {f}");
+        }
+    }
 
     let mut sealed: Vec<bool> = frames("SessionRelocationSealed")
         .iter()
@@ -948,6 +959,28 @@ fn session_u64_fields_around_2p53_and_max_are_exact() {
             ..
         } => {
             assert_eq!(relocation, RelocationId(u64::MAX));
+            assert_eq!(route.lease_remaining_ms, u64::MAX);
+        }
+        other => panic!("{other:?}"),
+    }
+    match frame_of("session_relocation_route_refresh_around_2p53") {
+        SessionFrame::Route {
+            session,
+            binding,
+            object_generation,
+            relocation,
+            change: RouteChange::Refresh(route),
+            ..
+        } => {
+            assert_eq!(session.id, SessionId((1 << 53) + 1));
+            assert_eq!(binding.token, BindingToken((1 << 53) + 1));
+            assert_eq!(object_generation, ObjectGeneration((1 << 53) - 1));
+            assert_eq!(relocation, RelocationId(0));
+            assert_eq!(route.object_generation, object_generation);
+            assert_eq!(
+                route.authority_owner_generation,
+                AuthorityOwnerGeneration((1 << 53) + 1)
+            );
             assert_eq!(route.lease_remaining_ms, u64::MAX);
         }
         other => panic!("{other:?}"),
@@ -1262,10 +1295,10 @@ fn random_session_frame(rng: &mut Rng, which: u64) -> SessionFrame {
             binding: random_binding(rng),
             object_generation: ObjectGeneration(rng.u64()),
             relocation: RelocationId(rng.u64()),
-            change: if rng.bool() {
-                RouteChange::Commit(random_actor_route(rng))
-            } else {
-                RouteChange::Abort
+            change: match rng.below(3) {
+                0 => RouteChange::Commit(random_actor_route(rng)),
+                1 => RouteChange::Abort,
+                _ => RouteChange::Refresh(random_actor_route(rng)),
             },
         },
     }
@@ -1518,7 +1551,8 @@ fn session_codes_outside_their_tables_are_invalid() {
         1,
         "route change",
         &[2],
-        &[1],
+        // Commit and refresh: a route follows.
+        &[1, 3],
     );
 }
 
@@ -1566,6 +1600,26 @@ fn every_session_code_round_trips_to_its_documented_number() {
             sealed,
         };
         assert_eq!(last(f), byte);
+    }
+    // The change byte ends an abort; a commit or refresh puts its route
+    // after it.
+    let route_frame = |change| {
+        wire::encode(&Frame::Session(SessionFrame::Route {
+            session,
+            actor: actor.clone(),
+            binding: a_binding(),
+            object_generation: ObjectGeneration(4),
+            relocation: RelocationId(0),
+            change,
+        }))
+    };
+    let at = route_frame(RouteChange::Abort).len() - 1;
+    for (change, byte) in [
+        (RouteChange::Commit(a_route()), 1),
+        (RouteChange::Abort, 2),
+        (RouteChange::Refresh(a_route()), 3),
+    ] {
+        assert_eq!(route_frame(change)[at], byte, "{change:?}");
     }
 }
 
