@@ -2064,3 +2064,49 @@ fn command_44_whose_committed_route_names_another_incarnation_is_ignored() {
     ));
     assert_eq!(binding(&c, &key).unwrap().route, b.route);
 }
+
+#[test]
+fn a_lease_renewal_refreshes_the_stored_route_deadline_and_nothing_else() {
+    let (c, _) = bound_cluster(2, RoutingConfig::default(), &[("a1", 2)]);
+    let before = binding(&c, &actor("a1")).unwrap();
+    c.advance_ms(20_000);
+    c.node(2).renew_lease(ACTOR, "a1").unwrap();
+    carry(&c, c.node(2).refresh_session_routes(&actor("a1")));
+    let after = binding(&c, &actor("a1")).unwrap();
+    assert_eq!(
+        (after.route.owner, after.binding),
+        (before.route.owner, before.binding)
+    );
+    assert!(after.admission_deadline > before.admission_deadline);
+    c.advance_ms(15_000);
+    assert!(
+        matches!(
+            session_send(&c, "a1", b"still bound"),
+            SessionSend::Sent { .. }
+        ),
+        "35 s after bind, within the renewed lease"
+    );
+}
+
+#[test]
+fn a_lease_refresh_for_another_tenure_changes_nothing() {
+    let (c, session) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2)]);
+    let b = binding(&c, &actor("a1")).unwrap();
+    let forged = SessionFrame::Route {
+        session,
+        actor: actor("a1"),
+        binding: b.binding,
+        object_generation: b.route.object_generation,
+        relocation: RelocationId(0),
+        change: RouteChange::Refresh(ActorRoute {
+            owner: c.node(3).node_ref(),
+            lease_remaining_ms: 1_000_000,
+            ..b.route
+        }),
+    };
+    assert!(matches!(
+        c.node(SESSION_OWNER).on_frame(&encode(forged)),
+        Inbound::Session(SessionEvent::Ignored(_))
+    ));
+    assert_eq!(binding(&c, &actor("a1")).unwrap(), b);
+}

@@ -401,6 +401,21 @@ impl Runtime {
         )
     }
 
+    /// After renewing its lease, tells every bound Session the lease time it
+    /// has now (a command 44 refresh, relocation id 0), so their stored
+    /// routes stay usable; nothing else about the route changes.
+    pub fn refresh_session_routes(&self, actor: &ObjectKey) -> Vec<Outbound> {
+        let Some(route) = self.own_actor_route(actor) else {
+            return Vec::new();
+        };
+        self.route_change(
+            actor,
+            RelocationId(0),
+            RouteChange::Refresh(route),
+            route.object_generation,
+        )
+    }
+
     /// Source, failure before relay-ready: command 44 abort to every bound
     /// Session, so held messages go to this (source) route again.
     pub fn abort_session_routes(

@@ -646,6 +646,9 @@ impl Runtime {
                 "command 44 for another session, binding or incarnation",
             ));
         };
+        if let RouteChange::Refresh(route) = change {
+            return refresh(bound, route, self.clock().now());
+        }
         if bound
             .seal
             .as_ref()
@@ -695,6 +698,23 @@ impl Runtime {
         }
         Inbound::Send(frames)
     }
+}
+
+/// A lease renewal on the same owner tenure: the route's deadline follows
+/// the renewed lease (only ever forward); any other route is ignored.
+fn refresh(bound: &mut BindingRoute, route: ActorRoute, now: crate::clock::MonoTime) -> Inbound {
+    let same_tenure = route.owner == bound.route.owner
+        && route.object_generation == bound.route.object_generation
+        && route.authority_owner_generation == bound.route.authority_owner_generation
+        && route.owner_lease_generation == bound.route.owner_lease_generation;
+    if !same_tenure {
+        return Inbound::Session(SessionEvent::Ignored(
+            "lease refresh for another owner tenure",
+        ));
+    }
+    let renewed = now.after(Duration::from_millis(route.lease_remaining_ms));
+    bound.admission_deadline = bound.admission_deadline.max(renewed);
+    Inbound::Send(Vec::new())
 }
 
 /// The binding of `actor` in `session`, if it is the one named.

@@ -108,6 +108,9 @@ pub enum RouteChange {
     Commit(ActorRoute),
     /// The relocation failed before relay-ready: keep the source route.
     Abort,
+    /// Not a relocation: the owner renewed its lease; the same tenure's route
+    /// with the lease time left now (the relocation id is 0).
+    Refresh(ActorRoute),
 }
 
 /// A session frame.
@@ -445,6 +448,10 @@ impl Writer {
                         self.actor_route(route);
                     }
                     RouteChange::Abort => self.u8(2),
+                    RouteChange::Refresh(route) => {
+                        self.u8(3);
+                        self.actor_route(route);
+                    }
                 }
             }
         }
@@ -598,10 +605,11 @@ impl Reader<'_> {
                 change: match self.u8("route change")? {
                     1 => RouteChange::Commit(self.actor_route()?),
                     2 => RouteChange::Abort,
+                    3 => RouteChange::Refresh(self.actor_route()?),
                     other => {
                         return Err(invalid(
                             "route change",
-                            format!("{other} is neither 1 (commit) nor 2 (abort)"),
+                            format!("{other} is not 1 (commit), 2 (abort) or 3 (refresh)"),
                         ));
                     }
                 },
