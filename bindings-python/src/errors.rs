@@ -92,3 +92,14 @@ pub(crate) fn forked() -> PyErr {
         "this object was created before fork(); create a new one in this process",
     )
 }
+
+pub(crate) fn session(e: &zlink_core::SessionError) -> PyErr {
+    use zlink_core::SessionError;
+    let kind = match e {
+        SessionError::UnknownSession(_) => "UnknownSession",
+        SessionError::Closing(_) => "Closing",
+        SessionError::Sealed { .. } => "Sealed",
+        SessionError::NotBound { .. } => "NotBound",
+    };
+    raise("SessionError", kind, e)
+}

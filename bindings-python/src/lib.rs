@@ -7,6 +7,7 @@ mod errors;
 mod fork;
 mod results;
 mod runtime;
+mod sessions;
 mod setup;
 mod wire;
 mod wire_json;
@@ -25,6 +26,7 @@ fn _zlink(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<setup::PyRedisStore>()?;
     m.add_class::<runtime::PyRuntime>()?;
     results::register(m)?;
+    sessions::register(m)?;
     wire::register(m)?;
     Ok(())
 }

@@ -252,7 +252,7 @@ impl PyNodeRef {
     fn __match_args__() -> (&'static str, &'static str, &'static str) {
         ("mesh", "rid", "generation")
     }
-    fn __repr__(&self) -> String {
+    pub(crate) fn __repr__(&self) -> String {
         format!(
             "NodeRef(mesh={:?}, rid={}, generation={})",
             self.0.mesh.as_str(),
@@ -373,7 +373,7 @@ impl PyOutbound {
     fn __match_args__() -> (&'static str, &'static str) {
         ("to", "bytes")
     }
-    fn __repr__(&self) -> String {
+    pub(crate) fn __repr__(&self) -> String {
         format!(
             "Outbound(to={}, bytes=<{} bytes>)",
             PyNodeRef(self.to).__repr__(),
@@ -871,7 +871,13 @@ impl PyCompletion {
     fn outcome(&self, py: Python<'_>) -> PyResult<Obj> {
         outcome(py, &self.0.outcome)
     }
-    /// True when the Spot that started it was re-created since.
+    /// The Spot execution that started it (`request(..., origin=...)`).
+    #[getter]
+    fn origin(&self) -> Option<crate::sessions::PySpotExecution> {
+        self.0.origin.clone().map(crate::sessions::PySpotExecution)
+    }
+    /// True when the Spot that started it was re-created since: the outcome
+    /// resumes the old execution only, never the new incarnation.
     #[getter]
     fn origin_gone(&self) -> bool {
         self.0.origin_gone
@@ -882,13 +888,14 @@ impl PyCompletion {
     }
     fn __repr__(&self) -> String {
         format!(
-            "Completion(correlation={}, operation_id={}, kind={:?}, id={:?}, outcome={}, origin_gone={})",
+            "Completion(correlation={}, operation_id={}, kind={:?}, id={:?}, outcome={}, origin={}, origin_gone={})",
             self.0.correlation,
             self.0.operation_id,
             self.kind(),
             self.0.target.id(),
             self.0.outcome.kind(),
-            self.0.origin_gone
+            self.origin().map_or("None".to_owned(), |o| o.__repr__()),
+            if self.0.origin_gone { "True" } else { "False" }
         )
     }
 }
@@ -999,31 +1006,6 @@ impl PySend {
     }
 }
 
-/// A session-protocol decision (`SessionDeliver` or a Session event); the
-/// session API is not bound to Python yet: `name` and `detail` describe it.
-#[pyclass(name = "SessionInbound", module = "zlink", frozen, eq, hash)]
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub(crate) struct PySessionInbound {
-    #[pyo3(get)]
-    name: &'static str,
-    #[pyo3(get)]
-    detail: String,
-}
-
-#[pymethods]
-impl PySessionInbound {
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str) {
-        ("name", "detail")
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "SessionInbound(name={:?}, detail={:?})",
-            self.name, self.detail
-        )
-    }
-}
-
 pub(crate) fn inbound(py: Python<'_>, i: Inbound) -> PyResult<Obj> {
     match i {
         Inbound::Deliver(d) => new(py, PyDeliver(d)),
@@ -1060,20 +1042,8 @@ pub(crate) fn inbound(py: Python<'_>, i: Inbound) -> PyResult<Obj> {
             },
         ),
         Inbound::Send(v) => new(py, PySend(v)),
-        Inbound::SessionDeliver(d) => new(
-            py,
-            PySessionInbound {
-                name: "SessionDeliver",
-                detail: format!("{d:?}"),
-            },
-        ),
-        Inbound::Session(ev) => new(
-            py,
-            PySessionInbound {
-                name: "Session",
-                detail: format!("{ev:?}"),
-            },
-        ),
+        Inbound::SessionDeliver(d) => crate::sessions::session_deliver(py, d),
+        Inbound::Session(ev) => crate::sessions::session_event(py, ev),
         Inbound::PeerRefused => new(py, PyPeerRefused),
     }
 }
@@ -1111,6 +1081,5 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRouteRefreshed>()?;
     m.add_class::<PyDropped>()?;
     m.add_class::<PySend>()?;
-    m.add_class::<PySessionInbound>()?;
     Ok(())
 }

@@ -7,15 +7,21 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use zlink_core::wire::ActorRoute;
 use zlink_core::wire::{MAX_ERROR_MESSAGE_BYTES, ReplyError, ReplyErrorKind, ReplyResult};
 use zlink_core::{
     AuthorityOwnerGeneration, CorrelationId, InputError, NodeRid, ObjectGeneration, ObjectKind,
-    OwnerLeaseGeneration, RequestOptions, SendOptions, Stats, WriteFence,
+    OwnerLeaseGeneration, RelocationId, RequestOptions, SendOptions, SessionGeneration, SessionId,
+    Stats, WriteFence,
 };
 
 use crate::errors;
 use crate::fork::ForkBound;
 use crate::results::{self, PyNoticeToken, PyOperation, PyOutbound, PyOwnedObject, PyRouteEnd};
+use crate::sessions::{
+    self, PyActorRoute, PyBindingRoute, PyClosedSession, PyPeerDescriptor, PyPeerIntent,
+    PyPeerReplacement, PyRegistration, PySessionRef, PySpotExecution, actor_key,
+};
 use crate::setup::{PyNodeIdentity, PyRoutingConfig, clock_of, store_of};
 
 type Obj = Py<PyAny>;
@@ -253,7 +259,7 @@ impl PyRuntime {
     /// Sends a request: Submitted (with `correlation`) | NotFound | ... Its
     /// one terminal result comes as a Completion (on_frame, cancel,
     /// expire_requests, shutdown_requests).
-    #[pyo3(signature = (kind, id, payload, *, timeout = 5_000, instance_intent = false, deadline = 5_000))]
+    #[pyo3(signature = (kind, id, payload, *, timeout = 5_000, instance_intent = false, deadline = 5_000, origin = None))]
     #[allow(clippy::too_many_arguments)]
     fn request(
         &self,
@@ -264,6 +270,7 @@ impl PyRuntime {
         timeout: i64,
         instance_intent: bool,
         deadline: i64,
+        origin: Option<&PySpotExecution>,
     ) -> PyResult<Obj> {
         let kind = kind_of(kind)?;
         let options = RequestOptions {
@@ -272,7 +279,7 @@ impl PyRuntime {
                 deadline: millis("deadline", deadline)?,
             },
             timeout: millis("timeout", timeout)?,
-            origin: None,
+            origin: origin.map(|o| o.0.clone()),
         };
         let rt = self.rt()?;
         let requested = py
@@ -283,7 +290,8 @@ impl PyRuntime {
 
     /// Decides what to do with one inbound frame: Deliver | Relay | Reject |
     /// Ended | Completed | Late | RouteRefreshed | Dropped | Send |
-    /// SessionInbound | PeerRefused. Never blocks.
+    /// SessionDeliver | Bound | BindRefused | Pushed | RelayRefused | Sealed |
+    /// Ignored | PeerRefused. Never blocks.
     fn on_frame(&self, py: Python<'_>, frame: &[u8]) -> PyResult<Obj> {
         let inbound = self.rt()?.on_frame(frame);
         results::inbound(py, inbound)
@@ -529,6 +537,262 @@ impl PyRuntime {
         Ok(self.rt()?.on_store_recovery())
     }
 
+    // ---- sessions (spec §3) -------------------------------------------
+
+    /// Opens a Session owned by this runtime.
+    fn open_session(&self, id: u64, generation: u64) -> PyResult<PySessionRef> {
+        Ok(PySessionRef(self.rt()?.open_session(
+            SessionId(id),
+            SessionGeneration(generation),
+        )))
+    }
+
+    /// Binds (or rebinds) `session` to Actor `actor` at `location` (the
+    /// ActorRef's: a RouteEnd from `owner_route_end`, or an ActorRoute).
+    /// Carry the Outbound; the route is stored only by its terminal reply
+    /// (`on_frame` -> Bound | BindRefused).
+    fn bind(&self, session: u64, actor: &str, location: &Bound<'_, PyAny>) -> PyResult<PyOutbound> {
+        let route = if let Ok(r) = location.cast::<PyActorRoute>() {
+            r.get().0
+        } else if let Ok(end) = location.cast::<PyRouteEnd>() {
+            let end = end.get().0;
+            ActorRoute {
+                owner: end.node,
+                object_generation: end.fence.object_generation,
+                authority_owner_generation: end.fence.authority_owner_generation,
+                owner_lease_generation: end.fence.owner_lease_generation,
+                lease_remaining_ms: 0,
+            }
+        } else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "location must be a RouteEnd or an ActorRoute",
+            ));
+        };
+        let actor_ref = zlink_core::ActorRef {
+            actor: actor_key(actor)?,
+            route,
+        };
+        self.rt()?
+            .bind(SessionId(session), &actor_ref)
+            .map(Into::into)
+            .map_err(|e| errors::session(&e))
+    }
+
+    /// The stored binding route of Actor `actor` in `session`, or None.
+    fn binding(&self, session: u64, actor: &str) -> PyResult<Option<PyBindingRoute>> {
+        let key = actor_key(actor)?;
+        Ok(self
+            .rt()?
+            .binding(SessionId(session), &key)
+            .map(PyBindingRoute))
+    }
+
+    /// Relays `payload` from `session` to Actor `actor` on the stored
+    /// route (no lookup): SessionSent | SessionHeld | Unavailable.
+    fn session_send(
+        &self,
+        py: Python<'_>,
+        session: u64,
+        actor: &str,
+        payload: &[u8],
+    ) -> PyResult<Obj> {
+        let key = actor_key(actor)?;
+        let sent = self
+            .rt()?
+            .session_send(SessionId(session), &key, payload)
+            .map_err(|e| errors::session(&e))?;
+        sessions::session_send(py, sent)
+    }
+
+    /// The Session's connection closed (`physical`) or the application
+    /// ended it: the disconnect notifications to carry.
+    #[pyo3(signature = (session, *, physical = true))]
+    fn disconnect_session(&self, session: u64, physical: bool) -> PyResult<Vec<PyOutbound>> {
+        let frames = self
+            .rt()?
+            .disconnect_session(SessionId(session), physical)
+            .map_err(|e| errors::session(&e))?;
+        Ok(frames.into_iter().map(Into::into).collect())
+    }
+
+    /// Closes every Session holding a seal older than the seal timeout
+    /// (runtime clock) without its command 44.
+    fn expire_seals(&self) -> PyResult<Vec<PyClosedSession>> {
+        Ok(self
+            .rt()?
+            .expire_seals()
+            .into_iter()
+            .map(PyClosedSession)
+            .collect())
+    }
+
+    /// Pushes `payload` from Actor `actor` to the bound `session`; None if
+    /// no such binding is registered here.
+    fn push(
+        &self,
+        actor: &str,
+        session: &PySessionRef,
+        payload: &[u8],
+    ) -> PyResult<Option<PyOutbound>> {
+        let key = actor_key(actor)?;
+        Ok(self.rt()?.push(&key, &session.0, payload).map(Into::into))
+    }
+
+    /// Sessions bound to Actor `actor` here.
+    fn bound_sessions(&self, actor: &str) -> PyResult<Vec<PyRegistration>> {
+        let key = actor_key(actor)?;
+        Ok(self
+            .rt()?
+            .bound_sessions(&key)
+            .into_iter()
+            .map(PyRegistration)
+            .collect())
+    }
+
+    /// Relocation source, step 1: command 42 to every bound Session.
+    fn seal_sessions(&self, actor: &str, relocation: u64) -> PyResult<Vec<PyOutbound>> {
+        let key = actor_key(actor)?;
+        Ok(outbounds(
+            self.rt()?.seal_sessions(&key, RelocationId(relocation)),
+        ))
+    }
+
+    /// The registrations to carry to the relocation target.
+    fn export_bindings(&self, actor: &str) -> PyResult<Vec<PyRegistration>> {
+        let key = actor_key(actor)?;
+        Ok(self
+            .rt()?
+            .export_bindings(&key)
+            .into_iter()
+            .map(PyRegistration)
+            .collect())
+    }
+
+    /// Relocation target: registers the bindings carried from the source.
+    fn import_bindings(&self, actor: &str, registrations: &Bound<'_, PyAny>) -> PyResult<()> {
+        let key = actor_key(actor)?;
+        let mut regs = Vec::new();
+        for r in registrations.try_iter()? {
+            regs.push(r?.cast::<PyRegistration>()?.get().0);
+        }
+        self.rt()?.import_bindings(&key, &regs);
+        Ok(())
+    }
+
+    /// Drops every binding of Actor `actor` here.
+    fn forget_bindings(&self, actor: &str) -> PyResult<()> {
+        let key = actor_key(actor)?;
+        self.rt()?.forget_bindings(&key);
+        Ok(())
+    }
+
+    /// Relocation target: command 44 commit to every bound Session.
+    fn commit_session_routes(&self, actor: &str, relocation: u64) -> PyResult<Vec<PyOutbound>> {
+        let key = actor_key(actor)?;
+        Ok(outbounds(
+            self.rt()?
+                .commit_session_routes(&key, RelocationId(relocation)),
+        ))
+    }
+
+    /// Relocation source, failure before relay-ready: command 44 abort.
+    fn abort_session_routes(&self, actor: &str, relocation: u64) -> PyResult<Vec<PyOutbound>> {
+        let key = actor_key(actor)?;
+        Ok(outbounds(
+            self.rt()?
+                .abort_session_routes(&key, RelocationId(relocation)),
+        ))
+    }
+
+    /// After a lease renewal: a command 44 refresh to every bound Session.
+    fn refresh_session_routes(&self, actor: &str) -> PyResult<Vec<PyOutbound>> {
+        let key = actor_key(actor)?;
+        Ok(outbounds(self.rt()?.refresh_session_routes(&key)))
+    }
+
+    // ---- manual object peers (spec §2.3) --------------------------------
+
+    /// Publishes this node's own object-peer descriptor (writes the store:
+    /// the GIL is released).
+    fn publish_descriptor(
+        &self,
+        py: Python<'_>,
+        endpoint: &str,
+        security_identity: &str,
+    ) -> PyResult<PyPeerDescriptor> {
+        let rt = self.rt()?;
+        py.detach(|| rt.publish_descriptor(endpoint, security_identity))
+            .map(PyPeerDescriptor)
+            .map_err(|e| errors::lifecycle(&e))
+    }
+
+    /// Registers a manually configured endpoint (an intent only).
+    fn add_manual_peer(&self, endpoint: &str) -> PyResult<()> {
+        self.rt()?
+            .add_manual_peer(endpoint)
+            .map_err(|e| errors::input(&e))
+    }
+
+    /// Looks up every manual endpoint's descriptor (GIL released): the
+    /// replacements to perform now.
+    fn connect_manual_peers(&self, py: Python<'_>) -> PyResult<Vec<PyPeerReplacement>> {
+        let rt = self.rt()?;
+        let now = py
+            .detach(|| rt.connect_manual_peers())
+            .map_err(|e| errors::store(&e))?;
+        Ok(now.into_iter().map(Into::into).collect())
+    }
+
+    /// Registers `endpoint` if needed and looks its descriptor up (GIL
+    /// released): a replacement to perform now, or None.
+    fn ensure_manual_peer(
+        &self,
+        py: Python<'_>,
+        endpoint: &str,
+    ) -> PyResult<Option<PyPeerReplacement>> {
+        let rt = self.rt()?;
+        py.detach(|| rt.ensure_manual_peer(endpoint))
+            .map(|r| r.map(Into::into))
+            .map_err(|e| errors::lifecycle(&e))
+    }
+
+    /// The transport connected `endpoint`; its handshake showed `rid`.
+    fn peer_opened(&self, endpoint: &str, rid: u64) -> PyResult<()> {
+        self.rt()?
+            .peer_opened(endpoint, NodeRid(rid))
+            .map_err(|e| errors::input(&e))
+    }
+
+    /// The transport confirmed `endpoint` closed: a waiting replacement is
+    /// installed now and returned.
+    fn peer_closed(&self, endpoint: &str) -> PyResult<Option<PyPeerReplacement>> {
+        self.rt()?
+            .peer_closed(endpoint)
+            .map(|r| r.map(Into::into))
+            .map_err(|e| errors::input(&e))
+    }
+
+    /// The intent, observed routing ID and close state of `endpoint`.
+    fn peer_intent(&self, endpoint: &str) -> PyResult<Option<PyPeerIntent>> {
+        Ok(self.rt()?.peer_intent(endpoint).map(PyPeerIntent))
+    }
+
+    /// Where to reach node `rid`, only through an installed descriptor.
+    fn peer_endpoint(&self, rid: u64) -> PyResult<Option<String>> {
+        Ok(self
+            .rt()?
+            .peer_endpoint(NodeRid(rid))
+            .map(|e| e.as_str().to_owned()))
+    }
+
+    /// `on_frame` behind a manual peer connection's admission fence:
+    /// PeerRefused unless the connection carries an installed descriptor,
+    /// is open with its routing ID, and the sender's lifecycle matches.
+    fn on_peer_frame(&self, py: Python<'_>, endpoint: &str, frame: &[u8]) -> PyResult<Obj> {
+        let inbound = self.rt()?.on_peer_frame(endpoint, frame);
+        results::inbound(py, inbound)
+    }
+
     /// Every counter, read now, as a dict.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         stats_dict(py, &self.rt()?.stats())
@@ -543,6 +807,10 @@ impl PyRuntime {
             me.generation
         ))
     }
+}
+
+fn outbounds(frames: Vec<zlink_core::Outbound>) -> Vec<PyOutbound> {
+    frames.into_iter().map(Into::into).collect()
 }
 
 fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {

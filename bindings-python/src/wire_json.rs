@@ -205,7 +205,7 @@ fn actor_route_json(r: &ActorRoute) -> Value {
     })
 }
 
-fn bind_refusal_name(why: BindRefusal) -> &'static str {
+pub(crate) fn bind_refusal_name(why: BindRefusal) -> &'static str {
     match why {
         BindRefusal::NotOwner => "NotOwner",
         BindRefusal::ObjectGeneration => "ObjectGeneration",
@@ -215,7 +215,7 @@ fn bind_refusal_name(why: BindRefusal) -> &'static str {
     }
 }
 
-fn relay_kind_name(kind: RelayKind) -> &'static str {
+pub(crate) fn relay_kind_name(kind: RelayKind) -> &'static str {
     match kind {
         RelayKind::Message => "Message",
         RelayKind::PhysicalDisconnect => "PhysicalDisconnect",
@@ -223,7 +223,7 @@ fn relay_kind_name(kind: RelayKind) -> &'static str {
     }
 }
 
-fn session_refusal_name(reason: SessionRefusal) -> &'static str {
+pub(crate) fn session_refusal_name(reason: SessionRefusal) -> &'static str {
     match reason {
         SessionRefusal::UnknownBinding => "UnknownBinding",
         SessionRefusal::StaleRoute => "StaleRoute",

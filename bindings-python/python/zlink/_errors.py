@@ -52,6 +52,12 @@ class ReplyRouteError(ZlinkError, ValueError):
     """``reply()`` on a one-way message, or a reply over the message bound."""
 
 
+class SessionError(ZlinkError):
+    """A session call on an unknown or disconnected Session, an Actor it has
+    no binding to, or a binding sealed for a relocation (``kind``:
+    UnknownSession, Closing, NotBound, Sealed)."""
+
+
 class ForkedRuntimeError(ZlinkError):
     """This object was created in the parent of a ``fork()``: its threads do
     not exist in the child. Create a new Runtime in the child."""
@@ -65,5 +71,6 @@ __all__ = [
     "LifecycleError",
     "WireError",
     "ReplyRouteError",
+    "SessionError",
     "ForkedRuntimeError",
 ]
