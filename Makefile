@@ -16,7 +16,7 @@ deps:
 # bindings-python/scripts/test.sh: builds the `zlink` wheel (maturin, release),
 # installs it into a fresh venv and runs pytest, mypy --strict and stubtest.
 test: deps lint header-check
-	$(CARGO) test --workspace --all-targets
+	$(CARGO) test --workspace --lib --bins --tests --examples
 	bash ffi-c/tests/run.sh
 	bash bindings-python/scripts/test.sh
 	$(CARGO) run -q -p zlink-cli -- demo --json > /dev/null
