@@ -40,6 +40,11 @@
 #define ZLINK_MAX_TEXT_BYTES 4096
 
 /**
+ * Longest message of an error reply, in bytes.
+ */
+#define ZLINK_MAX_ERROR_MESSAGE_BYTES 4096
+
+/**
  * Bytes of a mesh-name field: up to 23 bytes of UTF-8 and a NUL.
  */
 #define ZLINK_MESH_NAME_CAPACITY 24
@@ -118,6 +123,22 @@ enum zlink_result
    * A bug in the library: a panic was caught at the boundary.
    */
   ZLINK_RESULT_PANIC = 15,
+  /**
+   * No such open Session on this runtime.
+   */
+  ZLINK_RESULT_UNKNOWN_SESSION = 16,
+  /**
+   * The Session was disconnected; it only waits for its relocations.
+   */
+  ZLINK_RESULT_SESSION_CLOSING = 17,
+  /**
+   * The binding is sealed for a relocation: rebind after its command 44.
+   */
+  ZLINK_RESULT_BINDING_SEALED = 18,
+  /**
+   * The Session has no binding to that Actor.
+   */
+  ZLINK_RESULT_NOT_BOUND = 19,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -299,11 +320,14 @@ enum zlink_decision_kind
    */
   ZLINK_DECISION_KIND_SEND = 9,
   /**
-   * A session relay for a local Actor (`operation_id`, `target_*`, `payload`).
+   * A session relay for a local Actor: put it on the Actor's queue
+   * (`operation_id`, `target_*`, `session`, `sequence`, `relay_kind`,
+   * `payload`).
    */
   ZLINK_DECISION_KIND_SESSION_DELIVER = 10,
   /**
-   * A Session-side event (details not exposed through the C ABI yet).
+   * A Session-side event: `session_event` says which, and which fields
+   * mean something.
    */
   ZLINK_DECISION_KIND_SESSION = 11,
   /**
@@ -394,6 +418,188 @@ typedef uint32_t zlink_outcome;
 #endif // __cplusplus
 
 /**
+ * What failed on the target, in an error reply.
+ */
+enum zlink_reply_error_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not an error reply.
+   */
+  ZLINK_REPLY_ERROR_KIND_NONE = 0,
+  /**
+   * The application handler failed.
+   */
+  ZLINK_REPLY_ERROR_KIND_HANDLER = 1,
+  /**
+   * The application could not decode the request.
+   */
+  ZLINK_REPLY_ERROR_KIND_DECODE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_reply_error_kind zlink_reply_error_kind;
+#else
+typedef uint32_t zlink_reply_error_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What a session relay carries.
+ */
+enum zlink_relay_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not a session relay.
+   */
+  ZLINK_RELAY_KIND_NONE = 0,
+  /**
+   * An application message from the Session to the Actor.
+   */
+  ZLINK_RELAY_KIND_MESSAGE = 1,
+  /**
+   * The Session's physical connection closed.
+   */
+  ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT = 2,
+  /**
+   * The application ended the Session.
+   */
+  ZLINK_RELAY_KIND_LOGICAL_DISCONNECT = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_relay_kind zlink_relay_kind;
+#else
+typedef uint32_t zlink_relay_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Which Session-side event a `ZLINK_DECISION_KIND_SESSION` decision is.
+ */
+enum zlink_session_event
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not a session event.
+   */
+  ZLINK_SESSION_EVENT_NONE = 0,
+  /**
+   * A bind reached its terminal reply: `binding_route` is stored.
+   */
+  ZLINK_SESSION_EVENT_BOUND = 1,
+  /**
+   * A bind was refused (`bind_refusal`); any previous route is kept.
+   */
+  ZLINK_SESSION_EVENT_BIND_REFUSED = 2,
+  /**
+   * The Actor pushed `payload` to the Session.
+   */
+  ZLINK_SESSION_EVENT_PUSHED = 3,
+  /**
+   * A relay (`operation_id`) was refused (`session_refusal`): it ends.
+   */
+  ZLINK_SESSION_EVENT_RELAY_REFUSED = 4,
+  /**
+   * The relocation coordinator learns whether the Session sealed
+   * (`relocation`, `sealed`).
+   */
+  ZLINK_SESSION_EVENT_SEALED = 5,
+  /**
+   * A frame that does not match current state was ignored (`detail`).
+   */
+  ZLINK_SESSION_EVENT_IGNORED = 6,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_session_event zlink_session_event;
+#else
+typedef uint32_t zlink_session_event;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why an Actor owner refused a bind.
+ */
+enum zlink_bind_refusal
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not a bind refusal.
+   */
+  ZLINK_BIND_REFUSAL_NONE = 0,
+  /**
+   * The node does not own the Actor (or it is not Ready).
+   */
+  ZLINK_BIND_REFUSAL_NOT_OWNER = 1,
+  /**
+   * Another incarnation than the ActorRef names.
+   */
+  ZLINK_BIND_REFUSAL_OBJECT_GENERATION = 2,
+  /**
+   * Another node lifecycle than the ActorRef names.
+   */
+  ZLINK_BIND_REFUSAL_NODE_GENERATION = 3,
+  /**
+   * Another authority owner generation.
+   */
+  ZLINK_BIND_REFUSAL_OWNER_GENERATION = 4,
+  /**
+   * Another owner lease, or it has run out.
+   */
+  ZLINK_BIND_REFUSAL_OWNER_LEASE = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_bind_refusal zlink_bind_refusal;
+#else
+typedef uint32_t zlink_bind_refusal;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why an Actor owner refused a session relay.
+ */
+enum zlink_session_refusal
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not a relay refusal.
+   */
+  ZLINK_SESSION_REFUSAL_NONE = 0,
+  /**
+   * No such binding there (never bound, tombstoned or replaced).
+   */
+  ZLINK_SESSION_REFUSAL_UNKNOWN_BINDING = 1,
+  /**
+   * The route is stale and no Message Follow route serves it.
+   */
+  ZLINK_SESSION_REFUSAL_STALE_ROUTE = 2,
+  /**
+   * Another incarnation than the binding's.
+   */
+  ZLINK_SESSION_REFUSAL_OBJECT_GENERATION = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_session_refusal zlink_session_refusal;
+#else
+typedef uint32_t zlink_session_refusal;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * The resolver's four closed results (spec §2.2).
  */
 enum zlink_resolution_tag
@@ -452,6 +658,37 @@ enum zlink_authority_state
 typedef enum zlink_authority_state zlink_authority_state;
 #else
 typedef uint32_t zlink_authority_state;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What became of a session relay on the Session owner.
+ */
+enum zlink_session_sent_tag
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Carry `outbound` (on the stored route).
+   */
+  ZLINK_SESSION_SENT_TAG_SENT = 1,
+  /**
+   * The Actor is relocating: held, sent in order when its command 44
+   * arrives (a `SEND` decision of `zlink_on_frame`).
+   */
+  ZLINK_SESSION_SENT_TAG_HELD = 2,
+  /**
+   * The stored route is past its admission deadline (`reason`): the
+   * operation ends; nothing was looked up.
+   */
+  ZLINK_SESSION_SENT_TAG_UNAVAILABLE = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_session_sent_tag zlink_session_sent_tag;
+#else
+typedef uint32_t zlink_session_sent_tag;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -527,25 +764,6 @@ typedef struct {
 } zlink_bytes;
 
 /**
- * Options of a direct send or request. Pass NULL for the defaults
- * (no instance intent, 5000 ms deadline, 5000 ms request timeout).
- */
-typedef struct {
-  /**
-   * A Spot call that may cold-activate a Missing Instance Spot.
-   */
-  bool instance_intent;
-  /**
-   * How long the call may retry the store, in ms (> 0).
-   */
-  uint64_t deadline_ms;
-  /**
-   * Requests only: the request times out this long after it is sent (> 0).
-   */
-  uint64_t timeout_ms;
-} zlink_send_options;
-
-/**
  * A node on the wire: mesh name (NUL-terminated), routing ID, generation.
  */
 typedef struct {
@@ -578,6 +796,41 @@ typedef struct {
 } zlink_outbound;
 
 /**
+ * Frames to carry, each to its node: `count` entries at `items` (NULL
+ * when empty or freed). Free with `zlink_outbound_list_free`, which frees
+ * every frame's bytes and zeroes the struct, so a second free is harmless.
+ */
+typedef struct {
+  /**
+   * The frames.
+   */
+  zlink_outbound *items;
+  /**
+   * How many.
+   */
+  size_t count;
+} zlink_outbound_list;
+
+/**
+ * Options of a direct send or request. Pass NULL for the defaults
+ * (no instance intent, 5000 ms deadline, 5000 ms request timeout).
+ */
+typedef struct {
+  /**
+   * A Spot call that may cold-activate a Missing Instance Spot.
+   */
+  bool instance_intent;
+  /**
+   * How long the call may retry the store, in ms (> 0).
+   */
+  uint64_t deadline_ms;
+  /**
+   * Requests only: the request times out this long after it is sent (> 0).
+   */
+  uint64_t timeout_ms;
+} zlink_send_options;
+
+/**
  * The result of `zlink_send` / `zlink_request`. Free `outbound.bytes`.
  */
 typedef struct {
@@ -606,6 +859,111 @@ typedef struct {
    */
   zlink_store_error store_error;
 } zlink_sent;
+
+/**
+ * The Spot execution that starts a request (spec §4.2): its completion
+ * carries it back (`has_origin`, `origin_*`), and says `origin_gone` when
+ * that Spot was re-created since.
+ */
+typedef struct {
+  /**
+   * The Spot's global ID, `id_len` UTF-8 bytes.
+   */
+  const uint8_t *id;
+  /**
+   * Its length.
+   */
+  size_t id_len;
+  /**
+   * The Spot's incarnation (its `zlink_owned.fence.object_generation`).
+   */
+  uint64_t object_generation;
+} zlink_spot_execution;
+
+/**
+ * A Session as the wire names it: its owner runtime, id and lifecycle
+ * generation. Plain data.
+ */
+typedef struct {
+  /**
+   * The runtime that owns the Session.
+   */
+  zlink_node owner;
+  /**
+   * The session id.
+   */
+  uint64_t id;
+  /**
+   * Its lifecycle generation (a reconnected session is a new one).
+   */
+  uint64_t generation;
+} zlink_session_ref;
+
+/**
+ * Where an Actor's owner is and the fences that must still hold: the
+ * location an ActorRef names (for `zlink_bind`) or a verified binding
+ * route. Plain data. Fill it from `zlink_owner_route_end` on the owner:
+ * `owner = end.node`, the three generations from `end.fence`.
+ */
+typedef struct {
+  /**
+   * The owner node (mesh, RID, node generation).
+   */
+  zlink_node owner;
+  /**
+   * The Actor's incarnation.
+   */
+  uint64_t object_generation;
+  /**
+   * The owner generation.
+   */
+  uint64_t authority_owner_generation;
+  /**
+   * The owner lease.
+   */
+  uint64_t owner_lease_generation;
+  /**
+   * Lease time left at the owner when it answered (ms); ignored by
+   * `zlink_bind`.
+   */
+  uint64_t lease_remaining_ms;
+} zlink_actor_route;
+
+/**
+ * A binding's identity, issued by the Actor owner.
+ */
+typedef struct {
+  /**
+   * Its generation.
+   */
+  uint64_t generation;
+  /**
+   * Its token.
+   */
+  uint64_t token;
+} zlink_binding;
+
+/**
+ * One bound Actor as the Session owner stores it.
+ */
+typedef struct {
+  /**
+   * The verified route.
+   */
+  zlink_actor_route route;
+  /**
+   * The binding the owner issued.
+   */
+  zlink_binding binding;
+  /**
+   * The Session.
+   */
+  zlink_session_ref session;
+  /**
+   * Past this instant (ns, runtime clock) the route is not used.
+   */
+  uint64_t admission_deadline_ns;
+} zlink_binding_route;
 
 /**
  * A decision about one inbound frame; `kind` says which fields mean
@@ -681,9 +1039,62 @@ typedef struct {
    */
   uint32_t error_code;
   /**
-   * Dropped: why; `ZLINK_FAILURE_REPLIED`: the error message (UTF-8).
+   * Dropped: why; `ZLINK_FAILURE_REPLIED`: the error message (UTF-8);
+   * `ZLINK_SESSION_EVENT_IGNORED`: why.
    */
   zlink_bytes detail;
+  /**
+   * `ZLINK_FAILURE_REPLIED`: what failed on the target.
+   */
+  zlink_reply_error_kind error_kind;
+  /**
+   * Completed: a Spot execution started the request (`origin_*`).
+   */
+  bool has_origin;
+  /**
+   * Completed with `has_origin`: the Spot's global ID (UTF-8).
+   */
+  zlink_bytes origin_id;
+  /**
+   * Completed with `has_origin`: the Spot's incarnation then.
+   */
+  uint64_t origin_object_generation;
+  /**
+   * SessionDeliver / Session: the Session (target_* is the Actor).
+   */
+  zlink_session_ref session;
+  /**
+   * SessionDeliver: its place in the Session's order.
+   */
+  uint64_t sequence;
+  /**
+   * SessionDeliver: message or disconnect.
+   */
+  zlink_relay_kind relay_kind;
+  /**
+   * Session: which event.
+   */
+  zlink_session_event session_event;
+  /**
+   * `ZLINK_SESSION_EVENT_BOUND`: the stored route.
+   */
+  zlink_binding_route binding_route;
+  /**
+   * `ZLINK_SESSION_EVENT_BIND_REFUSED`: why.
+   */
+  zlink_bind_refusal bind_refusal;
+  /**
+   * `ZLINK_SESSION_EVENT_RELAY_REFUSED`: why (`operation_id` ends).
+   */
+  zlink_session_refusal session_refusal;
+  /**
+   * `ZLINK_SESSION_EVENT_SEALED`: the relocation.
+   */
+  uint64_t relocation;
+  /**
+   * `ZLINK_SESSION_EVENT_SEALED`: whether the seal was installed.
+   */
+  bool sealed;
   /**
    * Library-private; do not touch.
    */
@@ -691,10 +1102,71 @@ typedef struct {
 } zlink_decision;
 
 /**
- * The routing settings, durations in milliseconds (DESIGN §4). Start from
- * `zlink_config_default` and change what you need.
+ * Decisions the library allocated: `count` at `items` (NULL when empty or
+ * freed). Free with `zlink_decision_list_free`.
  */
 typedef struct {
+  /**
+   * The decisions.
+   */
+  zlink_decision *items;
+  /**
+   * How many.
+   */
+  size_t count;
+} zlink_decision_list;
+
+/**
+ * An object-peer descriptor: the four values a transport handshake must
+ * use for a replacement (`replacePeerConnection(endpoint, rid,
+ * lifecycleGeneration, securityIdentity)`). The strings are UTF-8 bytes,
+ * not NUL-terminated. Free with `zlink_peer_descriptor_free`.
+ */
+typedef struct {
+  /**
+   * Where the peer listens.
+   */
+  zlink_bytes endpoint;
+  /**
+   * Its routing ID.
+   */
+  uint64_t rid;
+  /**
+   * Its lifecycle generation (a restart publishes a higher one).
+   */
+  uint64_t lifecycle_generation;
+  /**
+   * The identity its transport must present.
+   */
+  zlink_bytes security_identity;
+} zlink_peer_descriptor;
+
+/**
+ * Replacements to perform: `count` descriptors at `items` (NULL when empty
+ * or freed). Free with `zlink_peer_descriptor_list_free`.
+ */
+typedef struct {
+  /**
+   * The descriptors.
+   */
+  zlink_peer_descriptor *items;
+  /**
+   * How many.
+   */
+  size_t count;
+} zlink_peer_descriptor_list;
+
+/**
+ * The routing settings, durations in milliseconds (DESIGN §4). Start from
+ * `zlink_config_default` (which sets `size`) and change what you need.
+ */
+typedef struct {
+  /**
+   * `sizeof(zlink_config)` as the caller compiled it: lets later
+   * versions append fields. Set by `zlink_config_default`; any other
+   * value than this library's size is `ZLINK_RESULT_INVALID_CONFIG`.
+   */
+  size_t size;
   /**
    * Longest life of a cached route; 0 turns the cache off. Default 15000.
    */
@@ -1024,6 +1496,93 @@ typedef struct {
   uint64_t requests_unroutable;
 } zlink_stats;
 
+/**
+ * The result of `zlink_session_send`. Free `outbound.bytes`.
+ */
+typedef struct {
+  /**
+   * Which result.
+   */
+  zlink_session_sent_tag tag;
+  /**
+   * The operation (Sent, Held).
+   */
+  uint64_t operation_id;
+  /**
+   * Its place in the Session's order (Sent, Held).
+   */
+  uint64_t sequence;
+  /**
+   * The frame and its destination (Sent; empty otherwise).
+   */
+  zlink_outbound outbound;
+  /**
+   * Why (Unavailable).
+   */
+  zlink_unavailable_reason reason;
+} zlink_session_sent;
+
+/**
+ * A Session closed by the seal timeout: the notifications to carry to its
+ * Actors that were not sealed.
+ */
+typedef struct {
+  /**
+   * The Session closed.
+   */
+  zlink_session_ref session;
+  /**
+   * Physical-disconnect notifications on the stored routes.
+   */
+  zlink_outbound_list notifications;
+} zlink_closed_session;
+
+/**
+ * Sessions `zlink_expire_seals` closed: `count` at `items` (NULL when
+ * empty or freed). Free with `zlink_closed_session_list_free`.
+ */
+typedef struct {
+  /**
+   * The Sessions.
+   */
+  zlink_closed_session *items;
+  /**
+   * How many.
+   */
+  size_t count;
+} zlink_closed_session_list;
+
+/**
+ * One Session bound to an Actor on its owner: what a relocation carries
+ * from the source to the target (`zlink_export_bindings` →
+ * `zlink_import_bindings`). Plain data: copy or serialise it freely.
+ */
+typedef struct {
+  /**
+   * The Session.
+   */
+  zlink_session_ref session;
+  /**
+   * The binding issued.
+   */
+  zlink_binding binding;
+} zlink_registration;
+
+/**
+ * Registrations the library allocated: `count` at `items` (NULL when empty
+ * or freed). Free with `zlink_registration_list_free`.
+ */
+typedef struct {
+  /**
+   * The registrations.
+   */
+  zlink_registration *items;
+  /**
+   * How many.
+   */
+  size_t count;
+} zlink_registration_list;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -1088,6 +1647,18 @@ void zlink_error_free(zlink_error *error);
 void zlink_bytes_free(zlink_bytes *bytes);
 
 /**
+ * Frees every frame of a list and zeroes `*list`. NULL, or a list already
+ * freed, is a no-op.
+ *
+ * # Safety
+ * `list` is NULL or points to a list this library filled in (or zeroed),
+ * not copied elsewhere and freed there.
+ *
+ * Thread-safety: any thread; the list is not shared state.
+ */
+void zlink_outbound_list_free(zlink_outbound_list *list);
+
+/**
  * Sends a one-way message to a Spot/Actor by global ID: resolves its owner
  * (cache, then store, retried within the deadline) and encodes the frame.
  *
@@ -1130,6 +1701,27 @@ zlink_result zlink_request(const zlink_runtime *rt,
                            const zlink_send_options *options,
                            zlink_sent *out,
                            zlink_error **error);
+
+/**
+ * `zlink_request` on behalf of a Spot execution `origin` (NULL: none).
+ *
+ * # Safety
+ * As `zlink_request`; `origin` is NULL or initialised, its `id` pointing
+ * to `id_len` bytes.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_request_from(const zlink_runtime *rt,
+                                uint32_t kind,
+                                const uint8_t *id,
+                                size_t id_len,
+                                const uint8_t *payload,
+                                size_t payload_len,
+                                const zlink_send_options *options,
+                                const zlink_spot_execution *origin,
+                                zlink_sent *out,
+                                zlink_error **error);
 
 /**
  * Cancels a pending request. `*cancelled` (if not NULL) is true when this
@@ -1211,6 +1803,230 @@ zlink_result zlink_reply(const zlink_runtime *rt,
                          size_t payload_len,
                          zlink_outbound *out,
                          zlink_error **error);
+
+/**
+ * Answers a delivered request with a structured error instead of a
+ * payload: `kind` (a `zlink_reply_error_kind`, not NONE), an application
+ * `code` and a UTF-8 `message` of at most `ZLINK_MAX_ERROR_MESSAGE_BYTES`
+ * (NULL allowed when 0). The requester completes with
+ * `ZLINK_OUTCOME_ERROR` / `ZLINK_FAILURE_REPLIED` carrying them.
+ *
+ * # Safety
+ * As `zlink_reply`, with `message` pointing to `message_len` bytes.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_reply_error(const zlink_runtime *rt,
+                               const zlink_decision *delivered,
+                               uint32_t kind,
+                               uint32_t code,
+                               const uint8_t *message,
+                               size_t message_len,
+                               zlink_outbound *out,
+                               zlink_error **error);
+
+/**
+ * Frees every decision of a list and zeroes `*list`. NULL, or a list
+ * already freed, is a no-op.
+ *
+ * # Safety
+ * `list` is NULL or a list this library filled in (or zeroed).
+ *
+ * Thread-safety: any thread; the list is not shared state.
+ */
+void zlink_decision_list_free(zlink_decision_list *list);
+
+/**
+ * Times out every pending request whose deadline has passed on the
+ * runtime's clock: `*out` receives one `ZLINK_DECISION_KIND_COMPLETED`
+ * decision (`ZLINK_OUTCOME_TIMEOUT`) per request. Call it periodically (or
+ * after moving a manual clock).
+ *
+ * # Safety
+ * `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_expire_requests(const zlink_runtime *rt,
+                                   zlink_decision_list *out,
+                                   zlink_error **error);
+
+/**
+ * Ends every pending request with `ZLINK_OUTCOME_SHUTDOWN` (the host is
+ * stopping): `*out` receives one `COMPLETED` decision per request.
+ *
+ * # Safety
+ * `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_shutdown_requests(const zlink_runtime *rt,
+                                     zlink_decision_list *out,
+                                     zlink_error **error);
+
+/**
+ * Frees the strings of a descriptor and zeroes them; a second free is a
+ * no-op. NULL is a no-op.
+ *
+ * # Safety
+ * `descriptor` is NULL or a descriptor this library filled in.
+ *
+ * Thread-safety: any thread; the descriptor is not shared state.
+ */
+void zlink_peer_descriptor_free(zlink_peer_descriptor *descriptor);
+
+/**
+ * Frees every descriptor of a list and zeroes `*list`. NULL, or a list
+ * already freed, is a no-op.
+ *
+ * # Safety
+ * `list` is NULL or a list this library filled in (or zeroed).
+ *
+ * Thread-safety: any thread; the list is not shared state.
+ */
+void zlink_peer_descriptor_list_free(zlink_peer_descriptor_list *list);
+
+/**
+ * Publishes this node's own object-peer descriptor to the Location Store
+ * (at start): `endpoint` and `security_identity` (NUL-terminated UTF-8,
+ * 1..=1024 bytes) with this runtime's RID and lifecycle generation.
+ * Blocks on the store. `*out` (if not NULL) receives the descriptor.
+ *
+ * # Safety
+ * `endpoint` and `security_identity` are NUL-terminated; `out` is NULL or
+ * writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_publish_descriptor(const zlink_runtime *rt,
+                                      const char *endpoint,
+                                      const char *security_identity,
+                                      zlink_peer_descriptor *out,
+                                      zlink_error **error);
+
+/**
+ * Registers a manually configured endpoint: an intent to connect only,
+ * never placement evidence until its descriptor is found. Idempotent.
+ *
+ * # Safety
+ * `endpoint` is NUL-terminated; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_add_manual_peer(const zlink_runtime *rt,
+                                   const char *endpoint,
+                                   zlink_error **error);
+
+/**
+ * `connectManualObjectPeers`: looks up the descriptor of every manual
+ * endpoint (blocks on the store); `*out` receives the replacements to
+ * perform now. Replacements of intents still open wait for their close
+ * (`zlink_peer_closed` returns them).
+ *
+ * # Safety
+ * `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_connect_manual_peers(const zlink_runtime *rt,
+                                        zlink_peer_descriptor_list *out,
+                                        zlink_error **error);
+
+/**
+ * `ensureManualObjectPeer` for one endpoint (registering it if needed;
+ * blocks on the store). On OK, `*found` says whether a replacement is to
+ * be performed now; `*out` is written only then.
+ *
+ * # Safety
+ * `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
+ * is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_ensure_manual_peer(const zlink_runtime *rt,
+                                      const char *endpoint,
+                                      zlink_peer_descriptor *out,
+                                      bool *found,
+                                      zlink_error **error);
+
+/**
+ * The transport connected `endpoint`; its handshake showed routing ID
+ * `rid`. Frames on the connection are admitted (`zlink_on_peer_frame`)
+ * only when `rid` is the installed descriptor's.
+ *
+ * # Safety
+ * `endpoint` is NUL-terminated; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_peer_opened(const zlink_runtime *rt,
+                               const char *endpoint,
+                               uint64_t rid,
+                               zlink_error **error);
+
+/**
+ * The transport confirmed `endpoint`'s connection closed. On OK, `*found`
+ * says whether a waiting replacement was installed now; `*out` (written
+ * only then) holds the four values to connect with.
+ *
+ * # Safety
+ * `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
+ * is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_peer_closed(const zlink_runtime *rt,
+                               const char *endpoint,
+                               zlink_peer_descriptor *out,
+                               bool *found,
+                               zlink_error **error);
+
+/**
+ * Where to reach node `rid`, only through an installed descriptor. On OK,
+ * `*found` says whether there is one; `*out` (written only then) receives
+ * the endpoint bytes, to free with `zlink_bytes_free`.
+ *
+ * # Safety
+ * `out` and `found` are writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_peer_endpoint(const zlink_runtime *rt,
+                                 uint64_t rid,
+                                 zlink_bytes *out,
+                                 bool *found,
+                                 zlink_error **error);
+
+/**
+ * `zlink_on_frame` behind the admission fence of the manual peer
+ * connection at `endpoint`: the connection must carry an installed
+ * descriptor and be open with its routing ID, and an operation its sender
+ * started must name the descriptor's lifecycle generation; otherwise the
+ * decision is `ZLINK_DECISION_KIND_PEER_REFUSED`.
+ *
+ * # Safety
+ * `endpoint` is NUL-terminated; `bytes` points to `len` readable bytes
+ * (NULL allowed when 0); `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_on_peer_frame(const zlink_runtime *rt,
+                                 const char *endpoint,
+                                 const uint8_t *bytes,
+                                 size_t len,
+                                 zlink_decision *out,
+                                 zlink_error **error);
 
 /**
  * Makes a handle on the system's monotonic clock.
@@ -1319,6 +2135,34 @@ zlink_result zlink_store_free(zlink_store *store, zlink_error **error);
  * Thread-safety: any thread.
  */
 zlink_result zlink_config_default(zlink_config *out, zlink_error **error);
+
+/**
+ * Replaces the config of a running runtime (validated first; nothing is
+ * changed on `ZLINK_RESULT_INVALID_CONFIG`). Existing cache entries and
+ * Message Follow routes keep the lifetime they were given; the cache
+ * capacity is fixed at creation (`route_cache_capacity` is ignored here).
+ *
+ * # Safety
+ * `config` points to a `zlink_config` from `zlink_config_default` or
+ * `zlink_config_get`; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_update_config(const zlink_runtime *rt,
+                                 const zlink_config *config,
+                                 zlink_error **error);
+
+/**
+ * Writes the config in force to `*out`.
+ *
+ * # Safety
+ * `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_config_get(const zlink_runtime *rt, zlink_config *out, zlink_error **error);
 
 /**
  * Starts the runtime of one node.
@@ -1675,6 +2519,302 @@ zlink_result zlink_relinquish(const zlink_runtime *rt,
  * `zlink_runtime_free` of the same runtime.
  */
 zlink_result zlink_stats_get(const zlink_runtime *rt, zlink_stats *out, zlink_error **error);
+
+/**
+ * Opens a Session owned by this runtime; `*out` (if not NULL) receives how
+ * the wire names it. Opening an id again starts it afresh.
+ *
+ * # Safety
+ * `out` is NULL or writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_open_session(const zlink_runtime *rt,
+                                uint64_t session,
+                                uint64_t generation,
+                                zlink_session_ref *out,
+                                zlink_error **error);
+
+/**
+ * Binds (or rebinds) `session` to the Actor `(kind, id)` at the location
+ * `actor_ref` names, without any lookup. `*out` receives the bind frame
+ * for the Actor owner; the route is stored when the terminal reply comes
+ * back (a `ZLINK_SESSION_EVENT_BOUND` decision).
+ * `ZLINK_RESULT_UNKNOWN_SESSION`, or `ZLINK_RESULT_BINDING_SEALED` while
+ * the binding waits for its command 44.
+ *
+ * # Safety
+ * `id` points to `id_len` bytes; `actor_ref` to an initialised struct;
+ * `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_bind(const zlink_runtime *rt,
+                        uint64_t session,
+                        uint32_t kind,
+                        const uint8_t *id,
+                        size_t id_len,
+                        const zlink_actor_route *actor_ref,
+                        zlink_outbound *out,
+                        zlink_error **error);
+
+/**
+ * The stored binding route of the Actor in `session`. On OK, `*found`
+ * says whether there is one; `*out` is written only when there is.
+ *
+ * # Safety
+ * `id` points to `id_len` bytes; `out` and `found` are writable; `error`
+ * is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_binding_get(const zlink_runtime *rt,
+                               uint64_t session,
+                               uint32_t kind,
+                               const uint8_t *id,
+                               size_t id_len,
+                               zlink_binding_route *out,
+                               bool *found,
+                               zlink_error **error);
+
+/**
+ * Relays `payload` from `session` to the bound Actor on the stored route:
+ * no lookup, stamped with the Session's next sequence. `SENT`: carry
+ * `out->outbound`; `HELD`: the Actor is relocating, the message leaves in
+ * order with its command 44; `UNAVAILABLE`: the route's admission deadline
+ * passed. Errors: `ZLINK_RESULT_UNKNOWN_SESSION`,
+ * `ZLINK_RESULT_SESSION_CLOSING`, `ZLINK_RESULT_NOT_BOUND`.
+ *
+ * # Safety
+ * `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
+ * allowed when 0); `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_session_send(const zlink_runtime *rt,
+                                uint64_t session,
+                                uint32_t kind,
+                                const uint8_t *id,
+                                size_t id_len,
+                                const uint8_t *payload,
+                                size_t payload_len,
+                                zlink_session_sent *out,
+                                zlink_error **error);
+
+/**
+ * The Session's connection closed (`physical`) or the application ended
+ * it: `*out` receives a disconnect notification for every bound Actor on
+ * its stored route (a sealed Actor's leaves with its command 44). The
+ * Session is then gone (or closing until its relocations settle).
+ *
+ * # Safety
+ * `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_disconnect_session(const zlink_runtime *rt,
+                                      uint64_t session,
+                                      bool physical,
+                                      zlink_outbound_list *out,
+                                      zlink_error **error);
+
+/**
+ * Closes every Session holding a seal older than
+ * `session_relocation_seal_timeout_ms` without its command 44; `*out`
+ * receives each closed Session with the notifications to carry. Call it
+ * periodically (or after moving a manual clock).
+ *
+ * # Safety
+ * `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_expire_seals(const zlink_runtime *rt,
+                                zlink_closed_session_list *out,
+                                zlink_error **error);
+
+/**
+ * Frees a closed-session list and every notification in it, and zeroes
+ * `*list`. NULL, or a list already freed, is a no-op.
+ *
+ * # Safety
+ * `list` is NULL or a list this library filled in (or zeroed).
+ *
+ * Thread-safety: any thread; the list is not shared state.
+ */
+void zlink_closed_session_list_free(zlink_closed_session_list *list);
+
+/**
+ * Pushes `payload` from the local Actor to the bound Session `session` on
+ * its binding (no lookup). On OK, `*pushed` says whether such a binding is
+ * registered here (and the Actor owned); `*out` is written only then.
+ *
+ * # Safety
+ * `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
+ * allowed when 0); `session` to an initialised struct; `out` and `pushed`
+ * are writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_push(const zlink_runtime *rt,
+                        uint32_t kind,
+                        const uint8_t *id,
+                        size_t id_len,
+                        const zlink_session_ref *session,
+                        const uint8_t *payload,
+                        size_t payload_len,
+                        zlink_outbound *out,
+                        bool *pushed,
+                        zlink_error **error);
+
+/**
+ * Relocation source, step 1: command 42 (seal) to every Session bound to
+ * the local Actor; `*out` receives the frames (empty when the Actor is not
+ * owned here). The Sessions answer with command 43 (a `SESSION` decision
+ * `ZLINK_SESSION_EVENT_SEALED` here).
+ *
+ * # Safety
+ * `id` points to `id_len` bytes; `out` is writable; `error` is NULL or
+ * writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_seal_sessions(const zlink_runtime *rt,
+                                 uint32_t kind,
+                                 const uint8_t *id,
+                                 size_t id_len,
+                                 uint64_t relocation,
+                                 zlink_outbound_list *out,
+                                 zlink_error **error);
+
+/**
+ * Relocation target, step 7: command 44 commit (one-way) to every bound
+ * Session, carrying this node's route; the Sessions switch and release
+ * their held messages. Call after `zlink_commit_relocation` and
+ * `zlink_import_bindings`.
+ *
+ * # Safety
+ * As `zlink_seal_sessions`.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_commit_session_routes(const zlink_runtime *rt,
+                                         uint32_t kind,
+                                         const uint8_t *id,
+                                         size_t id_len,
+                                         uint64_t relocation,
+                                         zlink_outbound_list *out,
+                                         zlink_error **error);
+
+/**
+ * Relocation source, failure before relay-ready: command 44 abort to every
+ * bound Session, so held messages go to this (source) route again.
+ *
+ * # Safety
+ * As `zlink_seal_sessions`.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_abort_session_routes(const zlink_runtime *rt,
+                                        uint32_t kind,
+                                        const uint8_t *id,
+                                        size_t id_len,
+                                        uint64_t relocation,
+                                        zlink_outbound_list *out,
+                                        zlink_error **error);
+
+/**
+ * After `zlink_renew_lease`: a command 44 refresh (relocation id 0) to
+ * every bound Session, so their stored routes carry the lease time left.
+ *
+ * # Safety
+ * `id` points to `id_len` bytes; `out` is writable; `error` is NULL or
+ * writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_refresh_session_routes(const zlink_runtime *rt,
+                                          uint32_t kind,
+                                          const uint8_t *id,
+                                          size_t id_len,
+                                          zlink_outbound_list *out,
+                                          zlink_error **error);
+
+/**
+ * The Sessions bound to the local Actor, to carry to a relocation target
+ * with the Actor's state (`zlink_import_bindings` there). Free `*out` with
+ * `zlink_registration_list_free`.
+ *
+ * # Safety
+ * `id` points to `id_len` bytes; `out` is writable; `error` is NULL or
+ * writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_export_bindings(const zlink_runtime *rt,
+                                   uint32_t kind,
+                                   const uint8_t *id,
+                                   size_t id_len,
+                                   zlink_registration_list *out,
+                                   zlink_error **error);
+
+/**
+ * Frees a registration list and zeroes `*list`. NULL, or a list already
+ * freed, is a no-op.
+ *
+ * # Safety
+ * `list` is NULL or a list this library filled in (or zeroed).
+ *
+ * Thread-safety: any thread; the list is not shared state.
+ */
+void zlink_registration_list_free(zlink_registration_list *list);
+
+/**
+ * Relocation target: registers the bindings carried from the source
+ * (`count` registrations at `items`; NULL allowed when 0).
+ *
+ * # Safety
+ * `id` points to `id_len` bytes; `items` to `count` initialised structs;
+ * `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_import_bindings(const zlink_runtime *rt,
+                                   uint32_t kind,
+                                   const uint8_t *id,
+                                   size_t id_len,
+                                   const zlink_registration *items,
+                                   size_t count,
+                                   zlink_error **error);
+
+/**
+ * Drops every binding of the Actor here (the source after a relocation,
+ * or when the Actor is removed: a new incarnation never inherits one).
+ *
+ * # Safety
+ * `id` points to `id_len` bytes; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_forget_bindings(const zlink_runtime *rt,
+                                   uint32_t kind,
+                                   const uint8_t *id,
+                                   size_t id_len,
+                                   zlink_error **error);
 
 #ifdef __cplusplus
 }  // extern "C"

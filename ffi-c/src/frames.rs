@@ -5,13 +5,15 @@
 use std::ptr::{addr_of, addr_of_mut};
 use std::time::Duration;
 
-use zlink_core::wire::{Operation, ReplyResult};
+use zlink_core::wire::{Operation, ReplyError, ReplyErrorKind, ReplyResult};
 use zlink_core::{
-    CorrelationId, Failure, Inbound, NoticeToken, ObjectKey, ObjectKind, Outbound, Outcome,
-    RequestError, RequestOptions, Requested, SendOptions, Sent,
+    Completion, CorrelationId, Failure, Inbound, NoticeToken, ObjectGeneration, ObjectKey,
+    ObjectKind, Outbound, Outcome, RequestError, RequestOptions, Requested, SendOptions, Sent,
+    SessionEvent, SpotExecution,
 };
 
 use crate::runtime::{runtime_in, zlink_runtime};
+use crate::session::*;
 use crate::types::*;
 use crate::{Fail, FfiResult, boundary, zlink_error, zlink_result};
 
@@ -43,7 +45,7 @@ impl zlink_bytes {
 
     /// # Safety
     /// `self` is empty or came from `from_vec` and was not freed.
-    unsafe fn release(&mut self) {
+    pub(crate) unsafe fn release(&mut self) {
         if !self.data.is_null() {
             let slice = std::ptr::slice_from_raw_parts_mut(self.data, self.len);
             // SAFETY: made by `Box::into_raw` of a boxed slice of `len`
@@ -82,18 +84,84 @@ pub struct zlink_outbound {
 }
 
 impl zlink_outbound {
-    fn from_core(o: Outbound) -> Self {
+    pub(crate) fn from_core(o: Outbound) -> Self {
         zlink_outbound {
             to: (&o.to).into(),
             bytes: zlink_bytes::from_vec(o.bytes),
         }
     }
 
-    fn empty() -> Self {
+    pub(crate) fn empty() -> Self {
         zlink_outbound {
             to: zlink_node::zeroed(),
             bytes: zlink_bytes::empty(),
         }
+    }
+}
+
+/// Frames to carry, each to its node: `count` entries at `items` (NULL
+/// when empty or freed). Free with `zlink_outbound_list_free`, which frees
+/// every frame's bytes and zeroes the struct, so a second free is harmless.
+#[repr(C)]
+#[derive(Debug)]
+pub struct zlink_outbound_list {
+    /// The frames.
+    pub items: *mut zlink_outbound,
+    /// How many.
+    pub count: usize,
+}
+
+impl zlink_outbound_list {
+    pub(crate) fn from_core(frames: Vec<Outbound>) -> Self {
+        let (items, count) = outbound_array(frames);
+        zlink_outbound_list { items, count }
+    }
+}
+
+pub(crate) fn outbound_array(frames: Vec<Outbound>) -> (*mut zlink_outbound, usize) {
+    if frames.is_empty() {
+        return (std::ptr::null_mut(), 0);
+    }
+    let frames: Box<[zlink_outbound]> = frames.into_iter().map(zlink_outbound::from_core).collect();
+    let count = frames.len();
+    (Box::into_raw(frames).cast::<zlink_outbound>(), count)
+}
+
+/// # Safety
+/// `items`/`count` are NULL/0 or came from `outbound_array`, not yet freed.
+pub(crate) unsafe fn release_outbound_array(items: *mut zlink_outbound, count: usize) {
+    if !items.is_null() {
+        // SAFETY: made by `Box::into_raw` of a boxed slice of `count` frames
+        // in `outbound_array`, released once.
+        let mut boxed = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(items, count)) };
+        for f in boxed.iter_mut() {
+            // SAFETY: each frame's bytes came from `zlink_bytes::from_vec`.
+            unsafe { f.bytes.release() };
+        }
+    }
+}
+
+/// Frees every frame of a list and zeroes `*list`. NULL, or a list already
+/// freed, is a no-op.
+///
+/// # Safety
+/// `list` is NULL or points to a list this library filled in (or zeroed),
+/// not copied elsewhere and freed there.
+///
+/// Thread-safety: any thread; the list is not shared state.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_outbound_list_free(list: *mut zlink_outbound_list) {
+    // SAFETY: NULL or a library-filled list (the caller's contract); fields
+    // are reached by raw pointer and zeroed after release.
+    unsafe {
+        if list.is_null() {
+            return;
+        }
+        let items = addr_of_mut!((*list).items).read();
+        let count = addr_of_mut!((*list).count).read();
+        release_outbound_array(items, count);
+        addr_of_mut!((*list).items).write(std::ptr::null_mut());
+        addr_of_mut!((*list).count).write(0);
     }
 }
 
@@ -261,16 +329,112 @@ pub unsafe extern "C" fn zlink_request(
     out: *mut zlink_sent,
     error: *mut *mut zlink_error,
 ) -> zlink_result {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        request(
+            rt,
+            kind,
+            id,
+            id_len,
+            payload,
+            payload_len,
+            options,
+            std::ptr::null(),
+            out,
+            error,
+        )
+    }
+}
+
+/// The Spot execution that starts a request (spec §4.2): its completion
+/// carries it back (`has_origin`, `origin_*`), and says `origin_gone` when
+/// that Spot was re-created since.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct zlink_spot_execution {
+    /// The Spot's global ID, `id_len` UTF-8 bytes.
+    pub id: *const u8,
+    /// Its length.
+    pub id_len: usize,
+    /// The Spot's incarnation (its `zlink_owned.fence.object_generation`).
+    pub object_generation: u64,
+}
+
+/// `zlink_request` on behalf of a Spot execution `origin` (NULL: none).
+///
+/// # Safety
+/// As `zlink_request`; `origin` is NULL or initialised, its `id` pointing
+/// to `id_len` bytes.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_request_from(
+    rt: *const zlink_runtime,
+    kind: u32,
+    id: *const u8,
+    id_len: usize,
+    payload: *const u8,
+    payload_len: usize,
+    options: *const zlink_send_options,
+    origin: *const zlink_spot_execution,
+    out: *mut zlink_sent,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    // SAFETY: forwarded caller contract.
+    unsafe {
+        request(
+            rt,
+            kind,
+            id,
+            id_len,
+            payload,
+            payload_len,
+            options,
+            origin,
+            out,
+            error,
+        )
+    }
+}
+
+/// # Safety
+/// As `zlink_request_from`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn request(
+    rt: *const zlink_runtime,
+    kind: u32,
+    id: *const u8,
+    id_len: usize,
+    payload: *const u8,
+    payload_len: usize,
+    options: *const zlink_send_options,
+    origin: *const zlink_spot_execution,
+    out: *mut zlink_sent,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
     boundary(error, || {
         let out = out_ptr(out, "out")?;
         let rt = runtime_in(rt)?;
         // SAFETY: the caller's contract on `id` and `payload`.
         let (id, payload) = unsafe { (id_in(id, id_len)?, payload_in(payload, payload_len)?) };
         let (send, timeout) = send_options(options)?;
+        // SAFETY: NULL or initialised (the caller's contract).
+        let origin = match unsafe { origin.as_ref() } {
+            None => None,
+            Some(o) => {
+                // SAFETY: `id_len` readable bytes (the caller's contract).
+                let spot = unsafe { id_in(o.id, o.id_len) }?;
+                Some(SpotExecution {
+                    spot: ObjectKey::new(ObjectKind::Spot, spot).map_err(input_fail)?,
+                    object_generation: ObjectGeneration(o.object_generation),
+                })
+            }
+        };
         let opts = RequestOptions {
             send,
             timeout,
-            origin: None,
+            origin,
         };
         let requested = rt
             .core
@@ -358,9 +522,12 @@ pub enum zlink_decision_kind {
     Dropped = 8,
     /// Carry every frame of `frames` (session protocol answers).
     Send = 9,
-    /// A session relay for a local Actor (`operation_id`, `target_*`, `payload`).
+    /// A session relay for a local Actor: put it on the Actor's queue
+    /// (`operation_id`, `target_*`, `session`, `sequence`, `relay_kind`,
+    /// `payload`).
     SessionDeliver = 10,
-    /// A Session-side event (details not exposed through the C ABI yet).
+    /// A Session-side event: `session_event` says which, and which fields
+    /// mean something.
     Session = 11,
     /// A frame on a manual peer connection failed its admission fence.
     PeerRefused = 12,
@@ -444,8 +611,35 @@ pub struct zlink_decision {
     pub invalidated: bool,
     /// `ZLINK_FAILURE_REPLIED`: the application error code.
     pub error_code: u32,
-    /// Dropped: why; `ZLINK_FAILURE_REPLIED`: the error message (UTF-8).
+    /// Dropped: why; `ZLINK_FAILURE_REPLIED`: the error message (UTF-8);
+    /// `ZLINK_SESSION_EVENT_IGNORED`: why.
     pub detail: zlink_bytes,
+    /// `ZLINK_FAILURE_REPLIED`: what failed on the target.
+    pub error_kind: zlink_reply_error_kind,
+    /// Completed: a Spot execution started the request (`origin_*`).
+    pub has_origin: bool,
+    /// Completed with `has_origin`: the Spot's global ID (UTF-8).
+    pub origin_id: zlink_bytes,
+    /// Completed with `has_origin`: the Spot's incarnation then.
+    pub origin_object_generation: u64,
+    /// SessionDeliver / Session: the Session (target_* is the Actor).
+    pub session: zlink_session_ref,
+    /// SessionDeliver: its place in the Session's order.
+    pub sequence: u64,
+    /// SessionDeliver: message or disconnect.
+    pub relay_kind: zlink_relay_kind,
+    /// Session: which event.
+    pub session_event: zlink_session_event,
+    /// `ZLINK_SESSION_EVENT_BOUND`: the stored route.
+    pub binding_route: zlink_binding_route,
+    /// `ZLINK_SESSION_EVENT_BIND_REFUSED`: why.
+    pub bind_refusal: zlink_bind_refusal,
+    /// `ZLINK_SESSION_EVENT_RELAY_REFUSED`: why (`operation_id` ends).
+    pub session_refusal: zlink_session_refusal,
+    /// `ZLINK_SESSION_EVENT_SEALED`: the relocation.
+    pub relocation: u64,
+    /// `ZLINK_SESSION_EVENT_SEALED`: whether the seal was installed.
+    pub sealed: bool,
     /// Library-private; do not touch.
     pub private_: *mut zlink_decision_private,
 }
@@ -478,6 +672,19 @@ impl zlink_decision {
             invalidated: false,
             error_code: 0,
             detail: zlink_bytes::empty(),
+            error_kind: zlink_reply_error_kind::None,
+            has_origin: false,
+            origin_id: zlink_bytes::empty(),
+            origin_object_generation: 0,
+            session: zlink_session_ref::zeroed(),
+            sequence: 0,
+            relay_kind: zlink_relay_kind::None,
+            session_event: zlink_session_event::None,
+            binding_route: zlink_binding_route::zeroed(),
+            bind_refusal: zlink_bind_refusal::None,
+            session_refusal: zlink_session_refusal::None,
+            relocation: 0,
+            sealed: false,
             private_: std::ptr::null_mut(),
         }
     }
@@ -488,17 +695,124 @@ impl zlink_decision {
     }
 
     fn frames(&mut self, frames: Vec<Outbound>) {
-        let frames: Box<[zlink_outbound]> =
-            frames.into_iter().map(zlink_outbound::from_core).collect();
-        self.frame_count = frames.len();
-        self.frames = Box::into_raw(frames).cast::<zlink_outbound>();
+        (self.frames, self.frame_count) = outbound_array(frames);
     }
 
     fn private(&mut self, operation: Option<Operation>, notice: Option<NoticeToken>) {
         self.private_ = Box::into_raw(Box::new(zlink_decision_private { operation, notice }));
     }
 
-    fn from_core(inbound: Inbound) -> Self {
+    fn completed(c: Completion) -> Self {
+        let mut out = zlink_decision::new(zlink_decision_kind::Completed);
+        out.operation_id = c.operation_id.get();
+        if let Some(origin) = &c.origin {
+            out.has_origin = true;
+            out.origin_id = zlink_bytes::from_vec(origin.spot.id().as_bytes().to_vec());
+            out.origin_object_generation = origin.object_generation.get();
+        }
+        out.correlation = c.correlation.get();
+        out.origin_gone = c.origin_gone;
+        out.target(&c.target);
+        out.outcome = match c.outcome {
+            Outcome::Reply(payload) => {
+                out.payload = zlink_bytes::from_vec(payload);
+                zlink_outcome::Reply
+            }
+            Outcome::Error(e) => {
+                match e {
+                    RequestError::Replied(r) => {
+                        out.failure = zlink_failure::Replied;
+                        out.error_code = r.code;
+                        out.error_kind = match r.kind {
+                            ReplyErrorKind::Handler => zlink_reply_error_kind::Handler,
+                            ReplyErrorKind::Decode => zlink_reply_error_kind::Decode,
+                        };
+                        out.detail = zlink_bytes::from_vec(r.message.into_bytes());
+                    }
+                    RequestError::Unavailable(r) => {
+                        out.failure = zlink_failure::Unavailable;
+                        out.reason = reason_out(r);
+                    }
+                    RequestError::InvalidOperation => {
+                        out.failure = zlink_failure::InvalidOperation;
+                    }
+                }
+                zlink_outcome::Error
+            }
+            Outcome::Timeout => zlink_outcome::Timeout,
+            Outcome::Cancelled => zlink_outcome::Cancelled,
+            Outcome::Shutdown => zlink_outcome::Shutdown,
+        };
+        out
+    }
+
+    fn session(event: SessionEvent) -> Self {
+        use zlink_session_event as E;
+        let mut out = zlink_decision::new(zlink_decision_kind::Session);
+        match event {
+            SessionEvent::Bound {
+                session,
+                actor,
+                route,
+            } => {
+                out.session_event = E::Bound;
+                out.session = (&session).into();
+                out.target(&actor);
+                out.binding_route = route.as_ref().into();
+            }
+            SessionEvent::BindRefused {
+                session,
+                actor,
+                reason,
+            } => {
+                out.session_event = E::BindRefused;
+                out.session = (&session).into();
+                out.target(&actor);
+                out.bind_refusal = bind_refusal_out(reason);
+            }
+            SessionEvent::Pushed {
+                session,
+                actor,
+                payload,
+            } => {
+                out.session_event = E::Pushed;
+                out.session = (&session).into();
+                out.target(&actor);
+                out.payload = zlink_bytes::from_vec(payload);
+            }
+            SessionEvent::RelayRefused {
+                operation_id,
+                session,
+                actor,
+                reason,
+            } => {
+                out.session_event = E::RelayRefused;
+                out.operation_id = operation_id.get();
+                out.session = (&session).into();
+                out.target(&actor);
+                out.session_refusal = session_refusal_out(reason);
+            }
+            SessionEvent::Sealed {
+                session,
+                actor,
+                relocation,
+                sealed,
+            } => {
+                out.session_event = E::Sealed;
+                out.session = (&session).into();
+                out.target(&actor);
+                out.relocation = relocation.get();
+                out.sealed = sealed;
+            }
+            SessionEvent::Ignored(why) => {
+                out.session_event = E::Ignored;
+                out.detail = zlink_bytes::from_vec(why.as_bytes().to_vec());
+            }
+        }
+        out
+    }
+
+    pub(crate) fn from_core(inbound: Inbound) -> Self {
         use zlink_decision_kind as K;
         match inbound {
             Inbound::Deliver(d) => {
@@ -542,40 +856,7 @@ impl zlink_decision {
                 }
                 out
             }
-            Inbound::Completed(c) => {
-                let mut out = zlink_decision::new(K::Completed);
-                out.operation_id = c.operation_id.get();
-                out.correlation = c.correlation.get();
-                out.origin_gone = c.origin_gone;
-                out.target(&c.target);
-                out.outcome = match c.outcome {
-                    Outcome::Reply(payload) => {
-                        out.payload = zlink_bytes::from_vec(payload);
-                        zlink_outcome::Reply
-                    }
-                    Outcome::Error(e) => {
-                        match e {
-                            RequestError::Replied(r) => {
-                                out.failure = zlink_failure::Replied;
-                                out.error_code = r.code;
-                                out.detail = zlink_bytes::from_vec(r.message.into_bytes());
-                            }
-                            RequestError::Unavailable(r) => {
-                                out.failure = zlink_failure::Unavailable;
-                                out.reason = reason_out(r);
-                            }
-                            RequestError::InvalidOperation => {
-                                out.failure = zlink_failure::InvalidOperation;
-                            }
-                        }
-                        zlink_outcome::Error
-                    }
-                    Outcome::Timeout => zlink_outcome::Timeout,
-                    Outcome::Cancelled => zlink_outcome::Cancelled,
-                    Outcome::Shutdown => zlink_outcome::Shutdown,
-                };
-                out
-            }
+            Inbound::Completed(c) => zlink_decision::completed(c),
             Inbound::Late { correlation } => {
                 let mut out = zlink_decision::new(K::Late);
                 out.correlation = correlation.get();
@@ -600,10 +881,13 @@ impl zlink_decision {
                 let mut out = zlink_decision::new(K::SessionDeliver);
                 out.operation_id = d.operation_id.get();
                 out.target(&d.actor);
+                out.session = (&d.session).into();
+                out.sequence = d.sequence;
+                out.relay_kind = relay_kind_out(d.kind);
                 out.payload = zlink_bytes::from_vec(d.payload);
                 out
             }
-            Inbound::Session(_) => zlink_decision::new(K::Session),
+            Inbound::Session(e) => zlink_decision::session(e),
             Inbound::PeerRefused => zlink_decision::new(K::PeerRefused),
         }
     }
@@ -667,15 +951,10 @@ pub unsafe extern "C" fn zlink_decision_free(decision: *mut zlink_decision) {
         (*addr_of_mut!((*decision).target_id)).release();
         (*addr_of_mut!((*decision).payload)).release();
         (*addr_of_mut!((*decision).detail)).release();
+        (*addr_of_mut!((*decision).origin_id)).release();
         let frames = addr_of_mut!((*decision).frames).read();
         let count = addr_of_mut!((*decision).frame_count).read();
-        if !frames.is_null() {
-            let mut boxed = Box::from_raw(std::ptr::slice_from_raw_parts_mut(frames, count));
-            for f in boxed.iter_mut() {
-                f.bytes.release();
-            }
-            drop(boxed);
-        }
+        release_outbound_array(frames, count);
         addr_of_mut!((*decision).frames).write(std::ptr::null_mut());
         addr_of_mut!((*decision).frame_count).write(0);
         let private = addr_of_mut!((*decision).private_).read();
@@ -736,6 +1015,54 @@ pub unsafe extern "C" fn zlink_notice_settled(
     })
 }
 
+/// What failed on the target, in an error reply.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum zlink_reply_error_kind {
+    /// Not an error reply.
+    None = 0,
+    /// The application handler failed.
+    Handler = 1,
+    /// The application could not decode the request.
+    Decode = 2,
+}
+
+/// Longest message of an error reply, in bytes.
+pub const ZLINK_MAX_ERROR_MESSAGE_BYTES: usize = 4096;
+
+const _: () = assert!(ZLINK_MAX_ERROR_MESSAGE_BYTES == zlink_core::wire::MAX_ERROR_MESSAGE_BYTES);
+
+/// # Safety
+/// `delivered` is a library-filled decision not yet freed; `out` checked.
+unsafe fn reply_with(
+    rt: *const zlink_runtime,
+    delivered: *const zlink_decision,
+    out: *mut zlink_outbound,
+    result: impl FnOnce() -> FfiResult<ReplyResult>,
+) -> FfiResult {
+    let out = out_ptr(out, "out")?;
+    let rt = runtime_in(rt)?;
+    // SAFETY: the caller's contract on `delivered`.
+    let private = unsafe { private_of(delivered) }?;
+    let op = private.operation.as_ref().ok_or_else(|| {
+        Fail::new(
+            zlink_result::InvalidArgument,
+            "the decision is not a delivered operation",
+        )
+    })?;
+    let reply = rt.core.reply(op, result()?).map_err(|e| match e {
+        zlink_core::ReplyRouteError::OneWay(_) => {
+            Fail::new(zlink_result::NoReplyRoute, e.to_string())
+        }
+        zlink_core::ReplyRouteError::TooLarge { .. } => {
+            Fail::new(zlink_result::TooLong, e.to_string())
+        }
+    })?;
+    // SAFETY: checked above.
+    unsafe { out.write(zlink_outbound::from_core(reply)) };
+    Ok(())
+}
+
 /// Answers a delivered request (a Deliver decision with `is_request`) with
 /// `payload`, on the request's reply route: no lookup of the requester.
 /// `*out` receives the reply frame and its destination.
@@ -757,30 +1084,175 @@ pub unsafe extern "C" fn zlink_reply(
     error: *mut *mut zlink_error,
 ) -> zlink_result {
     boundary(error, || {
+        // SAFETY: the caller's contract on `delivered`, `payload` and `out`.
+        unsafe {
+            reply_with(rt, delivered, out, || {
+                Ok(ReplyResult::Ok(payload_in(payload, payload_len)?.to_vec()))
+            })
+        }
+    })
+}
+
+/// Answers a delivered request with a structured error instead of a
+/// payload: `kind` (a `zlink_reply_error_kind`, not NONE), an application
+/// `code` and a UTF-8 `message` of at most `ZLINK_MAX_ERROR_MESSAGE_BYTES`
+/// (NULL allowed when 0). The requester completes with
+/// `ZLINK_OUTCOME_ERROR` / `ZLINK_FAILURE_REPLIED` carrying them.
+///
+/// # Safety
+/// As `zlink_reply`, with `message` pointing to `message_len` bytes.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_reply_error(
+    rt: *const zlink_runtime,
+    delivered: *const zlink_decision,
+    kind: u32,
+    code: u32,
+    message: *const u8,
+    message_len: usize,
+    out: *mut zlink_outbound,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        // SAFETY: the caller's contract on `delivered`, `message` and `out`.
+        unsafe {
+            reply_with(rt, delivered, out, || {
+                let kind = match kind {
+                    1 => ReplyErrorKind::Handler,
+                    2 => ReplyErrorKind::Decode,
+                    other => {
+                        return Err(Fail::new(
+                            zlink_result::InvalidArgument,
+                            format!(
+                                "error kind {other} is neither ZLINK_REPLY_ERROR_KIND_HANDLER (1) nor ZLINK_REPLY_ERROR_KIND_DECODE (2)"
+                            ),
+                        ));
+                    }
+                };
+                let bytes = bytes_in(
+                    message,
+                    message_len,
+                    ZLINK_MAX_ERROR_MESSAGE_BYTES,
+                    "error message",
+                )?;
+                let message = std::str::from_utf8(bytes).map_err(|e| {
+                    Fail::new(zlink_result::InvalidUtf8, format!("error message: {e}"))
+                })?;
+                Ok(ReplyResult::Error(ReplyError {
+                    kind,
+                    code,
+                    message: message.to_owned(),
+                }))
+            })
+        }
+    })
+}
+
+/// Decisions the library allocated: `count` at `items` (NULL when empty or
+/// freed). Free with `zlink_decision_list_free`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct zlink_decision_list {
+    /// The decisions.
+    pub items: *mut zlink_decision,
+    /// How many.
+    pub count: usize,
+}
+
+fn completion_list(completions: Vec<Completion>) -> zlink_decision_list {
+    if completions.is_empty() {
+        return zlink_decision_list {
+            items: std::ptr::null_mut(),
+            count: 0,
+        };
+    }
+    let items: Box<[zlink_decision]> = completions
+        .into_iter()
+        .map(zlink_decision::completed)
+        .collect();
+    let count = items.len();
+    zlink_decision_list {
+        items: Box::into_raw(items).cast(),
+        count,
+    }
+}
+
+/// Frees every decision of a list and zeroes `*list`. NULL, or a list
+/// already freed, is a no-op.
+///
+/// # Safety
+/// `list` is NULL or a list this library filled in (or zeroed).
+///
+/// Thread-safety: any thread; the list is not shared state.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_decision_list_free(list: *mut zlink_decision_list) {
+    // SAFETY: NULL or a library-filled list (the caller's contract); its
+    // array came from `Box::into_raw` of `count` decisions, released once.
+    unsafe {
+        if list.is_null() {
+            return;
+        }
+        let items = addr_of_mut!((*list).items).read();
+        let count = addr_of_mut!((*list).count).read();
+        if !items.is_null() {
+            let mut boxed = Box::from_raw(std::ptr::slice_from_raw_parts_mut(items, count));
+            for d in boxed.iter_mut() {
+                zlink_decision_free(d);
+            }
+        }
+        addr_of_mut!((*list).items).write(std::ptr::null_mut());
+        addr_of_mut!((*list).count).write(0);
+    }
+}
+
+/// Times out every pending request whose deadline has passed on the
+/// runtime's clock: `*out` receives one `ZLINK_DECISION_KIND_COMPLETED`
+/// decision (`ZLINK_OUTCOME_TIMEOUT`) per request. Call it periodically (or
+/// after moving a manual clock).
+///
+/// # Safety
+/// `out` is writable; `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_expire_requests(
+    rt: *const zlink_runtime,
+    out: *mut zlink_decision_list,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
         let out = out_ptr(out, "out")?;
         let rt = runtime_in(rt)?;
-        // SAFETY: the caller's contract on `delivered` and `payload`.
-        let (private, payload) =
-            unsafe { (private_of(delivered)?, payload_in(payload, payload_len)?) };
-        let op = private.operation.as_ref().ok_or_else(|| {
-            Fail::new(
-                zlink_result::InvalidArgument,
-                "the decision is not a delivered operation",
-            )
-        })?;
-        let reply = rt
-            .core
-            .reply(op, ReplyResult::Ok(payload.to_vec()))
-            .map_err(|e| match e {
-                zlink_core::ReplyRouteError::OneWay(_) => {
-                    Fail::new(zlink_result::NoReplyRoute, e.to_string())
-                }
-                zlink_core::ReplyRouteError::TooLarge { .. } => {
-                    Fail::new(zlink_result::TooLong, e.to_string())
-                }
-            })?;
+        let list = completion_list(rt.core.expire_requests());
         // SAFETY: checked above.
-        unsafe { out.write(zlink_outbound::from_core(reply)) };
+        unsafe { out.write(list) };
+        Ok(())
+    })
+}
+
+/// Ends every pending request with `ZLINK_OUTCOME_SHUTDOWN` (the host is
+/// stopping): `*out` receives one `COMPLETED` decision per request.
+///
+/// # Safety
+/// `out` is writable; `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_shutdown_requests(
+    rt: *const zlink_runtime,
+    out: *mut zlink_decision_list,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let out = out_ptr(out, "out")?;
+        let rt = runtime_in(rt)?;
+        let list = completion_list(rt.core.shutdown_requests());
+        // SAFETY: checked above.
+        unsafe { out.write(list) };
         Ok(())
     })
 }

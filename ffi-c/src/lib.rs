@@ -20,14 +20,18 @@
 
 mod frames;
 mod handle;
+mod peer;
 mod runtime;
+mod session;
 mod types;
 
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 pub use frames::*;
+pub use peer::*;
 pub use runtime::*;
+pub use session::*;
 pub use types::*;
 
 /// Major version of this library (the header's `ZLINK_VERSION_MAJOR`).
@@ -79,6 +83,14 @@ pub enum zlink_result {
     WrongThread = 14,
     /// A bug in the library: a panic was caught at the boundary.
     Panic = 15,
+    /// No such open Session on this runtime.
+    UnknownSession = 16,
+    /// The Session was disconnected; it only waits for its relocations.
+    SessionClosing = 17,
+    /// The binding is sealed for a relocation: rebind after its command 44.
+    BindingSealed = 18,
+    /// The Session has no binding to that Actor.
+    NotBound = 19,
 }
 
 impl zlink_result {
@@ -100,10 +112,14 @@ impl zlink_result {
             zlink_result::Exhausted => c"too many live handles",
             zlink_result::WrongThread => c"not allowed from this thread",
             zlink_result::Panic => c"internal error (a panic was caught)",
+            zlink_result::UnknownSession => c"no such open session",
+            zlink_result::SessionClosing => c"the session is disconnected",
+            zlink_result::BindingSealed => c"the binding is sealed for a relocation",
+            zlink_result::NotBound => c"the session has no binding to that actor",
         }
     }
 
-    const ALL: [zlink_result; 16] = [
+    const ALL: [zlink_result; 20] = [
         zlink_result::Ok,
         zlink_result::NullPointer,
         zlink_result::InvalidHandle,
@@ -120,6 +136,10 @@ impl zlink_result {
         zlink_result::Exhausted,
         zlink_result::WrongThread,
         zlink_result::Panic,
+        zlink_result::UnknownSession,
+        zlink_result::SessionClosing,
+        zlink_result::BindingSealed,
+        zlink_result::NotBound,
     ];
 }
 

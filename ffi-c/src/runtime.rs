@@ -359,6 +359,80 @@ pub unsafe extern "C" fn zlink_config_default(
     })
 }
 
+/// Reads a caller's config: its `size` first, so a struct of another size
+/// is refused before the rest is read.
+///
+/// # Safety
+/// `config` is non-NULL and points to at least a `size` field, and to a
+/// whole initialised `zlink_config` when that field says so.
+unsafe fn config_in(config: *const zlink_config) -> FfiResult<zlink_core::RoutingConfig> {
+    // SAFETY: the caller's contract: `size` is readable.
+    let size = unsafe { std::ptr::addr_of!((*config).size).read_unaligned() };
+    if size != std::mem::size_of::<zlink_config>() {
+        return Err(Fail::new(
+            zlink_result::InvalidConfig,
+            format!(
+                "config size is {size}, not sizeof(zlink_config) = {}: start from zlink_config_default",
+                std::mem::size_of::<zlink_config>()
+            ),
+        ));
+    }
+    // SAFETY: a whole `zlink_config`, as its size says.
+    unsafe { config.read() }.to_core()
+}
+
+/// Replaces the config of a running runtime (validated first; nothing is
+/// changed on `ZLINK_RESULT_INVALID_CONFIG`). Existing cache entries and
+/// Message Follow routes keep the lifetime they were given; the cache
+/// capacity is fixed at creation (`route_cache_capacity` is ignored here).
+///
+/// # Safety
+/// `config` points to a `zlink_config` from `zlink_config_default` or
+/// `zlink_config_get`; `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_update_config(
+    rt: *const zlink_runtime,
+    config: *const zlink_config,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        if config.is_null() {
+            return Err(null("config"));
+        }
+        let rt = runtime_in(rt)?;
+        // SAFETY: an initialised struct (the caller's contract).
+        let config = unsafe { config_in(config) }?;
+        rt.core
+            .update_config(config)
+            .map_err(|e| Fail::new(zlink_result::InvalidConfig, e.to_string()))
+    })
+}
+
+/// Writes the config in force to `*out`.
+///
+/// # Safety
+/// `out` is writable; `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_config_get(
+    rt: *const zlink_runtime,
+    out: *mut zlink_config,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let out = out_ptr(out, "out")?;
+        let rt = runtime_in(rt)?;
+        // SAFETY: checked above.
+        unsafe { write(out, (&rt.core.config()).into()) };
+        Ok(())
+    })
+}
+
 /// Starts the runtime of one node.
 ///
 /// - `identity`: required; `identity->mesh` NUL-terminated, 1..=23 bytes.
@@ -396,9 +470,9 @@ pub unsafe extern "C" fn zlink_runtime_new(
         };
         let clock = clock_of(clock)?;
         let mut builder = Runtime::builder(identity).clock(clock.clone());
-        // SAFETY: NULL or an initialised struct (the caller's contract).
-        if let Some(config) = unsafe { config.as_ref() } {
-            builder = builder.config(config.to_core()?);
+        if !config.is_null() {
+            // SAFETY: an initialised struct (the caller's contract).
+            builder = builder.config(unsafe { config_in(config) }?);
         }
         if !store.is_null() {
             let s = STORES

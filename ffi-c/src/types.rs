@@ -95,10 +95,14 @@ pub enum zlink_authority_state {
 }
 
 /// The routing settings, durations in milliseconds (DESIGN §4). Start from
-/// `zlink_config_default` and change what you need.
+/// `zlink_config_default` (which sets `size`) and change what you need.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct zlink_config {
+    /// `sizeof(zlink_config)` as the caller compiled it: lets later
+    /// versions append fields. Set by `zlink_config_default`; any other
+    /// value than this library's size is `ZLINK_RESULT_INVALID_CONFIG`.
+    pub size: usize,
     /// Longest life of a cached route; 0 turns the cache off. Default 15000.
     pub route_cache_max_age_ms: u64,
     /// How long a committed Message Follow route relays; 0 = off. Default 30000.
@@ -128,6 +132,7 @@ fn ms(d: Duration) -> u64 {
 impl From<&RoutingConfig> for zlink_config {
     fn from(c: &RoutingConfig) -> Self {
         zlink_config {
+            size: std::mem::size_of::<zlink_config>(),
             route_cache_max_age_ms: ms(c.route_cache_max_age),
             message_follow_duration_ms: ms(c.message_follow_duration),
             max_follow_hops: c.max_follow_hops,

@@ -89,6 +89,7 @@ static int test_version_macros_match_the_library(void) {
     CHECK(strcmp(zlink_result_text(ZLINK_RESULT_OK), "ok") == 0);
     CHECK(strcmp(zlink_result_text(9999), "unknown zlink_result code") == 0);
     CHECK(ZLINK_RESULT_INVALID_HANDLE == 2 && ZLINK_RESULT_PANIC == 15);
+    CHECK(ZLINK_RESULT_UNKNOWN_SESSION == 16 && ZLINK_RESULT_NOT_BOUND == 19);
     return 0;
 }
 
@@ -470,6 +471,479 @@ static int test_bad_input_of_every_kind_is_an_error_code(void) {
     return cluster_free(&c);
 }
 
+/* ---------------------------------------------------------------- sessions */
+
+#define ACTOR ZLINK_OBJECT_KIND_ACTOR
+#define BYTES_EQ(b, s) ((b).len == strlen(s) && memcmp((b).data, (s), (b).len) == 0)
+
+/* Decisions other than SEND that carrying some frames produced, in order. */
+typedef struct {
+    zlink_decision events[16];
+    int count;
+} trace;
+
+static void trace_free(trace *t) {
+    for (int i = 0; i < t->count; i++) zlink_decision_free(&t->events[i]);
+    t->count = 0;
+}
+
+typedef struct {
+    uint64_t to;
+    uint8_t *data;
+    size_t len;
+} frame_copy;
+
+/* Carries frames to their nodes (rid n is node[n - 1]) until no SEND
+ * decision is left; every other decision is kept in `t`. */
+static int carry(cluster *c, const zlink_outbound *frames, size_t count, trace *t) {
+    frame_copy q[64];
+    size_t head = 0, n = 0;
+    for (size_t i = 0; i < count; i++) {
+        CHECK(n < 64);
+        q[n].to = frames[i].to.rid;
+        q[n].len = frames[i].bytes.len;
+        q[n].data = malloc(q[n].len);
+        memcpy(q[n].data, frames[i].bytes.data, q[n].len);
+        n++;
+    }
+    while (head < n) {
+        frame_copy f = q[head++];
+        CHECK(f.to >= 1 && f.to <= 3 && c->node[f.to - 1] != NULL);
+        zlink_decision d;
+        OK(zlink_on_frame(c->node[f.to - 1], f.data, f.len, &d, NULL));
+        free(f.data);
+        if (d.kind == ZLINK_DECISION_KIND_SEND) {
+            for (size_t i = 0; i < d.frame_count; i++) {
+                CHECK(n < 64);
+                q[n].to = d.frames[i].to.rid;
+                q[n].len = d.frames[i].bytes.len;
+                q[n].data = malloc(q[n].len);
+                memcpy(q[n].data, d.frames[i].bytes.data, q[n].len);
+                n++;
+            }
+            zlink_decision_free(&d);
+        } else {
+            CHECK(d.kind != ZLINK_DECISION_KIND_DROPPED && d.kind != ZLINK_DECISION_KIND_REJECT);
+            CHECK(t->count < 16);
+            t->events[t->count++] = d;
+        }
+    }
+    return 0;
+}
+
+static int carry_list(cluster *c, zlink_outbound_list *list, trace *t) {
+    int rc = carry(c, list->items, list->count, t);
+    zlink_outbound_list_free(list);
+    zlink_outbound_list_free(list); /* a second free is a no-op */
+    return rc;
+}
+
+/* The ActorRef of `id` as its owner node[owner] hands it out. */
+static int actor_ref(cluster *c, int owner, const char *id, zlink_actor_route *out) {
+    zlink_route_end end;
+    bool found = false;
+    OK(zlink_owner_route_end(c->node[owner], ACTOR, ID(id), &end, &found, NULL));
+    CHECK(found);
+    out->owner = end.node;
+    out->object_generation = end.fence.object_generation;
+    out->authority_owner_generation = end.fence.authority_owner_generation;
+    out->owner_lease_generation = end.fence.owner_lease_generation;
+    out->lease_remaining_ms = 0;
+    return 0;
+}
+
+/* node[0] binds Session `session` to `id` owned by node[owner]. */
+static int bind_actor(cluster *c, uint64_t session, const char *id, int owner) {
+    zlink_actor_route ref;
+    if (actor_ref(c, owner, id, &ref)) return 1;
+    zlink_outbound bind;
+    OK(zlink_bind(c->node[0], session, ACTOR, ID(id), &ref, &bind, NULL));
+    CHECK(bind.to.rid == (uint64_t)owner + 1);
+    trace t = {0};
+    int rc = carry(c, &bind, 1, &t);
+    zlink_bytes_free(&bind.bytes);
+    if (rc) return 1;
+    CHECK(t.count == 1 && t.events[0].kind == ZLINK_DECISION_KIND_SESSION);
+    CHECK(t.events[0].session_event == ZLINK_SESSION_EVENT_BOUND);
+    CHECK(t.events[0].session.id == session && t.events[0].session.owner.rid == 1);
+    CHECK(BYTES_EQ(t.events[0].target_id, id) && t.events[0].target_kind == ACTOR);
+    CHECK(t.events[0].binding_route.route.owner.rid == (uint64_t)owner + 1);
+    CHECK(t.events[0].binding_route.binding.token != 0);
+    zlink_binding_route stored;
+    bool found = false;
+    OK(zlink_binding_get(c->node[0], session, ACTOR, ID(id), &stored, &found, NULL));
+    CHECK(found && memcmp(&stored, &t.events[0].binding_route, sizeof stored) == 0);
+    trace_free(&t);
+    return 0;
+}
+
+/* Session-send `payload` to `id`; when sent, carry it and check delivery. */
+static int session_send(cluster *c, uint64_t session, const char *id, const char *payload,
+                        zlink_session_sent_tag want, uint64_t *sequence) {
+    zlink_session_sent sent;
+    OK(zlink_session_send(c->node[0], session, ACTOR, ID(id), ID(payload), &sent, NULL));
+    CHECK(sent.tag == want);
+    if (sequence) *sequence = sent.sequence;
+    if (want != ZLINK_SESSION_SENT_TAG_SENT) {
+        CHECK(sent.outbound.bytes.data == NULL);
+        return 0;
+    }
+    trace t = {0};
+    int rc = carry(c, &sent.outbound, 1, &t);
+    zlink_bytes_free(&sent.outbound.bytes);
+    if (rc) return 1;
+    CHECK(t.count == 1 && t.events[0].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
+    CHECK(BYTES_EQ(t.events[0].payload, payload) && BYTES_EQ(t.events[0].target_id, id));
+    CHECK(t.events[0].relay_kind == ZLINK_RELAY_KIND_MESSAGE);
+    CHECK(t.events[0].sequence == sent.sequence && t.events[0].session.id == session);
+    CHECK(t.events[0].operation_id == sent.operation_id);
+    trace_free(&t);
+    return 0;
+}
+
+static int test_session_relocation_holds_messages_until_command_44(void) {
+    cluster c;
+    if (cluster_new(&c, 3)) return 1;
+    zlink_session_ref sref;
+    OK(zlink_open_session(c.node[0], 7, 1, &sref, NULL));
+    CHECK(sref.owner.rid == 1 && sref.id == 7 && sref.generation == 1);
+    zlink_owned source;
+    OK(zlink_activate(c.node[1], ACTOR, ID("a1"), &source, NULL));
+    OK(zlink_activate(c.node[2], ACTOR, ID("a2"), NULL, NULL));
+    if (bind_actor(&c, 7, "a1", 1) || bind_actor(&c, 7, "a2", 2)) return 1;
+    uint64_t s1, s2;
+    if (session_send(&c, 7, "a1", "early", ZLINK_SESSION_SENT_TAG_SENT, &s1)) return 1;
+
+    /* Relocation 5 of a1 from node 2 to node 3: command 42, answered by 43. */
+    zlink_outbound_list seal;
+    OK(zlink_seal_sessions(c.node[1], ACTOR, ID("a1"), 5, &seal, NULL));
+    CHECK(seal.count == 1 && seal.items[0].to.rid == 1);
+    trace t = {0};
+    if (carry_list(&c, &seal, &t)) return 1;
+    CHECK(t.count == 1 && t.events[0].session_event == ZLINK_SESSION_EVENT_SEALED);
+    CHECK(t.events[0].sealed && t.events[0].relocation == 5);
+    CHECK(BYTES_EQ(t.events[0].target_id, "a1"));
+    trace_free(&t);
+
+    /* Held for a1 only; a2 is not affected; a rebind must wait. */
+    if (session_send(&c, 7, "a1", "held", ZLINK_SESSION_SENT_TAG_HELD, &s2)) return 1;
+    CHECK(s2 == s1 + 1);
+    if (session_send(&c, 7, "a2", "other", ZLINK_SESSION_SENT_TAG_SENT, NULL)) return 1;
+    zlink_actor_route ref;
+    if (actor_ref(&c, 1, "a1", &ref)) return 1;
+    zlink_outbound rebind;
+    CHECK_RC(zlink_bind(c.node[0], 7, ACTOR, ID("a1"), &ref, &rebind, NULL),
+             ZLINK_RESULT_BINDING_SEALED);
+
+    /* The bindings travel with the Actor; the target commits and sends 44. */
+    zlink_registration_list regs;
+    OK(zlink_export_bindings(c.node[1], ACTOR, ID("a1"), &regs, NULL));
+    CHECK(regs.count == 1 && regs.items[0].session.id == 7);
+    CHECK(regs.items[0].session.owner.rid == 1);
+    zlink_owned target;
+    OK(zlink_commit_relocation(c.node[2], ACTOR, ID("a1"), &source.fence, &target, NULL));
+    zlink_route_end end;
+    bool found = false;
+    OK(zlink_owner_route_end(c.node[2], ACTOR, ID("a1"), &end, &found, NULL));
+    CHECK(found);
+    OK(zlink_relinquish_to(c.node[1], ACTOR, ID("a1"), &end, NULL, NULL));
+    OK(zlink_import_bindings(c.node[2], ACTOR, ID("a1"), regs.items, regs.count, NULL));
+    zlink_registration_list_free(&regs);
+    zlink_registration_list_free(&regs);
+    OK(zlink_forget_bindings(c.node[1], ACTOR, ID("a1"), NULL));
+    CHECK_RC(zlink_import_bindings(c.node[2], ACTOR, ID("a1"), NULL, 1, NULL),
+             ZLINK_RESULT_NULL_POINTER);
+
+    zlink_outbound_list commit;
+    OK(zlink_commit_session_routes(c.node[2], ACTOR, ID("a1"), 5, &commit, NULL));
+    CHECK(commit.count == 1 && commit.items[0].to.rid == 1);
+    if (carry_list(&c, &commit, &t)) return 1;
+    /* Command 44 released the held message, on the new route, in order. */
+    CHECK(t.count == 1 && t.events[0].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
+    CHECK(BYTES_EQ(t.events[0].payload, "held") && t.events[0].sequence == s2);
+    trace_free(&t);
+    zlink_binding_route stored;
+    OK(zlink_binding_get(c.node[0], 7, ACTOR, ID("a1"), &stored, &found, NULL));
+    CHECK(found && stored.route.owner.rid == 3);
+    CHECK(stored.route.authority_owner_generation == target.fence.authority_owner_generation);
+    if (session_send(&c, 7, "a1", "after", ZLINK_SESSION_SENT_TAG_SENT, NULL)) return 1;
+
+    /* A lease renewal refreshes the stored routes (44, relocation 0). */
+    zlink_outbound_list refresh;
+    OK(zlink_renew_lease(c.node[2], ACTOR, ID("a1"), NULL, NULL));
+    OK(zlink_refresh_session_routes(c.node[2], ACTOR, ID("a1"), &refresh, NULL));
+    CHECK(refresh.count == 1);
+    if (carry_list(&c, &refresh, &t)) return 1;
+    trace_free(&t);
+
+    /* The Actor pushes to the Session on its binding. */
+    zlink_outbound push;
+    bool pushed = false;
+    OK(zlink_push(c.node[2], ACTOR, ID("a2"), &sref, ID("hello"), &push, &pushed, NULL));
+    CHECK(pushed && push.to.rid == 1);
+    if (carry(&c, &push, 1, &t)) return 1;
+    zlink_bytes_free(&push.bytes);
+    CHECK(t.count == 1 && t.events[0].session_event == ZLINK_SESSION_EVENT_PUSHED);
+    CHECK(BYTES_EQ(t.events[0].payload, "hello") && BYTES_EQ(t.events[0].target_id, "a2"));
+    trace_free(&t);
+    pushed = true;
+    OK(zlink_push(c.node[1], ACTOR, ID("a1"), &sref, ID("gone"), &push, &pushed, NULL));
+    CHECK(!pushed);
+
+    zlink_closed_session_list closed;
+    OK(zlink_expire_seals(c.node[0], &closed, NULL));
+    CHECK(closed.count == 0 && closed.items == NULL);
+    zlink_closed_session_list_free(&closed);
+
+    /* The connection closes: both Actors (now on node 3) are told. */
+    zlink_outbound_list bye;
+    OK(zlink_disconnect_session(c.node[0], 7, true, &bye, NULL));
+    CHECK(bye.count == 2 && bye.items[0].to.rid == 3 && bye.items[1].to.rid == 3);
+    if (carry_list(&c, &bye, &t)) return 1;
+    CHECK(t.count == 2);
+    for (int i = 0; i < 2; i++) {
+        CHECK(t.events[i].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
+        CHECK(t.events[i].relay_kind == ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT);
+    }
+    trace_free(&t);
+    zlink_session_sent sent;
+    CHECK_RC(zlink_session_send(c.node[0], 7, ACTOR, ID("a1"), ID("x"), &sent, NULL),
+             ZLINK_RESULT_UNKNOWN_SESSION);
+    OK(zlink_abort_session_routes(c.node[2], ACTOR, ID("a2"), 9, &bye, NULL));
+    zlink_outbound_list_free(&bye);
+    return cluster_free(&c);
+}
+
+static int test_a_seal_without_command_44_closes_the_session(void) {
+    cluster c;
+    if (cluster_new(&c, 3)) return 1;
+    OK(zlink_open_session(c.node[0], 8, 1, NULL, NULL));
+    OK(zlink_activate(c.node[1], ACTOR, ID("b1"), NULL, NULL));
+    OK(zlink_activate(c.node[2], ACTOR, ID("b2"), NULL, NULL));
+    if (bind_actor(&c, 8, "b1", 1) || bind_actor(&c, 8, "b2", 2)) return 1;
+    zlink_session_sent sent;
+    CHECK_RC(zlink_session_send(c.node[0], 8, ACTOR, ID("nobody"), ID("x"), &sent, NULL),
+             ZLINK_RESULT_NOT_BOUND);
+    zlink_outbound_list seal;
+    OK(zlink_seal_sessions(c.node[1], ACTOR, ID("b1"), 3, &seal, NULL));
+    trace t = {0};
+    if (carry_list(&c, &seal, &t)) return 1;
+    trace_free(&t);
+    zlink_closed_session_list closed;
+    OK(zlink_expire_seals(c.node[0], &closed, NULL));
+    CHECK(closed.count == 0);
+    zlink_config config;
+    OK(zlink_config_get(c.node[0], &config, NULL));
+    OK(zlink_manual_clock_advance(c.clock, config.session_relocation_seal_timeout_ms, NULL));
+    OK(zlink_expire_seals(c.node[0], &closed, NULL));
+    CHECK(closed.count == 1 && closed.items[0].session.id == 8);
+    /* Only the Actor that was not sealed is told. */
+    CHECK(closed.items[0].notifications.count == 1);
+    CHECK(closed.items[0].notifications.items[0].to.rid == 3);
+    if (carry(&c, closed.items[0].notifications.items, 1, &t)) return 1;
+    CHECK(t.count == 1 && t.events[0].relay_kind == ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT);
+    trace_free(&t);
+    zlink_closed_session_list_free(&closed);
+    zlink_closed_session_list_free(&closed);
+    CHECK_RC(zlink_session_send(c.node[0], 8, ACTOR, ID("b2"), ID("x"), &sent, NULL),
+             ZLINK_RESULT_UNKNOWN_SESSION);
+    return cluster_free(&c);
+}
+
+/* ---------------------------------------------------------------- requests */
+
+static int test_error_reply_and_spot_origin(void) {
+    cluster c;
+    if (cluster_new(&c, 2)) return 1;
+    OK(zlink_activate(c.node[0], ACTOR, ID("svc"), NULL, NULL));
+    zlink_owned lobby;
+    OK(zlink_activate(c.node[1], ZLINK_OBJECT_KIND_SPOT, ID("lobby"), &lobby, NULL));
+    zlink_spot_execution origin = {.id = (const uint8_t *)"lobby",
+                                   .id_len = 5,
+                                   .object_generation = lobby.fence.object_generation};
+    zlink_sent req;
+    OK(zlink_request_from(c.node[1], ACTOR, ID("svc"), ID("q"), NULL, &origin, &req, NULL));
+    CHECK(req.tag == ZLINK_SENT_TAG_SUBMITTED);
+    zlink_decision at_owner;
+    OK(zlink_on_frame(c.node[0], req.outbound.bytes.data, req.outbound.bytes.len, &at_owner,
+                      NULL));
+    zlink_bytes_free(&req.outbound.bytes);
+    CHECK(at_owner.kind == ZLINK_DECISION_KIND_DELIVER && at_owner.is_request);
+
+    zlink_outbound reply;
+    CHECK_RC(zlink_reply_error(c.node[0], &at_owner, 7, 1, ID("x"), &reply, NULL),
+             ZLINK_RESULT_INVALID_ARGUMENT);
+    CHECK_RC(zlink_reply_error(c.node[0], &at_owner, ZLINK_REPLY_ERROR_KIND_HANDLER, 1,
+                               (const uint8_t *)"\xff", 1, &reply, NULL),
+             ZLINK_RESULT_INVALID_UTF8);
+    CHECK_RC(zlink_reply_error(c.node[0], &at_owner, ZLINK_REPLY_ERROR_KIND_HANDLER, 1,
+                               (const uint8_t *)"x", ZLINK_MAX_ERROR_MESSAGE_BYTES + 1,
+                               &reply, NULL),
+             ZLINK_RESULT_TOO_LONG);
+    OK(zlink_reply_error(c.node[0], &at_owner, ZLINK_REPLY_ERROR_KIND_HANDLER, 42, ID("boom"),
+                         &reply, NULL));
+    zlink_decision_free(&at_owner);
+    CHECK(reply.to.rid == 2);
+    zlink_decision done;
+    OK(zlink_on_frame(c.node[1], reply.bytes.data, reply.bytes.len, &done, NULL));
+    zlink_bytes_free(&reply.bytes);
+    CHECK(done.kind == ZLINK_DECISION_KIND_COMPLETED && done.outcome == ZLINK_OUTCOME_ERROR);
+    CHECK(done.correlation == req.correlation);
+    CHECK(done.failure == ZLINK_FAILURE_REPLIED && done.error_code == 42);
+    CHECK(done.error_kind == ZLINK_REPLY_ERROR_KIND_HANDLER && BYTES_EQ(done.detail, "boom"));
+    CHECK(done.has_origin && BYTES_EQ(done.origin_id, "lobby") && !done.origin_gone);
+    CHECK(done.origin_object_generation == lobby.fence.object_generation);
+    zlink_decision_free(&done);
+    zlink_decision_free(&done);
+    zlink_stats s;
+    OK(zlink_stats_get(c.node[1], &s, NULL));
+    CHECK(s.requests_errors == 1);
+    return cluster_free(&c);
+}
+
+static int test_expire_and_shutdown_complete_pending_requests(void) {
+    cluster c;
+    if (cluster_new(&c, 2)) return 1;
+    OK(zlink_activate(c.node[0], ACTOR, ID("slow"), NULL, NULL));
+    zlink_send_options opts = {.instance_intent = false, .deadline_ms = 1000, .timeout_ms = 100};
+    zlink_sent first, second;
+    OK(zlink_request(c.node[1], ACTOR, ID("slow"), ID("1"), &opts, &first, NULL));
+    zlink_bytes_free(&first.outbound.bytes);
+    zlink_decision_list list;
+    OK(zlink_expire_requests(c.node[1], &list, NULL));
+    CHECK(list.count == 0 && list.items == NULL);
+    OK(zlink_manual_clock_advance(c.clock, 101, NULL));
+    OK(zlink_request(c.node[1], ACTOR, ID("slow"), ID("2"), &opts, &second, NULL));
+    zlink_bytes_free(&second.outbound.bytes);
+    OK(zlink_expire_requests(c.node[1], &list, NULL));
+    CHECK(list.count == 1);
+    CHECK(list.items[0].kind == ZLINK_DECISION_KIND_COMPLETED);
+    CHECK(list.items[0].outcome == ZLINK_OUTCOME_TIMEOUT);
+    CHECK(list.items[0].correlation == first.correlation);
+    CHECK(BYTES_EQ(list.items[0].target_id, "slow") && !list.items[0].has_origin);
+    zlink_decision_list_free(&list);
+    zlink_decision_list_free(&list);
+    OK(zlink_shutdown_requests(c.node[1], &list, NULL));
+    CHECK(list.count == 1 && list.items[0].outcome == ZLINK_OUTCOME_SHUTDOWN);
+    CHECK(list.items[0].correlation == second.correlation);
+    zlink_decision_list_free(&list);
+    OK(zlink_shutdown_requests(c.node[1], &list, NULL));
+    CHECK(list.count == 0);
+    CHECK_RC(zlink_expire_requests(c.node[1], NULL, NULL), ZLINK_RESULT_NULL_POINTER);
+    zlink_stats s;
+    OK(zlink_stats_get(c.node[1], &s, NULL));
+    CHECK(s.requests_timeouts == 1 && s.requests_shutdown == 1);
+    return cluster_free(&c);
+}
+
+/* ---------------------------------------------------------------- manual peers */
+
+#define ENDPOINT "10.0.0.1:7400"
+
+static int test_manual_peer_replacement_after_close(void) {
+    cluster c;
+    if (cluster_new(&c, 2)) return 1;
+    zlink_peer_descriptor d;
+    OK(zlink_publish_descriptor(c.node[0], ENDPOINT, "node-1-cert", &d, NULL));
+    CHECK(d.rid == 1 && d.lifecycle_generation == 1 && BYTES_EQ(d.endpoint, ENDPOINT));
+    CHECK(BYTES_EQ(d.security_identity, "node-1-cert"));
+    zlink_peer_descriptor_free(&d);
+    zlink_peer_descriptor_free(&d);
+
+    OK(zlink_add_manual_peer(c.node[1], ENDPOINT, NULL));
+    zlink_bytes where;
+    bool found = true;
+    OK(zlink_peer_endpoint(c.node[1], 1, &where, &found, NULL));
+    CHECK(!found); /* an endpoint-only intent is never placement evidence */
+    zlink_peer_descriptor_list now;
+    OK(zlink_connect_manual_peers(c.node[1], &now, NULL));
+    CHECK(now.count == 1 && now.items[0].rid == 1 && now.items[0].lifecycle_generation == 1);
+    CHECK(BYTES_EQ(now.items[0].endpoint, ENDPOINT));
+    CHECK(BYTES_EQ(now.items[0].security_identity, "node-1-cert"));
+    zlink_peer_descriptor_list_free(&now);
+    zlink_peer_descriptor_list_free(&now);
+
+    /* A frame from node 1 on that connection: refused until it is open. */
+    OK(zlink_activate(c.node[1], ACTOR, ID("p"), NULL, NULL));
+    zlink_sent sent;
+    OK(zlink_send(c.node[0], ACTOR, ID("p"), ID("hi"), NULL, &sent, NULL));
+    zlink_decision d1;
+    OK(zlink_on_peer_frame(c.node[1], ENDPOINT, sent.outbound.bytes.data,
+                           sent.outbound.bytes.len, &d1, NULL));
+    CHECK(d1.kind == ZLINK_DECISION_KIND_PEER_REFUSED);
+    zlink_decision_free(&d1);
+    OK(zlink_peer_opened(c.node[1], ENDPOINT, 1, NULL));
+    OK(zlink_on_peer_frame(c.node[1], ENDPOINT, sent.outbound.bytes.data,
+                           sent.outbound.bytes.len, &d1, NULL));
+    CHECK(d1.kind == ZLINK_DECISION_KIND_DELIVER && BYTES_EQ(d1.payload, "hi"));
+    zlink_decision_free(&d1);
+    OK(zlink_peer_endpoint(c.node[1], 1, &where, &found, NULL));
+    CHECK(found && BYTES_EQ(where, ENDPOINT));
+    zlink_bytes_free(&where);
+
+    /* Node 1 restarts (generation 2) and publishes again: the replacement
+     * waits for the open intent to close, then carries all four values. */
+    zlink_node_identity restarted = {.mesh = "test-mesh", .rid = 1, .generation = 2, .lease = 5};
+    OK(zlink_runtime_new(&restarted, NULL, c.store, c.clock, &c.node[2], NULL));
+    OK(zlink_publish_descriptor(c.node[2], ENDPOINT, "node-1-cert-2", NULL, NULL));
+    OK(zlink_ensure_manual_peer(c.node[1], ENDPOINT, &d, &found, NULL));
+    CHECK(!found);
+    OK(zlink_peer_closed(c.node[1], ENDPOINT, &d, &found, NULL));
+    CHECK(found && d.rid == 1 && d.lifecycle_generation == 2);
+    CHECK(BYTES_EQ(d.endpoint, ENDPOINT) && BYTES_EQ(d.security_identity, "node-1-cert-2"));
+    zlink_peer_descriptor_free(&d);
+    OK(zlink_peer_closed(c.node[1], ENDPOINT, &d, &found, NULL));
+    CHECK(!found);
+
+    /* The old lifecycle's operation is refused on the new connection. */
+    OK(zlink_peer_opened(c.node[1], ENDPOINT, 1, NULL));
+    OK(zlink_on_peer_frame(c.node[1], ENDPOINT, sent.outbound.bytes.data,
+                           sent.outbound.bytes.len, &d1, NULL));
+    CHECK(d1.kind == ZLINK_DECISION_KIND_PEER_REFUSED);
+    zlink_decision_free(&d1);
+    zlink_bytes_free(&sent.outbound.bytes);
+
+    CHECK_RC(zlink_add_manual_peer(c.node[1], "", NULL), ZLINK_RESULT_TOO_LONG);
+    CHECK_RC(zlink_add_manual_peer(c.node[1], NULL, NULL), ZLINK_RESULT_NULL_POINTER);
+    CHECK_RC(zlink_peer_opened(c.node[1], "\xc3", 1, NULL), ZLINK_RESULT_INVALID_UTF8);
+    return cluster_free(&c);
+}
+
+/* ---------------------------------------------------------------- config */
+
+static int test_config_size_and_update(void) {
+    cluster c;
+    if (cluster_new(&c, 1)) return 1;
+    zlink_config config;
+    OK(zlink_config_default(&config, NULL));
+    CHECK(config.size == sizeof(zlink_config));
+    zlink_config wrong = config;
+    wrong.size = sizeof(zlink_config) - 8;
+    zlink_error *err = NULL;
+    zlink_runtime *other = NULL;
+    zlink_node_identity id = {.mesh = "m", .rid = 9, .generation = 1, .lease = 9};
+    CHECK_RC(zlink_runtime_new(&id, &wrong, NULL, NULL, &other, &err),
+             ZLINK_RESULT_INVALID_CONFIG);
+    CHECK(strstr(zlink_error_message(err), "sizeof(zlink_config)") != NULL);
+    zlink_error_free(err);
+    CHECK(other == NULL);
+    CHECK_RC(zlink_update_config(c.node[0], &wrong, NULL), ZLINK_RESULT_INVALID_CONFIG);
+
+    config.message_follow_duration_ms = 60000;
+    config.route_cache_max_age_ms = 20000;
+    OK(zlink_update_config(c.node[0], &config, NULL));
+    zlink_config now;
+    OK(zlink_config_get(c.node[0], &now, NULL));
+    CHECK(now.size == sizeof now && now.message_follow_duration_ms == 60000);
+    CHECK(now.route_cache_max_age_ms == 20000);
+    config.route_cache_max_age_ms = 58000; /* must stay 5 s under follow */
+    CHECK_RC(zlink_update_config(c.node[0], &config, NULL), ZLINK_RESULT_INVALID_CONFIG);
+    OK(zlink_config_get(c.node[0], &now, NULL));
+    CHECK(now.route_cache_max_age_ms == 20000);
+    CHECK_RC(zlink_update_config(c.node[0], NULL, NULL), ZLINK_RESULT_NULL_POINTER);
+    return cluster_free(&c);
+}
+
 int main(void) {
     run("version_macros_match_the_library", test_version_macros_match_the_library);
     run("resolve_cold_then_warm", test_resolve_cold_then_warm);
@@ -483,6 +957,15 @@ int main(void) {
         test_async_resolve_calls_back_on_a_runtime_thread);
     run("bad_input_of_every_kind_is_an_error_code",
         test_bad_input_of_every_kind_is_an_error_code);
+    run("session_relocation_holds_messages_until_command_44",
+        test_session_relocation_holds_messages_until_command_44);
+    run("a_seal_without_command_44_closes_the_session",
+        test_a_seal_without_command_44_closes_the_session);
+    run("error_reply_and_spot_origin", test_error_reply_and_spot_origin);
+    run("expire_and_shutdown_complete_pending_requests",
+        test_expire_and_shutdown_complete_pending_requests);
+    run("manual_peer_replacement_after_close", test_manual_peer_replacement_after_close);
+    run("config_size_and_update", test_config_size_and_update);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
