@@ -45,6 +45,11 @@
 #define ZLINK_MAX_ERROR_MESSAGE_BYTES 4096
 
 /**
+ * Longest endpoint or security identity, in bytes.
+ */
+#define ZLINK_MAX_PEER_FIELD_BYTES 1024
+
+/**
  * Bytes of a mesh-name field: up to 23 bytes of UTF-8 and a NUL.
  */
 #define ZLINK_MESH_NAME_CAPACITY 24
@@ -600,6 +605,35 @@ typedef uint32_t zlink_session_refusal;
 #endif // __cplusplus
 
 /**
+ * A manual intent's connection state as the transport reported it.
+ */
+enum zlink_liveness
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not connected yet (or reconnecting).
+   */
+  ZLINK_LIVENESS_CONNECTING = 1,
+  /**
+   * Connected; the handshake showed `open_rid`.
+   */
+  ZLINK_LIVENESS_OPEN = 2,
+  /**
+   * The transport confirmed it closed.
+   */
+  ZLINK_LIVENESS_CLOSED = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_liveness zlink_liveness;
+#else
+typedef uint32_t zlink_liveness;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * The resolver's four closed results (spec §2.2).
  */
 enum zlink_resolution_tag
@@ -1140,6 +1174,39 @@ typedef struct {
    */
   zlink_bytes security_identity;
 } zlink_peer_descriptor;
+
+/**
+ * One manual endpoint's state: the installed descriptor, the observed
+ * routing ID and close state, and a replacement waiting for the close.
+ * Free with `zlink_peer_intent_free`.
+ */
+typedef struct {
+  /**
+   * A descriptor is installed (`installed`); false for an endpoint-only
+   * intent, which is never placement evidence.
+   */
+  bool has_installed;
+  /**
+   * The installed descriptor (empty unless `has_installed`).
+   */
+  zlink_peer_descriptor installed;
+  /**
+   * The transport's view.
+   */
+  zlink_liveness liveness;
+  /**
+   * With `ZLINK_LIVENESS_OPEN`: the routing ID the handshake showed.
+   */
+  uint64_t open_rid;
+  /**
+   * A newer descriptor waits for the installed intent to close.
+   */
+  bool has_pending;
+  /**
+   * The waiting descriptor (empty unless `has_pending`).
+   */
+  zlink_peer_descriptor pending;
+} zlink_peer_intent;
 
 /**
  * Replacements to perform: `count` descriptors at `items` (NULL when empty
@@ -1868,6 +1935,17 @@ zlink_result zlink_shutdown_requests(const zlink_runtime *rt,
                                      zlink_error **error);
 
 /**
+ * Frees the descriptors of an intent and zeroes their strings; a second
+ * free is a no-op. NULL is a no-op.
+ *
+ * # Safety
+ * `intent` is NULL or an intent this library filled in.
+ *
+ * Thread-safety: any thread; the intent is not shared state.
+ */
+void zlink_peer_intent_free(zlink_peer_intent *intent);
+
+/**
  * Frees the strings of a descriptor and zeroes them; a second free is a
  * no-op. NULL is a no-op.
  *
@@ -2027,6 +2105,24 @@ zlink_result zlink_on_peer_frame(const zlink_runtime *rt,
                                  size_t len,
                                  zlink_decision *out,
                                  zlink_error **error);
+
+/**
+ * The intent, observed routing ID and close state of a manual `endpoint`.
+ * On OK, `*found` says whether the endpoint is registered; `*out` is
+ * written only then (free it with `zlink_peer_intent_free`).
+ *
+ * # Safety
+ * `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
+ * is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_peer_intent_get(const zlink_runtime *rt,
+                                   const char *endpoint,
+                                   zlink_peer_intent *out,
+                                   bool *found,
+                                   zlink_error **error);
 
 /**
  * Makes a handle on the system's monotonic clock.

@@ -6,7 +6,7 @@
 use std::ffi::c_char;
 use std::ptr::addr_of_mut;
 
-use zlink_core::{NodeRid, PeerDescriptor, PeerReplacement};
+use zlink_core::{Liveness, NodeRid, PeerDescriptor, PeerIntent, PeerReplacement};
 
 use crate::frames::{zlink_bytes, zlink_decision};
 use crate::runtime::{runtime_in, zlink_runtime};
@@ -44,6 +44,96 @@ impl From<PeerDescriptor> for zlink_peer_descriptor {
 impl From<PeerReplacement> for zlink_peer_descriptor {
     fn from(r: PeerReplacement) -> Self {
         r.descriptor.into()
+    }
+}
+
+impl zlink_peer_descriptor {
+    fn empty() -> Self {
+        zlink_peer_descriptor {
+            endpoint: zlink_bytes::empty(),
+            rid: 0,
+            lifecycle_generation: 0,
+            security_identity: zlink_bytes::empty(),
+        }
+    }
+}
+
+/// Longest endpoint or security identity, in bytes.
+pub const ZLINK_MAX_PEER_FIELD_BYTES: usize = 1024;
+
+const _: () = assert!(ZLINK_MAX_PEER_FIELD_BYTES == zlink_core::MAX_PEER_FIELD_BYTES);
+
+/// A manual intent's connection state as the transport reported it.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum zlink_liveness {
+    /// Not connected yet (or reconnecting).
+    Connecting = 1,
+    /// Connected; the handshake showed `open_rid`.
+    Open = 2,
+    /// The transport confirmed it closed.
+    Closed = 3,
+}
+
+/// One manual endpoint's state: the installed descriptor, the observed
+/// routing ID and close state, and a replacement waiting for the close.
+/// Free with `zlink_peer_intent_free`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct zlink_peer_intent {
+    /// A descriptor is installed (`installed`); false for an endpoint-only
+    /// intent, which is never placement evidence.
+    pub has_installed: bool,
+    /// The installed descriptor (empty unless `has_installed`).
+    pub installed: zlink_peer_descriptor,
+    /// The transport's view.
+    pub liveness: zlink_liveness,
+    /// With `ZLINK_LIVENESS_OPEN`: the routing ID the handshake showed.
+    pub open_rid: u64,
+    /// A newer descriptor waits for the installed intent to close.
+    pub has_pending: bool,
+    /// The waiting descriptor (empty unless `has_pending`).
+    pub pending: zlink_peer_descriptor,
+}
+
+impl From<PeerIntent> for zlink_peer_intent {
+    fn from(i: PeerIntent) -> Self {
+        let (liveness, open_rid) = match i.liveness {
+            Liveness::Connecting => (zlink_liveness::Connecting, 0),
+            Liveness::Open(rid) => (zlink_liveness::Open, rid.get()),
+            Liveness::Closed => (zlink_liveness::Closed, 0),
+        };
+        zlink_peer_intent {
+            has_installed: i.installed.is_some(),
+            installed: i
+                .installed
+                .map_or_else(zlink_peer_descriptor::empty, Into::into),
+            liveness,
+            open_rid,
+            has_pending: i.pending.is_some(),
+            pending: i
+                .pending
+                .map_or_else(zlink_peer_descriptor::empty, Into::into),
+        }
+    }
+}
+
+/// Frees the descriptors of an intent and zeroes their strings; a second
+/// free is a no-op. NULL is a no-op.
+///
+/// # Safety
+/// `intent` is NULL or an intent this library filled in.
+///
+/// Thread-safety: any thread; the intent is not shared state.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_peer_intent_free(intent: *mut zlink_peer_intent) {
+    if intent.is_null() {
+        return;
+    }
+    // SAFETY: a library-filled intent (the caller's contract).
+    unsafe {
+        zlink_peer_descriptor_free(addr_of_mut!((*intent).installed));
+        zlink_peer_descriptor_free(addr_of_mut!((*intent).pending));
     }
 }
 
@@ -394,6 +484,42 @@ pub unsafe extern "C" fn zlink_on_peer_frame(
         let decision = zlink_decision::from_core(rt.core.on_peer_frame(endpoint, bytes));
         // SAFETY: checked above.
         unsafe { out.write(decision) };
+        Ok(())
+    })
+}
+
+/// The intent, observed routing ID and close state of a manual `endpoint`.
+/// On OK, `*found` says whether the endpoint is registered; `*out` is
+/// written only then (free it with `zlink_peer_intent_free`).
+///
+/// # Safety
+/// `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
+/// is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_peer_intent_get(
+    rt: *const zlink_runtime,
+    endpoint: *const c_char,
+    out: *mut zlink_peer_intent,
+    found: *mut bool,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let out = out_ptr(out, "out")?;
+        let found = out_ptr(found, "found")?;
+        let rt = runtime_in(rt)?;
+        // SAFETY: NUL-terminated by contract.
+        let endpoint = unsafe { endpoint_in(endpoint) }?;
+        let intent = rt.core.peer_intent(endpoint);
+        let is = intent.is_some();
+        if let Some(i) = intent {
+            // SAFETY: checked above.
+            unsafe { out.write(i.into()) };
+        }
+        // SAFETY: checked above.
+        unsafe { found.write(is) };
         Ok(())
     })
 }

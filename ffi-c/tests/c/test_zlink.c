@@ -888,11 +888,25 @@ static int test_manual_peer_replacement_after_close(void) {
     OK(zlink_publish_descriptor(c.node[2], ENDPOINT, "node-1-cert-2", NULL, NULL));
     OK(zlink_ensure_manual_peer(c.node[1], ENDPOINT, &d, &found, NULL));
     CHECK(!found);
+    zlink_peer_intent intent;
+    OK(zlink_peer_intent_get(c.node[1], ENDPOINT, &intent, &found, NULL));
+    CHECK(found && intent.has_installed && intent.installed.lifecycle_generation == 1);
+    CHECK(intent.liveness == ZLINK_LIVENESS_OPEN && intent.open_rid == 1);
+    CHECK(intent.has_pending && intent.pending.lifecycle_generation == 2);
+    CHECK(BYTES_EQ(intent.pending.security_identity, "node-1-cert-2"));
+    zlink_peer_intent_free(&intent);
+    zlink_peer_intent_free(&intent);
     OK(zlink_peer_closed(c.node[1], ENDPOINT, &d, &found, NULL));
     CHECK(found && d.rid == 1 && d.lifecycle_generation == 2);
     CHECK(BYTES_EQ(d.endpoint, ENDPOINT) && BYTES_EQ(d.security_identity, "node-1-cert-2"));
     zlink_peer_descriptor_free(&d);
     OK(zlink_peer_closed(c.node[1], ENDPOINT, &d, &found, NULL));
+    CHECK(!found);
+    OK(zlink_peer_intent_get(c.node[1], ENDPOINT, &intent, &found, NULL));
+    CHECK(found && intent.liveness == ZLINK_LIVENESS_CLOSED && !intent.has_pending);
+    CHECK(intent.installed.lifecycle_generation == 2);
+    zlink_peer_intent_free(&intent);
+    OK(zlink_peer_intent_get(c.node[1], "10.9.9.9:1", &intent, &found, NULL));
     CHECK(!found);
 
     /* The old lifecycle's operation is refused on the new connection. */
