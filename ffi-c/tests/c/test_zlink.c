@@ -750,6 +750,33 @@ static int test_a_seal_without_command_44_closes_the_session(void) {
     return cluster_free(&c);
 }
 
+static int test_an_aborted_relocation_releases_held_messages_to_the_source(void) {
+    cluster c;
+    if (cluster_new(&c, 2)) return 1;
+    OK(zlink_open_session(c.node[0], 9, 1, NULL, NULL));
+    OK(zlink_activate(c.node[1], ACTOR, ID("c1"), NULL, NULL));
+    if (bind_actor(&c, 9, "c1", 1)) return 1;
+    zlink_outbound_list list;
+    OK(zlink_seal_sessions(c.node[1], ACTOR, ID("c1"), 4, &list, NULL));
+    trace t = {0};
+    if (carry_list(&c, &list, &t)) return 1;
+    trace_free(&t);
+    uint64_t seq;
+    if (session_send(&c, 9, "c1", "waiting", ZLINK_SESSION_SENT_TAG_HELD, &seq)) return 1;
+    OK(zlink_abort_session_routes(c.node[1], ACTOR, ID("c1"), 4, &list, NULL));
+    CHECK(list.count == 1 && list.items[0].to.rid == 1);
+    if (carry_list(&c, &list, &t)) return 1;
+    CHECK(t.count == 1 && t.events[0].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
+    CHECK(BYTES_EQ(t.events[0].payload, "waiting") && t.events[0].sequence == seq);
+    trace_free(&t);
+    zlink_binding_route stored;
+    bool found = false;
+    OK(zlink_binding_get(c.node[0], 9, ACTOR, ID("c1"), &stored, &found, NULL));
+    CHECK(found && stored.route.owner.rid == 2);
+    if (session_send(&c, 9, "c1", "again", ZLINK_SESSION_SENT_TAG_SENT, NULL)) return 1;
+    return cluster_free(&c);
+}
+
 /* ---------------------------------------------------------------- requests */
 
 static int test_error_reply_and_spot_origin(void) {
@@ -975,6 +1002,8 @@ int main(void) {
         test_session_relocation_holds_messages_until_command_44);
     run("a_seal_without_command_44_closes_the_session",
         test_a_seal_without_command_44_closes_the_session);
+    run("an_aborted_relocation_releases_held_messages_to_the_source",
+        test_an_aborted_relocation_releases_held_messages_to_the_source);
     run("error_reply_and_spot_origin", test_error_reply_and_spot_origin);
     run("expire_and_shutdown_complete_pending_requests",
         test_expire_and_shutdown_complete_pending_requests);
