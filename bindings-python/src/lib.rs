@@ -5,6 +5,7 @@
 
 mod errors;
 mod fork;
+mod logs;
 mod results;
 mod runtime;
 mod sessions;
@@ -18,6 +19,8 @@ use pyo3::prelude::*;
 fn _zlink(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(fork::_after_fork_in_child, m)?)?;
+    m.add_function(wrap_pyfunction!(logs::_log_level, m)?)?;
+    m.add_function(wrap_pyfunction!(logs::_log_take, m)?)?;
     m.add_class::<setup::PyNodeIdentity>()?;
     m.add_class::<setup::PyRoutingConfig>()?;
     m.add_class::<setup::PySystemClock>()?;

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections import deque
 from collections.abc import Iterable
 
@@ -333,3 +335,52 @@ def test_spot_execution_is_a_value() -> None:
             assert (spot, generation) == ("room", 3)
     with pytest.raises(zlink.InputError):
         SpotExecution("", 1)
+
+
+# ---- core logs in Python logging -------------------------------------------
+
+def wait_for(caplog: pytest.LogCaptureFixture, text: str) -> logging.LogRecord:
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        for record in caplog.records:
+            if text in record.getMessage():
+                return record
+        time.sleep(0.01)
+    pytest.fail(f"no log record with {text!r}: {[r.getMessage() for r in caplog.records]}")
+
+
+def test_core_logs_reach_python_logging_and_a_handler_may_call_back(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="zlink")
+    c, _ = bound_cluster(3, {"a1": 2, "a2": 3},
+                         RoutingConfig(session_relocation_seal_timeout=1_000))
+    called_back: list[object] = []
+
+    class CallsBack(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            # The core logged this while holding its session table: the
+            # handler runs later, on the pump thread, so this cannot deadlock.
+            called_back.append(c[1].expire_seals())
+
+    handler = CallsBack(logging.WARNING)
+    logging.getLogger("zlink").addHandler(handler)
+    try:
+        zlink.forward_logs(logging.INFO)
+        c[1].on_frame(b"not a frame")
+        record = wait_for(caplog, "undecodable frame dropped")
+        assert record.levelno == logging.WARNING
+        assert record.name.startswith("zlink.")
+        seal(c, "a1", 2, 3)
+        c.clock.advance(1_000)
+        assert len(c[1].expire_seals()) == 1
+        wait_for(caplog, "no command 44 within the seal timeout")
+        # Below the level nothing is forwarded.
+        zlink.forward_logs(logging.CRITICAL + 1)
+        caplog.clear()
+        c[1].on_frame(b"not a frame either")
+        time.sleep(0.3)
+        assert not [r for r in caplog.records if r.name.startswith("zlink.")]
+    finally:
+        zlink.forward_logs(logging.CRITICAL + 1)
+        logging.getLogger("zlink").removeHandler(handler)
+    assert called_back and all(v == [] for v in called_back)

@@ -17,7 +17,9 @@ Results are immutable objects you ``match`` on::
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import threading
 from typing import Literal, Union
 
 from ._errors import (
@@ -97,9 +99,50 @@ __version__: str = _zlink.__version__
 Kind = Literal["spot", "actor"]
 Resolution = Union[ReadyRoute, Missing, Unavailable, StoreFailure]
 
+_log_pump: threading.Thread | None = None
+_log_pump_lock = threading.Lock()
+
+
+def _pump_logs() -> None:
+    while True:
+        records, dropped = _zlink._log_take(200)
+        for level, target, message in records:
+            name = "zlink." + target.removeprefix("zlink_core").strip(":").replace("::", ".")
+            logging.getLogger(name.rstrip(".")).log(level, "%s", message)
+        if dropped:
+            logging.getLogger("zlink").warning("%d core log records dropped", dropped)
+
+
+def forward_logs(level: int | None = None) -> None:
+    """Forwards the core's log events at ``level`` and above (default: the
+    ``"zlink"`` logger's effective level) to :mod:`logging`, under
+    ``"zlink.<module>"`` loggers. Events are queued by the core (never
+    blocking it, never taking the GIL there) and logged from a daemon
+    thread, so a handler may call back into a Runtime. Below the level
+    nothing is formatted. ``forward_logs(logging.CRITICAL + 1)`` stops."""
+    global _log_pump
+    if level is None:
+        level = logging.getLogger("zlink").getEffectiveLevel()
+    _zlink._log_level(level)
+    with _log_pump_lock:
+        if _log_pump is None or not _log_pump.is_alive():
+            _log_pump = threading.Thread(target=_pump_logs, name="zlink-logs", daemon=True)
+            _log_pump.start()
+
+
+def _after_fork_in_child() -> None:
+    global _log_pump, _log_pump_lock
+    _zlink._after_fork_in_child()
+    # The pump thread is not in the child: start one again if one ran.
+    _log_pump_lock = threading.Lock()
+    if _log_pump is not None:
+        _log_pump = threading.Thread(target=_pump_logs, name="zlink-logs", daemon=True)
+        _log_pump.start()
+
+
 # A child of fork() has none of the parent's threads: objects made before the
 # fork refuse to run there (ForkedRuntimeError); new ones work.
-os.register_at_fork(after_in_child=_zlink._after_fork_in_child)
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _settle(future: asyncio.Future[Resolution], value: object, error: object) -> None:
@@ -200,5 +243,6 @@ __all__ = [
     "Unavailable",
     "WireError",
     "ZlinkError",
+    "forward_logs",
     "wire",
 ]
