@@ -1037,7 +1037,7 @@ pub(crate) fn inbound(py: Python<'_>, i: Inbound) -> PyResult<Obj> {
         Inbound::Dropped(e) => new(
             py,
             PyDropped {
-                kind: crate::wire_json::error_kind(&e),
+                kind: zlink_core::wire::json::error_kind(&e),
                 error: e.to_string(),
             },
         ),

@@ -13,7 +13,7 @@ use zlink_core::{
 
 use crate::errors;
 use crate::results::{PyNodeRef, PyOutbound};
-use crate::wire_json::{bind_refusal_name, relay_kind_name, session_refusal_name};
+use zlink_core::wire::json::{bind_refusal_name, relay_kind_name, session_refusal_name};
 
 type Obj = Py<PyAny>;
 

@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use zlink_core::wire::{self, DecodeLimits, Frame};
+use zlink_core::wire::{self, DecodeLimits, Frame, json};
 
 use crate::errors;
 use crate::wire_json;
@@ -19,16 +19,15 @@ impl PyFrame {
     /// "MessageFollow", "SessionBind", ...
     #[getter]
     fn command(&self) -> &'static str {
-        wire_json::command_name(&self.0)
+        json::command_name(&self.0)
     }
     /// The language-neutral description, as a dict (u64s as decimal strings).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let text = wire_json::frame_json(&self.0).to_string();
-        py.import("json")?.call_method1("loads", (text,))
+        wire_json::to_py(py, &json::describe(&self.0))
     }
     /// The same description as JSON text.
     fn to_json(&self) -> String {
-        wire_json::frame_json(&self.0).to_string()
+        json::describe(&self.0).to_string()
     }
     fn __repr__(&self) -> String {
         format!("Frame(command={:?})", self.command())
@@ -45,7 +44,7 @@ fn decode(data: &[u8], max_object_id_bytes: usize, max_payload_bytes: usize) -> 
     };
     wire::decode(data, &limits)
         .map(PyFrame)
-        .map_err(|e| errors::raise("WireError", wire_json::error_kind(&e), e))
+        .map_err(|e| errors::raise("WireError", json::error_kind(&e), e))
 }
 
 /// Encodes a frame to its exact bytes.

@@ -4,13 +4,14 @@
 //! Reference: `docs/wire.md`.
 //!
 //! ```text
-//! cargo run -p zlink-core --example wire_vectors -- testdata/wire
+//! cargo run -p zlink-core --features json --example wire_vectors -- testdata/wire
 //! ```
 //!
 //! Old `.bin`/`.json` files in both folders are removed first, so a case
 //! dropped here disappears there. Every vector is decoded again before it is
 //! written: a valid one must round-trip, an invalid one must fail with the
-//! error kind its case names, or the program stops.
+//! error kind its case names, or the program stops. The descriptions are
+//! `zlink_core::wire::json`'s (feature `json`).
 
 use std::error::Error;
 use std::fs;
@@ -21,7 +22,7 @@ use zlink_core::wire::{
     self, ActorRoute, BindRefusal, BindResult, Binding, DecodeLimits, Frame, HEADER_LEN,
     MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, NodeRef, Operation, RejectionCode, RejectionFrame,
     RelayKind, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult, ReplyRoute, RouteChange,
-    RouteEnd, SessionFrame, SessionRef, SessionRefusal, WireError,
+    RouteEnd, SessionFrame, SessionRef, SessionRefusal, json,
 };
 use zlink_core::{
     AuthorityOwnerGeneration, BindingGeneration, BindingToken, CorrelationId, MeshName,
@@ -53,14 +54,15 @@ fn main() -> Res<()> {
         if back != case.frame {
             return Err(format!("{}: decodes to another frame", case.name).into());
         }
+        let header = bytes[..HEADER_LEN].try_into()?;
         let description = json!({
             "name": case.name,
             "note": case.note,
-            "command": command_name(&case.frame),
+            "command": json::command_name(&case.frame),
             "command_number": bytes[3],
-            "header": header_json(&bytes),
+            "header": json::describe_header(header),
             "size": bytes.len(),
-            "frame": frame_json(&case.frame),
+            "frame": json::describe(&case.frame),
         });
         write(&dir, case.name, &bytes, &description)?;
     }
@@ -72,7 +74,7 @@ fn main() -> Res<()> {
             Ok(_) => return Err(format!("invalid/{}: decodes", case.name).into()),
             Err(e) => e,
         };
-        if error_kind(&error) != case.kind {
+        if json::error_kind(&error) != case.kind {
             return Err(format!(
                 "invalid/{}: expected {}, got {error:?}",
                 case.name, case.kind
@@ -87,7 +89,7 @@ fn main() -> Res<()> {
                 "max_object_id_bytes": limits.max_object_id_bytes,
                 "max_payload_bytes": limits.max_payload_bytes,
             },
-            "error": error_json(&error),
+            "error": json::describe_error(&error),
         });
         write(&invalid_dir, case.name, &case.bytes, &description)?;
     }
@@ -565,20 +567,6 @@ fn op_mesh_at(id_len: usize) -> usize {
     OP_KIND_AT + 1 + 2 + id_len
 }
 
-/// Body offset of a Reply's result tag when the replier's mesh name is
-/// `mesh_len` bytes: correlation, operation id, then the replier node.
-fn reply_tag_at(mesh_len: usize) -> usize {
-    8 + 8 + 1 + mesh_len + 8 + 8
-}
-
-/// Body offset of a Rejection's class byte when its object ID is `id_len`
-/// bytes and the rejecting node's mesh name `mesh_len`: operation id, target,
-/// fence, then the rejecting node. The reason follows, then the reply route's
-/// presence byte.
-fn rejection_class_at(id_len: usize, mesh_len: usize) -> usize {
-    8 + 3 + id_len + 40 + 17 + mesh_len
-}
-
 fn invalid_cases() -> Res<Vec<Invalid>> {
     let message = Frame::Message(base_operation()?);
     let mut op = base_operation()?;
@@ -594,7 +582,7 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
     refused_request.reply_route = Some(reply_to_origin(77)?);
     let rejection_reply = Frame::Rejection(refused_request);
     // Both rejections: spot "s" (1-byte ID) refused by node "main" (4 bytes).
-    let class_at = rejection_class_at(1, 4);
+    let class_at = json::rejection_class_at(1, 4);
     let reply_ok = Frame::Reply(base_reply(ReplyResult::Ok(b"pong".to_vec()))?);
     let reply_err = Frame::Reply(base_reply(reply_error(
         ReplyErrorKind::Handler,
@@ -602,7 +590,7 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
         "Zürich 🦀",
     ))?);
     // Both replies come from node "main": a 4-byte mesh name.
-    let tag_at = reply_tag_at(4);
+    let tag_at = json::reply_tag_at(4);
     let message_bytes = wire::encode(&message);
     // In `message`: 1-byte ID, no reply route, empty payload.
     let msg_presence_at = message_bytes.len() - HEADER_LEN - 4 - 1;
@@ -1584,59 +1572,6 @@ fn session_valid_cases() -> Res<Vec<Valid>> {
     Ok(cases)
 }
 
-/// Sizes of the session body parts (docs/wire.md): a SessionRef is a node
-/// then id and generation; an ActorRoute a node then four u64s.
-fn session_ref_len(s: &SessionRef) -> usize {
-    17 + s.owner.mesh.as_str().len() + 16
-}
-
-fn key_len(k: &ObjectKey) -> usize {
-    3 + k.id().len()
-}
-
-fn actor_route_len(r: &ActorRoute) -> usize {
-    17 + r.owner.mesh.as_str().len() + 32
-}
-
-/// Body offset of the byte after a session frame's session and Actor key
-/// (plus the operation id for commands 10–16).
-fn after_actor(f: &SessionFrame) -> usize {
-    let (op, session, actor) = match f {
-        SessionFrame::Bind { session, actor, .. }
-        | SessionFrame::BindReply { session, actor, .. }
-        | SessionFrame::Tombstone { session, actor, .. }
-        | SessionFrame::TombstoneAck { session, actor, .. }
-        | SessionFrame::Relay { session, actor, .. }
-        | SessionFrame::Push { session, actor, .. }
-        | SessionFrame::Refused { session, actor, .. } => (8, session, actor),
-        SessionFrame::Seal { session, actor, .. }
-        | SessionFrame::Sealed { session, actor, .. }
-        | SessionFrame::Route { session, actor, .. } => (0, session, actor),
-    };
-    op + session_ref_len(session) + key_len(actor)
-}
-
-/// Body offset of a session frame's one code or presence byte: the
-/// previous-binding presence (10), bind result (11), relay kind (14),
-/// refusal (16), sealed flag (43), route change (44); `None` for the others.
-fn session_code_at(f: &SessionFrame) -> Option<usize> {
-    let at = after_actor(f);
-    match f {
-        SessionFrame::Bind { route, .. } => Some(at + actor_route_len(route)),
-        SessionFrame::BindReply { .. } | SessionFrame::Refused { .. } => Some(at),
-        // binding, route, sequence, hop count.
-        SessionFrame::Relay { route, .. } => Some(at + 16 + actor_route_len(route) + 8 + 1),
-        // relocation.
-        SessionFrame::Sealed { .. } => Some(at + 8),
-        // binding, object generation, relocation.
-        SessionFrame::Route { .. } => Some(at + 16 + 8 + 8),
-        SessionFrame::Tombstone { .. }
-        | SessionFrame::TombstoneAck { .. }
-        | SessionFrame::Push { .. }
-        | SessionFrame::Seal { .. } => None,
-    }
-}
-
 fn session_invalid_cases() -> Res<Vec<Invalid>> {
     let bind_first = bind(source_route(0)?, None)?;
     let rebind = bind(
@@ -1665,7 +1600,7 @@ fn session_invalid_cases() -> Res<Vec<Invalid>> {
     let refresh = route_refresh(source_route(5000)?)?;
     let tombstone_frame = tombstone()?;
     let ack = tombstone_ack()?;
-    let code_at = |f: &SessionFrame| session_code_at(f).expect("a frame with a code byte");
+    let code_at = |f: &SessionFrame| json::session_code_at(f).expect("a frame with a code byte");
     let s = |f: &SessionFrame| Frame::Session(f.clone());
     let message = Frame::Message(base_operation()?);
 
@@ -2088,456 +2023,4 @@ fn session_invalid_cases() -> Res<Vec<Invalid>> {
         edit_body(&s(&abort), Vec::clear),
     );
     Ok(cases)
-}
-
-// ------------------------------------------------------------------ JSON --
-
-fn command_name(frame: &Frame) -> &'static str {
-    match frame {
-        Frame::Message(_) => "Message",
-        Frame::Request(_) => "Request",
-        Frame::Reply(_) => "Reply",
-        Frame::Rejection(_) => "Rejection",
-        Frame::MessageFollow(_) => "MessageFollow",
-        Frame::Session(f) => match f {
-            SessionFrame::Bind { .. } => "SessionBind",
-            SessionFrame::BindReply { .. } => "SessionBindReply",
-            SessionFrame::Tombstone { .. } => "SessionTombstone",
-            SessionFrame::TombstoneAck { .. } => "SessionTombstoneAck",
-            SessionFrame::Relay { .. } => "SessionRelay",
-            SessionFrame::Push { .. } => "SessionPush",
-            SessionFrame::Refused { .. } => "SessionRefused",
-            SessionFrame::Seal { .. } => "SessionRelocationSeal",
-            SessionFrame::Sealed { .. } => "SessionRelocationSealed",
-            SessionFrame::Route { .. } => "SessionRelocationRoute",
-        },
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn header_json(bytes: &[u8]) -> Value {
-    json!({
-        "magic_hex": hex(&bytes[..2]),
-        "version": bytes[2],
-        "command": bytes[3],
-        "flags": bytes[4],
-        "reserved": bytes[5],
-        "body_length": u32::from_be_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]),
-    })
-}
-
-/// A u64 as a decimal string: JSON numbers lose precision past 2^53 in
-/// JavaScript and other double-based readers.
-fn n(v: u64) -> Value {
-    Value::String(v.to_string())
-}
-
-fn key_json(key: &ObjectKey) -> Value {
-    json!({
-        "kind": key.kind().as_str(),
-        "kind_code": key.kind() as u8,
-        "id": key.id(),
-        "id_utf8_hex": hex(key.id().as_bytes()),
-    })
-}
-
-fn node_json(node: &NodeRef) -> Value {
-    json!({
-        "mesh": node.mesh.as_str(),
-        "rid": n(node.rid.get()),
-        "generation": n(node.generation.get()),
-    })
-}
-
-fn fence_json(f: &RouteFence) -> Value {
-    json!({
-        "object_generation": n(f.object_generation.get()),
-        "authority_owner_generation": n(f.authority_owner_generation.get()),
-        "owner_lease_generation": n(f.owner_lease_generation.get()),
-        "node_generation": n(f.node_generation.get()),
-        "store_version": n(f.store_version.get()),
-    })
-}
-
-fn reply_json(route: &Option<ReplyRoute>) -> Value {
-    match route {
-        None => Value::Null,
-        Some(r) => json!({
-            "node": node_json(&r.node),
-            "correlation": n(r.correlation.get()),
-        }),
-    }
-}
-
-fn stale_name(reason: StaleReason) -> &'static str {
-    match reason {
-        StaleReason::NotOwner => "NotOwner",
-        StaleReason::NodeMismatch => "NodeMismatch",
-        StaleReason::OwnerGenerationMismatch => "OwnerGenerationMismatch",
-        StaleReason::LeaseMismatch => "LeaseMismatch",
-    }
-}
-
-fn frame_json(frame: &Frame) -> Value {
-    match frame {
-        Frame::Message(op) | Frame::Request(op) => json!({
-            "operation_id": n(op.operation_id.get()),
-            "target": key_json(&op.target),
-            "origin": node_json(&op.origin),
-            "to_node": n(op.to_node.get()),
-            "fence": fence_json(&op.fence),
-            "object_generation": n(op.object_generation.get()),
-            "hop_count": op.hop_count,
-            "reply_route": reply_json(&op.reply_route),
-            "payload_hex": hex(&op.payload),
-        }),
-        Frame::Reply(r) => {
-            // The tag and kind numbers are read back from the encoded bytes
-            // (after correlation, operation id and replier), so the JSON
-            // states what is on the wire.
-            let bytes = wire::encode(frame);
-            let tag_at = HEADER_LEN + reply_tag_at(r.replier.mesh.as_str().len());
-            let result = match &r.result {
-                ReplyResult::Ok(payload) => json!({
-                    "status": "Ok",
-                    "status_code": bytes[tag_at],
-                    "payload_hex": hex(payload),
-                }),
-                ReplyResult::Error(e) => json!({
-                    "status": "Error",
-                    "status_code": bytes[tag_at],
-                    "error": {
-                        "kind": match e.kind {
-                            ReplyErrorKind::Handler => "Handler",
-                            ReplyErrorKind::Decode => "Decode",
-                        },
-                        "kind_code": bytes[tag_at + 1],
-                        "code": e.code,
-                        "message": e.message,
-                        "message_utf8_hex": hex(e.message.as_bytes()),
-                    },
-                }),
-            };
-            json!({
-                "correlation": n(r.correlation.get()),
-                "operation_id": n(r.operation_id.get()),
-                "replier": node_json(&r.replier),
-                "result": result,
-            })
-        }
-        Frame::Rejection(r) => {
-            // The class/reason numbers are read back from the encoded bytes
-            // (after operation id, target, fence and rejecting node; the
-            // reply route follows them), so the JSON states what is on the
-            // wire.
-            let bytes = wire::encode(frame);
-            let class_at = HEADER_LEN
-                + rejection_class_at(r.target.id().len(), r.rejected_by.mesh.as_str().len());
-            let (class_code, reason_code) = (bytes[class_at], bytes[class_at + 1]);
-            let (class, reason) = match r.code {
-                RejectionCode::StaleRoute(s) => ("StaleRoute", Value::from(stale_name(s))),
-                RejectionCode::Unavailable(u) => ("Unavailable", Value::from(u.as_str())),
-                RejectionCode::InvalidOperation => ("InvalidOperation", Value::Null),
-            };
-            json!({
-                "operation_id": n(r.operation_id.get()),
-                "target": key_json(&r.target),
-                "fence": fence_json(&r.fence),
-                "rejected_by": node_json(&r.rejected_by),
-                "code": {
-                    "class": class,
-                    "class_code": class_code,
-                    "reason": reason,
-                    "reason_code": reason_code,
-                },
-                "reply_route": reply_json(&r.reply_route),
-            })
-        }
-        Frame::MessageFollow(f) => {
-            let end =
-                |e: &RouteEnd| json!({"node": node_json(&e.node), "fence": fence_json(&e.fence)});
-            json!({
-                "target": key_json(&f.target),
-                "source": end(&f.source),
-                "destination": end(&f.destination),
-                "hop_count": f.hop_count,
-                "relayed_messages": n(f.relayed_messages),
-                "relayed_bytes": n(f.relayed_bytes),
-                "operation_id": n(f.operation_id.get()),
-                "reply_route": reply_json(&f.reply_route),
-            })
-        }
-        Frame::Session(f) => session_frame_json(frame, f),
-    }
-}
-
-fn session_json(s: &SessionRef) -> Value {
-    json!({
-        "owner": node_json(&s.owner),
-        "id": n(s.id.get()),
-        "generation": n(s.generation.get()),
-    })
-}
-
-fn binding_json(b: &Binding) -> Value {
-    json!({
-        "generation": n(b.generation.get()),
-        "token": n(b.token.get()),
-    })
-}
-
-fn actor_route_json(r: &ActorRoute) -> Value {
-    json!({
-        "owner": node_json(&r.owner),
-        "object_generation": n(r.object_generation.get()),
-        "authority_owner_generation": n(r.authority_owner_generation.get()),
-        "owner_lease_generation": n(r.owner_lease_generation.get()),
-        "lease_remaining_ms": n(r.lease_remaining_ms),
-    })
-}
-
-fn bind_refusal_name(why: BindRefusal) -> &'static str {
-    match why {
-        BindRefusal::NotOwner => "NotOwner",
-        BindRefusal::ObjectGeneration => "ObjectGeneration",
-        BindRefusal::NodeGeneration => "NodeGeneration",
-        BindRefusal::OwnerGeneration => "OwnerGeneration",
-        BindRefusal::OwnerLease => "OwnerLease",
-    }
-}
-
-fn relay_kind_name(kind: RelayKind) -> &'static str {
-    match kind {
-        RelayKind::Message => "Message",
-        RelayKind::PhysicalDisconnect => "PhysicalDisconnect",
-        RelayKind::LogicalDisconnect => "LogicalDisconnect",
-    }
-}
-
-fn session_refusal_name(reason: SessionRefusal) -> &'static str {
-    match reason {
-        SessionRefusal::UnknownBinding => "UnknownBinding",
-        SessionRefusal::StaleRoute => "StaleRoute",
-        SessionRefusal::ObjectGeneration => "ObjectGeneration",
-    }
-}
-
-/// A session frame's fields. Its one code byte (bind result, relay kind,
-/// refusal, route change) is read back from the encoded bytes, so the JSON
-/// states what is on the wire.
-fn session_frame_json(frame: &Frame, f: &SessionFrame) -> Value {
-    let bytes = wire::encode(frame);
-    let code = session_code_at(f).map(|at| bytes[HEADER_LEN + at]);
-    match f {
-        SessionFrame::Bind {
-            operation_id,
-            session,
-            actor,
-            route,
-            previous,
-        } => json!({
-            "operation_id": n(operation_id.get()),
-            "session": session_json(session),
-            "actor": key_json(actor),
-            "route": actor_route_json(route),
-            "previous": match previous {
-                None => Value::Null,
-                Some((owner, binding)) => json!({
-                    "owner": node_json(owner),
-                    "binding": binding_json(binding),
-                }),
-            },
-        }),
-        SessionFrame::BindReply {
-            operation_id,
-            session,
-            actor,
-            result,
-        } => json!({
-            "operation_id": n(operation_id.get()),
-            "session": session_json(session),
-            "actor": key_json(actor),
-            "result": match result {
-                BindResult::Bound { route, binding } => json!({
-                    "status": "Bound",
-                    "status_code": code,
-                    "route": actor_route_json(route),
-                    "binding": binding_json(binding),
-                }),
-                BindResult::Refused(why) => json!({
-                    "status": "Refused",
-                    "status_code": code,
-                    "reason": bind_refusal_name(*why),
-                }),
-            },
-        }),
-        SessionFrame::Tombstone {
-            operation_id,
-            session,
-            actor,
-            binding,
-            by,
-        } => json!({
-            "operation_id": n(operation_id.get()),
-            "session": session_json(session),
-            "actor": key_json(actor),
-            "binding": binding_json(binding),
-            "by": node_json(by),
-        }),
-        SessionFrame::TombstoneAck {
-            operation_id,
-            session,
-            actor,
-            binding,
-        } => json!({
-            "operation_id": n(operation_id.get()),
-            "session": session_json(session),
-            "actor": key_json(actor),
-            "binding": binding_json(binding),
-        }),
-        SessionFrame::Relay {
-            operation_id,
-            session,
-            actor,
-            binding,
-            route,
-            sequence,
-            hop_count,
-            kind,
-            payload,
-        } => json!({
-            "operation_id": n(operation_id.get()),
-            "session": session_json(session),
-            "actor": key_json(actor),
-            "binding": binding_json(binding),
-            "route": actor_route_json(route),
-            "sequence": n(*sequence),
-            "hop_count": hop_count,
-            "kind": relay_kind_name(*kind),
-            "kind_code": code,
-            "payload_hex": hex(payload),
-        }),
-        SessionFrame::Push {
-            operation_id,
-            session,
-            actor,
-            binding,
-            object_generation,
-            payload,
-        } => json!({
-            "operation_id": n(operation_id.get()),
-            "session": session_json(session),
-            "actor": key_json(actor),
-            "binding": binding_json(binding),
-            "object_generation": n(object_generation.get()),
-            "payload_hex": hex(payload),
-        }),
-        SessionFrame::Refused {
-            operation_id,
-            session,
-            actor,
-            reason,
-        } => json!({
-            "operation_id": n(operation_id.get()),
-            "session": session_json(session),
-            "actor": key_json(actor),
-            "reason": session_refusal_name(*reason),
-            "reason_code": code,
-        }),
-        SessionFrame::Seal {
-            session,
-            actor,
-            binding,
-            object_generation,
-            relocation,
-            source,
-        } => json!({
-            "session": session_json(session),
-            "actor": key_json(actor),
-            "binding": binding_json(binding),
-            "object_generation": n(object_generation.get()),
-            "relocation": n(relocation.get()),
-            "source": node_json(source),
-        }),
-        SessionFrame::Sealed {
-            session,
-            actor,
-            relocation,
-            sealed,
-        } => json!({
-            "session": session_json(session),
-            "actor": key_json(actor),
-            "relocation": n(relocation.get()),
-            "sealed": sealed,
-        }),
-        SessionFrame::Route {
-            session,
-            actor,
-            binding,
-            object_generation,
-            relocation,
-            change,
-        } => json!({
-            "session": session_json(session),
-            "actor": key_json(actor),
-            "binding": binding_json(binding),
-            "object_generation": n(object_generation.get()),
-            "relocation": n(relocation.get()),
-            "change": match change {
-                RouteChange::Commit(route) => json!({
-                    "action": "Commit",
-                    "action_code": code,
-                    "route": actor_route_json(route),
-                }),
-                RouteChange::Abort => json!({"action": "Abort", "action_code": code}),
-                RouteChange::Refresh(route) => json!({
-                    "action": "Refresh",
-                    "action_code": code,
-                    "route": actor_route_json(route),
-                }),
-            },
-        }),
-    }
-}
-
-fn error_kind(e: &WireError) -> &'static str {
-    match e {
-        WireError::Truncated { .. } => "Truncated",
-        WireError::BadMagic => "BadMagic",
-        WireError::UnsupportedVersion(_) => "UnsupportedVersion",
-        WireError::UnknownCommand(_) => "UnknownCommand",
-        WireError::FlagsNotAllowed { .. } => "FlagsNotAllowed",
-        WireError::LengthMismatch { .. } => "LengthMismatch",
-        WireError::TooLong { .. } => "TooLong",
-        WireError::Invalid { .. } => "Invalid",
-        WireError::TrailingBytes(_) => "TrailingBytes",
-    }
-}
-
-/// The error's kind (normative) and the details this codec reports with it
-/// (informative: another codec may word or count them differently).
-fn error_json(e: &WireError) -> Value {
-    let kind = error_kind(e);
-    match e {
-        WireError::Truncated { field, needed } => {
-            json!({"kind": kind, "field": field, "needed": needed})
-        }
-        WireError::BadMagic => json!({"kind": kind}),
-        WireError::UnsupportedVersion(v) => json!({"kind": kind, "version": v}),
-        WireError::UnknownCommand(c) => json!({"kind": kind, "command": c}),
-        WireError::FlagsNotAllowed { command, flags } => {
-            json!({"kind": kind, "command": command, "flags": flags})
-        }
-        WireError::LengthMismatch { declared, actual } => {
-            json!({"kind": kind, "declared": declared, "actual": actual})
-        }
-        WireError::TooLong { field, len, max } => {
-            json!({"kind": kind, "field": field, "len": len, "max": max})
-        }
-        WireError::Invalid { field, .. } => json!({"kind": kind, "field": field}),
-        WireError::TrailingBytes(count) => json!({"kind": kind, "count": count}),
-    }
 }

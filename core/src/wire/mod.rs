@@ -7,6 +7,8 @@
 //! every enum value checked, trailing bytes refused.
 
 mod codec;
+#[cfg(feature = "json")]
+pub mod json;
 mod session;
 
 pub use codec::{decode, encode};
