@@ -2,7 +2,7 @@
 //! and writes (§2.1). The only I/O in the core (DESIGN §3).
 //!
 //! Every write is a compare-and-set on the authority the writer read
-//! ([`WriteFence`]) and bumps the per-object [`StoreVersion`]. Every answer
+//! ([`WriteFence`]) and bumps the per-object [`StoreVersion`](crate::StoreVersion). Every answer
 //! carries the store's own time and epoch ([`Observed`]), so lease deadlines
 //! are computed on the store's clock and a store restart is noticed.
 
