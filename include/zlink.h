@@ -144,6 +144,11 @@ enum zlink_result
    * The Session has no binding to that Actor.
    */
   ZLINK_RESULT_NOT_BOUND = 19,
+  /**
+   * Other Rust code in the process already set the global `tracing`
+   * subscriber: the log callback cannot be installed.
+   */
+  ZLINK_RESULT_LOG_SUBSCRIBER_TAKEN = 20,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -601,6 +606,45 @@ enum zlink_session_refusal
 typedef enum zlink_session_refusal zlink_session_refusal;
 #else
 typedef uint32_t zlink_session_refusal;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Severity of a log record. The numbers are stable; a lower number is more
+ * severe. Functions take it as a `uint32_t` so that an out-of-range value
+ * is an error code, not UB.
+ */
+enum zlink_log_level
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Something failed.
+   */
+  ZLINK_LOG_LEVEL_ERROR = 1,
+  /**
+   * Something unexpected the library handled.
+   */
+  ZLINK_LOG_LEVEL_WARN = 2,
+  /**
+   * A notable event (lease invalidations, store recovery, …).
+   */
+  ZLINK_LOG_LEVEL_INFO = 3,
+  /**
+   * Detail for debugging.
+   */
+  ZLINK_LOG_LEVEL_DEBUG = 4,
+  /**
+   * Everything.
+   */
+  ZLINK_LOG_LEVEL_TRACE = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_log_level zlink_log_level;
+#else
+typedef uint32_t zlink_log_level;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1149,6 +1193,17 @@ typedef struct {
    */
   size_t count;
 } zlink_decision_list;
+
+/**
+ * Called on the library's log thread with one record: its level, its
+ * target (the Rust module that logged, e.g. `zlink_core::runtime`) and its
+ * message followed by its structured fields as ` key=value` text. Both
+ * strings are NUL-terminated UTF-8, valid only during the call.
+ */
+typedef void (*zlink_log_callback)(zlink_log_level level,
+                                   const char *target,
+                                   const char *message,
+                                   void *userdata);
 
 /**
  * An object-peer descriptor: the four values a transport handshake must
@@ -1933,6 +1988,42 @@ zlink_result zlink_expire_requests(const zlink_runtime *rt,
 zlink_result zlink_shutdown_requests(const zlink_runtime *rt,
                                      zlink_decision_list *out,
                                      zlink_error **error);
+
+/**
+ * Hands the core's log records to `callback(level, target, message,
+ * userdata)`, for records at `min_level` (a `zlink_log_level`) and more
+ * severe; a NULL `callback` turns forwarding off (`min_level` must still be
+ * a valid level). Calling it again replaces the callback, its userdata and
+ * the level.
+ *
+ * Records are formatted where the core logs and put into a bounded queue
+ * that never blocks the core: when it is full or busy the record is
+ * dropped, counted, and the count is reported later by a
+ * `ZLINK_LOG_LEVEL_WARN` record with target `zlink::log`.
+ *
+ * The first call with a callback installs the library's `tracing`
+ * subscriber as the process's global one, once per process. If other Rust
+ * code in the process already set a global `tracing` subscriber, the call
+ * returns `ZLINK_RESULT_LOG_SUBSCRIBER_TAKEN` and nothing is forwarded.
+ *
+ * Thread-safety: any thread. The callback runs on the library's log thread
+ * (one at a time, never on a core thread and never holding a library
+ * lock), so it may call any zlink function, including this one. Once this
+ * function returns on another thread than the log thread, the previous
+ * callback is not running and is never called again: its userdata may be
+ * freed. (It waits for a running callback to return: do not call it while
+ * holding a lock your callback takes.) Setting NULL stops and joins the
+ * log thread.
+ *
+ * # Safety
+ * `callback` is NULL or a function that may be called with `userdata` from
+ * the library's log thread until this function is next called;
+ * `error` is NULL or writable.
+ */
+zlink_result zlink_set_log_callback(zlink_log_callback callback,
+                                    void *userdata,
+                                    uint32_t min_level,
+                                    zlink_error **error);
 
 /**
  * Frees the descriptors of an intent and zeroes their strings; a second

@@ -20,6 +20,7 @@
 
 mod frames;
 mod handle;
+mod log;
 mod peer;
 mod runtime;
 mod session;
@@ -29,6 +30,7 @@ use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 pub use frames::*;
+pub use log::*;
 pub use peer::*;
 pub use runtime::*;
 pub use session::*;
@@ -91,6 +93,9 @@ pub enum zlink_result {
     BindingSealed = 18,
     /// The Session has no binding to that Actor.
     NotBound = 19,
+    /// Other Rust code in the process already set the global `tracing`
+    /// subscriber: the log callback cannot be installed.
+    LogSubscriberTaken = 20,
 }
 
 impl zlink_result {
@@ -116,10 +121,13 @@ impl zlink_result {
             zlink_result::SessionClosing => c"the session is disconnected",
             zlink_result::BindingSealed => c"the binding is sealed for a relocation",
             zlink_result::NotBound => c"the session has no binding to that actor",
+            zlink_result::LogSubscriberTaken => {
+                c"a global tracing subscriber is already set in this process"
+            }
         }
     }
 
-    const ALL: [zlink_result; 20] = [
+    const ALL: [zlink_result; 21] = [
         zlink_result::Ok,
         zlink_result::NullPointer,
         zlink_result::InvalidHandle,
@@ -140,6 +148,7 @@ impl zlink_result {
         zlink_result::SessionClosing,
         zlink_result::BindingSealed,
         zlink_result::NotBound,
+        zlink_result::LogSubscriberTaken,
     ];
 }
 

@@ -985,6 +985,114 @@ static int test_config_size_and_update(void) {
     return cluster_free(&c);
 }
 
+/* Log lines the callback collected (copied: the strings die with the call). */
+typedef struct {
+    pthread_mutex_t lock;
+    char lines[32][512];
+    zlink_log_level levels[32];
+    int count;
+    zlink_runtime *rt;      /* called back from the callback */
+    bool reentered;
+    pthread_t thread;
+} log_box;
+
+static void on_log(zlink_log_level level, const char *target, const char *message,
+                   void *userdata) {
+    log_box *box = userdata;
+    /* The host may call into the runtime from its log callback. */
+    zlink_stats s;
+    bool reentered = zlink_stats_get(box->rt, &s, NULL) == ZLINK_RESULT_OK;
+    pthread_mutex_lock(&box->lock);
+    if (box->count < 32) {
+        snprintf(box->lines[box->count], sizeof box->lines[0], "%s: %s", target, message);
+        box->levels[box->count] = level;
+        box->count++;
+    }
+    box->reentered = reentered;
+    box->thread = pthread_self();
+    pthread_mutex_unlock(&box->lock);
+}
+
+/* Index of the first collected line containing `text`, waiting up to 5 s; -1 if none. */
+static int wait_for_line(log_box *box, const char *text) {
+    struct timespec tick = {0, 1000000};
+    for (int i = 0; i < 5000; i++) {
+        pthread_mutex_lock(&box->lock);
+        for (int j = 0; j < box->count; j++) {
+            if (strstr(box->lines[j], text)) {
+                pthread_mutex_unlock(&box->lock);
+                return j;
+            }
+        }
+        pthread_mutex_unlock(&box->lock);
+        nanosleep(&tick, NULL);
+    }
+    return -1;
+}
+
+static int log_count(log_box *box) {
+    pthread_mutex_lock(&box->lock);
+    int n = box->count;
+    pthread_mutex_unlock(&box->lock);
+    return n;
+}
+
+static int test_log_callback_forwards_core_records(void) {
+    CHECK(ZLINK_LOG_LEVEL_ERROR == 1 && ZLINK_LOG_LEVEL_TRACE == 5);
+    CHECK(ZLINK_RESULT_LOG_SUBSCRIBER_TAKEN == 20);
+    static log_box box;
+    memset(&box, 0, sizeof box);
+    pthread_mutex_init(&box.lock, NULL);
+    zlink_error *err = NULL;
+    CHECK_RC(zlink_set_log_callback(on_log, &box, 0, &err), ZLINK_RESULT_INVALID_ARGUMENT);
+    CHECK(zlink_error_code(err) == ZLINK_RESULT_INVALID_ARGUMENT);
+    zlink_error_free(err);
+    CHECK_RC(zlink_set_log_callback(on_log, &box, 6, NULL), ZLINK_RESULT_INVALID_ARGUMENT);
+
+    cluster c;
+    if (cluster_new(&c, 2)) return 1;
+    box.rt = c.node[1];
+    zlink_owned owned;
+    OK(zlink_activate(c.node[0], ZLINK_OBJECT_KIND_ACTOR, ID("logged"), &owned, NULL));
+    zlink_resolution r;
+    OK(zlink_resolve(c.node[1], ZLINK_OBJECT_KIND_ACTOR, ID("logged"), &r, NULL));
+    CHECK(r.tag == ZLINK_RESOLUTION_TAG_READY_ROUTE);
+
+    /* At WARN, the info of a store recovery is filtered out; at INFO, the
+     * lease invalidation after it arrives (and is the first line: one queue). */
+    OK(zlink_set_log_callback(on_log, &box, ZLINK_LOG_LEVEL_WARN, NULL));
+    size_t removed = 0;
+    OK(zlink_on_store_recovery(c.node[1], &removed, NULL));
+    CHECK(removed == 1);
+    OK(zlink_resolve(c.node[1], ZLINK_OBJECT_KIND_ACTOR, ID("logged"), &r, NULL));
+    OK(zlink_set_log_callback(on_log, &box, ZLINK_LOG_LEVEL_INFO, NULL));
+    OK(zlink_on_owner_lease_invalidated(c.node[1], 1, 1, &removed, NULL));
+    CHECK(removed == 1);
+    int at = wait_for_line(&box, "owner lease invalidated");
+    CHECK(at == 0);
+    pthread_mutex_lock(&box.lock);
+    int levels_ok = box.levels[0] == ZLINK_LOG_LEVEL_INFO;
+    int text_ok = strncmp(box.lines[0], "zlink_core", 10) == 0 &&
+                  strstr(box.lines[0], "removed=1") != NULL &&
+                  strstr(box.lines[0], "recovered") == NULL;
+    int thread_ok = !pthread_equal(box.thread, pthread_self());
+    int reentered = box.reentered;
+    pthread_mutex_unlock(&box.lock);
+    if (!text_ok) fprintf(stderr, "  line: %s\n", box.lines[0]);
+    CHECK(levels_ok && text_ok && thread_ok && reentered);
+
+    /* Off: once the call returns, the callback is never called again. */
+    OK(zlink_set_log_callback(NULL, NULL, ZLINK_LOG_LEVEL_INFO, NULL));
+    int before = log_count(&box);
+    OK(zlink_on_store_recovery(c.node[1], &removed, NULL));
+    OK(zlink_on_owner_lease_invalidated(c.node[1], 2, 1, &removed, NULL));
+    struct timespec pause = {0, 100000000};
+    nanosleep(&pause, NULL);
+    CHECK(log_count(&box) == before);
+    pthread_mutex_destroy(&box.lock);
+    return cluster_free(&c);
+}
+
 int main(void) {
     run("version_macros_match_the_library", test_version_macros_match_the_library);
     run("resolve_cold_then_warm", test_resolve_cold_then_warm);
@@ -1009,6 +1117,7 @@ int main(void) {
         test_expire_and_shutdown_complete_pending_requests);
     run("manual_peer_replacement_after_close", test_manual_peer_replacement_after_close);
     run("config_size_and_update", test_config_size_and_update);
+    run("log_callback_forwards_core_records", test_log_callback_forwards_core_records);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
