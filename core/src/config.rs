@@ -114,14 +114,16 @@ impl RoutingConfig {
 
 /// The config in force for one runtime, replaceable while it runs.
 ///
-/// The two values the hot path needs (cache max age, ID cap) are mirrored in
-/// atomics so reading them takes no lock; the rest is read under a lock on
-/// cold paths only.
+/// The values the cache-hit and frame paths need (cache max age, ID cap,
+/// message bound, follow hops) are mirrored in atomics so reading them takes
+/// no lock; the rest is read under a lock on store paths only.
 #[derive(Debug)]
 pub(crate) struct LiveConfig {
     full: RwLock<Arc<RoutingConfig>>,
     cache_max_age_nanos: AtomicU64,
     max_id_bytes: AtomicU64,
+    max_message_bytes: AtomicU64,
+    max_follow_hops: AtomicU64,
 }
 
 impl LiveConfig {
@@ -130,6 +132,8 @@ impl LiveConfig {
         let live = LiveConfig {
             cache_max_age_nanos: AtomicU64::new(0),
             max_id_bytes: AtomicU64::new(0),
+            max_message_bytes: AtomicU64::new(0),
+            max_follow_hops: AtomicU64::new(0),
             full: RwLock::new(Arc::new(config.clone())),
         };
         live.mirror(&config);
@@ -150,6 +154,10 @@ impl LiveConfig {
         self.cache_max_age_nanos.store(nanos, Ordering::Relaxed);
         self.max_id_bytes
             .store(config.max_object_id_bytes as u64, Ordering::Relaxed);
+        self.max_message_bytes
+            .store(config.max_message_bytes as u64, Ordering::Relaxed);
+        self.max_follow_hops
+            .store(u64::from(config.max_follow_hops), Ordering::Relaxed);
     }
 
     pub(crate) fn get(&self) -> Arc<RoutingConfig> {
@@ -162,6 +170,24 @@ impl LiveConfig {
 
     pub(crate) fn max_id_bytes(&self) -> usize {
         self.max_id_bytes.load(Ordering::Relaxed) as usize
+    }
+
+    /// The negotiated message bound (a frame-path read: no lock).
+    pub(crate) fn max_message_bytes(&self) -> usize {
+        self.max_message_bytes.load(Ordering::Relaxed) as usize
+    }
+
+    /// The longest Message Follow chain (a frame-path read: no lock).
+    pub(crate) fn max_follow_hops(&self) -> u8 {
+        self.max_follow_hops.load(Ordering::Relaxed) as u8
+    }
+
+    /// What an inbound frame is decoded against.
+    pub(crate) fn decode_limits(&self) -> crate::wire::DecodeLimits {
+        crate::wire::DecodeLimits {
+            max_object_id_bytes: self.max_id_bytes(),
+            max_payload_bytes: self.max_message_bytes(),
+        }
     }
 }
 
@@ -261,5 +287,18 @@ mod tests {
         live.replace(good).expect("valid");
         assert_eq!(live.cache_max_age(), secs(5));
         assert_eq!(live.get().route_cache_max_age, secs(5));
+        let frames = RoutingConfig {
+            max_message_bytes: 512,
+            max_follow_hops: 3,
+            max_object_id_bytes: 64,
+            ..Default::default()
+        };
+        live.replace(frames).expect("valid");
+        assert_eq!((live.max_message_bytes(), live.max_follow_hops()), (512, 3));
+        let limits = live.decode_limits();
+        assert_eq!(
+            (limits.max_object_id_bytes, limits.max_payload_bytes),
+            (64, 512)
+        );
     }
 }

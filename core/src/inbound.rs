@@ -13,8 +13,8 @@ use crate::runtime::Runtime;
 use crate::session::{SessionDelivery, SessionEvent};
 use crate::stats::InvalidationReason;
 use crate::wire::{
-    Command, DecodeLimits, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame,
-    ReplyFrame, ReplyResult, ReplyRoute, WireError, decode, encode,
+    Command, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame, ReplyFrame,
+    ReplyResult, ReplyRoute, WireError, decode, encode,
 };
 
 /// What to do with an inbound frame.
@@ -114,14 +114,10 @@ impl Runtime {
     /// Decides what to do with one inbound frame. Reads local state only:
     /// never the store, never an application handler.
     pub fn on_frame(&self, bytes: &[u8]) -> Inbound {
-        let config = self.config();
-        let limits = DecodeLimits {
-            max_object_id_bytes: config.max_object_id_bytes,
-            max_payload_bytes: config.max_message_bytes,
-        };
-        match decode(bytes, &limits) {
+        let config = &self.inner().resolver.config;
+        match decode(bytes, &config.decode_limits()) {
             Ok(Frame::Message(op) | Frame::Request(op)) => {
-                self.on_operation(op, config.max_follow_hops)
+                self.on_operation(op, config.max_follow_hops())
             }
             Ok(Frame::Reply(r)) => self.on_reply_frame(r),
             Ok(Frame::Rejection(r)) => self.on_rejection_frame(r),

@@ -14,7 +14,7 @@ use crate::inbound::Inbound;
 use crate::lifecycle::LifecycleError;
 use crate::runtime::Runtime;
 use crate::store::{StoreError, WriteError};
-use crate::wire::{DecodeLimits, Frame, decode};
+use crate::wire::{Frame, decode};
 
 /// Longest endpoint or security identity, in bytes.
 pub const MAX_PEER_FIELD_BYTES: usize = 1024;
@@ -327,11 +327,7 @@ impl Runtime {
         else {
             return Inbound::PeerRefused;
         };
-        let config = self.config();
-        let limits = DecodeLimits {
-            max_object_id_bytes: config.max_object_id_bytes,
-            max_payload_bytes: config.max_message_bytes,
-        };
+        let limits = self.inner().resolver.config.decode_limits();
         if let Ok(Frame::Message(op) | Frame::Request(op)) = decode(bytes, &limits)
             && op.hop_count == 0
             && op.origin.rid == d.rid

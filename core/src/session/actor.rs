@@ -292,7 +292,7 @@ impl Runtime {
         hop_count: u8,
     ) -> Option<ActorRoute> {
         let now = self.clock().now();
-        let max_hops = self.config().max_follow_hops;
+        let max_hops = self.inner().resolver.config.max_follow_hops();
         let destination = self
             .inner()
             .follow
