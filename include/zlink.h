@@ -344,6 +344,11 @@ enum zlink_decision_kind
    * A frame on a manual peer connection failed its admission fence.
    */
   ZLINK_DECISION_KIND_PEER_REFUSED = 12,
+  /**
+   * A frame whose sender is not the node of the connection it came on
+   * (`detail`): refused and counted, nothing acted on.
+   */
+  ZLINK_DECISION_KIND_FOREIGN_SENDER = 13,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -526,6 +531,11 @@ enum zlink_session_event
    * A frame that does not match current state was ignored (`detail`).
    */
   ZLINK_SESSION_EVENT_IGNORED = 6,
+  /**
+   * No command 44 came within the seal timeout: the Session is closed
+   * (`session`); its disconnect notifications follow as a `SEND`.
+   */
+  ZLINK_SESSION_EVENT_CLOSED = 7,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -567,6 +577,10 @@ enum zlink_bind_refusal
    * Another owner lease, or it has run out.
    */
   ZLINK_BIND_REFUSAL_OWNER_LEASE = 5,
+  /**
+   * No terminal answer within `session_bind_timeout_ms`.
+   */
+  ZLINK_BIND_REFUSAL_TIMEOUT = 6,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1306,6 +1320,11 @@ typedef struct {
    */
   uint64_t session_relocation_seal_timeout_ms;
   /**
+   * How long a bind waits for its terminal reply (or a rebind for the
+   * previous owner's tombstone ACK) before it is refused. Default 10000.
+   */
+  uint64_t session_bind_timeout_ms;
+  /**
    * Most entries of the route cache. Default 1000000.
    */
   uint64_t route_cache_capacity;
@@ -1616,6 +1635,66 @@ typedef struct {
    * Requests dropped: reply route unrecoverable.
    */
   uint64_t requests_unroutable;
+  /**
+   * Frames refused: their sender was not their connection's node.
+   */
+  uint64_t frames_foreign_sender;
+  /**
+   * Binds refused by the bind timeout.
+   */
+  uint64_t bind_timeouts;
+  /**
+   * Table sizes now (each bounded): pending requests.
+   */
+  uint64_t table_pending_requests;
+  /**
+   * Request deadline entries.
+   */
+  uint64_t table_request_deadlines;
+  /**
+   * Sessions owned.
+   */
+  uint64_t table_sessions;
+  /**
+   * Binds waiting for their terminal reply.
+   */
+  uint64_t table_pending_binds;
+  /**
+   * Seal and bind deadline entries.
+   */
+  uint64_t table_session_deadlines;
+  /**
+   * Session registrations of local Actors.
+   */
+  uint64_t table_registrations;
+  /**
+   * Rebind replies parked for a tombstone ACK.
+   */
+  uint64_t table_parked_binds;
+  /**
+   * Parked-reply deadline entries.
+   */
+  uint64_t table_parked_deadlines;
+  /**
+   * Message Follow routes.
+   */
+  uint64_t table_follow_routes;
+  /**
+   * Follow-route expiry entries.
+   */
+  uint64_t table_follow_deadlines;
+  /**
+   * Relay-notification dedup entries.
+   */
+  uint64_t table_dedup_entries;
+  /**
+   * Dedup entries evicted to stay within bounds.
+   */
+  uint64_t table_dedup_evictions;
+  /**
+   * Store reads in flight.
+   */
+  uint64_t table_store_flights;
 } zlink_stats;
 
 /**
@@ -1643,36 +1722,6 @@ typedef struct {
    */
   zlink_unavailable_reason reason;
 } zlink_session_sent;
-
-/**
- * A Session closed by the seal timeout: the notifications to carry to its
- * Actors that were not sealed.
- */
-typedef struct {
-  /**
-   * The Session closed.
-   */
-  zlink_session_ref session;
-  /**
-   * Physical-disconnect notifications on the stored routes.
-   */
-  zlink_outbound_list notifications;
-} zlink_closed_session;
-
-/**
- * Sessions `zlink_expire_seals` closed: `count` at `items` (NULL when
- * empty or freed). Free with `zlink_closed_session_list_free`.
- */
-typedef struct {
-  /**
-   * The Sessions.
-   */
-  zlink_closed_session *items;
-  /**
-   * How many.
-   */
-  size_t count;
-} zlink_closed_session_list;
 
 /**
  * One Session bound to an Actor on its owner: what a relocation carries
@@ -1861,9 +1910,11 @@ zlink_result zlink_cancel(const zlink_runtime *rt,
                           zlink_error **error);
 
 /**
- * Decides what to do with one inbound frame of `len` bytes. Reads local
- * state only: never the store, never blocks. An undecodable frame is not an
- * error: it is a `ZLINK_DECISION_KIND_DROPPED` decision.
+ * Decides what to do with one inbound frame of `len` bytes that arrived on
+ * the host's connection to node `from` (its routing ID). Reads local state
+ * only: never the store, never blocks. An undecodable frame is not an
+ * error: it is a `ZLINK_DECISION_KIND_DROPPED` decision; a frame whose
+ * sender is not `from` is a `ZLINK_DECISION_KIND_FOREIGN_SENDER` one.
  *
  * # Safety
  * `bytes` points to `len` readable bytes (NULL allowed when 0); `out` is
@@ -1873,6 +1924,7 @@ zlink_result zlink_cancel(const zlink_runtime *rt,
  * `zlink_runtime_free` of the same runtime.
  */
 zlink_result zlink_on_frame(const zlink_runtime *rt,
+                            uint64_t from,
                             const uint8_t *bytes,
                             size_t len,
                             zlink_decision *out,
@@ -1960,10 +2012,42 @@ zlink_result zlink_reply_error(const zlink_runtime *rt,
 void zlink_decision_list_free(zlink_decision_list *list);
 
 /**
- * Times out every pending request whose deadline has passed on the
- * runtime's clock: `*out` receives one `ZLINK_DECISION_KIND_COMPLETED`
- * decision (`ZLINK_OUTCOME_TIMEOUT`) per request. Call it periodically (or
- * after moving a manual clock).
+ * The runtime's clock now, in nanoseconds since its origin: the `now_ns`
+ * to give `zlink_on_timeout`.
+ *
+ * # Safety
+ * `out_ns` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_now(const zlink_runtime *rt, uint64_t *out_ns, zlink_error **error);
+
+/**
+ * The earliest instant (runtime clock, nanoseconds) any of the runtime's
+ * machines needs waking at: a request deadline, a seal or bind timeout, a
+ * follow-route expiry. `*out_has` is false when nothing waits. Sleep until
+ * then (or the next frame or call) and call `zlink_on_timeout`.
+ *
+ * # Safety
+ * `out_ns` and `out_has` are writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_next_deadline(const zlink_runtime *rt,
+                                 uint64_t *out_ns,
+                                 bool *out_has,
+                                 zlink_error **error);
+
+/**
+ * Runs every deadline due at `now_ns` (from `zlink_now`): `*out` receives
+ * the decisions, in the form `zlink_on_frame` uses: `COMPLETED`
+ * (`ZLINK_OUTCOME_TIMEOUT`) per request past its deadline, `SESSION`
+ * `CLOSED` per Session closed by the seal timeout followed by a `SEND` of
+ * its disconnect notifications, `SESSION` `BIND_REFUSED` (`TIMEOUT`) per
+ * bind past `session_bind_timeout_ms`, and a `SEND` of the refusals an
+ * Actor owner gives parked rebinds. Calling it early does nothing.
  *
  * # Safety
  * `out` is writable; `error` is NULL or writable.
@@ -1971,9 +2055,10 @@ void zlink_decision_list_free(zlink_decision_list *list);
  * Thread-safety: any thread, concurrently with every call but
  * `zlink_runtime_free` of the same runtime.
  */
-zlink_result zlink_expire_requests(const zlink_runtime *rt,
-                                   zlink_decision_list *out,
-                                   zlink_error **error);
+zlink_result zlink_on_timeout(const zlink_runtime *rt,
+                              uint64_t now_ns,
+                              zlink_decision_list *out,
+                              zlink_error **error);
 
 /**
  * Ends every pending request with `ZLINK_OUTCOME_SHUTDOWN` (the host is
@@ -2809,33 +2894,6 @@ zlink_result zlink_disconnect_session(const zlink_runtime *rt,
                                       bool physical,
                                       zlink_outbound_list *out,
                                       zlink_error **error);
-
-/**
- * Closes every Session holding a seal older than
- * `session_relocation_seal_timeout_ms` without its command 44; `*out`
- * receives each closed Session with the notifications to carry. Call it
- * periodically (or after moving a manual clock).
- *
- * # Safety
- * `out` is writable; `error` is NULL or writable.
- *
- * Thread-safety: any thread, concurrently with every call but
- * `zlink_runtime_free` of the same runtime.
- */
-zlink_result zlink_expire_seals(const zlink_runtime *rt,
-                                zlink_closed_session_list *out,
-                                zlink_error **error);
-
-/**
- * Frees a closed-session list and every notification in it, and zeroes
- * `*list`. NULL, or a list already freed, is a no-op.
- *
- * # Safety
- * `list` is NULL or a list this library filled in (or zeroed).
- *
- * Thread-safety: any thread; the list is not shared state.
- */
-void zlink_closed_session_list_free(zlink_closed_session_list *list);
 
 /**
  * Pushes `payload` from the local Actor to the bound Session `session` on

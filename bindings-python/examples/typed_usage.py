@@ -33,7 +33,7 @@ def main() -> None:
     print([describe(r) for r in routes])
     sent = sender.send("actor", "user-42", b"hi")
     if isinstance(sent, zlink.Submitted):
-        inbound = owner.on_frame(sent.outbound.bytes)
+        inbound = owner.on_frame(2, sent.outbound.bytes)
         if isinstance(inbound, zlink.Deliver):
             print(inbound.operation.payload.decode())
     hits: int = sender.stats()["cache_hits"]

@@ -943,6 +943,33 @@ impl PyLate {
     }
 }
 
+/// A frame whose sender is not the node of the connection it came on:
+/// refused and counted, nothing acted on. `claimed`: the sender it names.
+#[pyclass(name = "ForeignSender", module = "zlink", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct PyForeignSender {
+    #[pyo3(get)]
+    connection: u64,
+    #[pyo3(get)]
+    claimed: Option<u64>,
+}
+
+#[pymethods]
+impl PyForeignSender {
+    #[classattr]
+    fn __match_args__() -> (&'static str, &'static str) {
+        ("connection", "claimed")
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "ForeignSender(connection={}, claimed={})",
+            self.connection,
+            self.claimed
+                .map_or_else(|| "None".to_owned(), |c| c.to_string())
+        )
+    }
+}
+
 /// A relay notification was applied; `invalidated`: whether an entry went.
 #[pyclass(name = "RouteRefreshed", module = "zlink", frozen, eq, hash)]
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -1045,6 +1072,16 @@ pub(crate) fn inbound(py: Python<'_>, i: Inbound) -> PyResult<Obj> {
         Inbound::SessionDeliver(d) => crate::sessions::session_deliver(py, d),
         Inbound::Session(ev) => crate::sessions::session_event(py, ev),
         Inbound::PeerRefused => new(py, PyPeerRefused),
+        Inbound::ForeignSender {
+            connection,
+            claimed,
+        } => new(
+            py,
+            PyForeignSender {
+                connection: connection.get(),
+                claimed: claimed.map(|c| c.get()),
+            },
+        ),
     }
 }
 
@@ -1075,6 +1112,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCancelled>()?;
     m.add_class::<PyShutdown>()?;
     m.add_class::<PyPeerRefused>()?;
+    m.add_class::<PyForeignSender>()?;
     m.add_class::<PyCompletion>()?;
     m.add_class::<PyCompleted>()?;
     m.add_class::<PyLate>()?;

@@ -19,8 +19,8 @@ use crate::errors;
 use crate::fork::ForkBound;
 use crate::results::{self, PyNoticeToken, PyOperation, PyOutbound, PyOwnedObject, PyRouteEnd};
 use crate::sessions::{
-    self, PyActorRoute, PyBindingRoute, PyClosedSession, PyPeerDescriptor, PyPeerIntent,
-    PyPeerReplacement, PyRegistration, PySessionRef, PySpotExecution, actor_key,
+    self, PyActorRoute, PyBindingRoute, PyPeerDescriptor, PyPeerIntent, PyPeerReplacement,
+    PyRegistration, PySessionRef, PySpotExecution, actor_key,
 };
 use crate::setup::{PyNodeIdentity, PyRoutingConfig, clock_of, store_of};
 
@@ -288,13 +288,39 @@ impl PyRuntime {
         results::requested(py, requested)
     }
 
-    /// Decides what to do with one inbound frame: Deliver | Relay | Reject |
-    /// Ended | Completed | Late | RouteRefreshed | Dropped | Send |
+    /// Decides what to do with one inbound frame that arrived on the
+    /// connection to node `from_node` (its routing ID): Deliver | Relay |
+    /// Reject | Ended | Completed | Late | RouteRefreshed | Dropped | Send |
     /// SessionDeliver | Bound | BindRefused | Pushed | RelayRefused | Sealed |
-    /// Ignored | PeerRefused. Never blocks.
-    fn on_frame(&self, py: Python<'_>, frame: &[u8]) -> PyResult<Obj> {
-        let inbound = self.rt()?.on_frame(frame);
+    /// SessionClosed | Ignored | PeerRefused | ForeignSender. Never blocks.
+    fn on_frame(&self, py: Python<'_>, from_node: u64, frame: &[u8]) -> PyResult<Obj> {
+        let inbound = self.rt()?.on_frame(NodeRid(from_node), frame);
         results::inbound(py, inbound)
+    }
+
+    /// The runtime's clock now, in nanoseconds: the `now` for `on_timeout`.
+    fn now(&self) -> PyResult<u64> {
+        Ok(self.rt()?.now().0)
+    }
+
+    /// The earliest instant (runtime clock, ns) any deadline needs waking
+    /// at: a request deadline, a seal or bind timeout, a follow-route
+    /// expiry. None when nothing waits.
+    fn next_deadline(&self) -> PyResult<Option<u64>> {
+        Ok(self.rt()?.next_deadline().map(|t| t.0))
+    }
+
+    /// Runs every deadline due at `now` (ns, default: the runtime's clock
+    /// now) and returns the decisions, as `on_frame` does: Completed
+    /// (Timeout), SessionClosed then Send, BindRefused ("Timeout"), Send.
+    #[pyo3(signature = (now = None))]
+    fn on_timeout(&self, py: Python<'_>, now: Option<u64>) -> PyResult<Vec<Obj>> {
+        let rt = self.rt()?;
+        let now = now.map_or_else(|| rt.now(), zlink_core::MonoTime);
+        rt.on_timeout(now)
+            .into_iter()
+            .map(|a| results::inbound(py, a))
+            .collect()
     }
 
     /// Reports whether a notification from a Relay was sent.
@@ -373,14 +399,6 @@ impl PyRuntime {
             Some(c) => results::completion(py, c).map(Some),
             None => Ok(None),
         }
-    }
-
-    /// Times out every pending request past its deadline (runtime clock).
-    fn expire_requests(&self, py: Python<'_>) -> PyResult<Vec<Obj>> {
-        let done = self.rt()?.expire_requests();
-        done.into_iter()
-            .map(|c| results::completion(py, c))
-            .collect()
     }
 
     /// Ends every pending request with Shutdown.
@@ -615,17 +633,6 @@ impl PyRuntime {
         Ok(frames.into_iter().map(Into::into).collect())
     }
 
-    /// Closes every Session holding a seal older than the seal timeout
-    /// (runtime clock) without its command 44.
-    fn expire_seals(&self) -> PyResult<Vec<PyClosedSession>> {
-        Ok(self
-            .rt()?
-            .expire_seals()
-            .into_iter()
-            .map(PyClosedSession)
-            .collect())
-    }
-
     /// Pushes `payload` from Actor `actor` to the bound `session`; None if
     /// no such binding is registered here.
     fn push(
@@ -844,6 +851,7 @@ fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {
     f.set_item("notification_failures", s.follow.notification_failures)?;
     f.set_item("rejections_sent", s.follow.rejections_sent)?;
     f.set_item("frames_dropped", s.follow.frames_dropped)?;
+    f.set_item("frames_foreign_sender", s.follow.frames_foreign_sender)?;
     d.set_item("follow", f)?;
     let q = PyDict::new(py);
     q.set_item("sent", s.requests.sent)?;
@@ -859,6 +867,27 @@ fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {
     ss.set_item("relays", s.sessions.relays)?;
     ss.set_item("held", s.sessions.held)?;
     ss.set_item("closed_by_seal_timeout", s.sessions.closed_by_seal_timeout)?;
+    ss.set_item("bind_timeouts", s.sessions.bind_timeouts)?;
     d.set_item("sessions", ss)?;
+    let t = PyDict::new(py);
+    let tables = &s.tables;
+    for (name, value) in [
+        ("pending_requests", tables.pending_requests),
+        ("request_deadlines", tables.request_deadlines),
+        ("sessions", tables.sessions),
+        ("pending_binds", tables.pending_binds),
+        ("session_deadlines", tables.session_deadlines),
+        ("registrations", tables.registrations),
+        ("parked_binds", tables.parked_binds),
+        ("parked_deadlines", tables.parked_deadlines),
+        ("follow_routes", tables.follow_routes),
+        ("follow_deadlines", tables.follow_deadlines),
+        ("dedup_entries", tables.dedup_entries),
+        ("dedup_evictions", tables.dedup_evictions),
+        ("store_flights", tables.store_flights),
+    ] {
+        t.set_item(name, value)?;
+    }
+    d.set_item("tables", t)?;
     Ok(d)
 }

@@ -7,8 +7,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use zlink_core::wire::{ActorRoute, Binding, SessionRef};
 use zlink_core::{
-    BindingRoute, ClosedSession, ObjectKey, ObjectKind, PeerDescriptor, PeerIntent,
-    PeerReplacement, Registration, SessionDelivery, SessionEvent, SessionSend, SpotExecution,
+    BindingRoute, ObjectKey, ObjectKind, PeerDescriptor, PeerIntent, PeerReplacement, Registration,
+    SessionDelivery, SessionEvent, SessionSend, SpotExecution,
 };
 
 use crate::errors;
@@ -305,40 +305,6 @@ pub(crate) fn session_send(py: Python<'_>, s: SessionSend) -> PyResult<Obj> {
     }
 }
 
-/// A Session closed by the seal timeout, and the disconnect notifications
-/// to carry to its Actors that were not sealed.
-#[pyclass(name = "ClosedSession", module = "zlink", frozen, eq)]
-#[derive(Clone, PartialEq, Eq)]
-pub(crate) struct PyClosedSession(pub(crate) ClosedSession);
-
-#[pymethods]
-impl PyClosedSession {
-    #[getter]
-    fn session(&self) -> PySessionRef {
-        PySessionRef(self.0.session)
-    }
-    #[getter]
-    fn notifications(&self) -> Vec<PyOutbound> {
-        self.0
-            .notifications
-            .iter()
-            .cloned()
-            .map(Into::into)
-            .collect()
-    }
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str) {
-        ("session", "notifications")
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "ClosedSession(session={}, notifications=<{} frames>)",
-            self.session().__repr__(),
-            self.0.notifications.len()
-        )
-    }
-}
-
 // ---- session decisions of on_frame ----------------------------------------
 
 /// A session relay admitted on this Actor owner: hand `payload` (or the
@@ -575,6 +541,30 @@ impl PySealed {
     }
 }
 
+/// No command 44 came within the seal timeout: the Session is closed and
+/// its binding, held and seal state are gone (§3.3 step 8). Its disconnect
+/// notifications follow as a Send.
+#[pyclass(name = "SessionClosed", module = "zlink", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct PySessionClosed {
+    session: SessionRef,
+}
+
+#[pymethods]
+impl PySessionClosed {
+    #[getter]
+    fn session(&self) -> PySessionRef {
+        PySessionRef(self.session)
+    }
+    #[classattr]
+    fn __match_args__() -> (&'static str,) {
+        ("session",)
+    }
+    fn __repr__(&self) -> String {
+        format!("SessionClosed(session={})", self.session().__repr__())
+    }
+}
+
 /// A session frame that does not match current state was ignored.
 #[pyclass(name = "Ignored", module = "zlink", frozen, eq, hash)]
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -659,6 +649,7 @@ pub(crate) fn session_event(py: Python<'_>, ev: SessionEvent) -> PyResult<Obj> {
                 sealed,
             },
         ),
+        SessionEvent::Closed { session } => new(py, PySessionClosed { session }),
         SessionEvent::Ignored(reason) => new(py, PyIgnored { reason }),
     }
 }
@@ -842,7 +833,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRegistration>()?;
     m.add_class::<PySessionSent>()?;
     m.add_class::<PySessionHeld>()?;
-    m.add_class::<PyClosedSession>()?;
+    m.add_class::<PySessionClosed>()?;
     m.add_class::<PySessionDeliver>()?;
     m.add_class::<PyBound>()?;
     m.add_class::<PyBindRefused>()?;

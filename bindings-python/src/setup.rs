@@ -100,6 +100,7 @@ impl PyRoutingConfig {
         message_follow_duration = 30_000,
         max_follow_hops = 8,
         session_relocation_seal_timeout = 10_000,
+        session_bind_timeout = 10_000,
         route_cache_capacity = 1_000_000,
         owner_lease_duration = 30_000,
         store_timeout = 2_000,
@@ -113,6 +114,7 @@ impl PyRoutingConfig {
         message_follow_duration: i64,
         max_follow_hops: i64,
         session_relocation_seal_timeout: i64,
+        session_bind_timeout: i64,
         route_cache_capacity: i64,
         owner_lease_duration: i64,
         store_timeout: i64,
@@ -128,6 +130,7 @@ impl PyRoutingConfig {
                 "session_relocation_seal_timeout",
                 session_relocation_seal_timeout,
             )?,
+            session_bind_timeout: ms("session_bind_timeout", session_bind_timeout)?,
             route_cache_capacity: count("route_cache_capacity", route_cache_capacity)?,
             owner_lease_duration: ms("owner_lease_duration", owner_lease_duration)?,
             store_timeout: ms("store_timeout", store_timeout)?,
@@ -154,6 +157,10 @@ impl PyRoutingConfig {
     #[getter]
     fn session_relocation_seal_timeout(&self) -> u64 {
         millis(self.0.session_relocation_seal_timeout)
+    }
+    #[getter]
+    fn session_bind_timeout(&self) -> u64 {
+        millis(self.0.session_bind_timeout)
     }
     #[getter]
     fn route_cache_capacity(&self) -> usize {
@@ -183,12 +190,14 @@ impl PyRoutingConfig {
         let c = &self.0;
         format!(
             "RoutingConfig(route_cache_max_age={}, message_follow_duration={}, max_follow_hops={}, \
-             session_relocation_seal_timeout={}, route_cache_capacity={}, owner_lease_duration={}, \
+             session_relocation_seal_timeout={}, session_bind_timeout={}, route_cache_capacity={}, \
+             owner_lease_duration={}, \
              store_timeout={}, store_attempts={}, max_object_id_bytes={}, max_message_bytes={})",
             millis(c.route_cache_max_age),
             millis(c.message_follow_duration),
             c.max_follow_hops,
             millis(c.session_relocation_seal_timeout),
+            millis(c.session_bind_timeout),
             c.route_cache_capacity,
             millis(c.owner_lease_duration),
             millis(c.store_timeout),

@@ -135,7 +135,7 @@ def test_reply_to_a_one_way_message(rt: zlink.Runtime) -> None:
     rt.activate("spot", "s")
     sent = rt.send("spot", "s", b"x")
     assert isinstance(sent, zlink.Submitted)
-    d = rt.on_frame(sent.outbound.bytes)
+    d = rt.on_frame(1, sent.outbound.bytes)
     assert isinstance(d, zlink.Deliver)
     with pytest.raises(zlink.ReplyRouteError) as caught:
         rt.reply(d.operation, b"y")

@@ -35,7 +35,7 @@ def test_direct_call_takes_only_a_global_id(world: World) -> None:
     sent = sender.send(ACTOR, "user-42", b"hello")
     assert isinstance(sent, Submitted)
     assert sent.outbound.to.rid == 1
-    match owner.on_frame(sent.outbound.bytes):
+    match owner.on_frame(2, sent.outbound.bytes):
         case Deliver(operation, _):
             assert (operation.kind, operation.id, operation.payload) == (ACTOR, "user-42", b"hello")
             assert operation.operation_id == sent.operation_id
@@ -149,9 +149,9 @@ def test_stale_route_result_invalidates_the_entry_and_ends_the_operation(world: 
     a.relinquish(ACTOR, "x")
     sent = b.send(ACTOR, "x", b"m")
     assert isinstance(sent, Submitted) and sent.outbound.to.rid == 1
-    refusal = a.on_frame(sent.outbound.bytes)
+    refusal = a.on_frame(2, sent.outbound.bytes)
     assert isinstance(refusal, Reject)
-    ended = b.on_frame(refusal.outbound.bytes)
+    ended = b.on_frame(1, refusal.outbound.bytes)
     match ended:
         case Ended(operation_id, failure, reason):
             assert operation_id == sent.operation_id
@@ -214,11 +214,11 @@ def test_target_admission_checks_owner_generation_and_lease_fence(world: World) 
     route = b.resolve(ACTOR, "x")
     sent = b.send(ACTOR, "x", b"1")
     assert isinstance(sent, Submitted) and isinstance(route, ReadyRoute)
-    assert isinstance(a.on_frame(sent.outbound.bytes), Deliver)
+    assert isinstance(a.on_frame(2, sent.outbound.bytes), Deliver)
     # After a relocation a -> c, the old route is refused by its old owner.
     c.commit_relocation(ACTOR, "x", route)
     a.relinquish(ACTOR, "x")
-    assert isinstance(a.on_frame(sent.outbound.bytes), Reject)
+    assert isinstance(a.on_frame(2, sent.outbound.bytes), Reject)
 
 
 def test_new_incarnation_accepts_a_message_for_the_old_one(world: World) -> None:
@@ -231,7 +231,7 @@ def test_new_incarnation_accepts_a_message_for_the_old_one(world: World) -> None
     a.complete_release(SPOT, "s")
     second = a.activate(SPOT, "s")
     assert second.object_generation > first.object_generation
-    match a.on_frame(sent.outbound.bytes):
+    match a.on_frame(2, sent.outbound.bytes):
         case Deliver(operation, object_generation):
             assert object_generation == second.object_generation
             assert operation.object_generation == first.object_generation
@@ -249,14 +249,14 @@ def test_message_follow_relays_and_refreshes_the_sender(world: World) -> None:
     end = c.owner_route_end(ACTOR, "x")
     assert end is not None and end.node.rid == 3
     a.relinquish_to(ACTOR, "x", end)
-    relay = a.on_frame(sent.outbound.bytes)
+    relay = a.on_frame(2, sent.outbound.bytes)
     assert isinstance(relay, zlink.Relay)
     assert relay.forward.to.rid == 3 and relay.notice is not None
-    delivered = c.on_frame(relay.forward.bytes)
+    delivered = c.on_frame(1, relay.forward.bytes)
     assert isinstance(delivered, Deliver) and delivered.operation.payload == b"late"
     assert delivered.operation.operation_id == sent.operation_id
     a.notice_settled(relay.notice.token, True)
-    refreshed = b.on_frame(relay.notice.outbound.bytes)
+    refreshed = b.on_frame(1, relay.notice.outbound.bytes)
     assert isinstance(refreshed, zlink.RouteRefreshed) and refreshed.invalidated
     assert b.lookup_cached(ACTOR, "x") is None
     now = b.resolve(ACTOR, "x")
@@ -268,11 +268,11 @@ def test_request_reply_uses_the_reply_route(world: World) -> None:
     a.activate(SPOT, "s")
     req = b.request(SPOT, "s", b"ping")
     assert isinstance(req, Submitted) and req.correlation is not None
-    delivered = a.on_frame(req.outbound.bytes)
+    delivered = a.on_frame(2, req.outbound.bytes)
     assert isinstance(delivered, Deliver) and delivered.operation.is_request
     out = a.reply(delivered.operation, b"pong")
     assert out.to.rid == 2
-    done = b.on_frame(out.bytes)
+    done = b.on_frame(1, out.bytes)
     assert isinstance(done, zlink.Completed)
     assert done.completion.correlation == req.correlation
     match done.completion.outcome:
@@ -280,8 +280,8 @@ def test_request_reply_uses_the_reply_route(world: World) -> None:
             assert payload == b"pong"
         case other:
             pytest.fail(repr(other))
-    assert b.on_frame(out.bytes) == b.on_frame(out.bytes)
-    assert isinstance(b.on_frame(out.bytes), zlink.Late)
+    assert b.on_frame(1, out.bytes) == b.on_frame(1, out.bytes)
+    assert isinstance(b.on_frame(1, out.bytes), zlink.Late)
     assert b.pending_requests() == 0
 
 
@@ -297,7 +297,7 @@ def test_request_ends_once_cancel_timeout_shutdown(world: World) -> None:
     assert cancelled is not None and isinstance(cancelled.outcome, zlink.Cancelled)
     assert b.cancel(r2.correlation) is None
     world.clock.advance(1_001)
-    expired = b.expire_requests()
+    expired = [d.completion for d in b.on_timeout()]
     assert [c.correlation for c in expired] == [r1.correlation]
     assert isinstance(expired[0].outcome, zlink.Timeout)
     [down] = b.shutdown_requests()
@@ -311,10 +311,10 @@ def test_error_reply(world: World) -> None:
     a.activate(SPOT, "s")
     req = b.request(SPOT, "s", b"?")
     assert isinstance(req, Submitted)
-    d = a.on_frame(req.outbound.bytes)
+    d = a.on_frame(2, req.outbound.bytes)
     assert isinstance(d, Deliver)
     out = a.reply(d.operation, error_kind="Handler", code=7, message="boom")
-    done = b.on_frame(out.bytes)
+    done = b.on_frame(1, out.bytes)
     assert isinstance(done, zlink.Completed)
     match done.completion.outcome:
         case zlink.Error("Handler"):

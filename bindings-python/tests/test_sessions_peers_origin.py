@@ -13,7 +13,6 @@ import pytest
 import zlink
 from zlink import (
     Bound,
-    ClosedSession,
     Completed,
     Deliver,
     NodeIdentity,
@@ -27,6 +26,7 @@ from zlink import (
     SessionDeliver,
     SessionHeld,
     SessionRef,
+    SessionClosed,
     SessionSent,
     SpotExecution,
     Submitted,
@@ -52,15 +52,16 @@ class Cluster:
     def __getitem__(self, rid: int) -> Runtime:
         return self.nodes[rid]
 
-    def carry(self, frames: Iterable[Outbound]) -> None:
-        """Carries `frames` and every answer, FIFO, until none is left."""
-        queue = deque(frames)
+    def carry(self, sender: int, frames: Iterable[Outbound]) -> None:
+        """Carries `frames` sent by node `sender` and every answer, FIFO,
+        until none is left; each arrives on the connection to its sender."""
+        queue = deque((sender, f) for f in frames)
         while queue:
-            out = queue.popleft()
+            sent_by, out = queue.popleft()
             to = out.to.rid
-            match self.nodes[to].on_frame(out.bytes):
+            match self.nodes[to].on_frame(sent_by, out.bytes):
                 case Send(more):
-                    queue.extend(more)
+                    queue.extend((to, f) for f in more)
                 case SessionDeliver() as d:
                     self.delivered.append((to, d))
                 case other:
@@ -79,7 +80,7 @@ def bound_cluster(n: int, actors: dict[str, int],
         c[owner].activate("actor", actor)
         end = c[owner].owner_route_end("actor", actor)
         assert end is not None
-        c.carry([c[1].bind(SESSION, actor, end)])
+        c.carry(1, [c[1].bind(SESSION, actor, end)])
         match c.events.pop():
             case (1, Bound(s, a, route)):
                 assert (s, a) == (session, actor)
@@ -100,7 +101,7 @@ def send(c: Cluster, actor: str, payload: bytes) -> SessionSent | SessionHeld:
 def seal(c: Cluster, actor: str, source: int, relocation: int) -> None:
     frames = c[source].seal_sessions(actor, relocation)
     assert [f.to.rid for f in frames] == [1]
-    c.carry(frames)
+    c.carry(source, frames)
     match c.events.pop():
         case (node, Sealed(session, a, reloc, sealed)):
             assert (node, session.id, a, reloc, sealed) == (source, SESSION, actor, relocation,
@@ -113,7 +114,7 @@ def test_a_session_keeps_order_across_one_of_its_two_actors_relocating() -> None
     c, session = bound_cluster(4, {"a1": 2, "a2": 3})
     first = send(c, "a1", b"before")
     assert isinstance(first, SessionSent) and first.outbound.to.rid == 2
-    c.carry([first.outbound])
+    c.carry(1, [first.outbound])
     assert c.deliveries("a1") == [(2, first.sequence, b"before")]
     assert c.delivered[-1][1].session == session
     assert c.delivered[-1][1].relay_kind == "Message"
@@ -124,7 +125,7 @@ def test_a_session_keeps_order_across_one_of_its_two_actors_relocating() -> None
     # The other Actor is not sealed: its relay leaves at once.
     other = send(c, "a2", b"meanwhile")
     assert isinstance(other, SessionSent) and other.outbound.to.rid == 3
-    c.carry([other.outbound])
+    c.carry(1, [other.outbound])
     assert c.deliveries("a2") == [(3, other.sequence, b"meanwhile")]
     assert [h.sequence for h in held] == sorted(h.sequence for h in held)
     assert c.deliveries("a1") == [(2, first.sequence, b"before")], "nothing released yet"
@@ -146,7 +147,7 @@ def test_a_session_keeps_order_across_one_of_its_two_actors_relocating() -> None
     assert c[4].bound_sessions("a1") == registrations
     commit = c[4].commit_session_routes("a1", 5)
     assert [f.to.rid for f in commit] == [1]
-    c.carry(commit)
+    c.carry(4, commit)
     assert c.deliveries("a1")[1:] == [(4, h.sequence, bytes([i])) for i, h in enumerate(held)]
     route = c[1].binding(SESSION, "a1")
     assert route is not None and route.route.owner.rid == 4
@@ -164,17 +165,18 @@ def test_without_command_44_within_the_seal_timeout_the_session_is_closed() -> N
     seal(c, "a1", 2, 9)
     assert isinstance(send(c, "a1", b"held"), SessionHeld)
     c.clock.advance(999)
-    assert c[1].expire_seals() == []
+    assert c[1].next_deadline() == c[1].now() + 1_000_000
+    assert c[1].on_timeout() == []
     c.clock.advance(1)
-    closed = c[1].expire_seals()
+    closed = c[1].on_timeout()
     match closed:
-        case [ClosedSession(s, notifications)]:
+        case [SessionClosed(s), Send(notifications)]:
             assert s == session
             # Only the Actor that was not sealed is told, on its stored route.
             assert [n.to.rid for n in notifications] == [3]
         case _:
-            pytest.fail(f"expected one ClosedSession, got {closed!r}")
-    c.carry(closed[0].notifications)
+            pytest.fail(f"expected SessionClosed then Send, got {closed!r}")
+    c.carry(1, notifications)
     assert [(n, d.actor, d.relay_kind) for n, d in c.delivered] == [
         (3, "a2", "PhysicalDisconnect")]
     assert c[1].stats()["sessions"]["closed_by_seal_timeout"] == 1
@@ -183,7 +185,7 @@ def test_without_command_44_within_the_seal_timeout_the_session_is_closed() -> N
         c[1].session_send(SESSION, "a1", b"x")
     assert e.value.kind == "UnknownSession"
     assert isinstance(e.value, zlink.ZlinkError)
-    assert c[1].expire_seals() == []
+    assert c[1].on_timeout() == []
 
 
 def test_session_calls_on_unknown_state_raise_typed_errors() -> None:
@@ -201,14 +203,14 @@ def test_session_calls_on_unknown_state_raise_typed_errors() -> None:
     # A push from the Actor reaches the Session on its binding.
     out = c[2].push("a1", session, b"hello")
     assert out is not None
-    c.carry([out])
+    c.carry(2, [out])
     match c.events.pop():
         case (1, zlink.Pushed(s, "a1", b"hello")):
             assert s == session
         case other:
             pytest.fail(f"expected Pushed, got {other!r}")
     frames = c[1].disconnect_session(SESSION, physical=False)
-    c.carry(frames)
+    c.carry(1, frames)
     assert [(d.actor, d.relay_kind) for _, d in c.delivered] == [("a1", "LogicalDisconnect")]
     assert c[2].bound_sessions("a1") == []
 
@@ -285,7 +287,7 @@ def spot_origin(c: Cluster) -> tuple[SpotExecution, Submitted]:
 
 
 def answer(c: Cluster, asked: Submitted) -> bytes:
-    delivery = c[1].on_frame(asked.outbound.bytes)
+    delivery = c[1].on_frame(2, asked.outbound.bytes)
     assert isinstance(delivery, Deliver), delivery
     return c[1].reply(delivery.operation, delivery.operation.payload).bytes
 
@@ -293,7 +295,7 @@ def answer(c: Cluster, asked: Submitted) -> bytes:
 def test_a_spot_origin_request_completes_with_its_origin() -> None:
     c = Cluster(2)
     origin, asked = spot_origin(c)
-    match c[2].on_frame(answer(c, asked)):
+    match c[2].on_frame(1, answer(c, asked)):
         case Completed(done):
             assert done.origin == origin
             assert done.origin_gone is False
@@ -315,7 +317,7 @@ def test_a_spot_origin_request_whose_spot_was_re_created_completes_origin_gone()
     reborn = c[2].activate("spot", "room")
     assert reborn.object_generation != origin.object_generation
     delivered_before = c[2].stats()["follow"]["delivered"]
-    match c[2].on_frame(reply):
+    match c[2].on_frame(1, reply):
         case Completed(done):
             assert done.origin_gone is True, "the outcome resumes the old execution only"
             assert done.origin == origin
@@ -360,24 +362,24 @@ def test_core_logs_reach_python_logging_and_a_handler_may_call_back(
         def emit(self, record: logging.LogRecord) -> None:
             # The core logged this while holding its session table: the
             # handler runs later, on the pump thread, so this cannot deadlock.
-            called_back.append(c[1].expire_seals())
+            called_back.append(c[1].on_timeout())
 
     handler = CallsBack(logging.WARNING)
     logging.getLogger("zlink").addHandler(handler)
     try:
         zlink.forward_logs(logging.INFO)
-        c[1].on_frame(b"not a frame")
+        c[1].on_frame(2, b"not a frame")
         record = wait_for(caplog, "undecodable frame dropped")
         assert record.levelno == logging.WARNING
         assert record.name.startswith("zlink.")
         seal(c, "a1", 2, 3)
         c.clock.advance(1_000)
-        assert len(c[1].expire_seals()) == 1
+        assert isinstance(c[1].on_timeout()[0], SessionClosed)
         wait_for(caplog, "no command 44 within the seal timeout")
         # Below the level nothing is forwarded.
         zlink.forward_logs(logging.CRITICAL + 1)
         caplog.clear()
-        c[1].on_frame(b"not a frame either")
+        c[1].on_frame(2, b"not a frame either")
         time.sleep(0.3)
         assert not [r for r in caplog.records if r.name.startswith("zlink.")]
     finally:

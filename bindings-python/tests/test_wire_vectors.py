@@ -50,7 +50,7 @@ def test_invalid_vector_fails_with_its_kind(path: Path) -> None:
 
 def test_runtime_drops_an_invalid_frame() -> None:
     rt = zlink.Runtime(zlink.NodeIdentity("main", 1))
-    dropped = rt.on_frame(b"ZM\x01\x01")
+    dropped = rt.on_frame(2, b"ZM\x01\x01")
     assert isinstance(dropped, zlink.Dropped)
     assert rt.stats()["follow"]["frames_dropped"] == 1
 
@@ -58,4 +58,4 @@ def test_runtime_drops_an_invalid_frame() -> None:
 def test_frames_compare_by_value() -> None:
     data = VALID[0].read_bytes()
     assert wire.decode(data) == wire.decode(data)
-    assert wire.WIRE_VERSION == 1
+    assert wire.WIRE_VERSION == 2

@@ -186,7 +186,7 @@ fn demo_narrates_the_cliff_after_the_other_scenes() {
         "0 order violations",
         "node-a notifies chat-8 and wallet-8 on node-b and quest-8 on node-c",
         "q2 completes once at node-c, under its own correlation: Reply \"q2 answered by node-b\"",
-        "expire_requests on node-c -> q3 Timeout",
+        "node-c's next_deadline is due: on_timeout -> q3 Timeout",
         "the manual clock moved 200ms",
         "node-c cancels it while the frame is in flight -> q4 Cancelled",
         "completed twice: 0; late results dropped: 2",

@@ -107,7 +107,7 @@ fn demo_on_redis_checks_every_scene_and_counts_what_the_embedded_demo_counts() {
         "(not Redis: the mesh harness is in-process by design)",
         "== g. request/reply through a relocation",
         "the demo waited 300ms",
-        "expire_requests on node-c -> q3 Timeout",
+        "node-c's next_deadline is due: on_timeout -> q3 Timeout",
         "completed twice: 0; late results dropped: 2",
         "== h. a session bound to three actors, one relocating mid-stream",
         "0 order violations",

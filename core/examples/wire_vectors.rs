@@ -169,6 +169,7 @@ fn base_operation() -> Res<Operation> {
         fence: fence(4, 2, 9, 5, 17),
         object_generation: ObjectGeneration(4),
         hop_count: 0,
+        relayer: None,
         reply_route: None,
         payload: Vec::new(),
     })
@@ -255,6 +256,7 @@ fn valid_cases() -> Res<Vec<Valid>> {
     op.fence = fence(6, 4, 12, 8, 40);
     op.object_generation = ObjectGeneration(6);
     op.hop_count = 2;
+    op.relayer = Some(node("main", 7, 3)?);
     op.payload = vec![0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff, 0x5a, 0x4c, 0x01, 0x00];
     add(
         "message_after_two_follow_hops_utf8_actor",
@@ -298,6 +300,7 @@ fn valid_cases() -> Res<Vec<Valid>> {
     op.fence = fence(max, max, max, max, max);
     op.object_generation = ObjectGeneration(max);
     op.hop_count = u8::MAX;
+    op.relayer = Some(node("mesh-name-of-23-bytes-x", max, max)?);
     op.reply_route = Some(ReplyRoute {
         node: node("mesh-name-of-23-bytes-x", max, max)?,
         correlation: CorrelationId(max),
@@ -644,10 +647,32 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
         patch_header(&message, 2, 0),
     );
     add(
-        "unsupported_version_2",
+        "unsupported_version_1",
         "UnsupportedVersion",
-        "Wire version 2: a future version is refused, not guessed at.",
-        patch_header(&message, 2, 2),
+        "Wire version 1: it named no relayer, so a relayed frame's sender could not be checked.",
+        patch_header(&message, 2, 1),
+    );
+    add(
+        "unsupported_version_3",
+        "UnsupportedVersion",
+        "Wire version 3: a future version is refused, not guessed at.",
+        patch_header(&message, 2, 3),
+    );
+    let mut relayed_at_hop_0 = base_operation()?;
+    relayed_at_hop_0.relayer = Some(node("main", 7, 3)?);
+    add(
+        "relayer_at_hop_0",
+        "Invalid",
+        "A relayer on an operation at hop 0: only a relayed hop names one.",
+        wire::encode(&Frame::Message(relayed_at_hop_0)),
+    );
+    let mut relayed_without_relayer = base_operation()?;
+    relayed_without_relayer.hop_count = 1;
+    add(
+        "no_relayer_after_a_hop",
+        "Invalid",
+        "An operation at hop 1 that names no relayer: its sender could not be checked.",
+        wire::encode(&Frame::Message(relayed_without_relayer)),
     );
     add(
         "unknown_command_0",
@@ -1154,6 +1179,12 @@ fn relay(
         route,
         sequence,
         hop_count,
+        // The old owner relays a followed hop.
+        relayer: if hop_count > 0 {
+            Some(node("main", 2, 5)?)
+        } else {
+            None
+        },
         kind,
         payload: payload.to_vec(),
     })
@@ -1343,6 +1374,11 @@ fn session_valid_cases() -> Res<Vec<Valid>> {
             "Command 11 Refused OwnerLease (result 5): another owner lease, or it has run out.",
             BindRefusal::OwnerLease,
         ),
+        (
+            "session_bind_reply_refused_timeout",
+            "Command 11 Refused Timeout (result 6): the previous owner never ACKed the rebind's tombstone within the bind timeout.",
+            BindRefusal::Timeout,
+        ),
     ] {
         add(name, note, bind_reply(BindResult::Refused(why))?);
     }
@@ -1423,6 +1459,7 @@ fn session_valid_cases() -> Res<Vec<Valid>> {
             route: actor_route(node("main", P53, P53 - 1)?, P53 + 1, P53, P53 - 1, P53 + 1),
             sequence: P53 + 1,
             hop_count: 1,
+            relayer: Some(node("main", P53 + 1, P53)?),
             kind: RelayKind::Message,
             payload: b"2^53".to_vec(),
         },
@@ -1442,6 +1479,7 @@ fn session_valid_cases() -> Res<Vec<Valid>> {
             route: actor_route(node(wide, max, max)?, max, max, max, max),
             sequence: max,
             hop_count: u8::MAX,
+            relayer: Some(node(wide, max, max)?),
             kind: RelayKind::LogicalDisconnect,
             payload: Vec::new(),
         },
@@ -1733,9 +1771,9 @@ fn session_invalid_cases() -> Res<Vec<Invalid>> {
     let at = code_at(&refused_bind);
     for (name, note, value) in [
         (
-            "invalid_session_bind_result_6",
-            "A bind reply result of 6, one past the refusals (1..=5): not defined.",
-            6,
+            "invalid_session_bind_result_7",
+            "A bind reply result of 7, one past the refusals (1..=6): not defined.",
+            7,
         ),
         (
             "invalid_session_bind_result_255",

@@ -29,6 +29,10 @@ pub struct RoutingConfig {
     /// How long a Session owner waits for command 44 after sealing (§3.3).
     /// Default 10 s.
     pub session_relocation_seal_timeout: Duration,
+    /// How long a bind may wait for its terminal reply (the Session owner)
+    /// or a rebind for the previous owner's tombstone ACK (the Actor owner)
+    /// before it ends with a `Timeout` bind refusal. Default 10 s.
+    pub session_bind_timeout: Duration,
     /// Most entries the positive route cache holds; past it, it evicts.
     /// Default 1,000,000.
     pub route_cache_capacity: usize,
@@ -53,6 +57,7 @@ impl Default for RoutingConfig {
             message_follow_duration: Duration::from_secs(30),
             max_follow_hops: 8,
             session_relocation_seal_timeout: Duration::from_secs(10),
+            session_bind_timeout: Duration::from_secs(10),
             route_cache_capacity: 1_000_000,
             owner_lease_duration: Duration::from_secs(30),
             store_timeout: Duration::from_secs(2),
@@ -78,6 +83,7 @@ impl RoutingConfig {
                 "session_relocation_seal_timeout",
                 self.session_relocation_seal_timeout,
             ),
+            ("session_bind_timeout", self.session_bind_timeout),
             ("owner_lease_duration", self.owner_lease_duration),
             ("store_timeout", self.store_timeout),
         ] {

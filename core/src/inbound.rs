@@ -5,7 +5,7 @@
 
 use crate::admission::{Admission, InboundDirect, Rejection, StaleReason};
 use crate::follow::{DedupKey, FollowCheck, RelayPlan};
-use crate::ids::{CorrelationId, ObjectGeneration, ObjectKey, OperationId};
+use crate::ids::{CorrelationId, NodeRid, ObjectGeneration, ObjectKey, OperationId};
 use crate::outbound::Outbound;
 use crate::reply::{Completion, Outcome, RequestError};
 use crate::resolve::UnavailableReason;
@@ -14,7 +14,7 @@ use crate::session::{SessionDelivery, SessionEvent};
 use crate::stats::InvalidationReason;
 use crate::wire::{
     Command, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame, ReplyFrame,
-    ReplyResult, ReplyRoute, WireError, decode, encode,
+    ReplyResult, ReplyRoute, WireError, decode, encode, last_sender,
 };
 
 /// What to do with an inbound frame.
@@ -62,6 +62,14 @@ pub enum Inbound {
     /// (no descriptor installed, not open, another routing ID or lifecycle
     /// generation): dropped, nothing acted on.
     PeerRefused,
+    /// A frame whose last sender is not the node of the connection it came
+    /// on (DESIGN §5.10): refused and counted, nothing acted on.
+    ForeignSender {
+        /// The node of the connection it came on.
+        connection: NodeRid,
+        /// The node the frame names as its sender, when it names one.
+        claimed: Option<NodeRid>,
+    },
 }
 
 /// An admitted operation.
@@ -111,31 +119,55 @@ pub struct Ended {
 }
 
 impl Runtime {
-    /// Decides what to do with one inbound frame. Reads local state only:
-    /// never the store, never an application handler.
-    pub fn on_frame(&self, bytes: &[u8]) -> Inbound {
+    /// Decides what to do with one inbound frame that arrived on the host's
+    /// connection to node `from`. Reads local state only: never the store,
+    /// never an application handler. A frame whose last sender is not
+    /// `from` is refused ([`Inbound::ForeignSender`]) and changes nothing.
+    pub fn on_frame(&self, from: NodeRid, bytes: &[u8]) -> Inbound {
         let config = &self.inner().resolver.config;
-        match decode(bytes, &config.decode_limits()) {
-            Ok(Frame::Message(op) | Frame::Request(op)) => {
+        let frame = match decode(bytes, &config.decode_limits()) {
+            Ok(frame) => frame,
+            Err(e) => return self.undecodable(bytes, e),
+        };
+        if let Some(claimed) = last_sender(&frame)
+            && claimed != from
+        {
+            return self.foreign(from, Some(claimed));
+        }
+        match frame {
+            Frame::Message(op) | Frame::Request(op) => {
                 self.on_operation(op, config.max_follow_hops())
             }
-            Ok(Frame::Reply(r)) => self.on_reply_frame(r),
-            Ok(Frame::Rejection(r)) => self.on_rejection_frame(r),
-            Ok(Frame::MessageFollow(f)) => Inbound::RouteRefreshed {
+            Frame::Reply(r) => self.on_reply_frame(r),
+            Frame::Rejection(r) => self.on_rejection_frame(r),
+            Frame::MessageFollow(f) => Inbound::RouteRefreshed {
                 invalidated: self.on_follow_frame(&f),
             },
-            Ok(Frame::Session(f)) => self.on_session_frame(f),
-            Err(e) => {
-                self.counters().follow.frames_dropped.incr();
-                if bytes.get(3) == Some(&(Command::Request as u8)) {
-                    // Its reply route cannot be restored: no error reply is
-                    // possible, and the requester is never looked up (§4.3).
-                    self.counters().requests.unroutable.incr();
-                }
-                tracing::warn!(error = %e, "undecodable frame dropped");
-                Inbound::Dropped(e)
-            }
+            Frame::Session(f) => self.on_session_frame(from, f),
         }
+    }
+
+    /// A frame that names another sender than its connection's node, or
+    /// that the state it would touch says came from elsewhere.
+    pub(crate) fn foreign(&self, connection: NodeRid, claimed: Option<NodeRid>) -> Inbound {
+        self.counters().follow.foreign_frames.incr();
+        tracing::warn!(%connection, claimed = ?claimed, "frame refused: its sender is not its connection's node");
+        Inbound::ForeignSender {
+            connection,
+            claimed,
+        }
+    }
+
+    #[cold]
+    fn undecodable(&self, bytes: &[u8], e: WireError) -> Inbound {
+        self.counters().follow.frames_dropped.incr();
+        if bytes.get(3) == Some(&(Command::Request as u8)) {
+            // Its reply route cannot be restored: no error reply is
+            // possible, and the requester is never looked up (§4.3).
+            self.counters().requests.unroutable.incr();
+        }
+        tracing::warn!(error = %e, "undecodable frame dropped");
+        Inbound::Dropped(e)
     }
 
     /// The host's report on a notification it was given: sent, or failed
@@ -224,6 +256,7 @@ impl Runtime {
             to_node: destination.node.rid,
             fence: destination.fence,
             hop_count: op.hop_count + 1,
+            relayer: Some(self.node_ref()),
             ..op
         };
         let frame = if forwarded.reply_route.is_some() {

@@ -34,6 +34,7 @@ mod runtime;
 mod session;
 mod stats;
 pub mod store;
+mod timer;
 pub mod wire;
 
 pub use admission::{Admission, InboundDirect, Rejection, StaleReason};
@@ -67,10 +68,10 @@ pub use resolve::{Resolution, UnavailableReason};
 pub use route::{OwnerRoute, ReadyRoute, RouteFence};
 pub use runtime::{BuildError, Runtime, RuntimeBuilder};
 pub use session::{
-    ActorRef, BindingRoute, ClosedSession, Registration, SessionDelivery, SessionError,
-    SessionEvent, SessionSend,
+    ActorRef, BindingRoute, Registration, SessionDelivery, SessionError, SessionEvent, SessionSend,
 };
 pub use stats::{
     FollowStats, InvalidationReason, RequestStats, ResolutionCounts, SessionStats, Stats,
+    TableStats,
 };
 pub use store::{LocationStore, MemoryStore, RedisOptions, RedisStore, StoreError};

@@ -292,7 +292,7 @@ impl Runtime {
         if !duration.is_zero() {
             let now = self.clock().now();
             let route = FollowRoute::new(source, destination, now.after(duration));
-            self.inner().follow.install(key.to_owned(), route, now);
+            self.inner().follow.install(key.to_owned(), route);
         }
         self.ownership().remove(key);
         Ok(owned)

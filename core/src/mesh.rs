@@ -8,8 +8,9 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
+use std::time::Duration;
 
-use crate::clock::ManualClock;
+use crate::clock::{ManualClock, MonoTime};
 use crate::config::RoutingConfig;
 use crate::direct::SendOptions;
 use crate::error::InputError;
@@ -345,20 +346,36 @@ impl Mesh {
         Ok(requested)
     }
 
-    /// Times out overdue requests on every node (after moving the clock).
-    pub fn expire_requests(&mut self) {
+    /// Moves the clock by `d`, then runs every node's timers due now (time
+    /// reaches the runtimes only through `on_timeout`).
+    pub fn advance(&mut self, d: Duration) {
+        self.clock.advance(d);
+        self.fire_timers();
+    }
+
+    /// Runs `on_timeout` on every node whose `next_deadline` has come, and
+    /// acts on what it returns.
+    pub fn fire_timers(&mut self) {
         for rid in 1..=self.nodes.len() as u64 {
-            let done = self.node(rid).expire_requests();
-            self.record(done);
+            let node = self.node(rid);
+            let now = node.now();
+            if node.next_deadline().is_some_and(|at| at <= now) {
+                for action in node.on_timeout(now) {
+                    self.act(NodeRid(rid), action, Carried::Session);
+                }
+            }
         }
     }
 
-    fn record(&mut self, done: Vec<Completion>) {
-        for c in done {
-            self.ledger
-                .completed
-                .push((c.operation_id, c.outcome.kind()));
-        }
+    /// The earliest deadline of any node.
+    pub fn next_deadline(&self) -> Option<MonoTime> {
+        self.nodes.iter().filter_map(Runtime::next_deadline).min()
+    }
+
+    fn record(&mut self, c: Completion) {
+        self.ledger
+            .completed
+            .push((c.operation_id, c.outcome.kind()));
     }
 
     fn post(&mut self, from: NodeRid, outbound: Outbound, carried: Carried) {
@@ -388,49 +405,56 @@ impl Mesh {
             self.ledger.dropped.push(envelope.carried);
             return true;
         };
-        match node.on_frame(&envelope.bytes) {
-            Inbound::Completed(c) => self.record(vec![c]),
+        let action = node.on_frame(envelope.from, &envelope.bytes);
+        self.act(to, action, envelope.carried);
+        true
+    }
+
+    /// Carries out what node `at` decided; `carried` is what caused it.
+    fn act(&mut self, at: NodeRid, action: Inbound, carried: Carried) {
+        match action {
+            Inbound::Completed(c) => self.record(c),
             Inbound::Send(frames) => frames
                 .into_iter()
-                .for_each(|f| self.post(to, f, Carried::Session)),
+                .for_each(|f| self.post(at, f, Carried::Session)),
             Inbound::SessionDeliver(d) => self.ledger.session_delivered.push((
                 d.session.id,
                 d.actor.id().to_owned(),
                 d.sequence,
-                to,
+                at,
             )),
             Inbound::Session(event) => self.ledger.session_events.push(event),
-            Inbound::PeerRefused => self.ledger.dropped.push(envelope.carried),
+            Inbound::PeerRefused | Inbound::Dropped(_) | Inbound::ForeignSender { .. } => {
+                self.ledger.dropped.push(carried)
+            }
             Inbound::Late { .. } => self.ledger.late += 1,
             Inbound::Deliver(d) => {
                 let op = &d.operation;
                 self.ledger
                     .delivered
-                    .push((op.operation_id, to, op.hop_count));
+                    .push((op.operation_id, at, op.hop_count));
                 if self.answer_requests && op.reply_route.is_some() {
                     let answer = ReplyResult::Ok(op.payload.clone());
                     let reply = self
-                        .node(to.get())
+                        .node(at.get())
                         .reply(op, answer)
                         .expect("a request has a reply route");
-                    self.post(to, reply, Carried::Reply);
+                    self.post(at, reply, Carried::Reply);
                 }
             }
             Inbound::Relay { forward, notice } => {
-                self.post(to, forward, Carried::Relayed);
+                self.post(at, forward, Carried::Relayed);
                 if let Some(notice) = notice {
-                    self.send_notice(to, notice.outbound, &notice.token);
+                    self.send_notice(at, notice.outbound, &notice.token);
                 }
             }
-            Inbound::Reject(outbound) => self.post(to, outbound, Carried::Rejection),
+            Inbound::Reject(outbound) => self.post(at, outbound, Carried::Rejection),
             Inbound::Ended(ended) => self.ledger.ended.push((ended.operation_id, ended.failure)),
             Inbound::RouteRefreshed { invalidated } => {
                 self.ledger.notices_applied += 1;
                 self.ledger.notices_effective += u64::from(invalidated);
             }
-            Inbound::Dropped(_) => self.ledger.dropped.push(envelope.carried),
         }
-        true
     }
 
     fn send_notice(&mut self, relayer: NodeRid, outbound: Outbound, token: &NoticeToken) {

@@ -96,6 +96,7 @@ impl Runtime {
             fence: route.fence,
             object_generation: route.fence.object_generation,
             hop_count: 0,
+            relayer: None,
             reply_route: None,
             payload: payload.to_vec(),
         };

@@ -335,7 +335,7 @@ impl Runtime {
         {
             return Inbound::PeerRefused;
         }
-        self.on_frame(bytes)
+        self.on_frame(d.rid, bytes)
     }
 }
 

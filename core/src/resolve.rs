@@ -164,6 +164,11 @@ impl Resolver {
         resolution
     }
 
+    /// Store reads in flight now.
+    pub(crate) fn flights_in_progress(&self) -> usize {
+        self.flights.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
     fn join_flight(&self, key: KeyRef<'_>) -> Arc<Flight> {
         let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
         flights

@@ -8,7 +8,7 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use crate::clock::{Clock, SystemClock};
+use crate::clock::{Clock, MonoTime, SystemClock};
 use crate::config::{LiveConfig, RoutingConfig};
 use crate::error::{ConfigError, InputError};
 use crate::follow::FollowRoutes;
@@ -16,14 +16,16 @@ use crate::ids::UniqueIds;
 use crate::ids::{
     KeyRef, NodeIdentity, NodeRid, ObjectKind, OwnerLeaseGeneration, check_object_id,
 };
+use crate::inbound::Inbound;
 use crate::ownership::{OwnedObject, Ownership};
 use crate::peer::PeerRegistry;
 use crate::reply::PendingRequests;
 use crate::resolve::{Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
 use crate::session::{ActorBindings, SessionTable};
-use crate::stats::{InvalidationReason, Stats};
+use crate::stats::{InvalidationReason, Stats, TableStats};
 use crate::store::{LocationStore, MemoryStore, StoreError};
+use crate::timer::earliest;
 use crate::wire::RouteEnd;
 
 /// Builds a [`Runtime`]. Defaults: default config, system clock, a private
@@ -292,6 +294,11 @@ impl Runtime {
     pub fn on_owner_lease_invalidated(&self, node: NodeRid, lease: OwnerLeaseGeneration) -> usize {
         let r = &self.inner.resolver;
         r.liveness.end(node, lease);
+        // Sessions owned by that process ended with it.
+        let dropped = self.inner.bindings.forget_sessions_of(node);
+        if dropped > 0 {
+            tracing::info!(%node, dropped, "registrations of the ended node's sessions dropped");
+        }
         r.cache.note_invalidation();
         let removed = r.cache.remove_owner_lease(node, lease);
         r.counters
@@ -306,10 +313,81 @@ impl Runtime {
         self.inner.resolver.store_recovered()
     }
 
-    /// Every counter, read now.
+    /// Every counter and table size, read now.
     pub fn stats(&self) -> Stats {
         let r = &self.inner.resolver;
-        r.counters.snapshot(r.cache.len())
+        let mut stats = r.counters.snapshot(r.cache.len());
+        stats.tables = self.table_stats();
+        stats
+    }
+
+    fn table_stats(&self) -> TableStats {
+        let inner = &self.inner;
+        let (sessions, pending_binds, session_deadlines) = inner.sessions.lock().sizes();
+        let (registrations, parked_binds, parked_deadlines) = inner.bindings.sizes();
+        let follow = inner.follow.sizes();
+        let n = |v: usize| v as u64;
+        TableStats {
+            pending_requests: n(inner.pending.len()),
+            request_deadlines: n(inner.pending.deadlines_held()),
+            sessions: n(sessions),
+            pending_binds: n(pending_binds),
+            session_deadlines: n(session_deadlines),
+            registrations: n(registrations),
+            parked_binds: n(parked_binds),
+            parked_deadlines: n(parked_deadlines),
+            follow_routes: n(follow.routes),
+            follow_deadlines: n(follow.expiries),
+            dedup_entries: n(follow.notices),
+            dedup_evictions: follow.evictions,
+            store_flights: n(inner.resolver.flights_in_progress()),
+        }
+    }
+
+    /// The runtime's clock, read now: the `now` to give
+    /// [`on_timeout`](Self::on_timeout).
+    pub fn now(&self) -> MonoTime {
+        self.inner.resolver.clock.now()
+    }
+
+    /// The earliest instant any of the runtime's machines needs waking at
+    /// (a request deadline, a seal or bind timeout, a follow-route expiry),
+    /// or `None` when nothing waits. The host sleeps until then (or until a
+    /// frame or call comes) and calls [`on_timeout`](Self::on_timeout). A
+    /// wake-up may find the work already ended: that is a no-op.
+    pub fn next_deadline(&self) -> Option<MonoTime> {
+        let inner = &self.inner;
+        [
+            inner.pending.next_deadline(),
+            self.session_deadline(),
+            inner.bindings.next_deadline(),
+            inner.follow.next_deadline(),
+        ]
+        .into_iter()
+        .fold(None, earliest)
+    }
+
+    /// Runs every deadline due at `now` and returns what the host must do,
+    /// in the same form [`on_frame`](Self::on_frame) uses: requests ended
+    /// by their deadline (`Completed` with `Outcome::Timeout`), Sessions
+    /// closed by the seal timeout (`Session(Closed)` then the disconnect
+    /// notifications as `Send`), binds refused by the bind timeout
+    /// (`Session(BindRefused)` on the Session owner, the refusal frame as
+    /// `Send` on the Actor owner). Expired follow routes and their dedup
+    /// entries are dropped. Calling it early does nothing.
+    pub fn on_timeout(&self, now: MonoTime) -> Vec<Inbound> {
+        let mut actions: Vec<Inbound> = self
+            .expire_requests(now)
+            .into_iter()
+            .map(Inbound::Completed)
+            .collect();
+        self.session_timeouts(now, &mut actions);
+        let refusals = self.inner.bindings.expire_parked(now);
+        if !refusals.is_empty() {
+            actions.push(Inbound::Send(refusals));
+        }
+        self.inner.follow.expire(now);
+        actions
     }
 
     /// What this node owns for `target`, if anything.

@@ -207,7 +207,9 @@ impl Counters {
                 relays: self.sessions.relays.get(),
                 held: self.sessions.held.get(),
                 closed_by_seal_timeout: self.sessions.closed_by_seal_timeout.get(),
+                bind_timeouts: self.sessions.bind_timeouts.get(),
             },
+            tables: TableStats::default(),
         }
     }
 }
@@ -218,6 +220,7 @@ pub(crate) struct SessionCounters {
     pub(crate) relays: Counter,
     pub(crate) held: Counter,
     pub(crate) closed_by_seal_timeout: Counter,
+    pub(crate) bind_timeouts: Counter,
 }
 
 /// Session relays on this runtime as Session owner.
@@ -229,6 +232,41 @@ pub struct SessionStats {
     pub held: u64,
     /// Sessions closed because no command 44 came within the seal timeout.
     pub closed_by_seal_timeout: u64,
+    /// Binds refused because no terminal reply came within the bind timeout.
+    pub bind_timeouts: u64,
+}
+
+/// How many entries each of the runtime's tables holds now. Every table is
+/// bounded (DESIGN §5.9): by live work, by a timer that sweeps it, or by a
+/// cap with counted evictions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TableStats {
+    /// Requests waiting for their terminal result.
+    pub pending_requests: u64,
+    /// Request deadline entries (ended requests' not yet shed included).
+    pub request_deadlines: u64,
+    /// Sessions this runtime owns.
+    pub sessions: u64,
+    /// Binds waiting for their terminal reply.
+    pub pending_binds: u64,
+    /// Seal and bind deadline entries of the Session owner.
+    pub session_deadlines: u64,
+    /// Session registrations of Actors this runtime owns.
+    pub registrations: u64,
+    /// Rebind replies parked until the previous owner's tombstone ACK.
+    pub parked_binds: u64,
+    /// Parked-reply deadline entries.
+    pub parked_deadlines: u64,
+    /// Message Follow routes held.
+    pub follow_routes: u64,
+    /// Follow-route expiry entries.
+    pub follow_deadlines: u64,
+    /// Relay-notification dedup entries over every follow route.
+    pub dedup_entries: u64,
+    /// Dedup entries dropped to stay within their bounds.
+    pub dedup_evictions: u64,
+    /// Store reads in flight (single-flight groups).
+    pub store_flights: u64,
 }
 
 /// Request/reply counters.
@@ -303,6 +341,7 @@ pub(crate) struct FollowCounters {
     pub(crate) notices_failed: Counter,
     pub(crate) rejections_sent: Counter,
     pub(crate) frames_dropped: Counter,
+    pub(crate) foreign_frames: Counter,
 }
 
 impl FollowCounters {
@@ -315,6 +354,7 @@ impl FollowCounters {
             notification_failures: self.notices_failed.get(),
             rejections_sent: self.rejections_sent.get(),
             frames_dropped: self.frames_dropped.get(),
+            frames_foreign_sender: self.foreign_frames.get(),
         }
     }
 }
@@ -336,6 +376,8 @@ pub struct FollowStats {
     pub rejections_sent: u64,
     /// Frames dropped as undecodable.
     pub frames_dropped: u64,
+    /// Frames refused because their sender was not their connection's node.
+    pub frames_foreign_sender: u64,
 }
 
 /// How many resolutions ended with each tag.
@@ -378,6 +420,8 @@ pub struct Stats {
     pub requests: RequestStats,
     /// Session relays.
     pub sessions: SessionStats,
+    /// Table sizes.
+    pub tables: TableStats,
 }
 
 impl Stats {

@@ -426,8 +426,7 @@ fn requests_under_relocation_with_lost_and_reordered_frames_each_end_exactly_onc
     }
     m.run();
     // Past every deadline: whatever is still waiting times out.
-    m.clock.advance(Duration::from_secs(3));
-    m.expire_requests();
+    m.advance(Duration::from_secs(3));
     m.run();
     assert_each_request_ends_once(&m, 5, &asked);
     let kinds = |kind| {
@@ -470,8 +469,7 @@ fn replies_held_past_their_deadline_are_late_and_each_request_still_ends_once() 
     m.relocate(ACTOR, "p", 1, 2).unwrap();
     m.run();
     assert_eq!(m.ledger.detours(), 10, "all relayed, all answered");
-    m.clock.advance(Duration::from_secs(1));
-    m.expire_requests();
+    m.advance(Duration::from_secs(1));
     m.delay_when(None);
     m.release();
     m.run();
@@ -518,8 +516,7 @@ fn requests_racing_a_move_and_back_with_follow_off_end_once_each() {
         ));
     }
     m.run();
-    m.clock.advance(Duration::from_secs(1));
-    m.expire_requests();
+    m.advance(Duration::from_secs(1));
     assert_each_request_ends_once(&m, 4, &asked);
     assert!(m.ledger.ended.is_empty());
     let (_, node, hops) = *m.ledger.delivered.last().unwrap();

@@ -9,7 +9,7 @@ mod cluster;
 
 use std::time::Duration;
 
-use cluster::{Cluster, key, ready};
+use cluster::{Cluster, key, ready, sender};
 use zlink_core::mesh::{Carried, Mesh};
 use zlink_core::wire::{
     self, DecodeLimits, Frame, MessageFollowFrame, Operation, RejectionCode, ReplyRoute, RouteEnd,
@@ -130,6 +130,7 @@ fn request(c: &Cluster, from: u64, id: &str, route: &ReadyRoute, payload: &[u8])
         fence: route.fence,
         object_generation: route.fence.object_generation,
         hop_count: 0,
+        relayer: None,
         reply_route: Some(ReplyRoute {
             node: c.node(from).node_ref(),
             correlation: CorrelationId(42),
@@ -163,7 +164,7 @@ fn a_message_follow_relay_only_uses_a_committed_route() {
     let fence = c.node(1).owned(key(ACTOR, "q")).unwrap().write_fence();
     c.node(2).commit_relocation(ACTOR, "q", fence).unwrap();
     c.node(1).relinquish(ACTOR, "q").unwrap();
-    let refused = rejected(c.node(1).on_frame(&stale_q.bytes));
+    let refused = rejected(c.node(1).on_frame(sender(&stale_q.bytes), &stale_q.bytes));
     assert_eq!(
         rejection_code(&refused),
         RejectionCode::StaleRoute(StaleReason::NotOwner)
@@ -171,7 +172,7 @@ fn a_message_follow_relay_only_uses_a_committed_route() {
 
     // With the committed later tenure, the same kind of frame is relayed.
     let (_, destination) = relocate(&c, "p", 1, 2);
-    let (forward, _) = relayed(c.node(1).on_frame(&stale_p.bytes));
+    let (forward, _) = relayed(c.node(1).on_frame(sender(&stale_p.bytes), &stale_p.bytes));
     assert_eq!(forward.to, destination.node);
     assert_eq!(c.node(1).stats().follow.relays, 1);
 }
@@ -204,7 +205,7 @@ fn relinquish_to_refuses_a_destination_that_is_not_a_later_tenure_of_the_same_in
     }
     // Refused means nothing changed: node 1 still owns and delivers.
     assert!(c.node(1).owned(key(ACTOR, "p")).is_some());
-    delivered(c.node(1).on_frame(&stale.bytes));
+    delivered(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
     assert_eq!(c.node(1).stats().follow.relays, 0);
 }
 
@@ -216,8 +217,8 @@ fn a_message_follow_relay_does_not_read_the_store_or_run_a_handler() {
     relocate(&c, "p", 1, 2);
     let (reads, calls) = (c.node(1).stats().store_reads, c.store.calls());
     for frame in &frames {
-        let (forward, _) = relayed(c.node(1).on_frame(&frame.bytes));
-        delivered(c.node(2).on_frame(&forward.bytes));
+        let (forward, _) = relayed(c.node(1).on_frame(sender(&frame.bytes), &frame.bytes));
+        delivered(c.node(2).on_frame(sender(&forward.bytes), &forward.bytes));
     }
     let relayer = c.node(1).stats();
     assert_eq!(relayer.store_reads, reads, "the relayer read no store");
@@ -235,13 +236,14 @@ fn a_message_follow_relay_works_with_the_store_down() {
     relocate(&c, "p", 1, 2);
     c.store.set_down(true);
     let calls = c.store.calls();
-    let (forward, notice) = relayed(c.node(1).on_frame(&stale.bytes));
-    let delivery = delivered(c.node(2).on_frame(&forward.bytes));
+    let (forward, notice) = relayed(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
+    let delivery = delivered(c.node(2).on_frame(sender(&forward.bytes), &forward.bytes));
     assert_eq!(delivery.operation.operation_id, operation_id);
     // The notice lands too: the sender drops its route without the store.
     let notice = notice.expect("a notice is due");
     assert_eq!(
-        c.node(3).on_frame(&notice.outbound.bytes),
+        c.node(3)
+            .on_frame(sender(&notice.outbound.bytes), &notice.outbound.bytes),
         Inbound::RouteRefreshed { invalidated: true }
     );
     assert_eq!(c.store.calls(), calls, "nothing reached the store");
@@ -265,7 +267,7 @@ fn a_message_follow_relay_preserves_operation_id_generation_payload_and_reply_ro
     let bytes = wire::encode(&Frame::Request(original.clone()));
     relocate(&c, "p", 1, 2);
 
-    let (forward, _) = relayed(c.node(1).on_frame(&bytes));
+    let (forward, _) = relayed(c.node(1).on_frame(sender(&bytes), &bytes));
     let frame = decode(&forward.bytes);
     assert!(
         matches!(frame, Frame::Request(_)),
@@ -280,7 +282,7 @@ fn a_message_follow_relay_preserves_operation_id_generation_payload_and_reply_ro
     assert_eq!(relayed_op.target, original.target);
 
     // And the new owner hands the application exactly that.
-    let delivery = delivered(c.node(2).on_frame(&forward.bytes));
+    let delivery = delivered(c.node(2).on_frame(sender(&forward.bytes), &forward.bytes));
     assert_eq!(delivery.operation.operation_id, original.operation_id);
     assert_eq!(delivery.operation.payload, original.payload);
     assert_eq!(delivery.operation.reply_route, original.reply_route);
@@ -293,7 +295,7 @@ fn a_relayed_one_way_message_stays_a_message_without_a_reply_route() {
     warmed(&c, "p");
     let (operation_id, stale) = send(&c, 3, "p", b"one-way");
     relocate(&c, "p", 1, 2);
-    let (forward, _) = relayed(c.node(1).on_frame(&stale.bytes));
+    let (forward, _) = relayed(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
     match decode(&forward.bytes) {
         Frame::Message(op) => {
             assert_eq!(op.operation_id, operation_id);
@@ -311,7 +313,7 @@ fn a_relay_adds_one_hop_and_carries_the_destination_tenure_as_its_fence() {
     let (_, stale) = send(&c, 3, "p", b"x");
     let before = operation(decode(&stale.bytes));
     let (_, destination) = relocate(&c, "p", 1, 2);
-    let (forward, _) = relayed(c.node(1).on_frame(&stale.bytes));
+    let (forward, _) = relayed(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
     let after = operation(decode(&forward.bytes));
     assert_eq!(after.hop_count, before.hop_count + 1);
     assert_eq!(after.fence, destination.fence);
@@ -325,10 +327,10 @@ fn a_message_follow_notice_carries_both_route_fences_hop_count_accounting_and_th
     let route = warmed(&c, "p");
     let original = request(&c, 3, "p", &route, b"12345");
     let (source, destination) = relocate(&c, "p", 1, 2);
-    let (_, notice) = relayed(
-        c.node(1)
-            .on_frame(&wire::encode(&Frame::Request(original.clone()))),
-    );
+    let (_, notice) = relayed(c.node(1).on_frame(
+        sender(&wire::encode(&Frame::Request(original.clone()))),
+        &wire::encode(&Frame::Request(original.clone())),
+    ));
     let notice = notice.expect("a notice is due");
     assert_eq!(notice.outbound.to, original.origin);
     let f = follow_frame(&notice.outbound.bytes);
@@ -352,12 +354,13 @@ fn on_a_valid_message_follow_notification_the_sending_side_cache_is_invalidated_
     warmed(&c, "p");
     let (_, stale) = send(&c, 3, "p", b"x");
     relocate(&c, "p", 1, 2);
-    let (_, notice) = relayed(c.node(1).on_frame(&stale.bytes));
+    let (_, notice) = relayed(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
     let notice = notice.expect("a notice is due");
     assert_eq!(notice.outbound.to, c.node(3).node_ref());
     assert!(c.node(3).lookup_cached(ACTOR, "p").unwrap().is_some());
     assert_eq!(
-        c.node(3).on_frame(&notice.outbound.bytes),
+        c.node(3)
+            .on_frame(sender(&notice.outbound.bytes), &notice.outbound.bytes),
         Inbound::RouteRefreshed { invalidated: true }
     );
     assert_eq!(
@@ -379,13 +382,15 @@ fn after_a_message_follow_notification_the_next_lookup_uses_the_new_owner() {
     warmed(&c, "p");
     let (_, stale) = send(&c, 3, "p", b"x");
     let (_, destination) = relocate(&c, "p", 1, 2);
-    let (_, notice) = relayed(c.node(1).on_frame(&stale.bytes));
-    c.node(3).on_frame(&notice.unwrap().outbound.bytes);
+    let (_, notice) = relayed(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
+    let notice = notice.unwrap();
+    c.node(3)
+        .on_frame(sender(&notice.outbound.bytes), &notice.outbound.bytes);
     let reads = c.node(3).stats().store_reads;
     let (_, fresh) = send(&c, 3, "p", b"y");
     assert_eq!(c.node(3).stats().store_reads, reads + 1, "one lookup");
     assert_eq!(fresh.to, destination.node);
-    let delivery = delivered(c.node(2).on_frame(&fresh.bytes));
+    let delivery = delivered(c.node(2).on_frame(sender(&fresh.bytes), &fresh.bytes));
     assert_eq!(delivery.operation.hop_count, 0, "no detour any more");
 }
 
@@ -396,7 +401,7 @@ fn a_message_follow_notification_naming_another_node_incarnation_or_owner_genera
     warmed(&c, "p");
     let (_, stale) = send(&c, 3, "p", b"x");
     relocate(&c, "p", 1, 2);
-    let (_, notice) = relayed(c.node(1).on_frame(&stale.bytes));
+    let (_, notice) = relayed(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
     let genuine = follow_frame(&notice.unwrap().outbound.bytes);
     let cached = c.node(3).lookup_cached(ACTOR, "p").unwrap();
 
@@ -412,16 +417,20 @@ fn a_message_follow_notification_naming_another_node_incarnation_or_owner_genera
         .authority_owner_generation = genuine.source.fence.authority_owner_generation.next();
     for forged in [other_node, other_incarnation, other_owner_generation] {
         assert_eq!(
-            c.node(3)
-                .on_frame(&wire::encode(&Frame::MessageFollow(forged.clone()))),
+            c.node(3).on_frame(
+                sender(&wire::encode(&Frame::MessageFollow(forged.clone()))),
+                &wire::encode(&Frame::MessageFollow(forged.clone()))
+            ),
             Inbound::RouteRefreshed { invalidated: false },
             "{forged:?} cleared the route"
         );
         assert_eq!(c.node(3).lookup_cached(ACTOR, "p").unwrap(), cached);
     }
     assert_eq!(
-        c.node(3)
-            .on_frame(&wire::encode(&Frame::MessageFollow(genuine))),
+        c.node(3).on_frame(
+            sender(&wire::encode(&Frame::MessageFollow(genuine.clone()))),
+            &wire::encode(&Frame::MessageFollow(genuine))
+        ),
         Inbound::RouteRefreshed { invalidated: true }
     );
 }
@@ -432,15 +441,17 @@ fn a_late_message_follow_notification_does_not_clear_a_newer_route() {
     warmed(&c, "p");
     let (_, first) = send(&c, 3, "p", b"1");
     relocate(&c, "p", 1, 2);
-    let (_, notice) = relayed(c.node(1).on_frame(&first.bytes));
+    let (_, notice) = relayed(c.node(1).on_frame(sender(&first.bytes), &first.bytes));
     let notice = notice.unwrap();
-    c.node(3).on_frame(&notice.outbound.bytes);
+    c.node(3)
+        .on_frame(sender(&notice.outbound.bytes), &notice.outbound.bytes);
     let newer = ready(c.node(3).resolve(ACTOR, "p").unwrap());
     assert_eq!(newer.route.node, NodeRid(2));
     // The same notice again (a duplicate or a late copy): the sender's entry
     // is already the new owner's, so nothing goes.
     assert_eq!(
-        c.node(3).on_frame(&notice.outbound.bytes),
+        c.node(3)
+            .on_frame(sender(&notice.outbound.bytes), &notice.outbound.bytes),
         Inbound::RouteRefreshed { invalidated: false }
     );
     assert_eq!(c.node(3).lookup_cached(ACTOR, "p").unwrap(), Some(newer));
@@ -458,12 +469,12 @@ fn if_the_notification_is_lost_the_new_owner_is_looked_up_only_after_the_cache_l
         now = at;
         let (_, frame) = send(&c, 3, "p", b"x");
         assert_eq!(frame.to.rid, NodeRid(1), "still the cached old owner");
-        let (forward, notice) = relayed(c.node(1).on_frame(&frame.bytes));
+        let (forward, notice) = relayed(c.node(1).on_frame(sender(&frame.bytes), &frame.bytes));
         if let Some(notice) = notice {
             // Sent, then lost on the way: the sender never sees it.
             c.node(1).notice_settled(&notice.token, true);
         }
-        delivered(c.node(2).on_frame(&forward.bytes));
+        delivered(c.node(2).on_frame(sender(&forward.bytes), &forward.bytes));
     }
     assert_eq!(c.node(3).stats().store_reads, reads, "no lookup meanwhile");
     c.advance_ms(1);
@@ -474,7 +485,7 @@ fn if_the_notification_is_lost_the_new_owner_is_looked_up_only_after_the_cache_l
         reads + 1,
         "exactly one lookup"
     );
-    delivered(c.node(2).on_frame(&frame.bytes));
+    delivered(c.node(2).on_frame(sender(&frame.bytes), &frame.bytes));
     for _ in 0..5 {
         assert_eq!(send(&c, 3, "p", b"y").1.to.rid, NodeRid(2));
     }
@@ -502,10 +513,10 @@ fn a_failed_operation_is_not_automatically_resubmitted_to_a_fresh_owner() {
     let (operation_id, stale) = send(&c, 3, "p", b"x");
     relocate(&c, "p", 1, 2);
     let (reads, calls) = (c.node(3).stats().store_reads, c.store.calls());
-    let refusal = rejected(c.node(1).on_frame(&stale.bytes));
+    let refusal = rejected(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
     assert_eq!(refusal.to, c.node(3).node_ref());
     // The sender's decision is an end: it carries no frame to send anywhere.
-    let end = ended(c.node(3).on_frame(&refusal.bytes));
+    let end = ended(c.node(3).on_frame(sender(&refusal.bytes), &refusal.bytes));
     assert_eq!(end.operation_id, operation_id);
     assert_eq!(
         end.failure,
@@ -523,8 +534,8 @@ fn only_the_next_call_re_resolves_current_authority() {
     warmed(&c, "p");
     let (failed_id, stale) = send(&c, 3, "p", b"x");
     relocate(&c, "p", 1, 2);
-    let refusal = rejected(c.node(1).on_frame(&stale.bytes));
-    ended(c.node(3).on_frame(&refusal.bytes));
+    let refusal = rejected(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
+    ended(c.node(3).on_frame(sender(&refusal.bytes), &refusal.bytes));
     let reads = c.node(3).stats().store_reads;
     c.advance_ms(1_000);
     assert_eq!(
@@ -536,7 +547,7 @@ fn only_the_next_call_re_resolves_current_authority() {
     assert_ne!(next_id, failed_id, "a new operation, not a resubmit");
     assert_eq!(c.node(3).stats().store_reads, reads + 1);
     assert_eq!(next.to.rid, NodeRid(2));
-    delivered(c.node(2).on_frame(&next.bytes));
+    delivered(c.node(2).on_frame(sender(&next.bytes), &next.bytes));
 }
 
 #[test]
@@ -566,12 +577,12 @@ fn an_operation_whose_object_generation_differs_from_the_route_ends_invalid_oper
     // A one-way message: its refusal ends it (a request's would complete
     // the pending request instead, and this one was never registered).
     op.reply_route = None;
-    let refusal = rejected(
-        c.node(1)
-            .on_frame(&wire::encode(&Frame::Message(op.clone()))),
-    );
+    let refusal = rejected(c.node(1).on_frame(
+        sender(&wire::encode(&Frame::Message(op.clone()))),
+        &wire::encode(&Frame::Message(op.clone())),
+    ));
     assert_eq!(rejection_code(&refusal), RejectionCode::InvalidOperation);
-    let end = ended(c.node(3).on_frame(&refusal.bytes));
+    let end = ended(c.node(3).on_frame(sender(&refusal.bytes), &refusal.bytes));
     assert_eq!(
         (end.operation_id, end.failure),
         (op.operation_id, Failure::InvalidOperation)
@@ -586,7 +597,10 @@ fn an_operation_whose_source_tenure_differs_from_the_route_ends_invalid_operatio
     relocate(&c, "p", 1, 2);
     let mut op = request(&c, 3, "p", &route, b"x");
     op.fence.object_generation = op.fence.object_generation.next();
-    let refusal = rejected(c.node(1).on_frame(&wire::encode(&Frame::Request(op))));
+    let refusal = rejected(c.node(1).on_frame(
+        sender(&wire::encode(&Frame::Request(op.clone()))),
+        &wire::encode(&Frame::Request(op)),
+    ));
     assert_eq!(rejection_code(&refusal), RejectionCode::InvalidOperation);
     assert_eq!(c.node(1).stats().follow.relays, 0);
 }
@@ -605,7 +619,10 @@ fn an_operation_on_another_owner_tenure_of_the_same_incarnation_finds_no_route_a
     for change in changes {
         let mut op = request(&c, 3, "p", &route, b"x");
         change(&mut op.fence);
-        let refusal = rejected(c.node(1).on_frame(&wire::encode(&Frame::Request(op))));
+        let refusal = rejected(c.node(1).on_frame(
+            sender(&wire::encode(&Frame::Request(op.clone()))),
+            &wire::encode(&Frame::Request(op)),
+        ));
         assert_eq!(
             rejection_code(&refusal),
             RejectionCode::StaleRoute(StaleReason::NotOwner)
@@ -623,8 +640,8 @@ fn after_an_invalid_operation_end_the_next_call_re_resolves_current_authority() 
     c.node(1).activate(ACTOR, "p").unwrap();
     relocate(&c, "p", 1, 2);
     let (_, stale) = send(&c, 3, "p", b"x");
-    let refusal = rejected(c.node(1).on_frame(&stale.bytes));
-    let end = ended(c.node(3).on_frame(&refusal.bytes));
+    let refusal = rejected(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
+    let end = ended(c.node(3).on_frame(sender(&refusal.bytes), &refusal.bytes));
     assert_eq!(end.failure, Failure::InvalidOperation);
     let (_, next) = send(&c, 3, "p", b"x");
     assert_eq!(next.to.rid, NodeRid(2), "the next call re-resolved");
@@ -638,9 +655,9 @@ fn after_a_stale_tenure_is_refused_the_next_call_re_resolves_current_authority()
     relocate(&c, "p", 2, 1);
     relocate(&c, "p", 1, 2);
     let (_, stale) = send(&c, 3, "p", b"x");
-    let refusal = rejected(c.node(1).on_frame(&stale.bytes));
+    let refusal = rejected(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
     assert_eq!(
-        ended(c.node(3).on_frame(&refusal.bytes)).failure,
+        ended(c.node(3).on_frame(sender(&refusal.bytes), &refusal.bytes)).failure,
         Failure::Unavailable(UnavailableReason::StaleRoute)
     );
     let (_, next) = send(&c, 3, "p", b"x");
@@ -660,8 +677,8 @@ fn a_message_for_a_previous_incarnation_reaching_the_next_incarnations_follow_ro
     assert!(reborn.object_generation > old.fence.object_generation);
     relocate(&c, "p", 1, 2);
     let (operation_id, stale) = send(&c, 3, "p", b"x");
-    let refusal = rejected(c.node(1).on_frame(&stale.bytes));
-    let end = ended(c.node(3).on_frame(&refusal.bytes));
+    let refusal = rejected(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
+    let end = ended(c.node(3).on_frame(sender(&refusal.bytes), &refusal.bytes));
     assert_eq!(
         (end.operation_id, end.failure),
         (operation_id, Failure::InvalidOperation)
@@ -734,7 +751,7 @@ fn owner_generation_increases_per_hop() {
     let mut at = frame.to.rid.get();
     let mut generations = vec![operation(decode(&bytes)).fence.authority_owner_generation];
     loop {
-        match c.node(at).on_frame(&bytes) {
+        match c.node(at).on_frame(sender(&bytes), &bytes) {
             Inbound::Relay { forward, .. } => {
                 let op = operation(decode(&forward.bytes));
                 assert!(
@@ -777,7 +794,7 @@ fn stale_frames(c: &Cluster, ids: &[&str]) -> Vec<Outbound> {
 }
 
 fn relays(c: &Cluster, frame: &Outbound) -> bool {
-    match c.node(1).on_frame(&frame.bytes) {
+    match c.node(1).on_frame(sender(&frame.bytes), &frame.bytes) {
         Inbound::Relay { .. } => true,
         Inbound::Reject(r) => {
             assert_eq!(
@@ -885,11 +902,17 @@ fn each_relayed_message_must_respect_the_negotiated_message_bound() {
     ));
     relocate(&c, "p", 1, 2);
     let at_bound = request(&c, 3, "p", &route, &[1; 1024]);
-    let (forward, _) = relayed(c.node(1).on_frame(&wire::encode(&Frame::Request(at_bound))));
-    delivered(c.node(2).on_frame(&forward.bytes));
+    let (forward, _) = relayed(c.node(1).on_frame(
+        sender(&wire::encode(&Frame::Request(at_bound.clone()))),
+        &wire::encode(&Frame::Request(at_bound)),
+    ));
+    delivered(c.node(2).on_frame(sender(&forward.bytes), &forward.bytes));
 
     let over = request(&c, 3, "p", &route, &[1; 1025]);
-    match c.node(1).on_frame(&wire::encode(&Frame::Request(over))) {
+    match c.node(1).on_frame(
+        sender(&wire::encode(&Frame::Request(over.clone()))),
+        &wire::encode(&Frame::Request(over)),
+    ) {
         Inbound::Dropped(WireError::TooLong { field, len, max }) => {
             assert_eq!((field, len, max), ("payload", 1025, 1024));
         }
@@ -908,13 +931,19 @@ fn the_dedup_registry_sends_one_notice_per_route_and_sender() {
     warmed(&c, "p");
     let frames: Vec<_> = (0..4).map(|_| send(&c, 3, "p", b"x").1).collect();
     relocate(&c, "p", 1, 2);
-    let (_, first) = relayed(c.node(1).on_frame(&frames[0].bytes));
+    let (_, first) = relayed(
+        c.node(1)
+            .on_frame(sender(&frames[0].bytes), &frames[0].bytes),
+    );
     let first = first.expect("the first relay notifies");
-    let (_, second) = relayed(c.node(1).on_frame(&frames[1].bytes));
+    let (_, second) = relayed(
+        c.node(1)
+            .on_frame(sender(&frames[1].bytes), &frames[1].bytes),
+    );
     assert!(second.is_none(), "in flight: no second send");
     c.node(1).notice_settled(&first.token, true);
     for frame in &frames[2..] {
-        let (_, again) = relayed(c.node(1).on_frame(&frame.bytes));
+        let (_, again) = relayed(c.node(1).on_frame(sender(&frame.bytes), &frame.bytes));
         assert!(again.is_none(), "sent: nothing more while the route lives");
     }
     let follow = c.node(1).stats().follow;
@@ -936,15 +965,16 @@ fn the_dedup_registry_gives_a_second_sender_its_own_notice() {
     let (_, from_3) = send(&c, 3, "p", b"x");
     let (_, from_4) = send(&c, 4, "p", b"x");
     relocate(&c, "p", 1, 2);
-    let (_, n3) = relayed(c.node(1).on_frame(&from_3.bytes));
+    let (_, n3) = relayed(c.node(1).on_frame(sender(&from_3.bytes), &from_3.bytes));
     let n3 = n3.unwrap();
     c.node(1).notice_settled(&n3.token, true);
-    let (_, n4) = relayed(c.node(1).on_frame(&from_4.bytes));
+    let (_, n4) = relayed(c.node(1).on_frame(sender(&from_4.bytes), &from_4.bytes));
     let n4 = n4.expect("another sender is not suppressed");
     assert_eq!(n3.outbound.to, c.node(3).node_ref());
     assert_eq!(n4.outbound.to, c.node(4).node_ref());
     assert_eq!(
-        c.node(4).on_frame(&n4.outbound.bytes),
+        c.node(4)
+            .on_frame(sender(&n4.outbound.bytes), &n4.outbound.bytes),
         Inbound::RouteRefreshed { invalidated: true }
     );
 }
@@ -955,18 +985,28 @@ fn after_a_failed_notice_send_the_next_relay_sends_again() {
     warmed(&c, "p");
     let frames: Vec<_> = (0..3).map(|_| send(&c, 3, "p", b"x").1).collect();
     relocate(&c, "p", 1, 2);
-    let (_, first) = relayed(c.node(1).on_frame(&frames[0].bytes));
+    let (_, first) = relayed(
+        c.node(1)
+            .on_frame(sender(&frames[0].bytes), &frames[0].bytes),
+    );
     c.node(1).notice_settled(&first.unwrap().token, false);
-    let (_, retry) = relayed(c.node(1).on_frame(&frames[1].bytes));
+    let (_, retry) = relayed(
+        c.node(1)
+            .on_frame(sender(&frames[1].bytes), &frames[1].bytes),
+    );
     let retry = retry.expect("a failed send returns to idle");
     c.node(1).notice_settled(&retry.token, true);
-    let (_, third) = relayed(c.node(1).on_frame(&frames[2].bytes));
+    let (_, third) = relayed(
+        c.node(1)
+            .on_frame(sender(&frames[2].bytes), &frames[2].bytes),
+    );
     assert!(third.is_none());
     let follow = c.node(1).stats().follow;
     assert_eq!(follow.notification_failures, 1);
     assert_eq!(follow.notifications_sent, 2);
     assert_eq!(
-        c.node(3).on_frame(&retry.outbound.bytes),
+        c.node(3)
+            .on_frame(sender(&retry.outbound.bytes), &retry.outbound.bytes),
         Inbound::RouteRefreshed { invalidated: true }
     );
 }

@@ -16,7 +16,7 @@ use std::rc::Rc;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use cluster::{Cluster, key, ready};
+use cluster::{Cluster, expired, key, ready, sender};
 use zlink_core::mesh::{Carried, Mesh};
 use zlink_core::wire::{
     self, DecodeLimits, Frame, HEADER_LEN, Operation, ReplyError, ReplyErrorKind, ReplyFrame,
@@ -126,7 +126,7 @@ fn carry(c: &Cluster, outbound: &Outbound) -> (Inbound, Vec<Outbound>) {
     let mut bytes = outbound.bytes.clone();
     let mut at = outbound.to.rid.get();
     loop {
-        match c.node(at).on_frame(&bytes) {
+        match c.node(at).on_frame(sender(&bytes), &bytes) {
             Inbound::Relay { forward, notice } => {
                 if let Some(notice) = notice {
                     c.node(at).notice_settled(&notice.token, true);
@@ -193,7 +193,10 @@ fn a_reply_uses_the_requests_reply_route_and_correlation() {
     assert_eq!(route.correlation, asked.correlation);
     assert_eq!(op.operation_id, asked.operation_id);
 
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     assert_eq!(delivery.operation.reply_route, Some(route));
     let answer = c
         .node(1)
@@ -205,7 +208,7 @@ fn a_reply_uses_the_requests_reply_route_and_correlation() {
     assert_eq!(frame.operation_id, asked.operation_id);
     assert_eq!(frame.replier, c.node(1).node_ref());
 
-    let done = completed(c.node(2).on_frame(&answer.bytes));
+    let done = completed(c.node(2).on_frame(sender(&answer.bytes), &answer.bytes));
     assert_eq!(done.correlation, asked.correlation);
     assert_eq!(done.operation_id, asked.operation_id);
     assert_eq!(done.target, ObjectKey::new(ACTOR, "p").unwrap());
@@ -239,10 +242,13 @@ fn a_reply_does_not_query_the_requesters_logical_id_from_the_location_store() {
     c.store.set_down(true);
     let calls = c.store.calls();
     let (target, requester) = (c.node(1).stats(), c.node(2).stats());
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     let answer = echo(&c, 1, &delivery);
     assert_eq!(answer.to, c.node(2).node_ref());
-    let done = completed(c.node(2).on_frame(&answer.bytes));
+    let done = completed(c.node(2).on_frame(sender(&answer.bytes), &answer.bytes));
     assert_eq!(done.outcome, Outcome::Reply(b"q".to_vec()));
 
     assert_eq!(c.store.calls(), calls, "nothing reached the store");
@@ -285,14 +291,17 @@ fn a_reply_goes_on_the_reply_route_even_where_the_location_store_names_another_o
     let now = ready(c.node(1).resolve(SPOT, "room").unwrap());
     assert_eq!(now.route.node, NodeRid(3));
 
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     let answer = echo(&c, 1, &delivery);
     assert_eq!(
         answer.to,
         c.node(2).node_ref(),
         "the reply route, not authority"
     );
-    completed(c.node(2).on_frame(&answer.bytes));
+    completed(c.node(2).on_frame(sender(&answer.bytes), &answer.bytes));
 }
 
 // §5 Reply, bullet 2: "Application metadata doesn't substitute for owner
@@ -307,10 +316,13 @@ fn application_metadata_does_not_substitute_for_owner_route_or_reply_route() {
     let metadata = b"owner=node-3;reply-to=node-3;correlation=7";
     let asked = ask(&c, 2, "p", metadata);
     assert_eq!(asked.outbound.to, c.node(1).node_ref(), "the owner route");
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     let answer = echo(&c, 1, &delivery);
     assert_eq!(answer.to, c.node(2).node_ref(), "the reply route");
-    let done = completed(c.node(2).on_frame(&answer.bytes));
+    let done = completed(c.node(2).on_frame(sender(&answer.bytes), &answer.bytes));
     assert_eq!(done.correlation, asked.correlation);
 
     // A one-way message with reply-to metadata is still one-way.
@@ -322,7 +334,7 @@ fn application_metadata_does_not_substitute_for_owner_route_or_reply_route() {
         panic!("expected Submitted");
     };
     assert_eq!(outbound.to, c.node(1).node_ref());
-    let one_way = delivered(c.node(1).on_frame(&outbound.bytes));
+    let one_way = delivered(c.node(1).on_frame(sender(&outbound.bytes), &outbound.bytes));
     assert_eq!(one_way.operation.reply_route, None);
     assert!(
         c.node(1)
@@ -339,7 +351,10 @@ fn request_metadata_is_not_auto_copied_to_a_reply() {
     let mut lengths = Vec::new();
     for metadata in [&b"m"[..], &[0xA5; 4096][..]] {
         let asked = ask(&c, 2, "p", metadata);
-        let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+        let delivery = delivered(
+            c.node(1)
+                .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+        );
         let answer = c
             .node(1)
             .reply(&delivery.operation, ReplyResult::Ok(b"ok".to_vec()))
@@ -357,7 +372,7 @@ fn request_metadata_is_not_auto_copied_to_a_reply() {
         assert_eq!(replier, c.node(1).node_ref());
         assert_eq!(result, ReplyResult::Ok(b"ok".to_vec()));
         lengths.push(answer.bytes.len());
-        completed(c.node(2).on_frame(&answer.bytes));
+        completed(c.node(2).on_frame(sender(&answer.bytes), &answer.bytes));
     }
     assert_eq!(
         lengths[0], lengths[1],
@@ -375,7 +390,10 @@ fn a_regular_reply_provides_no_metadata_setter() {
     let c = Cluster::with_defaults(2);
     warmed(&c, "p", 2);
     let asked = ask(&c, 2, "p", b"x");
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     let error = ReplyError {
         kind: ReplyErrorKind::Handler,
         code: 9,
@@ -415,7 +433,7 @@ fn a_delivered_one_way_message_has_no_reply_route() {
     else {
         panic!("expected Submitted");
     };
-    let delivery = delivered(c.node(1).on_frame(&outbound.bytes));
+    let delivery = delivered(c.node(1).on_frame(sender(&outbound.bytes), &outbound.bytes));
     assert_eq!(delivery.operation.reply_route, None);
     assert_eq!(
         c.node(1)
@@ -448,7 +466,10 @@ fn exactly_one_terminal_result_when_reply_timeout_and_cancel_race_from_three_thr
     let started = Instant::now();
     for round in 0..ROUNDS {
         let asked = ask_with(&c, 2, "p", &round.to_be_bytes(), with_timeout(ms(1)));
-        let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+        let delivery = delivered(
+            c.node(1)
+                .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+        );
         let answer = echo(&c, 1, &delivery);
         // The deadline is reached: the timeout is due exactly now.
         c.advance_ms(1);
@@ -462,13 +483,13 @@ fn exactly_one_terminal_result_when_reply_timeout_and_cancel_race_from_three_thr
                     0 => {
                         reply = Some(s.spawn(|| {
                             barrier.wait();
-                            requester.on_frame(&answer.bytes)
+                            requester.on_frame(sender(&answer.bytes), &answer.bytes)
                         }))
                     }
                     1 => {
                         timeout = Some(s.spawn(|| {
                             barrier.wait();
-                            requester.expire_requests()
+                            expired(requester)
                         }))
                     }
                     _ => {
@@ -551,15 +572,18 @@ fn a_reply_arriving_after_a_timeout_is_late_and_counted() {
     let c = Cluster::with_defaults(2);
     warmed(&c, "p", 2);
     let asked = ask_with(&c, 2, "p", b"slow", with_timeout(ms(100)));
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     c.advance_ms(100);
-    let timed_out = c.node(2).expire_requests();
+    let timed_out = expired(c.node(2));
     assert_eq!(timed_out.len(), 1);
     assert_eq!(timed_out[0].outcome, Outcome::Timeout);
 
     let answer = echo(&c, 1, &delivery);
     assert_eq!(
-        c.node(2).on_frame(&answer.bytes),
+        c.node(2).on_frame(sender(&answer.bytes), &answer.bytes),
         Inbound::Late {
             correlation: asked.correlation
         }
@@ -574,7 +598,10 @@ fn a_second_reply_is_late_and_counted() {
     let c = Cluster::with_defaults(2);
     warmed(&c, "p", 2);
     let asked = ask(&c, 2, "p", b"x");
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     let first = echo(&c, 1, &delivery);
     let error = c
         .node(1)
@@ -588,12 +615,12 @@ fn a_second_reply_is_late_and_counted() {
         )
         .unwrap();
     assert_eq!(
-        completed(c.node(2).on_frame(&first.bytes)).outcome,
+        completed(c.node(2).on_frame(sender(&first.bytes), &first.bytes)).outcome,
         Outcome::Reply(b"x".to_vec())
     );
     for again in [&first, &error, &first] {
         assert_eq!(
-            c.node(2).on_frame(&again.bytes),
+            c.node(2).on_frame(sender(&again.bytes), &again.bytes),
             Inbound::Late {
                 correlation: asked.correlation
             }
@@ -609,11 +636,17 @@ fn a_cancellation_or_timeout_after_the_reply_changes_nothing() {
     let c = Cluster::with_defaults(2);
     warmed(&c, "p", 2);
     let asked = ask_with(&c, 2, "p", b"x", with_timeout(ms(10)));
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
-    completed(c.node(2).on_frame(&echo(&c, 1, &delivery).bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
+    completed(c.node(2).on_frame(
+        sender(&echo(&c, 1, &delivery).bytes),
+        &echo(&c, 1, &delivery).bytes,
+    ));
     assert_eq!(c.node(2).cancel(asked.correlation), None);
     c.advance_ms(10);
-    assert!(c.node(2).expire_requests().is_empty());
+    assert!(expired(c.node(2)).is_empty());
     let stats = c.node(2).stats().requests;
     assert_eq!((stats.replies, stats.cancelled, stats.timeouts), (1, 0, 0));
     assert_eq!(stats.late_results, 1, "the late cancellation");
@@ -629,7 +662,16 @@ fn shutdown_ends_every_pending_request_with_shutdown() {
     // Two of them have their answers on the way.
     let answers: Vec<_> = asked[..2]
         .iter()
-        .map(|a| echo(&c, 1, &delivered(c.node(1).on_frame(&a.outbound.bytes))))
+        .map(|a| {
+            echo(
+                &c,
+                1,
+                &delivered(
+                    c.node(1)
+                        .on_frame(sender(&a.outbound.bytes), &a.outbound.bytes),
+                ),
+            )
+        })
         .collect();
     assert_eq!(c.node(2).pending_requests(), 50);
 
@@ -646,12 +688,12 @@ fn shutdown_ends_every_pending_request_with_shutdown() {
     // Nothing after shutdown changes a result.
     for answer in &answers {
         assert!(matches!(
-            c.node(2).on_frame(&answer.bytes),
+            c.node(2).on_frame(sender(&answer.bytes), &answer.bytes),
             Inbound::Late { .. }
         ));
     }
     c.advance_ms(10_000);
-    assert!(c.node(2).expire_requests().is_empty());
+    assert!(expired(c.node(2)).is_empty());
     assert!(c.node(2).shutdown_requests().is_empty());
     let stats = c.node(2).stats().requests;
     assert_eq!(stats.shutdown, 50);
@@ -667,18 +709,18 @@ fn no_timeout_before_the_deadline_and_a_timeout_exactly_at_it() {
     warmed(&c, "p", 2);
     let asked = ask_with(&c, 2, "p", b"x", with_timeout(ms(5_000)));
     // Only the runtime's clock counts: it has not moved.
-    assert!(c.node(2).expire_requests().is_empty());
+    assert!(expired(c.node(2)).is_empty());
     c.clock.advance(ms(5_000) - Duration::from_nanos(1));
-    assert!(c.node(2).expire_requests().is_empty(), "1 ns early");
+    assert!(expired(c.node(2)).is_empty(), "1 ns early");
     assert_eq!(c.node(2).pending_requests(), 1);
     c.clock.advance(Duration::from_nanos(1));
-    let due = c.node(2).expire_requests();
+    let due = expired(c.node(2));
     assert_eq!(due.len(), 1);
     assert_eq!(
         (due[0].correlation, &due[0].outcome),
         (asked.correlation, &Outcome::Timeout)
     );
-    assert!(c.node(2).expire_requests().is_empty(), "only once");
+    assert!(expired(c.node(2)).is_empty(), "only once");
     assert_eq!(c.node(2).stats().requests.timeouts, 1);
 }
 
@@ -697,22 +739,22 @@ fn a_hundred_thousand_pending_requests_time_out_in_deadline_order() {
     }
     assert_eq!(c.node(2).pending_requests(), N as usize);
 
-    let (mut now, mut last, mut expired) = (Duration::ZERO, Duration::ZERO, 0u64);
+    let (mut now, mut last, mut timed_out) = (Duration::ZERO, Duration::ZERO, 0u64);
     while now < ms(N) {
         c.clock.advance(ms(1_000));
         now += ms(1_000);
-        for done in c.node(2).expire_requests() {
+        for done in expired(c.node(2)) {
             assert_eq!(done.outcome, Outcome::Timeout);
             let deadline = deadline_of[&done.correlation];
             assert!(deadline <= now, "{deadline:?} fired at {now:?}");
             assert!(deadline >= last, "{deadline:?} after {last:?}");
             assert!(deadline > now - ms(1_000), "{deadline:?} fired late");
             last = deadline;
-            expired += 1;
+            timed_out += 1;
         }
-        assert_eq!(c.node(2).pending_requests() as u64, N - expired);
+        assert_eq!(c.node(2).pending_requests() as u64, N - timed_out);
     }
-    assert_eq!(expired, N);
+    assert_eq!(timed_out, N);
     assert_eq!(c.node(2).stats().requests.timeouts, N);
     eprintln!(
         "{N} requests submitted and expired in {:?}",
@@ -747,8 +789,14 @@ fn spot_origin(c: &Cluster) -> (SpotExecution, Submitted) {
 fn a_spot_origin_request_completes_with_the_spot_execution_and_its_object_generation() {
     let c = Cluster::with_defaults(2);
     let (origin, asked) = spot_origin(&c);
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
-    let done = completed(c.node(2).on_frame(&echo(&c, 1, &delivery).bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
+    let done = completed(c.node(2).on_frame(
+        sender(&echo(&c, 1, &delivery).bytes),
+        &echo(&c, 1, &delivery).bytes,
+    ));
     assert_eq!(done.origin, Some(origin));
     assert!(!done.origin_gone);
     assert_eq!(done.outcome, Outcome::Reply(b"from room".to_vec()));
@@ -759,7 +807,7 @@ fn a_spot_origin_request_keeps_its_origin_whatever_ends_it() {
     let c = Cluster::with_defaults(2);
     let (origin, asked) = spot_origin(&c);
     c.advance_ms(5_000);
-    let timed_out = c.node(2).expire_requests();
+    let timed_out = expired(c.node(2));
     assert_eq!(timed_out.len(), 1);
     assert_eq!(timed_out[0].origin, Some(origin.clone()));
     assert!(!timed_out[0].origin_gone);
@@ -782,7 +830,10 @@ fn a_spot_origin_request_keeps_its_origin_whatever_ends_it() {
 fn a_reply_for_a_previous_incarnation_of_the_origin_spot_is_never_delivered_to_the_new_one() {
     let c = Cluster::with_defaults(2);
     let (origin, asked) = spot_origin(&c);
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     // Before the answer arrives, the Spot is released and re-created on the
     // requesting node under the same ID.
     c.node(2).begin_release(SPOT, "room").unwrap();
@@ -791,7 +842,10 @@ fn a_reply_for_a_previous_incarnation_of_the_origin_spot_is_never_delivered_to_t
     assert_ne!(reborn.object_generation, origin.object_generation);
 
     let delivered_before = c.node(2).stats().follow.delivered;
-    let done = completed(c.node(2).on_frame(&echo(&c, 1, &delivery).bytes));
+    let done = completed(c.node(2).on_frame(
+        sender(&echo(&c, 1, &delivery).bytes),
+        &echo(&c, 1, &delivery).bytes,
+    ));
     assert!(
         done.origin_gone,
         "the outcome resumes the old execution only"
@@ -809,9 +863,15 @@ fn a_reply_for_a_previous_incarnation_of_the_origin_spot_is_never_delivered_to_t
 fn a_move_of_the_origin_spot_is_not_a_new_incarnation() {
     let c = Cluster::with_defaults(3);
     let (origin, asked) = spot_origin(&c);
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     relocate(&c, SPOT, "room", 2, 3);
-    let done = completed(c.node(2).on_frame(&echo(&c, 1, &delivery).bytes));
+    let done = completed(c.node(2).on_frame(
+        sender(&echo(&c, 1, &delivery).bytes),
+        &echo(&c, 1, &delivery).bytes,
+    ));
     assert!(!done.origin_gone);
     assert_eq!(done.origin, Some(origin.clone()));
 
@@ -826,9 +886,15 @@ fn a_move_of_the_origin_spot_is_not_a_new_incarnation() {
             ..RequestOptions::default()
         },
     );
-    let delivery = delivered(c.node(1).on_frame(&again.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&again.outbound.bytes), &again.outbound.bytes),
+    );
     relocate(&c, SPOT, "room", 3, 2);
-    let done = completed(c.node(2).on_frame(&echo(&c, 1, &delivery).bytes));
+    let done = completed(c.node(2).on_frame(
+        sender(&echo(&c, 1, &delivery).bytes),
+        &echo(&c, 1, &delivery).bytes,
+    ));
     assert!(!done.origin_gone);
 }
 
@@ -838,7 +904,10 @@ fn error_reply(kind: ReplyErrorKind) {
     let c = Cluster::with_defaults(2);
     warmed(&c, "p", 2);
     let asked = ask(&c, 2, "p", b"\xffnot what the handler expects");
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     let error = ReplyError {
         kind,
         code: 4_221,
@@ -849,7 +918,7 @@ fn error_reply(kind: ReplyErrorKind) {
         .reply(&delivery.operation, ReplyResult::Error(error.clone()))
         .expect("a request has a reply route");
     assert_eq!(answer.to, c.node(2).node_ref(), "on the reply route");
-    let done = completed(c.node(2).on_frame(&answer.bytes));
+    let done = completed(c.node(2).on_frame(sender(&answer.bytes), &answer.bytes));
     assert_eq!(done.correlation, asked.correlation);
     assert_eq!(done.outcome, Outcome::Error(RequestError::Replied(error)));
     let stats = c.node(2).stats().requests;
@@ -880,10 +949,13 @@ fn a_request_refused_on_a_stale_route_ends_unavailable_and_is_not_resubmitted() 
     let asked = ask(&c, 3, "p", b"x");
     relocate(&c, ACTOR, "p", 1, 2);
     let (reads, calls) = (c.node(3).stats().store_reads, c.store.calls());
-    let refusal = rejected(c.node(1).on_frame(&asked.outbound.bytes));
+    let refusal = rejected(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     assert_eq!(refusal.to, c.node(3).node_ref());
     // The requester's decision is a completion: no frame to send anywhere.
-    let done = completed(c.node(3).on_frame(&refusal.bytes));
+    let done = completed(c.node(3).on_frame(sender(&refusal.bytes), &refusal.bytes));
     assert_eq!(done.correlation, asked.correlation);
     assert_eq!(
         done.outcome,
@@ -917,7 +989,7 @@ fn a_request_refused_at_the_follow_hop_limit_ends_unavailable_and_is_not_resubmi
     assert_eq!(relayed.len(), 2, "two hops, then refused");
     let refusal = rejected(decision);
     assert_eq!(refusal.to, c.node(5).node_ref());
-    let done = completed(c.node(5).on_frame(&refusal.bytes));
+    let done = completed(c.node(5).on_frame(sender(&refusal.bytes), &refusal.bytes));
     assert_eq!(done.correlation, asked.correlation);
     assert_eq!(
         done.outcome,
@@ -942,8 +1014,11 @@ fn a_request_on_a_follow_route_of_another_incarnation_ends_invalid_operation_and
     relocate(&c, ACTOR, "p", 1, 2);
     let asked = ask(&c, 3, "p", b"x");
     let (reads, calls) = (c.node(3).stats().store_reads, c.store.calls());
-    let refusal = rejected(c.node(1).on_frame(&asked.outbound.bytes));
-    let done = completed(c.node(3).on_frame(&refusal.bytes));
+    let refusal = rejected(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
+    let done = completed(c.node(3).on_frame(sender(&refusal.bytes), &refusal.bytes));
     assert_eq!(done.correlation, asked.correlation);
     assert_eq!(done.outcome, Outcome::Error(RequestError::InvalidOperation));
     assert_eq!(c.node(3).stats().store_reads, reads, "no lookup");
@@ -995,7 +1070,10 @@ fn an_error_reply_message_over_the_bound_arrives_cut_at_a_char_boundary() {
     let c = Cluster::with_defaults(2);
     warmed(&c, "p", 2);
     let asked = ask(&c, 2, "p", b"x");
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     let long = "é".repeat(wire::MAX_ERROR_MESSAGE_BYTES); // two bytes each
     let answer = c
         .node(1)
@@ -1008,7 +1086,7 @@ fn an_error_reply_message_over_the_bound_arrives_cut_at_a_char_boundary() {
             }),
         )
         .unwrap();
-    match completed(c.node(2).on_frame(&answer.bytes)).outcome {
+    match completed(c.node(2).on_frame(sender(&answer.bytes), &answer.bytes)).outcome {
         Outcome::Error(RequestError::Replied(e)) => {
             assert!(e.message.len() <= wire::MAX_ERROR_MESSAGE_BYTES);
             assert!(long.starts_with(&e.message) && !e.message.is_empty());
@@ -1026,7 +1104,10 @@ fn a_reply_over_the_message_bound_is_refused_before_it_leaves() {
     let c = Cluster::new(2, config);
     warmed(&c, "p", 2);
     let asked = ask(&c, 2, "p", b"x");
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     assert_eq!(
         c.node(1)
             .reply(&delivery.operation, ReplyResult::Ok(vec![0; 65])),
@@ -1038,7 +1119,7 @@ fn a_reply_over_the_message_bound_is_refused_before_it_leaves() {
         .node(1)
         .reply(&delivery.operation, ReplyResult::Ok(vec![0; 64]))
         .unwrap();
-    completed(c.node(2).on_frame(&fits.bytes));
+    completed(c.node(2).on_frame(sender(&fits.bytes), &fits.bytes));
 }
 
 #[test]
@@ -1051,7 +1132,7 @@ fn an_undecodable_request_is_dropped_and_counted_because_its_reply_route_cannot_
     let truncated = &asked.outbound.bytes[..asked.outbound.bytes.len() - 1];
     let calls = c.store.calls();
     for corrupt in [&bad_kind[..], truncated] {
-        match c.node(1).on_frame(corrupt) {
+        match c.node(1).on_frame(sender(corrupt), corrupt) {
             Inbound::Dropped(_) => {}
             other => panic!("expected Dropped, got {other:?}"),
         }
@@ -1074,14 +1155,14 @@ fn an_undecodable_request_is_dropped_and_counted_because_its_reply_route_cannot_
     let mut bad_message = outbound.bytes;
     bad_message[HEADER_LEN + 8] = 0xEE;
     assert!(matches!(
-        c.node(1).on_frame(&bad_message),
+        c.node(1).on_frame(sender(&bad_message), &bad_message),
         Inbound::Dropped(WireError::Invalid { .. })
     ));
     assert_eq!(c.node(1).stats().requests.unroutable, 2);
 
     // The requester learns by its deadline, once.
     c.advance_ms(1_000);
-    let due = c.node(2).expire_requests();
+    let due = expired(c.node(2));
     assert_eq!(due.len(), 1);
     assert_eq!(due[0].correlation, asked.correlation);
 }
@@ -1091,15 +1172,21 @@ fn an_undecodable_reply_is_dropped_and_the_request_still_ends_once() {
     let c = Cluster::with_defaults(2);
     warmed(&c, "p", 2);
     let asked = ask_with(&c, 2, "p", b"x", with_timeout(ms(1_000)));
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     let answer = echo(&c, 1, &delivery);
     let truncated = &answer.bytes[..answer.bytes.len() - 1];
-    assert!(matches!(c.node(2).on_frame(truncated), Inbound::Dropped(_)));
+    assert!(matches!(
+        c.node(2).on_frame(sender(truncated), truncated),
+        Inbound::Dropped(_)
+    ));
     assert_eq!(c.node(2).pending_requests(), 1, "not ended by garbage");
     assert_eq!(c.node(2).stats().requests.unroutable, 0);
-    completed(c.node(2).on_frame(&answer.bytes));
+    completed(c.node(2).on_frame(sender(&answer.bytes), &answer.bytes));
     c.advance_ms(1_000);
-    assert!(c.node(2).expire_requests().is_empty());
+    assert!(expired(c.node(2)).is_empty());
 }
 
 #[test]
@@ -1113,8 +1200,7 @@ fn no_request_is_resubmitted_after_a_timeout() {
     );
     m.run();
     let reads = m.node(3).stats().store_reads;
-    m.clock.advance(ms(500));
-    m.expire_requests();
+    m.advance(ms(500));
     assert_eq!(m.ledger.completed, vec![(asked.operation_id, "Timeout")]);
     assert_eq!(m.in_flight(), 0, "nothing sent");
     m.run();
@@ -1174,11 +1260,11 @@ fn through_moves(moves: &[(u64, u64)]) {
         "back to the original requester"
     );
     assert_eq!(reply_frame(&answer.bytes).correlation, asked.correlation);
-    let done = completed(c.node(5).on_frame(&answer.bytes));
+    let done = completed(c.node(5).on_frame(sender(&answer.bytes), &answer.bytes));
     assert_eq!(done.correlation, asked.correlation);
     assert_eq!(done.outcome, Outcome::Reply(b"follow me".to_vec()));
     assert!(matches!(
-        c.node(5).on_frame(&answer.bytes),
+        c.node(5).on_frame(sender(&answer.bytes), &answer.bytes),
         Inbound::Late { .. }
     ));
     assert_eq!(c.node(5).stats().requests.replies, 1);
@@ -1255,13 +1341,16 @@ fn a_request_relayed_through_two_moves_completes_once_at_the_original_requester(
 fn a_reply_arriving_after_a_relocation_of_the_requester_completes_at_the_requesting_runtime() {
     let c = Cluster::with_defaults(3);
     let (origin, asked) = spot_origin(&c);
-    let delivery = delivered(c.node(1).on_frame(&asked.outbound.bytes));
+    let delivery = delivered(
+        c.node(1)
+            .on_frame(sender(&asked.outbound.bytes), &asked.outbound.bytes),
+    );
     // The requesting Spot moves away after sending; the answer is built after.
     relocate(&c, SPOT, "room", 2, 3);
     c.store.set_down(true);
     let answer = echo(&c, 1, &delivery);
     assert_eq!(answer.to, c.node(2).node_ref());
-    let done = completed(c.node(2).on_frame(&answer.bytes));
+    let done = completed(c.node(2).on_frame(sender(&answer.bytes), &answer.bytes));
     assert_eq!(done.correlation, asked.correlation);
     assert_eq!(done.origin, Some(origin));
     assert!(!done.origin_gone, "a move is not a new incarnation");
@@ -1289,13 +1378,14 @@ fn a_refusal_arriving_after_a_timeout_is_late_and_counted() {
     let fence = c.node(1).owned(key(ACTOR, "p")).unwrap().write_fence();
     c.node(2).commit_relocation(ACTOR, "p", fence).unwrap();
     c.node(1).relinquish(ACTOR, "p").unwrap();
-    let Inbound::Reject(refusal) = c.node(1).on_frame(&outbound.bytes) else {
+    let Inbound::Reject(refusal) = c.node(1).on_frame(sender(&outbound.bytes), &outbound.bytes)
+    else {
         panic!("refused")
     };
     c.advance_ms(100);
-    assert_eq!(c.node(3).expire_requests().len(), 1);
+    assert_eq!(expired(c.node(3)).len(), 1);
     assert_eq!(
-        c.node(3).on_frame(&refusal.bytes),
+        c.node(3).on_frame(sender(&refusal.bytes), &refusal.bytes),
         Inbound::Late { correlation }
     );
     assert_eq!(c.node(3).stats().requests.late_results, 1);
@@ -1313,7 +1403,7 @@ fn a_request_submitted_while_expiry_runs_keeps_its_deadline() {
         s.spawn(|| {
             while !done.load(Ordering::Relaxed) {
                 c.clock.advance(Duration::from_nanos(1));
-                requester.expire_requests();
+                expired(requester);
             }
         });
         for _ in 0..20_000 {
@@ -1326,6 +1416,6 @@ fn a_request_submitted_while_expiry_runs_keeps_its_deadline() {
         done.store(true, Ordering::Relaxed);
     });
     c.advance_ms(1);
-    requester.expire_requests();
+    expired(requester);
     assert_eq!(requester.pending_requests(), 0, "every request timed out");
 }

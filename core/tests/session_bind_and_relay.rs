@@ -51,6 +51,34 @@ fn decode(bytes: &[u8]) -> SessionFrame {
     }
 }
 
+/// A Session the seal timeout closed, and the disconnect notifications
+/// `on_timeout` returned for its other Actors.
+#[derive(Debug)]
+struct Closed {
+    session: SessionRef,
+    notifications: Vec<Outbound>,
+}
+
+/// Runs `rt`'s timers due now and returns the Sessions they closed.
+fn closed_sessions(rt: &Runtime) -> Vec<Closed> {
+    let mut closed: Vec<Closed> = Vec::new();
+    for action in rt.on_timeout(rt.now()) {
+        match action {
+            Inbound::Session(SessionEvent::Closed { session }) => closed.push(Closed {
+                session,
+                notifications: Vec::new(),
+            }),
+            Inbound::Send(frames) => closed
+                .last_mut()
+                .expect("notifications follow their Closed event")
+                .notifications
+                .extend(frames),
+            other => panic!("unexpected timer action {other:?}"),
+        }
+    }
+    closed
+}
+
 fn encode(frame: SessionFrame) -> Vec<u8> {
     wire::encode(&Frame::Session(frame))
 }
@@ -141,12 +169,15 @@ impl Trace {
 /// order until nothing is left.
 fn carry(c: &Cluster, frames: impl IntoIterator<Item = Outbound>) -> Trace {
     let mut trace = Trace::default();
-    let mut queue: VecDeque<Outbound> = frames.into_iter().collect();
-    while let Some(frame) = queue.pop_front() {
+    let mut queue: VecDeque<(NodeRid, Outbound)> = frames
+        .into_iter()
+        .map(|f| (c.sender_of(&f.bytes), f))
+        .collect();
+    while let Some((from, frame)) = queue.pop_front() {
         let to = frame.to.rid.get();
         trace.frames.push((to, decode(&frame.bytes)));
-        match c.node(to).on_frame(&frame.bytes) {
-            Inbound::Send(more) => queue.extend(more),
+        match c.node(to).on_frame(from, &frame.bytes) {
+            Inbound::Send(more) => queue.extend(more.into_iter().map(|f| (NodeRid(to), f))),
             Inbound::SessionDeliver(d) => trace.delivered.push((to, d)),
             Inbound::Session(e) => trace.events.push((to, e)),
             other => panic!("unexpected {other:?} at node {to}"),
@@ -378,7 +409,7 @@ fn only_a_verified_route_is_stored_in_the_session_owner_binding() {
             actor: r.actor.clone()
         })
     );
-    let reply = one(c.node(2).on_frame(&frame.bytes));
+    let reply = one(c.node(2).on_frame(c.sender_of(&frame.bytes), &frame.bytes));
     assert_eq!(binding(&c, &r.actor), None, "still only the owner knows");
     // The owner registered the binding before its terminal reply.
     let registered = c.node(2).bound_sessions(&r.actor);
@@ -516,6 +547,7 @@ fn session_relay_uses_the_stored_binding_route_without_querying_the_location_sto
                 route: b.route,
                 sequence,
                 hop_count: 0,
+                relayer: None,
                 kind: RelayKind::Message,
                 payload: i.to_be_bytes().to_vec(),
             }
@@ -716,7 +748,10 @@ fn command_44_has_no_response() {
             SessionFrame::Route { session, .. } => session,
             other => panic!("expected command 44, got {other:?}"),
         };
-        let answered = sends(c.node(SESSION_OWNER).on_frame(&frame.bytes));
+        let answered = sends(
+            c.node(SESSION_OWNER)
+                .on_frame(c.sender_of(&frame.bytes), &frame.bytes),
+        );
         if session.id == SESSION {
             // Only the held messages leave, for the Actor: no reply.
             let relays: Vec<OperationId> = answered
@@ -799,7 +834,7 @@ fn a_message_arriving_on_the_previous_route_is_delivered_to_the_target_by_the_so
     c.store.set_down(true);
     let (calls, relays) = (c.store.calls(), c.node(2).stats().follow.relays);
 
-    let forward = one(c.node(2).on_frame(&late.bytes));
+    let forward = one(c.node(2).on_frame(c.sender_of(&late.bytes), &late.bytes));
     assert_eq!(forward.to, c.node(3).node_ref());
     match decode(&forward.bytes) {
         SessionFrame::Relay {
@@ -900,7 +935,8 @@ fn in_per_actor_relocation_to_spot_uses_spot_authority_and_to_actor_uses_the_per
         panic!("expected Submitted");
     };
     assert!(matches!(
-        c.node(2).on_frame(&outbound.bytes),
+        c.node(2)
+            .on_frame(c.sender_of(&outbound.bytes), &outbound.bytes),
         Inbound::Deliver(_)
     ));
     let (_, s1, f) = sent(session_send(&c, "a1", b"bound"));
@@ -926,12 +962,16 @@ fn in_per_actor_relocation_to_spot_uses_spot_authority_and_to_actor_uses_the_per
         NodeRid(2),
         "node 4 still has the old route"
     );
-    let Inbound::Relay { forward, .. } = c.node(2).on_frame(&outbound.bytes) else {
+    let Inbound::Relay { forward, .. } = c
+        .node(2)
+        .on_frame(c.sender_of(&outbound.bytes), &outbound.bytes)
+    else {
         panic!("expected a Message Follow relay");
     };
     assert_eq!(forward.to.rid, NodeRid(3));
     assert!(matches!(
-        c.node(3).on_frame(&forward.bytes),
+        c.node(3)
+            .on_frame(c.sender_of(&forward.bytes), &forward.bytes),
         Inbound::Deliver(_)
     ));
     assert_eq!(
@@ -958,7 +998,9 @@ fn rebind_to_another_owner_registers_tombstones_the_previous_owner_and_replies_o
         SessionFrame::Bind { previous: Some((owner, b)), .. } if owner == old.route.owner && b == old.binding
     ));
     // The new owner registers, then tombstones the previous owner; no reply.
-    let tombstone = one(c.node(3).on_frame(&bind_frame.bytes));
+    let tombstone = one(c
+        .node(3)
+        .on_frame(c.sender_of(&bind_frame.bytes), &bind_frame.bytes));
     assert_eq!(tombstone.to, old.route.owner);
     assert!(matches!(
         decode(&tombstone.bytes),
@@ -969,12 +1011,14 @@ fn rebind_to_another_owner_registers_tombstones_the_previous_owner_and_replies_o
     assert_eq!(registered[0].session, session);
     assert_eq!(binding(&c, &key).as_ref(), Some(&old));
     // The previous owner removes exactly that binding and ACKs.
-    let ack = one(c.node(2).on_frame(&tombstone.bytes));
+    let ack = one(c
+        .node(2)
+        .on_frame(c.sender_of(&tombstone.bytes), &tombstone.bytes));
     assert_eq!(ack.to, c.node(3).node_ref());
     assert!(c.node(2).bound_sessions(&key).is_empty());
     assert_eq!(binding(&c, &key).as_ref(), Some(&old));
     // Only the ACK releases the terminal reply.
-    let reply = one(c.node(3).on_frame(&ack.bytes));
+    let reply = one(c.node(3).on_frame(NodeRid(2), &ack.bytes));
     assert_eq!(reply.to, session.owner);
     assert!(matches!(
         decode(&reply.bytes),
@@ -998,8 +1042,12 @@ fn rebind_to_another_owner_is_not_answered_without_the_previous_owners_ack() {
         .node(SESSION_OWNER)
         .bind(SESSION, &actor_ref(&c, 3, "a1"))
         .unwrap();
-    let tombstone = one(c.node(3).on_frame(&bind_frame.bytes));
-    let _lost_ack = one(c.node(2).on_frame(&tombstone.bytes));
+    let tombstone = one(c
+        .node(3)
+        .on_frame(c.sender_of(&bind_frame.bytes), &bind_frame.bytes));
+    let _lost_ack = one(c
+        .node(2)
+        .on_frame(c.sender_of(&tombstone.bytes), &tombstone.bytes));
     c.advance_ms(LEASE_MS - 1);
     assert_eq!(
         binding(&c, &key).as_ref(),
@@ -1018,9 +1066,13 @@ fn the_session_owner_keeps_the_old_route_until_the_terminal_reply_then_switches_
         .node(SESSION_OWNER)
         .bind(SESSION, &actor_ref(&c, 3, "a1"))
         .unwrap();
-    let tombstone = one(c.node(3).on_frame(&bind_frame.bytes));
-    let ack = one(c.node(2).on_frame(&tombstone.bytes));
-    let reply = one(c.node(3).on_frame(&ack.bytes));
+    let tombstone = one(c
+        .node(3)
+        .on_frame(c.sender_of(&bind_frame.bytes), &bind_frame.bytes));
+    let ack = one(c
+        .node(2)
+        .on_frame(c.sender_of(&tombstone.bytes), &tombstone.bytes));
+    let reply = one(c.node(3).on_frame(NodeRid(2), &ack.bytes));
 
     // Every relay before the reply goes on the old route, old binding.
     let (_, _, before) = sent(session_send(&c, "a1", b"before"));
@@ -1061,7 +1113,7 @@ fn a_same_owner_replacements_tombstone_never_removes_the_new_identity() {
         binding: old.binding,
         by: c.node(3).node_ref(),
     });
-    let ack = one(c.node(2).on_frame(&late));
+    let ack = one(c.node(2).on_frame(c.sender_of(&late), &late));
     assert!(matches!(
         decode(&ack.bytes),
         SessionFrame::TombstoneAck { .. }
@@ -1210,7 +1262,10 @@ fn session_sequence_keeps_the_order_of_one_sessions_messages_across_a_relocation
     }
     let route_commands = commit(&c, "a1", 2, 3, 5);
     // Released by command 44, in order, before anything sent later.
-    let released = sends(c.node(SESSION_OWNER).on_frame(&route_commands[0].bytes));
+    let released = sends(c.node(SESSION_OWNER).on_frame(
+        c.sender_of(&route_commands[0].bytes),
+        &route_commands[0].bytes,
+    ));
     let mut later = Vec::new();
     for i in 6..9 {
         let (_, s, f) = sent(session_send(&c, "a1", format!("m{i}").as_bytes()));
@@ -1305,7 +1360,10 @@ fn command_42_for_another_binding_incarnation_or_session_lifecycle_installs_no_s
             }
         }),
     ] {
-        let answer = one(c.node(SESSION_OWNER).on_frame(&encode(forged.clone())));
+        let answer = one(c.node(SESSION_OWNER).on_frame(
+            c.sender_of(&encode(forged.clone())),
+            &encode(forged.clone()),
+        ));
         assert!(
             matches!(
                 decode(&answer.bytes),
@@ -1316,7 +1374,9 @@ fn command_42_for_another_binding_incarnation_or_session_lifecycle_installs_no_s
         let (_, _, f) = sent(session_send(&c, "a1", b"not held"));
         assert_eq!(carry(&c, [f]).deliveries("a1").len(), 1);
     }
-    let answer = one(c.node(SESSION_OWNER).on_frame(&encode(genuine)));
+    let answer = one(c
+        .node(SESSION_OWNER)
+        .on_frame(c.sender_of(&encode(genuine.clone())), &encode(genuine)));
     assert!(matches!(
         decode(&answer.bytes),
         SessionFrame::Sealed { sealed: true, .. }
@@ -1486,7 +1546,8 @@ fn command_44_for_another_session_binding_generation_or_relocation_is_ignored() 
     for f in forged {
         assert!(
             matches!(
-                c.node(SESSION_OWNER).on_frame(&encode(f.clone())),
+                c.node(SESSION_OWNER)
+                    .on_frame(c.sender_of(&encode(f.clone())), &encode(f.clone())),
                 Inbound::Session(SessionEvent::Ignored(_))
             ),
             "{f:?} was applied"
@@ -1504,11 +1565,15 @@ fn command_44_for_another_session_binding_generation_or_relocation_is_ignored() 
     // a2 (not sealed) was never touched either.
     assert_eq!(binding(&c, &actor("a2")).unwrap().route, b.route);
     // The genuine one applies once; a duplicate is ignored.
-    let released = sends(c.node(SESSION_OWNER).on_frame(&encode(genuine.clone())));
+    let released = sends(c.node(SESSION_OWNER).on_frame(
+        c.sender_of(&encode(genuine.clone())),
+        &encode(genuine.clone()),
+    ));
     assert_eq!(released.len(), 1 + 8);
     assert_eq!(binding(&c, &key).unwrap().route, new_route);
     assert!(matches!(
-        c.node(SESSION_OWNER).on_frame(&encode(genuine)),
+        c.node(SESSION_OWNER)
+            .on_frame(c.sender_of(&encode(genuine.clone())), &encode(genuine)),
         Inbound::Session(SessionEvent::Ignored(_))
     ));
 }
@@ -1519,12 +1584,12 @@ fn without_command_44_within_the_seal_timeout_the_session_is_closed_and_its_stat
     seal(&c, "a1", 2, 5);
     held(session_send(&c, "a1", b"held"));
     c.advance_ms(SEAL_TIMEOUT_MS - 1);
-    assert!(c.node(SESSION_OWNER).expire_seals().is_empty());
+    assert!(closed_sessions(c.node(SESSION_OWNER)).is_empty());
     held(session_send(&c, "a1", b"held too"));
     let route_commands = commit(&c, "a1", 2, 3, 5);
 
     c.advance_ms(1);
-    let closed = c.node(SESSION_OWNER).expire_seals();
+    let closed = closed_sessions(c.node(SESSION_OWNER));
     assert_eq!(
         closed.iter().map(|c| c.session).collect::<Vec<_>>(),
         [session]
@@ -1551,7 +1616,7 @@ fn without_command_44_within_the_seal_timeout_the_session_is_closed_and_its_stat
         trace.events.as_slice(),
         [(1, SessionEvent::Ignored(_))]
     ));
-    assert!(c.node(SESSION_OWNER).expire_seals().is_empty());
+    assert!(closed_sessions(c.node(SESSION_OWNER)).is_empty());
 }
 
 // §2.6 / §3.3: a new incarnation never inherits a binding --------------------
@@ -1867,7 +1932,7 @@ fn mesh_seal_timeout_closes_the_session_and_cleans_its_state() {
     }
     m.run();
     m.clock.advance(ms(SEAL_TIMEOUT_MS));
-    let closed = m.node(1).expire_seals();
+    let closed = closed_sessions(m.node(1));
     assert_eq!(closed.len(), 1);
     assert_eq!(closed[0].session.id, SESSION);
     assert_eq!(m.node(1).binding(SESSION, &actor("a1")), None);
@@ -1985,7 +2050,7 @@ fn a_push_naming_another_incarnation_than_the_binding_is_ignored() {
         payload: b"x".to_vec(),
     });
     assert!(matches!(
-        c.node(SESSION_OWNER).on_frame(&push),
+        c.node(SESSION_OWNER).on_frame(c.sender_of(&push), &push),
         Inbound::Session(SessionEvent::Ignored(_))
     ));
 }
@@ -2009,7 +2074,7 @@ fn closing_a_session_on_the_seal_timeout_ends_the_other_actors_bindings() {
     let (c, session) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2), ("a2", 3)]);
     seal(&c, "a1", 2, 5);
     c.advance_ms(SEAL_TIMEOUT_MS);
-    let closed = c.node(SESSION_OWNER).expire_seals();
+    let closed = closed_sessions(c.node(SESSION_OWNER));
     assert_eq!(closed.len(), 1);
     assert_eq!(closed[0].session, session);
     assert_eq!(closed[0].notifications.len(), 1, "a2 only: a1 is sealed");
@@ -2059,7 +2124,8 @@ fn command_44_whose_committed_route_names_another_incarnation_is_ignored() {
         }),
     };
     assert!(matches!(
-        c.node(SESSION_OWNER).on_frame(&encode(forged)),
+        c.node(SESSION_OWNER)
+            .on_frame(c.sender_of(&encode(forged.clone())), &encode(forged)),
         Inbound::Session(SessionEvent::Ignored(_))
     ));
     assert_eq!(binding(&c, &key).unwrap().route, b.route);
@@ -2105,7 +2171,8 @@ fn a_lease_refresh_for_another_tenure_changes_nothing() {
         }),
     };
     assert!(matches!(
-        c.node(SESSION_OWNER).on_frame(&encode(forged)),
+        c.node(SESSION_OWNER)
+            .on_frame(c.sender_of(&encode(forged.clone())), &encode(forged)),
         Inbound::Session(SessionEvent::Ignored(_))
     ));
     assert_eq!(binding(&c, &actor("a1")).unwrap(), b);

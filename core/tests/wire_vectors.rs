@@ -173,6 +173,13 @@ fn reply_of(v: &Value) -> Option<ReplyRoute> {
     }
 }
 
+fn relayer_of(v: &Value) -> Option<NodeRef> {
+    match field(v, "relayer") {
+        Value::Null => None,
+        r => Some(node_of(r)),
+    }
+}
+
 fn operation_of(v: &Value) -> Operation {
     Operation {
         operation_id: OperationId(u64_of(v, "operation_id")),
@@ -182,6 +189,7 @@ fn operation_of(v: &Value) -> Operation {
         fence: fence_of(field(v, "fence")),
         object_generation: ObjectGeneration(u64_of(v, "object_generation")),
         hop_count: u8_of(v, "hop_count"),
+        relayer: relayer_of(v),
         reply_route: reply_of(v),
         payload: unhex(str_of(v, "payload_hex")),
     }
@@ -326,6 +334,7 @@ fn bind_result_of(v: &Value) -> BindResult {
                 "NodeGeneration" => (BindRefusal::NodeGeneration, 3),
                 "OwnerGeneration" => (BindRefusal::OwnerGeneration, 4),
                 "OwnerLease" => (BindRefusal::OwnerLease, 5),
+                "Timeout" => (BindRefusal::Timeout, 6),
                 other => panic!("unknown bind refusal {other:?}"),
             };
             assert_eq!(u8_of(v, "status_code"), code, "status_code");
@@ -446,6 +455,7 @@ fn session_frame_of(command: &str, f: &Value) -> Option<(SessionFrame, u8)> {
                 route: actor_route_of(field(f, "route")),
                 sequence: u64_of(f, "sequence"),
                 hop_count: u8_of(f, "hop_count"),
+                relayer: relayer_of(f),
                 kind: relay_kind_of(f),
                 payload: unhex(str_of(f, "payload_hex")),
             },
@@ -830,14 +840,14 @@ fn vectors_cover_every_session_command_and_code() {
     assert!(binds.iter().any(|f| field(f, "previous").is_null()));
     assert!(binds.iter().any(|f| !field(f, "previous").is_null()));
 
-    // Bind reply: Bound (0) and every refusal (1..=5).
+    // Bind reply: Bound (0) and every refusal (1..=6).
     let results = sorted(
         frames("SessionBindReply")
             .iter()
             .map(|f| u8_of(field(f, "result"), "status_code"))
             .collect(),
     );
-    assert_eq!(results, [0, 1, 2, 3, 4, 5], "bind results");
+    assert_eq!(results, [0, 1, 2, 3, 4, 5, 6], "bind results");
 
     // Relay: every kind, a message with a payload, one after a follow hop.
     let relays = frames("SessionRelay");
@@ -1250,17 +1260,21 @@ fn random_session_frame(rng: &mut Rng, which: u64) -> SessionFrame {
             actor,
             binding: random_binding(rng),
         },
-        4 => SessionFrame::Relay {
-            operation_id,
-            session,
-            actor,
-            binding: random_binding(rng),
-            route: random_actor_route(rng),
-            sequence: rng.u64(),
-            hop_count: rng.next() as u8,
-            kind: RELAY_KINDS[rng.below(3) as usize],
-            payload: rng.bytes(300),
-        },
+        4 => {
+            let hop_count = rng.next() as u8;
+            SessionFrame::Relay {
+                operation_id,
+                session,
+                actor,
+                binding: random_binding(rng),
+                route: random_actor_route(rng),
+                sequence: rng.u64(),
+                hop_count,
+                relayer: (hop_count > 0).then(|| random_node(rng)),
+                kind: RELAY_KINDS[rng.below(3) as usize],
+                payload: rng.bytes(300),
+            }
+        }
         5 => SessionFrame::Push {
             operation_id,
             session,
@@ -1312,6 +1326,7 @@ fn random_frame(rng: &mut Rng) -> Frame {
         }
         0 | 1 => {
             let request = rng.bool();
+            let hop_count = rng.next() as u8;
             let op = Operation {
                 operation_id: OperationId(rng.u64()),
                 target: random_key(rng),
@@ -1319,7 +1334,8 @@ fn random_frame(rng: &mut Rng) -> Frame {
                 to_node: NodeRid(rng.u64()),
                 fence: random_fence(rng),
                 object_generation: ObjectGeneration(rng.u64()),
-                hop_count: rng.next() as u8,
+                hop_count,
+                relayer: (hop_count > 0).then(|| random_node(rng)),
                 reply_route: request.then(|| random_reply(rng)),
                 payload: rng.bytes(300),
             };
@@ -1494,7 +1510,7 @@ fn session_codes_outside_their_tables_are_invalid() {
         },
         1,
         "bind result",
-        &[1, 2, 3, 4, 5],
+        &[1, 2, 3, 4, 5, 6],
         &[0],
     );
     check_code_byte(
@@ -1506,6 +1522,7 @@ fn session_codes_outside_their_tables_are_invalid() {
             route: a_route(),
             sequence: 1,
             hop_count: 0,
+            relayer: None,
             kind: RelayKind::Message,
             payload: Vec::new(),
         },
@@ -1587,6 +1604,7 @@ fn every_session_code_round_trips_to_its_documented_number() {
             route: a_route(),
             sequence: 1,
             hop_count: 0,
+            relayer: None,
             kind,
             payload: Vec::new(),
         }));
@@ -1638,6 +1656,7 @@ fn decode_limits_bound_session_ids_and_payloads() {
             route: a_route(),
             sequence: 1,
             hop_count: 0,
+            relayer: None,
             kind: RelayKind::Message,
             payload: vec![7; payload],
         })
@@ -1851,6 +1870,7 @@ fn message(id: &str, payload: Vec<u8>) -> Operation {
         },
         object_generation: ObjectGeneration(1),
         hop_count: 0,
+        relayer: None,
         reply_route: None,
         payload,
     }

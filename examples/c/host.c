@@ -69,10 +69,14 @@ static void handle(zlink_runtime *rt, const zlink_decision *d) {
 }
 
 static void deliver(const zlink_outbound *frame, zlink_runtime *self) {
-    (void)self;
+    /* The frame arrives on `to`'s connection to its sender. */
+    uint64_t from = 0;
+    for (uint64_t rid = 1; rid <= 2; rid++) {
+        if (nodes[rid] == self) from = rid;
+    }
     zlink_runtime *to = nodes[frame->to.rid];
     zlink_decision d;
-    TRY(zlink_on_frame(to, frame->bytes.data, frame->bytes.len, &d, &err));
+    TRY(zlink_on_frame(to, from, frame->bytes.data, frame->bytes.len, &d, &err));
     handle(to, &d);
     zlink_decision_free(&d);
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use zlink_core::wire::{Operation, ReplyError, ReplyErrorKind, ReplyResult};
 use zlink_core::{
-    Completion, CorrelationId, Failure, Inbound, NoticeToken, ObjectGeneration, ObjectKey,
+    Completion, CorrelationId, Failure, Inbound, NodeRid, NoticeToken, ObjectGeneration, ObjectKey,
     ObjectKind, Outbound, Outcome, RequestError, RequestOptions, Requested, SendOptions, Sent,
     SessionEvent, SpotExecution,
 };
@@ -531,6 +531,9 @@ pub enum zlink_decision_kind {
     Session = 11,
     /// A frame on a manual peer connection failed its admission fence.
     PeerRefused = 12,
+    /// A frame whose sender is not the node of the connection it came on
+    /// (`detail`): refused and counted, nothing acted on.
+    ForeignSender = 13,
 }
 
 /// How an operation ended without delivery.
@@ -804,6 +807,10 @@ impl zlink_decision {
                 out.relocation = relocation.get();
                 out.sealed = sealed;
             }
+            SessionEvent::Closed { session } => {
+                out.session_event = E::Closed;
+                out.session = (&session).into();
+            }
             SessionEvent::Ignored(why) => {
                 out.session_event = E::Ignored;
                 out.detail = zlink_bytes::from_vec(why.as_bytes().to_vec());
@@ -889,13 +896,25 @@ impl zlink_decision {
             }
             Inbound::Session(e) => zlink_decision::session(e),
             Inbound::PeerRefused => zlink_decision::new(K::PeerRefused),
+            Inbound::ForeignSender {
+                connection,
+                claimed,
+            } => {
+                let mut out = zlink_decision::new(K::ForeignSender);
+                let claimed = claimed.map_or_else(|| "no sender".to_owned(), |c| c.to_string());
+                let why = format!("frame on node {connection}'s connection names {claimed}");
+                out.detail = zlink_bytes::from_vec(why.into_bytes());
+                out
+            }
         }
     }
 }
 
-/// Decides what to do with one inbound frame of `len` bytes. Reads local
-/// state only: never the store, never blocks. An undecodable frame is not an
-/// error: it is a `ZLINK_DECISION_KIND_DROPPED` decision.
+/// Decides what to do with one inbound frame of `len` bytes that arrived on
+/// the host's connection to node `from` (its routing ID). Reads local state
+/// only: never the store, never blocks. An undecodable frame is not an
+/// error: it is a `ZLINK_DECISION_KIND_DROPPED` decision; a frame whose
+/// sender is not `from` is a `ZLINK_DECISION_KIND_FOREIGN_SENDER` one.
 ///
 /// # Safety
 /// `bytes` points to `len` readable bytes (NULL allowed when 0); `out` is
@@ -906,6 +925,7 @@ impl zlink_decision {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_on_frame(
     rt: *const zlink_runtime,
+    from: u64,
     bytes: *const u8,
     len: usize,
     out: *mut zlink_decision,
@@ -924,7 +944,7 @@ pub unsafe extern "C" fn zlink_on_frame(
                 "frame",
             )
         }?;
-        let decision = zlink_decision::from_core(rt.core.on_frame(bytes));
+        let decision = zlink_decision::from_core(rt.core.on_frame(NodeRid(from), bytes));
         // SAFETY: checked above.
         unsafe { out.write(decision) };
         Ok(())
@@ -1162,16 +1182,22 @@ pub struct zlink_decision_list {
 }
 
 fn completion_list(completions: Vec<Completion>) -> zlink_decision_list {
-    if completions.is_empty() {
+    decision_list(
+        completions
+            .into_iter()
+            .map(zlink_decision::completed)
+            .collect(),
+    )
+}
+
+fn decision_list(decisions: Vec<zlink_decision>) -> zlink_decision_list {
+    if decisions.is_empty() {
         return zlink_decision_list {
             items: std::ptr::null_mut(),
             count: 0,
         };
     }
-    let items: Box<[zlink_decision]> = completions
-        .into_iter()
-        .map(zlink_decision::completed)
-        .collect();
+    let items: Box<[zlink_decision]> = decisions.into_boxed_slice();
     let count = items.len();
     zlink_decision_list {
         items: Box::into_raw(items).cast(),
@@ -1207,10 +1233,67 @@ pub unsafe extern "C" fn zlink_decision_list_free(list: *mut zlink_decision_list
     }
 }
 
-/// Times out every pending request whose deadline has passed on the
-/// runtime's clock: `*out` receives one `ZLINK_DECISION_KIND_COMPLETED`
-/// decision (`ZLINK_OUTCOME_TIMEOUT`) per request. Call it periodically (or
-/// after moving a manual clock).
+/// The runtime's clock now, in nanoseconds since its origin: the `now_ns`
+/// to give `zlink_on_timeout`.
+///
+/// # Safety
+/// `out_ns` is writable; `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_now(
+    rt: *const zlink_runtime,
+    out_ns: *mut u64,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let out = out_ptr(out_ns, "out_ns")?;
+        let rt = runtime_in(rt)?;
+        // SAFETY: checked above.
+        unsafe { out.write(rt.core.now().0) };
+        Ok(())
+    })
+}
+
+/// The earliest instant (runtime clock, nanoseconds) any of the runtime's
+/// machines needs waking at: a request deadline, a seal or bind timeout, a
+/// follow-route expiry. `*out_has` is false when nothing waits. Sleep until
+/// then (or the next frame or call) and call `zlink_on_timeout`.
+///
+/// # Safety
+/// `out_ns` and `out_has` are writable; `error` is NULL or writable.
+///
+/// Thread-safety: any thread, concurrently with every call but
+/// `zlink_runtime_free` of the same runtime.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_next_deadline(
+    rt: *const zlink_runtime,
+    out_ns: *mut u64,
+    out_has: *mut bool,
+    error: *mut *mut zlink_error,
+) -> zlink_result {
+    boundary(error, || {
+        let out_ns = out_ptr(out_ns, "out_ns")?;
+        let out_has = out_ptr(out_has, "out_has")?;
+        let rt = runtime_in(rt)?;
+        let next = rt.core.next_deadline();
+        // SAFETY: checked above.
+        unsafe {
+            out_ns.write(next.map_or(0, |t| t.0));
+            out_has.write(next.is_some());
+        }
+        Ok(())
+    })
+}
+
+/// Runs every deadline due at `now_ns` (from `zlink_now`): `*out` receives
+/// the decisions, in the form `zlink_on_frame` uses: `COMPLETED`
+/// (`ZLINK_OUTCOME_TIMEOUT`) per request past its deadline, `SESSION`
+/// `CLOSED` per Session closed by the seal timeout followed by a `SEND` of
+/// its disconnect notifications, `SESSION` `BIND_REFUSED` (`TIMEOUT`) per
+/// bind past `session_bind_timeout_ms`, and a `SEND` of the refusals an
+/// Actor owner gives parked rebinds. Calling it early does nothing.
 ///
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.
@@ -1218,15 +1301,17 @@ pub unsafe extern "C" fn zlink_decision_list_free(list: *mut zlink_decision_list
 /// Thread-safety: any thread, concurrently with every call but
 /// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_expire_requests(
+pub unsafe extern "C" fn zlink_on_timeout(
     rt: *const zlink_runtime,
+    now_ns: u64,
     out: *mut zlink_decision_list,
     error: *mut *mut zlink_error,
 ) -> zlink_result {
     boundary(error, || {
         let out = out_ptr(out, "out")?;
         let rt = runtime_in(rt)?;
-        let list = completion_list(rt.core.expire_requests());
+        let actions = rt.core.on_timeout(zlink_core::MonoTime(now_ns));
+        let list = decision_list(actions.into_iter().map(zlink_decision::from_core).collect());
         // SAFETY: checked above.
         unsafe { out.write(list) };
         Ok(())

@@ -1174,6 +1174,36 @@ pub struct zlink_stats {
     pub requests_late_results: u64,
     /// Requests dropped: reply route unrecoverable.
     pub requests_unroutable: u64,
+    /// Frames refused: their sender was not their connection's node.
+    pub frames_foreign_sender: u64,
+    /// Binds refused by the bind timeout.
+    pub bind_timeouts: u64,
+    /// Table sizes now (each bounded): pending requests.
+    pub table_pending_requests: u64,
+    /// Request deadline entries.
+    pub table_request_deadlines: u64,
+    /// Sessions owned.
+    pub table_sessions: u64,
+    /// Binds waiting for their terminal reply.
+    pub table_pending_binds: u64,
+    /// Seal and bind deadline entries.
+    pub table_session_deadlines: u64,
+    /// Session registrations of local Actors.
+    pub table_registrations: u64,
+    /// Rebind replies parked for a tombstone ACK.
+    pub table_parked_binds: u64,
+    /// Parked-reply deadline entries.
+    pub table_parked_deadlines: u64,
+    /// Message Follow routes.
+    pub table_follow_routes: u64,
+    /// Follow-route expiry entries.
+    pub table_follow_deadlines: u64,
+    /// Relay-notification dedup entries.
+    pub table_dedup_entries: u64,
+    /// Dedup entries evicted to stay within bounds.
+    pub table_dedup_evictions: u64,
+    /// Store reads in flight.
+    pub table_store_flights: u64,
 }
 
 /// Reads every counter now into `*out`.
@@ -1226,6 +1256,21 @@ pub unsafe extern "C" fn zlink_stats_get(
             requests_shutdown: s.requests.shutdown,
             requests_late_results: s.requests.late_results,
             requests_unroutable: s.requests.unroutable,
+            frames_foreign_sender: s.follow.frames_foreign_sender,
+            bind_timeouts: s.sessions.bind_timeouts,
+            table_pending_requests: s.tables.pending_requests,
+            table_request_deadlines: s.tables.request_deadlines,
+            table_sessions: s.tables.sessions,
+            table_pending_binds: s.tables.pending_binds,
+            table_session_deadlines: s.tables.session_deadlines,
+            table_registrations: s.tables.registrations,
+            table_parked_binds: s.tables.parked_binds,
+            table_parked_deadlines: s.tables.parked_deadlines,
+            table_follow_routes: s.tables.follow_routes,
+            table_follow_deadlines: s.tables.follow_deadlines,
+            table_dedup_entries: s.tables.dedup_entries,
+            table_dedup_evictions: s.tables.dedup_evictions,
+            table_store_flights: s.tables.store_flights,
         };
         // SAFETY: checked above.
         unsafe { write(out, stats) };

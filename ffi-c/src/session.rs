@@ -10,8 +10,8 @@ use std::ptr::addr_of_mut;
 use zlink_core::wire::{ActorRoute, BindRefusal, Binding, RelayKind, SessionRef, SessionRefusal};
 use zlink_core::{
     ActorRef, AuthorityOwnerGeneration, BindingGeneration, BindingRoute, BindingToken,
-    ClosedSession, ObjectGeneration, ObjectKey, OwnerLeaseGeneration, Registration, RelocationId,
-    SessionError, SessionGeneration, SessionId, SessionSend,
+    ObjectGeneration, ObjectKey, OwnerLeaseGeneration, Registration, RelocationId, SessionError,
+    SessionGeneration, SessionId, SessionSend,
 };
 
 use crate::frames::{zlink_outbound, zlink_outbound_list};
@@ -132,6 +132,9 @@ pub enum zlink_session_event {
     Sealed = 5,
     /// A frame that does not match current state was ignored (`detail`).
     Ignored = 6,
+    /// No command 44 came within the seal timeout: the Session is closed
+    /// (`session`); its disconnect notifications follow as a `SEND`.
+    Closed = 7,
 }
 
 /// Why an Actor owner refused a bind.
@@ -150,6 +153,8 @@ pub enum zlink_bind_refusal {
     OwnerGeneration = 4,
     /// Another owner lease, or it has run out.
     OwnerLease = 5,
+    /// No terminal answer within `session_bind_timeout_ms`.
+    Timeout = 6,
 }
 
 /// Why an Actor owner refused a session relay.
@@ -194,28 +199,6 @@ pub struct zlink_session_sent {
     pub outbound: zlink_outbound,
     /// Why (Unavailable).
     pub reason: zlink_unavailable_reason,
-}
-
-/// A Session closed by the seal timeout: the notifications to carry to its
-/// Actors that were not sealed.
-#[repr(C)]
-#[derive(Debug)]
-pub struct zlink_closed_session {
-    /// The Session closed.
-    pub session: zlink_session_ref,
-    /// Physical-disconnect notifications on the stored routes.
-    pub notifications: zlink_outbound_list,
-}
-
-/// Sessions `zlink_expire_seals` closed: `count` at `items` (NULL when
-/// empty or freed). Free with `zlink_closed_session_list_free`.
-#[repr(C)]
-#[derive(Debug)]
-pub struct zlink_closed_session_list {
-    /// The Sessions.
-    pub items: *mut zlink_closed_session,
-    /// How many.
-    pub count: usize,
 }
 
 // ---------------------------------------------------------------- conversions
@@ -336,6 +319,7 @@ pub(crate) fn bind_refusal_out(r: BindRefusal) -> zlink_bind_refusal {
         BindRefusal::NodeGeneration => zlink_bind_refusal::NodeGeneration,
         BindRefusal::OwnerGeneration => zlink_bind_refusal::OwnerGeneration,
         BindRefusal::OwnerLease => zlink_bind_refusal::OwnerLease,
+        BindRefusal::Timeout => zlink_bind_refusal::Timeout,
     }
 }
 
@@ -623,79 +607,6 @@ pub unsafe extern "C" fn zlink_disconnect_session(
         unsafe { write(out, zlink_outbound_list::from_core(frames)) };
         Ok(())
     })
-}
-
-/// Closes every Session holding a seal older than
-/// `session_relocation_seal_timeout_ms` without its command 44; `*out`
-/// receives each closed Session with the notifications to carry. Call it
-/// periodically (or after moving a manual clock).
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_expire_seals(
-    rt: *const zlink_runtime,
-    out: *mut zlink_closed_session_list,
-    error: *mut *mut zlink_error,
-) -> zlink_result {
-    boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let rt = runtime_in(rt)?;
-        let closed: Vec<ClosedSession> = rt.core.expire_seals();
-        let list = if closed.is_empty() {
-            zlink_closed_session_list {
-                items: std::ptr::null_mut(),
-                count: 0,
-            }
-        } else {
-            let items: Box<[zlink_closed_session]> = closed
-                .into_iter()
-                .map(|c| zlink_closed_session {
-                    session: (&c.session).into(),
-                    notifications: zlink_outbound_list::from_core(c.notifications),
-                })
-                .collect();
-            let count = items.len();
-            zlink_closed_session_list {
-                items: Box::into_raw(items).cast(),
-                count,
-            }
-        };
-        // SAFETY: checked above.
-        unsafe { write(out, list) };
-        Ok(())
-    })
-}
-
-/// Frees a closed-session list and every notification in it, and zeroes
-/// `*list`. NULL, or a list already freed, is a no-op.
-///
-/// # Safety
-/// `list` is NULL or a list this library filled in (or zeroed).
-///
-/// Thread-safety: any thread; the list is not shared state.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_closed_session_list_free(list: *mut zlink_closed_session_list) {
-    // SAFETY: NULL or a library-filled list (the caller's contract); its
-    // array came from `Box::into_raw` of `count` entries, released once.
-    unsafe {
-        if list.is_null() {
-            return;
-        }
-        let items = addr_of_mut!((*list).items).read();
-        let count = addr_of_mut!((*list).count).read();
-        if !items.is_null() {
-            let mut boxed = Box::from_raw(std::ptr::slice_from_raw_parts_mut(items, count));
-            for c in boxed.iter_mut() {
-                crate::frames::zlink_outbound_list_free(&mut c.notifications);
-            }
-        }
-        addr_of_mut!((*list).items).write(std::ptr::null_mut());
-        addr_of_mut!((*list).count).write(0);
-    }
 }
 
 // ---------------------------------------------------------------- Actor owner

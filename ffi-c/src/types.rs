@@ -111,6 +111,9 @@ pub struct zlink_config {
     pub max_follow_hops: u8,
     /// How long a Session owner waits for command 44. Default 10000.
     pub session_relocation_seal_timeout_ms: u64,
+    /// How long a bind waits for its terminal reply (or a rebind for the
+    /// previous owner's tombstone ACK) before it is refused. Default 10000.
+    pub session_bind_timeout_ms: u64,
     /// Most entries of the route cache. Default 1000000.
     pub route_cache_capacity: u64,
     /// Owner lease length. Default 30000.
@@ -137,6 +140,7 @@ impl From<&RoutingConfig> for zlink_config {
             message_follow_duration_ms: ms(c.message_follow_duration),
             max_follow_hops: c.max_follow_hops,
             session_relocation_seal_timeout_ms: ms(c.session_relocation_seal_timeout),
+            session_bind_timeout_ms: ms(c.session_bind_timeout),
             route_cache_capacity: c.route_cache_capacity as u64,
             owner_lease_duration_ms: ms(c.owner_lease_duration),
             store_timeout_ms: ms(c.store_timeout),
@@ -161,6 +165,7 @@ impl zlink_config {
             session_relocation_seal_timeout: Duration::from_millis(
                 self.session_relocation_seal_timeout_ms,
             ),
+            session_bind_timeout: Duration::from_millis(self.session_bind_timeout_ms),
             route_cache_capacity: size(self.route_cache_capacity, "route_cache_capacity")?,
             owner_lease_duration: Duration::from_millis(self.owner_lease_duration_ms),
             store_timeout: Duration::from_millis(self.store_timeout_ms),

@@ -150,17 +150,26 @@ impl Play<'_> {
         }
     }
 
-    /// Carries one frame to the node it names; that node decides.
-    fn carry(&self, frame: &Outbound) -> DemoResult<(&Node, Inbound)> {
+    /// Carries one frame from `from` to the node it names; that node
+    /// decides, knowing (as a host's connection does) which node sent it.
+    fn carry(&self, from: &Node, frame: &Outbound) -> DemoResult<(&Node, Inbound)> {
         let node = self.cl.by_rid(frame.to.rid)?;
-        Ok((node, node.rt.on_frame(&frame.bytes)))
+        let sender = from.rt.identity().rid;
+        Ok((node, node.rt.on_frame(sender, &frame.bytes)))
     }
 
     /// Carries `frame` of request `q` and expects `at` to deliver it after
     /// `hops` Message Follow hops, identity and reply route intact.
-    fn deliver(&self, q: &Asked, frame: &Outbound, at: &Node, hops: u8) -> DemoResult<Operation> {
+    fn deliver(
+        &self,
+        q: &Asked,
+        from: &Node,
+        frame: &Outbound,
+        at: &Node,
+        hops: u8,
+    ) -> DemoResult<Operation> {
         let label = q.label;
-        let (node, inbound) = self.carry(frame)?;
+        let (node, inbound) = self.carry(from, frame)?;
         let Inbound::Deliver(delivery) = inbound else {
             return Err(Unexpected(format!(
                 "{} should deliver {label}, got {inbound:?}",
@@ -244,8 +253,14 @@ impl Play<'_> {
     }
 
     /// Carries the reply to `q` and expects it to complete `q` with `want`.
-    fn complete(&mut self, q: &Asked, reply: &Outbound, want: &str) -> DemoResult<Completion> {
-        match self.carry(reply)?.1 {
+    fn complete(
+        &mut self,
+        q: &Asked,
+        from: &Node,
+        reply: &Outbound,
+        want: &str,
+    ) -> DemoResult<Completion> {
+        match self.carry(from, reply)?.1 {
             Inbound::Completed(done) => {
                 self.record(q, done, &Outcome::Reply(want.as_bytes().to_vec()))
             }
@@ -258,8 +273,8 @@ impl Play<'_> {
     }
 
     /// Carries a reply to `q`, which has ended: it must be dropped as late.
-    fn late(&mut self, q: &Asked, reply: &Outbound) -> DemoResult {
-        match self.carry(reply)?.1 {
+    fn late(&mut self, q: &Asked, from: &Node, reply: &Outbound) -> DemoResult {
+        match self.carry(from, reply)?.1 {
             Inbound::Late { correlation } if correlation == q.correlation => {
                 self.tally.late += 1;
                 Ok(())
@@ -319,7 +334,7 @@ pub(super) fn scene(cl: &Cluster, n: &Narrator) -> DemoResult {
         q1.frame.to.rid == a.rt.identity().rid && c.rt.stats().store_reads == reads + 1,
         "q1 should go to node-a after one store read on node-c"
     );
-    let op = play.deliver(&q1, &q1.frame, a, 0)?;
+    let op = play.deliver(&q1, c, &q1.frame, a, 0)?;
     let reply = play.answer(a, &op)?;
     n.say(format_args!(
         "q1 -> node-a (node-c resolved {ACCOUNT} from the store); node-a answers with Runtime::reply on q1's reply route"
@@ -327,7 +342,7 @@ pub(super) fn scene(cl: &Cluster, n: &Narrator) -> DemoResult {
     n.say(format_args!(
         "node-a read neither store nor cache to answer, and has no route to spot {KIOSK}: the requester is never looked up"
     ));
-    let done = play.complete(&q1, &reply, "q1 answered by node-a")?;
+    let done = play.complete(&q1, a, &reply, "q1 answered by node-a")?;
     n.say(format_args!(
         "q1 completes at node-c: {}",
         describe(&done.outcome)
@@ -357,25 +372,25 @@ pub(super) fn scene(cl: &Cluster, n: &Narrator) -> DemoResult {
         from.authority_owner_generation, moved.authority_owner_generation,
     ));
     let before = a.rt.stats();
-    let (forward, notice) = match play.carry(&q2.frame)? {
+    let (forward, notice) = match play.carry(c, &q2.frame)? {
         (_, Inbound::Relay { forward, notice }) => (forward, notice),
         (_, other) => {
             return Err(Unexpected(format!("node-a should relay q2, got {other:?}")).into());
         }
     };
     untouched(a, &before, "relaying")?;
-    let op = play.deliver(&q2, &forward, b, 1)?;
+    let op = play.deliver(&q2, a, &forward, b, 1)?;
     let reply = play.answer(b, &op)?;
     n.say("node-a relays q2 to node-b (1 hop) without reading the store: same operation, same reply route and correlation");
     n.say("node-b answers on that route, no lookup either");
-    let done = play.complete(&q2, &reply, "q2 answered by node-b")?;
+    let done = play.complete(&q2, b, &reply, "q2 answered by node-b")?;
     n.say(format_args!(
         "q2 completes once at node-c, under its own correlation: {}",
         describe(&done.outcome)
     ));
     let notice =
         notice.ok_or_else(|| Unexpected("node-a should notify node-c of the relay".into()))?;
-    let refreshed = play.carry(&notice.outbound)?;
+    let refreshed = play.carry(a, &notice.outbound)?;
     a.rt.notice_settled(&notice.token, true);
     ensure!(
         refreshed.0.name == c.name
@@ -394,7 +409,7 @@ pub(super) fn scene(cl: &Cluster, n: &Narrator) -> DemoResult {
         q3.frame.to.rid == b.rt.identity().rid && c.rt.stats().store_reads == reads + 1,
         "q3 should go to node-b after one store read on node-c"
     );
-    let op = play.deliver(&q3, &q3.frame, b, 0)?;
+    let op = play.deliver(&q3, c, &q3.frame, b, 0)?;
     n.say(format_args!(
         "q3 (timeout {SHORT_TIMEOUT:?}) -> node-b, resolved afresh; node-b holds it unanswered"
     ));
@@ -402,12 +417,14 @@ pub(super) fn scene(cl: &Cluster, n: &Narrator) -> DemoResult {
     cl.time.advance(wait);
     let mut expired = Vec::new();
     for node in cl.nodes() {
-        expired.extend(
-            node.rt
-                .expire_requests()
-                .into_iter()
-                .map(|d| (node.name, d)),
-        );
+        // Time reaches a runtime only through its one timer surface.
+        let now = node.rt.now();
+        if node.rt.next_deadline().is_some_and(|at| at <= now) {
+            expired.extend(node.rt.on_timeout(now).into_iter().filter_map(|a| match a {
+                Inbound::Completed(d) => Some((node.name, d)),
+                _ => None,
+            }));
+        }
     }
     let Ok([(at, done)]) = <[_; 1]>::try_from(expired) else {
         return Err(Unexpected("exactly q3 should expire, on node-c".into()).into());
@@ -419,12 +436,12 @@ pub(super) fn scene(cl: &Cluster, n: &Narrator) -> DemoResult {
         Time::Real(_) => "the demo waited",
     };
     n.say(format_args!(
-        "{}: past q3's deadline ({how} {wait:?}), expire_requests on node-c -> q3 {}",
+        "{}: past q3's deadline ({how} {wait:?}), node-c's next_deadline is due: on_timeout -> q3 {}",
         cl.time.stamp(),
         Outcome::Timeout.kind()
     ));
     let reply = play.answer(b, &op)?;
-    play.late(&q3, &reply)?;
+    play.late(&q3, b, &reply)?;
     n.say("node-b answers q3 after all: the reply reaches node-c Late, dropped and counted; q3 stays Timeout");
 
     // q4: cancelled with its frame in flight.
@@ -433,9 +450,9 @@ pub(super) fn scene(cl: &Cluster, n: &Narrator) -> DemoResult {
         c.rt.cancel(q4.correlation)
             .ok_or_else(|| Unexpected("q4 was pending: cancel should end it".into()))?;
     play.record(&q4, done, &Outcome::Cancelled)?;
-    let op = play.deliver(&q4, &q4.frame, b, 0)?;
+    let op = play.deliver(&q4, c, &q4.frame, b, 0)?;
     let reply = play.answer(b, &op)?;
-    play.late(&q4, &reply)?;
+    play.late(&q4, b, &reply)?;
     n.say("q4 -> node-b; node-c cancels it while the frame is in flight -> q4 Cancelled");
     n.say("node-b still gets q4 and answers: that reply reaches node-c Late, dropped and counted");
 

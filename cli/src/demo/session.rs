@@ -577,7 +577,7 @@ impl Play {
             push.to == self.session.owner && lookups(&c.stats()) == before,
             "{mover}'s push should go to node-a on its binding, without a lookup"
         );
-        match self.m.node(OWNER).on_frame(&push.bytes) {
+        match self.m.node(OWNER).on_frame(NodeRid(TARGET), &push.bytes) {
             Inbound::Session(SessionEvent::Pushed {
                 session,
                 actor,
@@ -617,7 +617,7 @@ impl Play {
         let mut notified = Vec::new();
         for frame in frames {
             let at = frame.to.rid;
-            let d = match self.m.node(at.get()).on_frame(&frame.bytes) {
+            let d = match self.m.node(at.get()).on_frame(NodeRid(OWNER), &frame.bytes) {
                 Inbound::SessionDeliver(d) => d,
                 other => {
                     return Err(Unexpected(format!(

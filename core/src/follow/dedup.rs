@@ -69,6 +69,27 @@ impl DedupRegistry {
         }
     }
 
+    /// Whether `key` has an entry.
+    pub(crate) fn contains(&self, key: &DedupKey) -> bool {
+        self.entries.contains_key(key)
+    }
+
+    /// Entries held.
+    pub(crate) fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Drops one entry to make room (the registry is full). Losing one only
+    /// means a later relay may notify that sender again: a notification is
+    /// an optimisation, never needed for correctness (§2.2).
+    pub(crate) fn evict_one(&mut self) -> bool {
+        let Some(key) = self.entries.keys().next().copied() else {
+            return false;
+        };
+        self.entries.remove(&key);
+        true
+    }
+
     #[cfg(test)]
     fn state(&self, key: &DedupKey) -> Option<NoticeState> {
         self.entries.get(key).copied()

@@ -14,7 +14,13 @@ use dedup::DedupRegistry;
 use crate::clock::MonoTime;
 use crate::ids::{ObjectGeneration, ObjectKey};
 use crate::route::RouteFence;
+use crate::timer::Deadlines;
 use crate::wire::{ActorRoute, Operation, RouteEnd};
+
+/// Most notification dedup entries one follow route keeps (DESIGN §5.5).
+pub(crate) const MAX_NOTICES_PER_ROUTE: usize = 4096;
+/// Most notification dedup entries all follow routes of a runtime keep.
+pub(crate) const MAX_NOTICES: usize = 65_536;
 
 /// A committed source → destination route for one object, on the source.
 #[derive(Debug)]
@@ -89,27 +95,108 @@ fn same_tenure(fence: &RouteFence, end: &RouteEnd) -> bool {
 /// relocations, never by a cache hit, so one mutex is enough.
 #[derive(Debug, Default)]
 pub(crate) struct FollowRoutes {
-    routes: Mutex<HashMap<ObjectKey, FollowRoute>>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    routes: HashMap<ObjectKey, FollowRoute>,
+    /// Route expiries, swept by the runtime's timer.
+    expiries: Deadlines<ObjectKey>,
+    /// Dedup entries over every route.
+    notices: usize,
+    /// Dedup entries dropped to keep within the bounds.
+    evictions: u64,
+}
+
+impl State {
+    fn remove(&mut self, key: &ObjectKey) {
+        if let Some(route) = self.routes.remove(key) {
+            self.notices -= route.notices.len();
+        }
+    }
+
+    /// Takes the notification right for `key` on `target`'s route, keeping
+    /// the registry within its per-route and overall bounds.
+    fn acquire(&mut self, target: &ObjectKey, key: DedupKey) -> bool {
+        let Some(route) = self.routes.get_mut(target) else {
+            return false;
+        };
+        if !route.notices.contains(&key) {
+            let full = route.notices.len() >= MAX_NOTICES_PER_ROUTE || self.notices >= MAX_NOTICES;
+            if full && route.notices.evict_one() {
+                self.notices -= 1;
+                self.evictions += 1;
+            }
+            if self.notices >= MAX_NOTICES {
+                // Every entry is another route's: notify without a marker.
+                self.evictions += 1;
+                return true;
+            }
+            self.notices += 1;
+        }
+        route.notices.acquire(key)
+    }
+}
+
+/// Sizes of the follow tables, for `stats`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct FollowSizes {
+    pub(crate) routes: usize,
+    pub(crate) expiries: usize,
+    pub(crate) notices: usize,
+    pub(crate) evictions: u64,
 }
 
 impl FollowRoutes {
     /// Installs (or replaces) the route of `key`; a replaced route takes its
-    /// dedup entries with it. Expired routes are swept here.
-    pub(crate) fn install(&self, key: ObjectKey, route: FollowRoute, now: MonoTime) {
-        let mut routes = self.lock();
-        routes.retain(|_, r| now < r.expires_at);
-        routes.insert(key, route);
+    /// dedup entries with it. It leaves at its expiry, swept by the timer.
+    pub(crate) fn install(&self, key: ObjectKey, route: FollowRoute) {
+        let mut state = self.lock();
+        state.remove(&key);
+        state.expiries.schedule(route.expires_at, key.clone());
+        state.routes.insert(key, route);
+        let State {
+            routes, expiries, ..
+        } = &mut *state;
+        expiries.shed(|k| routes.contains_key(k));
+    }
+
+    /// The earliest route expiry held.
+    pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
+        self.lock().expiries.next()
+    }
+
+    /// Removes every route expired at `now`, with its dedup entries.
+    pub(crate) fn expire(&self, now: MonoTime) {
+        let mut state = self.lock();
+        while let Some(key) = state.expiries.pop_due(now) {
+            if state.routes.get(&key).is_some_and(|r| r.expires_at <= now) {
+                state.remove(&key);
+            }
+        }
+    }
+
+    /// Table sizes now.
+    pub(crate) fn sizes(&self) -> FollowSizes {
+        let state = self.lock();
+        FollowSizes {
+            routes: state.routes.len(),
+            expiries: state.expiries.len(),
+            notices: state.notices,
+            evictions: state.evictions,
+        }
     }
 
     /// Decides the relay of `op`, which reached this node for an object it
     /// does not own.
     pub(crate) fn check(&self, op: &Operation, now: MonoTime, max_hops: u8) -> FollowCheck {
-        let mut routes = self.lock();
-        let Some(route) = routes.get_mut(&op.target) else {
+        let mut state = self.lock();
+        let Some(route) = state.routes.get_mut(&op.target) else {
             return FollowCheck::NoRoute;
         };
         if now >= route.expires_at {
-            routes.remove(&op.target);
+            state.remove(&op.target);
             return FollowCheck::NoRoute;
         }
         // Another incarnation: this route is not about the operation's
@@ -136,12 +223,14 @@ impl FollowRoutes {
             source_fence: op.fence,
             destination_fence: route.destination.fence,
         };
-        let notify = (due && route.notices.acquire(key)).then_some(key);
+        let (source, destination) = (route.source, route.destination);
+        let (relayed_messages, relayed_bytes) = (route.relayed_messages, route.relayed_bytes);
+        let notify = (due && state.acquire(&op.target, key)).then_some(key);
         FollowCheck::Relay(Box::new(RelayPlan {
-            source: route.source,
-            destination: route.destination,
-            relayed_messages: route.relayed_messages,
-            relayed_bytes: route.relayed_bytes,
+            source,
+            destination,
+            relayed_messages,
+            relayed_bytes,
             suppressed: due && notify.is_none(),
             notify,
         }))
@@ -158,8 +247,8 @@ impl FollowRoutes {
         max_hops: u8,
         hop_count: u8,
     ) -> Option<RouteEnd> {
-        let mut routes = self.lock();
-        let live = routes.get_mut(key).filter(|r| now < r.expires_at)?;
+        let mut state = self.lock();
+        let live = state.routes.get_mut(key).filter(|r| now < r.expires_at)?;
         let source = &live.source;
         let same = route.object_generation == live.object_generation
             && route.authority_owner_generation == source.fence.authority_owner_generation
@@ -174,12 +263,12 @@ impl FollowRoutes {
 
     /// The host's report on a notification send.
     pub(crate) fn settle(&self, target: &ObjectKey, key: &DedupKey, sent: bool) {
-        if let Some(route) = self.lock().get_mut(target) {
+        if let Some(route) = self.lock().routes.get_mut(target) {
             route.notices.settle(key, sent);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ObjectKey, FollowRoute>> {
-        self.routes.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

@@ -36,6 +36,9 @@ impl SourcePhase {
 /// What the source host does after a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use = "every step carries work or a refusal the host must act on"]
+// An operation given back is moved once, by value: boxing it would cost an
+// allocation per operation to save stack bytes.
+#[allow(clippy::large_enum_variant)]
 pub enum SourceStep {
     /// The object is sealed: stop dispatching it; the saved work is kept
     /// here (send it with the Restore request, see

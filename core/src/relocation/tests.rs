@@ -60,6 +60,7 @@ fn op_for(target: &ObjectKey, id: u64, generation: ObjectGeneration) -> Operatio
         },
         object_generation: generation,
         hop_count: 0,
+        relayer: None,
         reply_route: (id % 2 == 1).then(|| ReplyRoute {
             node: node(100 + id % 3),
             correlation: CorrelationId(1000 + id),
@@ -539,6 +540,9 @@ impl Rng {
 }
 
 /// What travels on the ordered source → target relocation connection.
+// An operation given back is moved once, by value: boxing it would cost an
+// allocation per operation to save stack bytes.
+#[allow(clippy::large_enum_variant)]
 enum Wire {
     Restore(Vec<Operation>),
     Relay(Operation),

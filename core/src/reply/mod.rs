@@ -10,6 +10,7 @@ use std::time::Duration;
 pub(crate) use pending::PendingRequests;
 pub use pending::{PendingRequest, SpotExecution};
 
+use crate::clock::MonoTime;
 use crate::direct::{DirectSend, SendOptions};
 use crate::error::InputError;
 use crate::ids::{CorrelationId, KeyRef, ObjectKey, ObjectKind, OperationId};
@@ -193,6 +194,7 @@ impl Runtime {
             fence: route.fence,
             object_generation: route.fence.object_generation,
             hop_count: 0,
+            relayer: None,
             reply_route: Some(ReplyRoute {
                 node: self.node_ref(),
                 correlation,
@@ -253,10 +255,10 @@ impl Runtime {
         self.complete(correlation, Outcome::Cancelled, "cancel")
     }
 
-    /// Times out every pending request whose deadline has passed on the
-    /// runtime's clock. Call it periodically (or after moving a ManualClock).
-    pub fn expire_requests(&self) -> Vec<Completion> {
-        let due = self.inner().pending.take_expired(self.clock().now());
+    /// Times out every pending request whose deadline is at or before
+    /// `now` (from [`Runtime::on_timeout`]).
+    pub(crate) fn expire_requests(&self, now: MonoTime) -> Vec<Completion> {
+        let due = self.inner().pending.take_expired(now);
         due.into_iter()
             .map(|(correlation, request)| self.completion(correlation, request, Outcome::Timeout))
             .collect()

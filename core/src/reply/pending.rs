@@ -5,14 +5,16 @@
 //! Completion removes the entry under its shard's lock, so of any number of
 //! concurrent completions exactly one wins; the others learn they were late.
 //! Deadlines sit in a min-heap (O(log n) per request); entries completed
-//! otherwise are skipped when their deadline comes up.
+//! otherwise are skipped when their deadline comes up, and shed once they
+//! outnumber the live ones, so abandoned requests cannot grow the heap.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::clock::MonoTime;
 use crate::ids::{CorrelationId, ObjectGeneration, ObjectKey, OperationId};
+use crate::timer::Deadlines;
 
 const SHARDS: usize = 16;
 
@@ -42,14 +44,16 @@ pub struct PendingRequest {
 /// The table.
 pub(crate) struct PendingRequests {
     shards: [Mutex<HashMap<CorrelationId, PendingRequest>>; SHARDS],
-    deadlines: Mutex<BinaryHeap<Reverse<(MonoTime, CorrelationId)>>>,
+    deadlines: Mutex<Deadlines<CorrelationId>>,
+    live: AtomicUsize,
 }
 
 impl Default for PendingRequests {
     fn default() -> Self {
         PendingRequests {
             shards: std::array::from_fn(|_| Mutex::new(HashMap::new())),
-            deadlines: Mutex::new(BinaryHeap::new()),
+            deadlines: Mutex::new(Deadlines::default()),
+            live: AtomicUsize::new(0),
         }
     }
 }
@@ -66,30 +70,44 @@ impl PendingRequests {
     /// Registers a request under `correlation`.
     pub(crate) fn insert(&self, correlation: CorrelationId, request: PendingRequest) {
         let deadline = request.deadline;
-        lock(self.shard(correlation)).insert(correlation, request);
+        if lock(self.shard(correlation))
+            .insert(correlation, request)
+            .is_none()
+        {
+            self.live.fetch_add(1, Ordering::Relaxed);
+        }
         // Last: a concurrent expiry that pops this deadline must find the
         // entry, or the request would never time out.
-        lock(&self.deadlines).push(Reverse((deadline, correlation)));
+        lock(&self.deadlines).schedule(deadline, correlation);
     }
 
     /// Takes the request for its one terminal result; `None` if another
     /// result already took it (or it never existed).
     pub(crate) fn take(&self, correlation: CorrelationId) -> Option<PendingRequest> {
-        lock(self.shard(correlation)).remove(&correlation)
+        let taken = lock(self.shard(correlation)).remove(&correlation);
+        if taken.is_some() {
+            self.live.fetch_sub(1, Ordering::Relaxed);
+            self.shed();
+        }
+        taken
+    }
+
+    /// Rebuilds the deadline heap once ended requests dominate it.
+    fn shed(&self) {
+        lock(&self.deadlines).shed(|c| lock(self.shard(*c)).contains_key(c));
+    }
+
+    /// The earliest deadline held (possibly of a request that already ended).
+    pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
+        lock(&self.deadlines).next()
     }
 
     /// Takes every request whose deadline is at or before `now`.
     pub(crate) fn take_expired(&self, now: MonoTime) -> Vec<(CorrelationId, PendingRequest)> {
         let mut due = Vec::new();
         loop {
-            let next = {
-                let mut heap = lock(&self.deadlines);
-                match heap.peek() {
-                    Some(Reverse((deadline, _))) if *deadline <= now => heap.pop(),
-                    _ => None,
-                }
-            };
-            let Some(Reverse((_, correlation))) = next else {
+            let next = lock(&self.deadlines).pop_due(now);
+            let Some(correlation) = next else {
                 return due;
             };
             // Completed otherwise already: nothing to time out.
@@ -102,15 +120,23 @@ impl PendingRequests {
     /// Takes every pending request (shutdown).
     pub(crate) fn take_all(&self) -> Vec<(CorrelationId, PendingRequest)> {
         lock(&self.deadlines).clear();
-        self.shards
+        let all: Vec<_> = self
+            .shards
             .iter()
             .flat_map(|shard| lock(shard).drain().collect::<Vec<_>>())
-            .collect()
+            .collect();
+        self.live.fetch_sub(all.len(), Ordering::Relaxed);
+        all
     }
 
     /// Requests waiting now.
     pub(crate) fn len(&self) -> usize {
-        self.shards.iter().map(|s| lock(s).len()).sum()
+        self.live.load(Ordering::Relaxed)
+    }
+
+    /// Deadline entries held (ended requests' not yet shed included).
+    pub(crate) fn deadlines_held(&self) -> usize {
+        lock(&self.deadlines).len()
     }
 }
 
@@ -155,6 +181,17 @@ mod tests {
         assert_eq!(t.len(), 1);
         assert_eq!(t.take_all().len(), 1);
         assert!(t.take_expired(MonoTime(u64::MAX)).is_empty());
+    }
+
+    #[test]
+    fn a_million_answered_requests_leave_no_deadlines_behind() {
+        let t = PendingRequests::default();
+        for i in 1..=1_000_000u64 {
+            t.insert(CorrelationId(i), request(i, u64::MAX));
+            t.take(CorrelationId(i));
+        }
+        assert_eq!(t.len(), 0);
+        assert!(t.deadlines_held() <= 64, "{} held", t.deadlines_held());
     }
 
     #[test]

@@ -7,13 +7,15 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 use crate::authority::AuthorityState;
+use crate::clock::MonoTime;
 use crate::ids::{
-    BindingGeneration, BindingToken, ObjectKey, OperationId, RelocationId, SessionId,
+    BindingGeneration, BindingToken, NodeRid, ObjectKey, OperationId, RelocationId, SessionId,
 };
 use crate::inbound::Inbound;
 use crate::outbound::Outbound;
 use crate::runtime::Runtime;
 use crate::session::SessionDelivery;
+use crate::timer::Deadlines;
 use crate::wire::{
     ActorRoute, BindRefusal, BindResult, Binding, Frame, NodeRef, RelayKind, RouteChange,
     SessionFrame, SessionRef, SessionRefusal, encode,
@@ -28,11 +30,18 @@ pub struct Registration {
     pub binding: Binding,
 }
 
-/// A rebind's reply, parked until the previous owner ACKs its tombstone.
+/// A rebind's reply, parked until the previous owner ACKs its tombstone
+/// (or `session_bind_timeout` passes: then the bind is refused).
 #[derive(Debug, Clone)]
 struct ParkedReply {
     reply_to: NodeRef,
     frame: SessionFrame,
+    /// The previous owner the tombstone went to: only it ACKs.
+    tombstoned_at: NodeRid,
+    /// The registration the bind made, taken back if it times out.
+    actor: ObjectKey,
+    registration: Registration,
+    deadline: MonoTime,
 }
 
 /// Bindings registered on this node, per Actor and Session.
@@ -46,6 +55,23 @@ struct State {
     registrations: HashMap<ObjectKey, HashMap<(NodeRef, SessionId), Registration>>,
     next_generation: u64,
     parked: HashMap<OperationId, ParkedReply>,
+    timers: Deadlines<OperationId>,
+}
+
+impl State {
+    /// Removes the registration of `reg`'s Session to `actor` if it is still
+    /// that binding (a newer identity of the same Session stays).
+    fn unregister(&mut self, actor: &ObjectKey, reg: &Registration) {
+        let slot = (reg.session.owner, reg.session.id);
+        if let Some(regs) = self.registrations.get_mut(actor) {
+            if regs.get(&slot).is_some_and(|r| r.binding == reg.binding) {
+                regs.remove(&slot);
+            }
+            if regs.is_empty() {
+                self.registrations.remove(actor);
+            }
+        }
+    }
 }
 
 impl ActorBindings {
@@ -56,6 +82,59 @@ impl ActorBindings {
     /// Drops every registration of `actor` here.
     pub(crate) fn forget(&self, actor: &ObjectKey) {
         self.lock().registrations.remove(actor);
+    }
+
+    /// Drops every registration of Sessions owned by `node` (its owner
+    /// lease ended: those Sessions are gone with it). Returns how many.
+    pub(crate) fn forget_sessions_of(&self, node: crate::ids::NodeRid) -> usize {
+        let mut state = self.lock();
+        let mut removed = 0;
+        state.registrations.retain(|_, regs| {
+            let before = regs.len();
+            regs.retain(|(owner, _), _| owner.rid != node);
+            removed += before - regs.len();
+            !regs.is_empty()
+        });
+        removed
+    }
+
+    /// The earliest parked-reply deadline.
+    pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
+        self.lock().timers.next()
+    }
+
+    /// Refuses every parked rebind whose previous owner did not ACK its
+    /// tombstone by `now`: the registration goes and the Session owner gets
+    /// a terminal refusal.
+    pub(crate) fn expire_parked(&self, now: MonoTime) -> Vec<Outbound> {
+        let mut state = self.lock();
+        let mut refusals = Vec::new();
+        while let Some(operation_id) = state.timers.pop_due(now) {
+            let due = state
+                .parked
+                .get(&operation_id)
+                .is_some_and(|p| p.deadline <= now);
+            let Some(parked) = due.then(|| state.parked.remove(&operation_id)).flatten() else {
+                continue;
+            };
+            state.unregister(&parked.actor, &parked.registration);
+            let session = parked.registration.session;
+            let refused = SessionFrame::BindReply {
+                operation_id,
+                session,
+                actor: parked.actor,
+                result: BindResult::Refused(BindRefusal::Timeout),
+            };
+            refusals.push(send(parked.reply_to, refused));
+        }
+        refusals
+    }
+
+    /// Table sizes: registrations, parked replies, deadline entries.
+    pub(crate) fn sizes(&self) -> (usize, usize, usize) {
+        let state = self.lock();
+        let regs = state.registrations.values().map(HashMap::len).sum();
+        (regs, state.parked.len(), state.timers.len())
     }
 }
 
@@ -148,15 +227,23 @@ impl Runtime {
         };
         match previous {
             // Another owner held the previous binding: tombstone it there,
-            // reply only after its ACK.
+            // reply only after its ACK (or refuse at the bind timeout).
             Some((old_owner, old)) if old_owner != self.node_ref() => {
+                let deadline = self.clock().now().after(self.config().session_bind_timeout);
                 state.parked.insert(
                     operation_id,
                     ParkedReply {
                         reply_to: session.owner,
                         frame: reply,
+                        tombstoned_at: old_owner.rid,
+                        actor: actor.clone(),
+                        registration: Registration { session, binding },
+                        deadline,
                     },
                 );
+                let State { parked, timers, .. } = &mut *state;
+                timers.schedule(deadline, operation_id);
+                timers.shed(|op| parked.contains_key(op));
                 let tombstone = SessionFrame::Tombstone {
                     operation_id,
                     session,
@@ -196,8 +283,26 @@ impl Runtime {
         Inbound::Send(vec![send(by, ack)])
     }
 
-    pub(crate) fn on_tombstone_ack(&self, operation_id: OperationId) -> Inbound {
-        match self.inner().bindings.lock().parked.remove(&operation_id) {
+    pub(crate) fn on_tombstone_ack(&self, from: NodeRid, operation_id: OperationId) -> Inbound {
+        let parked = {
+            let mut state = self.inner().bindings.lock();
+            if let Some(p) = state.parked.get(&operation_id)
+                && p.tombstoned_at != from
+            {
+                let expected = p.tombstoned_at;
+                drop(state);
+                return self.foreign(from, Some(expected));
+            }
+            let parked = state.parked.remove(&operation_id);
+            let State {
+                parked: left,
+                timers,
+                ..
+            } = &mut *state;
+            timers.shed(|op| left.contains_key(op));
+            parked
+        };
+        match parked {
             Some(parked) => Inbound::Send(vec![send(parked.reply_to, parked.frame)]),
             None => Inbound::Send(Vec::new()),
         }
@@ -242,6 +347,7 @@ impl Runtime {
                             route: next,
                             sequence,
                             hop_count: hop_count + 1,
+                            relayer: Some(self.node_ref()),
                             kind,
                             payload,
                         };
@@ -269,9 +375,8 @@ impl Runtime {
         }
         if kind != RelayKind::Message {
             // A disconnect ends the binding here.
-            if let Some(regs) = self.inner().bindings.lock().registrations.get_mut(&actor) {
-                regs.remove(&(session.owner, session.id));
-            }
+            let reg = Registration { session, binding };
+            self.inner().bindings.lock().unregister(&actor, &reg);
         }
         Inbound::SessionDeliver(SessionDelivery {
             operation_id,

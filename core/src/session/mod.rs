@@ -8,14 +8,16 @@ mod owner;
 
 use std::time::Duration;
 
+use crate::clock::MonoTime;
+
 pub(crate) use actor::ActorBindings;
 pub use actor::Registration;
 pub use owner::BindingRoute;
 pub(crate) use owner::SessionTable;
 
-use owner::{Held, PendingBind, Seal, SessionState};
+use owner::{Held, PendingBind, Seal, SessionState, SessionTimer};
 
-use crate::ids::{ObjectKey, OperationId, RelocationId, SessionGeneration, SessionId};
+use crate::ids::{NodeRid, ObjectKey, OperationId, RelocationId, SessionGeneration, SessionId};
 use crate::inbound::Inbound;
 use crate::outbound::Outbound;
 use crate::resolve::UnavailableReason;
@@ -103,16 +105,6 @@ pub enum SessionError {
     },
 }
 
-/// A Session closed by the seal timeout, and the disconnect notifications to
-/// carry to its Actors that were not sealed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClosedSession {
-    /// The Session closed.
-    pub session: SessionRef,
-    /// Physical-disconnect notifications on the stored routes.
-    pub notifications: Vec<Outbound>,
-}
-
 /// A Session-side event `on_frame` reports.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionEvent {
@@ -165,6 +157,13 @@ pub enum SessionEvent {
         /// Whether the seal was installed.
         sealed: bool,
     },
+    /// No command 44 came within the seal timeout: the Session is closed
+    /// and its binding, held and seal state are gone (§3.3 step 8). The
+    /// disconnect notifications to its other Actors follow as a `Send`.
+    Closed {
+        /// The session.
+        session: SessionRef,
+    },
     /// A frame that does not match current state (stale binding, unknown
     /// session, mismatched relocation) was ignored.
     Ignored(&'static str),
@@ -193,8 +192,10 @@ impl Runtime {
     /// from that location (§3.1). The stored route changes only when the
     /// terminal reply arrives.
     pub fn bind(&self, session: SessionId, actor_ref: &ActorRef) -> Result<Outbound, SessionError> {
+        let now = self.clock().now();
         let mut sessions = self.inner().sessions.lock();
         let state = sessions
+            .map
             .get_mut(&session)
             .ok_or(SessionError::UnknownSession(session))?;
         if state
@@ -217,7 +218,8 @@ impl Runtime {
             operation_id,
             PendingBind {
                 actor: actor_ref.actor.clone(),
-                sent: self.clock().now(),
+                to: actor_ref.route.owner.rid,
+                sent: now,
             },
         );
         let frame = SessionFrame::Bind {
@@ -230,6 +232,8 @@ impl Runtime {
             },
             previous,
         };
+        let deadline = now.after(self.config().session_bind_timeout);
+        sessions.schedule(deadline, SessionTimer::Bind(session, operation_id));
         Ok(out(actor_ref.route.owner, frame))
     }
 
@@ -238,6 +242,7 @@ impl Runtime {
         self.inner()
             .sessions
             .lock()
+            .map
             .get(&session)?
             .bindings
             .get(actor)
@@ -265,6 +270,7 @@ impl Runtime {
         let now = self.clock().now();
         let mut sessions = self.inner().sessions.lock();
         let state = sessions
+            .map
             .get_mut(&session)
             .ok_or(SessionError::UnknownSession(session))?;
         if state.closing {
@@ -331,6 +337,7 @@ impl Runtime {
         let actors: Vec<ObjectKey> = {
             let sessions = self.inner().sessions.lock();
             let state = sessions
+                .map
                 .get(&session)
                 .ok_or(SessionError::UnknownSession(session))?;
             state.bindings.keys().cloned().collect()
@@ -346,63 +353,112 @@ impl Runtime {
             }
         }
         let mut sessions = self.inner().sessions.lock();
-        if let Some(state) = sessions.get_mut(&session) {
-            if state.bindings.values().any(|b| b.seal.is_some()) {
+        if let Some(state) = sessions.map.get_mut(&session) {
+            if state.sealed() {
                 state.closing = true;
             } else {
-                sessions.remove(&session);
+                sessions.map.remove(&session);
             }
         }
         Ok(frames)
     }
 
-    /// Closes every Session holding a seal older than
-    /// `session_relocation_seal_timeout` without its command 44 (§3.3 step
-    /// 8): binding, held and seal state go, and every Actor not sealed is
-    /// told on its stored route that the physical Session closed.
-    pub fn expire_seals(&self) -> Vec<ClosedSession> {
-        let timeout: Duration = self.config().session_relocation_seal_timeout;
-        let now = self.clock().now();
-        let mut sessions = self.inner().sessions.lock();
-        let overdue: Vec<SessionId> = sessions
-            .iter()
-            .filter(|(_, s)| {
-                s.bindings.values().any(|b| {
-                    b.seal
-                        .as_ref()
-                        .is_some_and(|seal| now >= seal.since.after(timeout))
-                })
-            })
-            .map(|(id, _)| *id)
-            .collect();
-        overdue
-            .into_iter()
-            .filter_map(|id| sessions.remove(&id))
-            .map(|mut s| {
-                self.counters().sessions.closed_by_seal_timeout.incr();
-                tracing::warn!(session = %s.session.id, "no command 44 within the seal timeout: session closed");
-                let notifications = s
-                    .bindings
-                    .values()
-                    .filter(|b| b.seal.is_none() && now < b.admission_deadline)
-                    .map(|b| {
-                        let sequence = s.next_sequence;
-                        s.next_sequence += 1;
-                        let op = OperationId(self.inner().ids.next());
-                        let frame = relay_frame(s.session, b, op, sequence, RelayKind::PhysicalDisconnect, Vec::new());
-                        out(b.route.owner, frame)
-                    })
-                    .collect();
-                ClosedSession {
-                    session: s.session,
-                    notifications,
-                }
-            })
-            .collect()
+    /// The Session owner's earliest deadline: a seal timeout or a bind
+    /// timeout (possibly of one that already ended).
+    pub(crate) fn session_deadline(&self) -> Option<MonoTime> {
+        self.inner().sessions.lock().next_deadline()
     }
 
-    /// Dispatches a session frame (from `on_frame`).
-    pub(crate) fn on_session_frame(&self, frame: SessionFrame) -> Inbound {
+    /// Runs the Session owner's deadlines due at `now`: Sessions whose seal
+    /// passed `session_relocation_seal_timeout` without command 44 close
+    /// (§3.3 step 8); binds without a terminal reply within
+    /// `session_bind_timeout` end refused.
+    pub(crate) fn session_timeouts(&self, now: MonoTime, actions: &mut Vec<Inbound>) {
+        let config = self.config();
+        let mut sessions = self.inner().sessions.lock();
+        while let Some(timer) = sessions.pop_due(now) {
+            match timer {
+                SessionTimer::Seal(id) => {
+                    let timeout = config.session_relocation_seal_timeout;
+                    let due = sessions.map.get(&id).and_then(|s| s.seal_deadline(timeout));
+                    match due {
+                        Some(at) if at <= now => {
+                            if let Some(state) = sessions.map.remove(&id) {
+                                self.close_on_seal_timeout(state, now, actions);
+                            }
+                        }
+                        // The timeout grew since the seal: wake again then.
+                        Some(at) => sessions.schedule(at, timer),
+                        None => {}
+                    }
+                }
+                SessionTimer::Bind(id, operation_id) => {
+                    let Some(state) = sessions.map.get_mut(&id) else {
+                        continue;
+                    };
+                    let Some(pending) = state.pending_binds.remove(&operation_id) else {
+                        continue;
+                    };
+                    let at = pending.sent.after(config.session_bind_timeout);
+                    if at > now {
+                        // The timeout grew since the bind: wake again then.
+                        state.pending_binds.insert(operation_id, pending);
+                        sessions.schedule(at, timer);
+                        continue;
+                    }
+                    self.counters().sessions.bind_timeouts.incr();
+                    tracing::warn!(session = %id, actor = %pending.actor, "no terminal bind reply within the bind timeout");
+                    actions.push(Inbound::Session(SessionEvent::BindRefused {
+                        session: state.session,
+                        actor: pending.actor,
+                        reason: BindRefusal::Timeout,
+                    }));
+                }
+            }
+        }
+    }
+
+    /// A Session closed by the seal timeout: binding, held and seal state go,
+    /// and every Actor not sealed is told on its stored route that the
+    /// physical Session closed.
+    fn close_on_seal_timeout(
+        &self,
+        mut s: SessionState,
+        now: MonoTime,
+        actions: &mut Vec<Inbound>,
+    ) {
+        self.counters().sessions.closed_by_seal_timeout.incr();
+        tracing::warn!(session = %s.session.id, "no command 44 within the seal timeout: session closed");
+        let notifications: Vec<Outbound> = s
+            .bindings
+            .values()
+            .filter(|b| b.seal.is_none() && now < b.admission_deadline)
+            .map(|b| {
+                let sequence = s.next_sequence;
+                s.next_sequence += 1;
+                let op = OperationId(self.inner().ids.next());
+                let frame = relay_frame(
+                    s.session,
+                    b,
+                    op,
+                    sequence,
+                    RelayKind::PhysicalDisconnect,
+                    Vec::new(),
+                );
+                out(b.route.owner, frame)
+            })
+            .collect();
+        actions.push(Inbound::Session(SessionEvent::Closed {
+            session: s.session,
+        }));
+        if !notifications.is_empty() {
+            actions.push(Inbound::Send(notifications));
+        }
+    }
+
+    /// Dispatches a session frame that came on the connection of `from`
+    /// (from `on_frame`, which checked the frames that name their sender).
+    pub(crate) fn on_session_frame(&self, from: NodeRid, frame: SessionFrame) -> Inbound {
         match frame {
             SessionFrame::Bind {
                 operation_id,
@@ -418,7 +474,9 @@ impl Runtime {
                 binding,
                 by,
             } => self.on_tombstone(operation_id, session, actor, binding, by),
-            SessionFrame::TombstoneAck { operation_id, .. } => self.on_tombstone_ack(operation_id),
+            SessionFrame::TombstoneAck { operation_id, .. } => {
+                self.on_tombstone_ack(from, operation_id)
+            }
             SessionFrame::Relay {
                 operation_id,
                 session,
@@ -429,6 +487,7 @@ impl Runtime {
                 hop_count,
                 kind,
                 payload,
+                ..
             } => self.on_session_relay(
                 operation_id,
                 session,
@@ -445,7 +504,7 @@ impl Runtime {
                 session,
                 actor,
                 result,
-            } => self.on_bind_reply(operation_id, session, actor, result),
+            } => self.on_bind_reply(from, operation_id, session, actor, result),
             SessionFrame::Push {
                 session,
                 actor,
@@ -453,18 +512,23 @@ impl Runtime {
                 object_generation,
                 payload,
                 ..
-            } => self.on_push(session, actor, binding, object_generation, payload),
+            } => self.on_push(from, session, actor, binding, object_generation, payload),
             SessionFrame::Refused {
                 operation_id,
                 session,
                 actor,
                 reason,
-            } => Inbound::Session(SessionEvent::RelayRefused {
-                operation_id,
-                session,
-                actor,
-                reason,
-            }),
+            } => {
+                // It changes no state: the host ends the relay it names. Any
+                // node a relay went to may refuse it, the route's owner then
+                // or a relayer on its follow chain, so no sender is checked.
+                Inbound::Session(SessionEvent::RelayRefused {
+                    operation_id,
+                    session,
+                    actor,
+                    reason,
+                })
+            }
             SessionFrame::Seal {
                 session,
                 actor,
@@ -499,6 +563,7 @@ impl Runtime {
                 relocation,
                 change,
             } => self.on_route_change(
+                from,
                 session,
                 actor,
                 binding,
@@ -513,6 +578,7 @@ impl Runtime {
     /// atomically, to the verified one.
     fn on_bind_reply(
         &self,
+        from: NodeRid,
         operation_id: OperationId,
         session: SessionRef,
         actor: ObjectKey,
@@ -520,16 +586,25 @@ impl Runtime {
     ) -> Inbound {
         let mut sessions = self.inner().sessions.lock();
         let Some(state) = sessions
+            .map
             .get_mut(&session.id)
             .filter(|s| s.session == session)
         else {
             return Inbound::Session(SessionEvent::Ignored("bind reply for an unknown session"));
         };
-        let Some(pending) = state
-            .pending_binds
-            .remove(&operation_id)
-            .filter(|p| p.actor == actor)
-        else {
+        let Some(pending) = state.pending_binds.get(&operation_id) else {
+            return Inbound::Session(SessionEvent::Ignored("bind reply for no pending bind"));
+        };
+        if pending.actor != actor {
+            return Inbound::Session(SessionEvent::Ignored("bind reply for another actor"));
+        }
+        // Only the node the bind went to answers it.
+        let to = pending.to;
+        if to != from {
+            drop(sessions);
+            return self.foreign(from, Some(to));
+        }
+        let Some(pending) = state.pending_binds.remove(&operation_id) else {
             return Inbound::Session(SessionEvent::Ignored("bind reply for no pending bind"));
         };
         match result {
@@ -562,24 +637,31 @@ impl Runtime {
 
     fn on_push(
         &self,
+        from: NodeRid,
         session: SessionRef,
         actor: ObjectKey,
         binding: Binding,
         object_generation: crate::ids::ObjectGeneration,
         payload: Vec<u8>,
     ) -> Inbound {
-        let sessions = self.inner().sessions.lock();
-        let live = sessions
-            .get(&session.id)
-            .filter(|s| s.session == session)
-            .and_then(|s| s.bindings.get(&actor))
-            .is_some_and(|b| {
-                b.binding == binding && b.route.object_generation == object_generation
-            });
-        if !live {
+        let owner = {
+            let sessions = self.inner().sessions.lock();
+            sessions
+                .map
+                .get(&session.id)
+                .filter(|s| s.session == session)
+                .and_then(|s| s.bindings.get(&actor))
+                .filter(|b| b.binding == binding && b.route.object_generation == object_generation)
+                .map(|b| b.route.owner.rid)
+        };
+        let Some(owner) = owner else {
             return Inbound::Session(SessionEvent::Ignored(
                 "push on a binding this session does not hold",
             ));
+        };
+        // Only the Actor's owner on the stored route pushes.
+        if owner != from {
+            return self.foreign(from, Some(owner));
         }
         Inbound::Session(SessionEvent::Pushed {
             session,
@@ -601,13 +683,24 @@ impl Runtime {
         let now = self.clock().now();
         let sealed = {
             let mut sessions = self.inner().sessions.lock();
-            match bound_matching(&mut sessions, &session, &actor, binding, object_generation) {
+            let bound = bound_matching(
+                &mut sessions.map,
+                &session,
+                &actor,
+                binding,
+                object_generation,
+            )
+            // Only the owner the stored route names seals it.
+            .filter(|b| b.route.owner == source);
+            match bound {
                 Some(bound) if bound.seal.is_none() => {
                     bound.seal = Some(Seal {
                         relocation,
                         since: now,
                         held: Vec::new(),
                     });
+                    let deadline = now.after(self.config().session_relocation_seal_timeout);
+                    sessions.schedule(deadline, SessionTimer::Seal(session.id));
                     true
                 }
                 Some(bound) => bound
@@ -629,8 +722,10 @@ impl Runtime {
     /// Command 44 (one-way): on commit switch the route atomically and send
     /// the held messages to the target; on abort send them to the source.
     /// Validated against Session, binding, Actor generation and relocation.
+    #[allow(clippy::too_many_arguments)]
     fn on_route_change(
         &self,
+        from: NodeRid,
         session: SessionRef,
         actor: ObjectKey,
         binding: Binding,
@@ -639,15 +734,30 @@ impl Runtime {
         change: RouteChange,
     ) -> Inbound {
         let mut sessions = self.inner().sessions.lock();
-        let Some(bound) =
-            bound_matching(&mut sessions, &session, &actor, binding, object_generation)
-        else {
+        let Some(bound) = bound_matching(
+            &mut sessions.map,
+            &session,
+            &actor,
+            binding,
+            object_generation,
+        ) else {
             return Inbound::Session(SessionEvent::Ignored(
                 "command 44 for another session, binding or incarnation",
             ));
         };
+        // A commit comes from the target it names; a refresh or an abort
+        // from the owner the stored route names.
+        let sender = match change {
+            RouteChange::Commit(route) => route.owner.rid,
+            RouteChange::Refresh(_) | RouteChange::Abort => bound.route.owner.rid,
+        };
+        if sender != from {
+            drop(sessions);
+            return self.foreign(from, Some(sender));
+        }
         if let RouteChange::Refresh(route) = change {
-            return refresh(bound, route, self.clock().now());
+            let lease = self.config().owner_lease_duration;
+            return refresh(bound, route, self.clock().now(), lease);
         }
         if bound
             .seal
@@ -690,19 +800,21 @@ impl Runtime {
             })
             .collect();
         // A disconnected Session goes once its last seal is released.
-        let state = sessions
+        let closed = sessions
+            .map
             .get(&session.id)
-            .expect("the binding above is in it");
-        if state.closing && state.bindings.values().all(|b| b.seal.is_none()) {
-            sessions.remove(&session.id);
+            .is_some_and(|s| s.closing && !s.sealed());
+        if closed {
+            sessions.map.remove(&session.id);
         }
         Inbound::Send(frames)
     }
 }
 
 /// A lease renewal on the same owner tenure: the route's deadline follows
-/// the renewed lease (only ever forward); any other route is ignored.
-fn refresh(bound: &mut BindingRoute, route: ActorRoute, now: crate::clock::MonoTime) -> Inbound {
+/// the renewed lease (only ever forward, and by at most one owner lease
+/// from now, whatever the frame claims); any other route is ignored.
+fn refresh(bound: &mut BindingRoute, route: ActorRoute, now: MonoTime, lease: Duration) -> Inbound {
     let same_tenure = route.owner == bound.route.owner
         && route.object_generation == bound.route.object_generation
         && route.authority_owner_generation == bound.route.authority_owner_generation
@@ -712,7 +824,7 @@ fn refresh(bound: &mut BindingRoute, route: ActorRoute, now: crate::clock::MonoT
             "lease refresh for another owner tenure",
         ));
     }
-    let renewed = now.after(Duration::from_millis(route.lease_remaining_ms));
+    let renewed = now.after(Duration::from_millis(route.lease_remaining_ms).min(lease));
     bound.admission_deadline = bound.admission_deadline.max(renewed);
     Inbound::Send(Vec::new())
 }
@@ -749,6 +861,7 @@ fn relay_frame(
         route: bound.route,
         sequence,
         hop_count: 0,
+        relayer: None,
         kind,
         payload,
     }

@@ -7,6 +7,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::clock::MonoTime;
 use crate::ids::{ObjectKey, OperationId, RelocationId, SessionId};
+use crate::timer::Deadlines;
 use crate::wire::{ActorRoute, Binding, RelayKind, SessionRef};
 
 /// A message held while its Actor's binding is sealed.
@@ -49,6 +50,8 @@ pub struct BindingRoute {
 #[derive(Debug, Clone)]
 pub(crate) struct PendingBind {
     pub(crate) actor: ObjectKey,
+    /// The node the bind went to: only it answers.
+    pub(crate) to: crate::ids::NodeRid,
     pub(crate) sent: MonoTime,
 }
 
@@ -64,19 +67,81 @@ pub(crate) struct SessionState {
     pub(crate) closing: bool,
 }
 
+/// What a Session owner's deadline is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum SessionTimer {
+    /// A seal of this Session may pass the seal timeout (§3.3 step 8).
+    Seal(SessionId),
+    /// This bind may pass `session_bind_timeout` without its terminal reply.
+    Bind(SessionId, OperationId),
+}
+
+/// The Sessions and their deadlines, under one lock.
+#[derive(Debug, Default)]
+pub(crate) struct Sessions {
+    pub(crate) map: HashMap<SessionId, SessionState>,
+    timers: Deadlines<SessionTimer>,
+}
+
+impl Sessions {
+    /// Wakes `timer` at `at`.
+    pub(crate) fn schedule(&mut self, at: MonoTime, timer: SessionTimer) {
+        self.timers.schedule(at, timer);
+        let map = &self.map;
+        self.timers.shed(|t| match t {
+            SessionTimer::Seal(id) => map.get(id).is_some_and(SessionState::sealed),
+            SessionTimer::Bind(id, op) => map
+                .get(id)
+                .is_some_and(|s| s.pending_binds.contains_key(op)),
+        });
+    }
+
+    /// The earliest deadline held.
+    pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
+        self.timers.next()
+    }
+
+    /// One deadline due at `now`.
+    pub(crate) fn pop_due(&mut self, now: MonoTime) -> Option<SessionTimer> {
+        self.timers.pop_due(now)
+    }
+
+    /// Sessions, pending binds and deadline entries held.
+    pub(crate) fn sizes(&self) -> (usize, usize, usize) {
+        let binds = self.map.values().map(|s| s.pending_binds.len()).sum();
+        (self.map.len(), binds, self.timers.len())
+    }
+}
+
+impl SessionState {
+    /// Whether one of its Actors is sealed for a relocation.
+    pub(crate) fn sealed(&self) -> bool {
+        self.bindings.values().any(|b| b.seal.is_some())
+    }
+
+    /// When its oldest seal passes `timeout`, if it holds one.
+    pub(crate) fn seal_deadline(&self, timeout: std::time::Duration) -> Option<MonoTime> {
+        self.bindings
+            .values()
+            .filter_map(|b| b.seal.as_ref())
+            .map(|seal| seal.since.after(timeout))
+            .min()
+    }
+}
+
 /// Every Session this runtime owns.
 #[derive(Debug, Default)]
 pub(crate) struct SessionTable {
-    sessions: Mutex<HashMap<SessionId, SessionState>>,
+    sessions: Mutex<Sessions>,
 }
 
 impl SessionTable {
-    pub(crate) fn lock(&self) -> MutexGuard<'_, HashMap<SessionId, SessionState>> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Sessions> {
         self.sessions.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     pub(crate) fn open(&self, session: SessionRef) {
-        self.lock().insert(
+        self.lock().map.insert(
             session.id,
             SessionState {
                 session,

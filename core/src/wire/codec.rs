@@ -39,10 +39,16 @@ pub fn encode(frame: &Frame) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_LEN + body.len());
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&[WIRE_VERSION, command, 0, 0]);
-    let len = u32::try_from(body.len()).expect("frames stay far below 4 GiB: payloads are bounded");
-    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(&len_u32(body.len()).to_be_bytes());
     out.extend_from_slice(&body);
     out
+}
+
+/// A length as a u32 field: saturates instead of panicking (callers bound
+/// every length far below it, and a decoder refuses a frame whose lengths
+/// disagree).
+pub(super) fn len_u32(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX)
 }
 
 /// Decodes one whole frame. Anything but exactly one valid frame is an error.
@@ -99,10 +105,9 @@ impl Writer {
 
     pub(super) fn key(&mut self, key: &ObjectKey) {
         self.u8(key.kind() as u8);
-        let id = key.id().as_bytes();
-        let len = u16::try_from(id.len())
-            .expect("object ids are at most u16::MAX bytes (MAX_OBJECT_ID_BYTES)");
-        self.0.extend_from_slice(&len.to_be_bytes());
+        // An ObjectKey is at most MAX_OBJECT_ID_BYTES (u16::MAX) long.
+        let id = &key.id().as_bytes()[..key.id().len().min(usize::from(u16::MAX))];
+        self.0.extend_from_slice(&(id.len() as u16).to_be_bytes());
         self.0.extend_from_slice(id);
     }
 
@@ -141,13 +146,26 @@ impl Writer {
         self.fence(&op.fence);
         self.u64(op.object_generation.get());
         self.u8(op.hop_count);
+        self.relayer(&op.relayer);
         self.reply_route(&op.reply_route);
         self.payload(&op.payload);
     }
 
+    pub(super) fn relayer(&mut self, relayer: &Option<NodeRef>) {
+        match relayer {
+            None => self.u8(0),
+            Some(node) => {
+                self.u8(1);
+                self.node(node);
+            }
+        }
+    }
+
+    /// Every call that produces a frame checks the message bound first, so
+    /// a payload here is far below 4 GiB; the length never panics anyway.
     pub(super) fn payload(&mut self, payload: &[u8]) {
-        let len = u32::try_from(payload.len()).expect("payloads are bounded far below 4 GiB");
-        self.0.extend_from_slice(&len.to_be_bytes());
+        self.0
+            .extend_from_slice(&len_u32(payload.len()).to_be_bytes());
         self.0.extend_from_slice(payload);
     }
 
@@ -320,6 +338,7 @@ impl<'a> Reader<'a> {
         let fence = self.fence()?;
         let object_generation = ObjectGeneration(self.u64("object generation")?);
         let hop_count = self.u8("hop count")?;
+        let relayer = self.relayer(hop_count)?;
         let reply_route = self.reply_route()?;
         if reply_route.is_some() != request {
             let why = if request {
@@ -338,9 +357,31 @@ impl<'a> Reader<'a> {
             fence,
             object_generation,
             hop_count,
+            relayer,
             reply_route,
             payload,
         })
+    }
+
+    /// The relaying node: present exactly when the hop count is above 0.
+    pub(super) fn relayer(&mut self, hop_count: u8) -> Result<Option<NodeRef>, WireError> {
+        let relayer = match self.u8("relayer presence")? {
+            0 => None,
+            1 => Some(self.node()?),
+            other => {
+                return Err(invalid(
+                    "relayer presence",
+                    format!("{other} is neither 0 nor 1"),
+                ));
+            }
+        };
+        if relayer.is_some() != (hop_count > 0) {
+            return Err(invalid(
+                "relayer",
+                "present exactly on a relayed hop (hop count above 0)",
+            ));
+        }
+        Ok(relayer)
     }
 
     pub(super) fn payload(&mut self) -> Result<Vec<u8>, WireError> {

@@ -123,6 +123,7 @@ pub fn describe(frame: &Frame) -> Value {
             "fence": fence_json(&op.fence),
             "object_generation": n(op.object_generation.get()),
             "hop_count": op.hop_count,
+            "relayer": op.relayer.as_ref().map(node_json),
             "reply_route": reply_json(&op.reply_route),
             "payload_hex": hex(&op.payload),
         }),
@@ -239,6 +240,7 @@ pub fn bind_refusal_name(why: BindRefusal) -> &'static str {
         BindRefusal::NodeGeneration => "NodeGeneration",
         BindRefusal::OwnerGeneration => "OwnerGeneration",
         BindRefusal::OwnerLease => "OwnerLease",
+        BindRefusal::Timeout => "Timeout",
     }
 }
 
@@ -341,6 +343,7 @@ fn session_frame_json(frame: &Frame, f: &SessionFrame) -> Value {
             route,
             sequence,
             hop_count,
+            relayer,
             kind,
             payload,
         } => json!({
@@ -351,6 +354,7 @@ fn session_frame_json(frame: &Frame, f: &SessionFrame) -> Value {
             "route": actor_route_json(route),
             "sequence": n(*sequence),
             "hop_count": hop_count,
+            "relayer": relayer.as_ref().map(node_json),
             "kind": relay_kind_name(*kind),
             "kind_code": code,
             "payload_hex": hex(payload),
@@ -537,8 +541,11 @@ pub fn session_code_at(f: &SessionFrame) -> Option<usize> {
     match f {
         SessionFrame::Bind { route, .. } => Some(at + actor_route_len(route)),
         SessionFrame::BindReply { .. } | SessionFrame::Refused { .. } => Some(at),
-        // binding, route, sequence, hop count.
-        SessionFrame::Relay { route, .. } => Some(at + 16 + actor_route_len(route) + 8 + 1),
+        // binding, route, sequence, hop count, relayer (presence + node).
+        SessionFrame::Relay { route, relayer, .. } => {
+            let relayer_len = relayer.map_or(0, |n| 17 + n.mesh.as_str().len());
+            Some(at + 16 + actor_route_len(route) + 8 + 1 + 1 + relayer_len)
+        }
         // relocation.
         SessionFrame::Sealed { .. } => Some(at + 8),
         // binding, object generation, relocation.

@@ -26,8 +26,10 @@ use crate::route::RouteFence;
 
 /// The first two bytes of every frame: "ZL".
 pub const MAGIC: [u8; 2] = *b"ZL";
-/// The wire version this core speaks; any other is refused.
-pub const WIRE_VERSION: u8 = 1;
+/// The wire version this core speaks; any other is refused. Version 2 added
+/// the relaying node to relayed operations and session relays, so every
+/// frame names its last sender (DESIGN §5.10).
+pub const WIRE_VERSION: u8 = 2;
 /// Bytes of the frame header: magic, version, command, flags, reserved,
 /// body length (u32, big-endian).
 pub const HEADER_LEN: usize = 10;
@@ -90,10 +92,20 @@ pub struct Operation {
     pub object_generation: ObjectGeneration,
     /// Message Follow hops taken so far (0 from the origin).
     pub hop_count: u8,
+    /// The node that relayed this hop: `None` exactly at hop 0, where the
+    /// origin sent it itself.
+    pub relayer: Option<NodeRef>,
     /// Where the reply goes: `Some` exactly for a Request.
     pub reply_route: Option<ReplyRoute>,
     /// Opaque application bytes, within the negotiated message bound.
     pub payload: Vec<u8>,
+}
+
+impl Operation {
+    /// The node that sent this hop: the origin at hop 0, the relayer after.
+    pub fn sender(&self) -> NodeRef {
+        self.relayer.unwrap_or(self.origin)
+    }
 }
 
 /// Why a target refused an operation.
@@ -221,6 +233,38 @@ pub enum Frame {
     MessageFollow(MessageFollowFrame),
     /// Session commands 10–16 and 42/43/44.
     Session(SessionFrame),
+}
+
+/// The node a frame names as its last sender, for frames that name one: an
+/// operation's origin at hop 0 and its relayer after, a reply's replier, a
+/// rejection's refuser, command 50's relaying (source) owner, and the
+/// session frames that carry their sender (bind, 43, tombstone, relay, 42).
+/// `None` for the session frames that do not (bind reply, tombstone ACK,
+/// push, relay refusal, 44): a runtime checks those against the state they
+/// touch (DESIGN §5.10).
+pub fn last_sender(frame: &Frame) -> Option<NodeRid> {
+    let node = match frame {
+        Frame::Message(op) | Frame::Request(op) => op.sender(),
+        Frame::Reply(r) => r.replier,
+        Frame::Rejection(r) => r.rejected_by,
+        Frame::MessageFollow(f) => f.source.node,
+        Frame::Session(f) => match f {
+            SessionFrame::Bind { session, .. } | SessionFrame::Sealed { session, .. } => {
+                session.owner
+            }
+            SessionFrame::Tombstone { by, .. } => *by,
+            SessionFrame::Relay {
+                session, relayer, ..
+            } => relayer.unwrap_or(session.owner),
+            SessionFrame::Seal { source, .. } => *source,
+            SessionFrame::BindReply { .. }
+            | SessionFrame::TombstoneAck { .. }
+            | SessionFrame::Push { .. }
+            | SessionFrame::Refused { .. }
+            | SessionFrame::Route { .. } => return None,
+        },
+    };
+    Some(node.rid)
 }
 
 /// Bounds a decoder enforces (the negotiated message bound among them).

@@ -61,6 +61,10 @@ pub enum BindRefusal {
     OwnerGeneration = 4,
     /// Another owner lease, or it has run out.
     OwnerLease = 5,
+    /// No terminal answer within `session_bind_timeout` (the previous owner
+    /// never ACKed the rebind's tombstone, or no reply came at all): the
+    /// bind is not registered; any previous route is kept.
+    Timeout = 6,
 }
 
 /// A bind's terminal answer.
@@ -180,6 +184,9 @@ pub enum SessionFrame {
         sequence: u64,
         /// Message Follow hops so far.
         hop_count: u8,
+        /// The node that relayed this hop: `None` exactly at hop 0, where
+        /// the Session owner sent it.
+        relayer: Option<NodeRef>,
         /// Message or disconnect.
         kind: RelayKind,
         /// Opaque bytes (empty for disconnects).
@@ -364,6 +371,7 @@ impl Writer {
                 route,
                 sequence,
                 hop_count,
+                relayer,
                 kind,
                 payload,
             } => {
@@ -374,6 +382,7 @@ impl Writer {
                 self.actor_route(route);
                 self.u64(*sequence);
                 self.u8(*hop_count);
+                self.relayer(relayer);
                 self.u8(*kind as u8);
                 self.payload(payload);
             }
@@ -526,6 +535,7 @@ impl Reader<'_> {
                     3 => BindResult::Refused(BindRefusal::NodeGeneration),
                     4 => BindResult::Refused(BindRefusal::OwnerGeneration),
                     5 => BindResult::Refused(BindRefusal::OwnerLease),
+                    6 => BindResult::Refused(BindRefusal::Timeout),
                     other => return Err(invalid("bind result", format!("{other} is not defined"))),
                 },
             },
@@ -542,22 +552,34 @@ impl Reader<'_> {
                 actor: self.key()?,
                 binding: self.binding()?,
             },
-            14 => SessionFrame::Relay {
-                operation_id: self.operation_id()?,
-                session: self.session()?,
-                actor: self.key()?,
-                binding: self.binding()?,
-                route: self.actor_route()?,
-                sequence: self.u64("session sequence")?,
-                hop_count: self.u8("hop count")?,
-                kind: match self.u8("relay kind")? {
+            14 => {
+                let operation_id = self.operation_id()?;
+                let session = self.session()?;
+                let actor = self.key()?;
+                let binding = self.binding()?;
+                let route = self.actor_route()?;
+                let sequence = self.u64("session sequence")?;
+                let hop_count = self.u8("hop count")?;
+                let relayer = self.relayer(hop_count)?;
+                let kind = match self.u8("relay kind")? {
                     1 => RelayKind::Message,
                     2 => RelayKind::PhysicalDisconnect,
                     3 => RelayKind::LogicalDisconnect,
                     other => return Err(invalid("relay kind", format!("{other} is not defined"))),
-                },
-                payload: self.payload()?,
-            },
+                };
+                SessionFrame::Relay {
+                    operation_id,
+                    session,
+                    actor,
+                    binding,
+                    route,
+                    sequence,
+                    hop_count,
+                    relayer,
+                    kind,
+                    payload: self.payload()?,
+                }
+            }
             15 => SessionFrame::Push {
                 operation_id: self.operation_id()?,
                 session: self.session()?,

@@ -10,6 +10,71 @@ use zlink_core::*;
 
 pub const MESH: &str = "test-mesh";
 
+/// The node that sent `bytes`, as a host's connection would know it: the
+/// sender the frame names, or for the session frames that name none, the
+/// Actor owner their route names. Tests carrying such a frame without a
+/// route pass the sender themselves.
+pub fn sender(bytes: &[u8]) -> NodeRid {
+    use zlink_core::wire::{BindResult, Frame, RouteChange, SessionFrame};
+    // An undecodable frame is dropped before its sender matters.
+    let Ok(frame) = wire::decode(bytes, &wire::DecodeLimits::default()) else {
+        return NodeRid(0);
+    };
+    if let Some(rid) = wire::last_sender(&frame) {
+        return rid;
+    }
+    match frame {
+        Frame::Session(SessionFrame::BindReply {
+            result: BindResult::Bound { route, .. },
+            ..
+        })
+        | Frame::Session(SessionFrame::Route {
+            change: RouteChange::Commit(route),
+            ..
+        }) => route.owner.rid,
+        other => panic!("{other:?} names no sender: pass it explicitly"),
+    }
+}
+
+impl Cluster {
+    /// [`sender`], except that a session frame naming no sender comes from
+    /// the node that owns its Actor now (pushes, 44 abort and refresh,
+    /// refusals): how the tests produce them.
+    pub fn sender_of(&self, bytes: &[u8]) -> NodeRid {
+        use zlink_core::wire::{BindResult, Frame, RouteChange, SessionFrame};
+        let Ok(frame) = wire::decode(bytes, &wire::DecodeLimits::default()) else {
+            return NodeRid(0);
+        };
+        if let Some(rid) = wire::last_sender(&frame) {
+            return rid;
+        }
+        let actor = match frame {
+            Frame::Session(
+                SessionFrame::BindReply {
+                    result: BindResult::Bound { route, .. },
+                    ..
+                }
+                | SessionFrame::Route {
+                    change: RouteChange::Commit(route),
+                    ..
+                },
+            ) => return route.owner.rid,
+            Frame::Session(
+                SessionFrame::Push { actor, .. }
+                | SessionFrame::Route { actor, .. }
+                | SessionFrame::Refused { actor, .. }
+                | SessionFrame::BindReply { actor, .. },
+            ) => actor,
+            other => panic!("{other:?}: pass its sender explicitly"),
+        };
+        self.nodes
+            .iter()
+            .find(|n| n.owned(actor.as_ref()).is_some())
+            .map(|n| n.identity().rid)
+            .unwrap_or(NodeRid(0))
+    }
+}
+
 pub struct Cluster {
     pub clock: ManualClock,
     pub store: Arc<FaultyStore<MemoryStore>>,
@@ -23,6 +88,17 @@ pub fn identity(rid: u64) -> NodeIdentity {
         generation: NodeGeneration(1),
         lease: OwnerLeaseGeneration(100 + rid),
     }
+}
+
+/// Runs `rt`'s timers due now and returns the requests they ended.
+pub fn expired(rt: &Runtime) -> Vec<Completion> {
+    rt.on_timeout(rt.now())
+        .into_iter()
+        .filter_map(|action| match action {
+            Inbound::Completed(c) => Some(c),
+            _ => None,
+        })
+        .collect()
 }
 
 impl Cluster {

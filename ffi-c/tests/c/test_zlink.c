@@ -192,7 +192,7 @@ static int test_relocation_with_a_stale_route_is_rejected_then_refreshed(void) {
     CHECK(sent.tag == ZLINK_SENT_TAG_SUBMITTED && sent.outbound.to.rid == 1);
 
     zlink_decision at_old;
-    OK(zlink_on_frame(c.node[0], sent.outbound.bytes.data, sent.outbound.bytes.len, &at_old,
+    OK(zlink_on_frame(c.node[0], 2, sent.outbound.bytes.data, sent.outbound.bytes.len, &at_old,
                       NULL));
     zlink_bytes_free(&sent.outbound.bytes);
     zlink_bytes_free(&sent.outbound.bytes); /* a second free is a no-op */
@@ -200,7 +200,7 @@ static int test_relocation_with_a_stale_route_is_rejected_then_refreshed(void) {
     CHECK(at_old.frames[0].to.rid == 2);
 
     zlink_decision back;
-    OK(zlink_on_frame(c.node[1], at_old.frames[0].bytes.data, at_old.frames[0].bytes.len,
+    OK(zlink_on_frame(c.node[1], 1, at_old.frames[0].bytes.data, at_old.frames[0].bytes.len,
                       &back, NULL));
     zlink_decision_free(&at_old);
     zlink_decision_free(&at_old);
@@ -229,7 +229,7 @@ static int test_relocation_with_message_follow_relays_and_notifies(void) {
                   NULL));
     CHECK(sent.outbound.to.rid == 1);
     zlink_decision relay;
-    OK(zlink_on_frame(c.node[0], sent.outbound.bytes.data, sent.outbound.bytes.len, &relay,
+    OK(zlink_on_frame(c.node[0], 2, sent.outbound.bytes.data, sent.outbound.bytes.len, &relay,
                       NULL));
     zlink_bytes_free(&sent.outbound.bytes);
     CHECK(relay.kind == ZLINK_DECISION_KIND_RELAY);
@@ -237,7 +237,7 @@ static int test_relocation_with_message_follow_relays_and_notifies(void) {
     CHECK(relay.frames[0].to.rid == 3 && relay.frames[1].to.rid == 2);
 
     zlink_decision delivered, refreshed;
-    OK(zlink_on_frame(c.node[2], relay.frames[0].bytes.data, relay.frames[0].bytes.len,
+    OK(zlink_on_frame(c.node[2], 1, relay.frames[0].bytes.data, relay.frames[0].bytes.len,
                       &delivered, NULL));
     CHECK(delivered.kind == ZLINK_DECISION_KIND_DELIVER);
     CHECK(delivered.payload.len == 4 && memcmp(delivered.payload.data, "move", 4) == 0);
@@ -245,7 +245,7 @@ static int test_relocation_with_message_follow_relays_and_notifies(void) {
     zlink_outbound reply;
     CHECK_RC(zlink_reply(c.node[2], &delivered, ID("x"), &reply, NULL),
              ZLINK_RESULT_NO_REPLY_ROUTE);
-    OK(zlink_on_frame(c.node[1], relay.frames[1].bytes.data, relay.frames[1].bytes.len,
+    OK(zlink_on_frame(c.node[1], 1, relay.frames[1].bytes.data, relay.frames[1].bytes.len,
                       &refreshed, NULL));
     CHECK(refreshed.kind == ZLINK_DECISION_KIND_ROUTE_REFRESHED && refreshed.invalidated);
     OK(zlink_notice_settled(c.node[0], &relay, true, NULL));
@@ -272,7 +272,7 @@ static int test_request_reply_completes_once(void) {
                      NULL));
     CHECK(req.tag == ZLINK_SENT_TAG_SUBMITTED && req.correlation != 0);
     zlink_decision at_owner;
-    OK(zlink_on_frame(c.node[0], req.outbound.bytes.data, req.outbound.bytes.len, &at_owner,
+    OK(zlink_on_frame(c.node[0], 2, req.outbound.bytes.data, req.outbound.bytes.len, &at_owner,
                       NULL));
     zlink_bytes_free(&req.outbound.bytes);
     CHECK(at_owner.kind == ZLINK_DECISION_KIND_DELIVER && at_owner.is_request);
@@ -281,11 +281,11 @@ static int test_request_reply_completes_once(void) {
     zlink_decision_free(&at_owner);
     CHECK(reply.to.rid == 2);
     zlink_decision done, late;
-    OK(zlink_on_frame(c.node[1], reply.bytes.data, reply.bytes.len, &done, NULL));
+    OK(zlink_on_frame(c.node[1], 1, reply.bytes.data, reply.bytes.len, &done, NULL));
     CHECK(done.kind == ZLINK_DECISION_KIND_COMPLETED && done.outcome == ZLINK_OUTCOME_REPLY);
     CHECK(done.correlation == req.correlation);
     CHECK(done.payload.len == 4 && memcmp(done.payload.data, "pong", 4) == 0);
-    OK(zlink_on_frame(c.node[1], reply.bytes.data, reply.bytes.len, &late, NULL));
+    OK(zlink_on_frame(c.node[1], 1, reply.bytes.data, reply.bytes.len, &late, NULL));
     CHECK(late.kind == ZLINK_DECISION_KIND_LATE && late.correlation == req.correlation);
     bool cancelled = true;
     OK(zlink_cancel(c.node[1], req.correlation, &cancelled, NULL));
@@ -455,19 +455,62 @@ static int test_bad_input_of_every_kind_is_an_error_code(void) {
 
     /* Garbage frames are decisions, not errors. */
     zlink_decision d;
-    OK(zlink_on_frame(rt, (const uint8_t *)"garbage", 7, &d, NULL));
+    OK(zlink_on_frame(rt, 1, (const uint8_t *)"garbage", 7, &d, NULL));
     CHECK(d.kind == ZLINK_DECISION_KIND_DROPPED && d.detail.len > 0);
     zlink_decision_free(&d);
-    OK(zlink_on_frame(rt, NULL, 0, &d, NULL));
+    OK(zlink_on_frame(rt, 1, NULL, 0, &d, NULL));
     CHECK(d.kind == ZLINK_DECISION_KIND_DROPPED);
     zlink_decision_free(&d);
-    CHECK_RC(zlink_on_frame(rt, NULL, 5, &d, NULL), ZLINK_RESULT_NULL_POINTER);
+    CHECK_RC(zlink_on_frame(rt, 1, NULL, 5, &d, NULL), ZLINK_RESULT_NULL_POINTER);
 
     zlink_error_free(NULL);
     zlink_bytes_free(NULL);
     zlink_decision_free(NULL);
     CHECK(zlink_error_message(NULL) == NULL);
     OK(zlink_runtime_free(NULL, NULL));
+    return cluster_free(&c);
+}
+
+/* Runs `rt`'s timers due on its clock now: the one timer surface. */
+static int on_timeout(zlink_runtime *rt, zlink_decision_list *out) {
+    uint64_t now = 0;
+    OK(zlink_now(rt, &now, NULL));
+    OK(zlink_on_timeout(rt, now, out, NULL));
+    return 0;
+}
+
+/* A frame carried on another node's connection than its sender's is
+ * refused, counted, and changes nothing. */
+static int test_a_frame_on_another_nodes_connection_is_refused(void) {
+    cluster c;
+    if (cluster_new(&c, 3)) return 1;
+    OK(zlink_activate(c.node[0], ZLINK_OBJECT_KIND_ACTOR, ID("echo"), NULL, NULL));
+    zlink_sent req;
+    OK(zlink_request(c.node[1], ZLINK_OBJECT_KIND_ACTOR, ID("echo"), ID("ping"), NULL, &req,
+                     NULL));
+    zlink_decision d;
+    OK(zlink_on_frame(c.node[0], 3, req.outbound.bytes.data, req.outbound.bytes.len, &d, NULL));
+    CHECK(d.kind == ZLINK_DECISION_KIND_FOREIGN_SENDER && d.detail.len > 0);
+    zlink_decision_free(&d);
+    OK(zlink_on_frame(c.node[0], 2, req.outbound.bytes.data, req.outbound.bytes.len, &d, NULL));
+    zlink_bytes_free(&req.outbound.bytes);
+    CHECK(d.kind == ZLINK_DECISION_KIND_DELIVER);
+    zlink_outbound reply;
+    OK(zlink_reply(c.node[0], &d, ID("pong"), &reply, NULL));
+    zlink_decision_free(&d);
+    /* A reply forged on node 3's connection does not end the request. */
+    OK(zlink_on_frame(c.node[1], 3, reply.bytes.data, reply.bytes.len, &d, NULL));
+    CHECK(d.kind == ZLINK_DECISION_KIND_FOREIGN_SENDER);
+    zlink_decision_free(&d);
+    OK(zlink_on_frame(c.node[1], 1, reply.bytes.data, reply.bytes.len, &d, NULL));
+    CHECK(d.kind == ZLINK_DECISION_KIND_COMPLETED && d.correlation == req.correlation);
+    zlink_decision_free(&d);
+    zlink_bytes_free(&reply.bytes);
+    zlink_stats s;
+    OK(zlink_stats_get(c.node[0], &s, NULL));
+    CHECK(s.frames_foreign_sender == 1 && s.delivered == 1);
+    OK(zlink_stats_get(c.node[1], &s, NULL));
+    CHECK(s.frames_foreign_sender == 1 && s.table_pending_requests == 0);
     return cluster_free(&c);
 }
 
@@ -488,18 +531,22 @@ static void trace_free(trace *t) {
 }
 
 typedef struct {
+    uint64_t from;
     uint64_t to;
     uint8_t *data;
     size_t len;
 } frame_copy;
 
-/* Carries frames to their nodes (rid n is node[n - 1]) until no SEND
- * decision is left; every other decision is kept in `t`. */
-static int carry(cluster *c, const zlink_outbound *frames, size_t count, trace *t) {
+/* Carries frames sent by node `from` (a rid) to their nodes (rid n is
+ * node[n - 1]) until no SEND decision is left; every other decision is kept
+ * in `t`. A frame arrives on the receiver's connection to its sender. */
+static int carry(cluster *c, uint64_t from, const zlink_outbound *frames, size_t count,
+                 trace *t) {
     frame_copy q[64];
     size_t head = 0, n = 0;
     for (size_t i = 0; i < count; i++) {
         CHECK(n < 64);
+        q[n].from = from;
         q[n].to = frames[i].to.rid;
         q[n].len = frames[i].bytes.len;
         q[n].data = malloc(q[n].len);
@@ -510,11 +557,12 @@ static int carry(cluster *c, const zlink_outbound *frames, size_t count, trace *
         frame_copy f = q[head++];
         CHECK(f.to >= 1 && f.to <= 3 && c->node[f.to - 1] != NULL);
         zlink_decision d;
-        OK(zlink_on_frame(c->node[f.to - 1], f.data, f.len, &d, NULL));
+        OK(zlink_on_frame(c->node[f.to - 1], f.from, f.data, f.len, &d, NULL));
         free(f.data);
         if (d.kind == ZLINK_DECISION_KIND_SEND) {
             for (size_t i = 0; i < d.frame_count; i++) {
                 CHECK(n < 64);
+                q[n].from = f.to;
                 q[n].to = d.frames[i].to.rid;
                 q[n].len = d.frames[i].bytes.len;
                 q[n].data = malloc(q[n].len);
@@ -531,8 +579,8 @@ static int carry(cluster *c, const zlink_outbound *frames, size_t count, trace *
     return 0;
 }
 
-static int carry_list(cluster *c, zlink_outbound_list *list, trace *t) {
-    int rc = carry(c, list->items, list->count, t);
+static int carry_list(cluster *c, uint64_t from, zlink_outbound_list *list, trace *t) {
+    int rc = carry(c, from, list->items, list->count, t);
     zlink_outbound_list_free(list);
     zlink_outbound_list_free(list); /* a second free is a no-op */
     return rc;
@@ -560,7 +608,7 @@ static int bind_actor(cluster *c, uint64_t session, const char *id, int owner) {
     OK(zlink_bind(c->node[0], session, ACTOR, ID(id), &ref, &bind, NULL));
     CHECK(bind.to.rid == (uint64_t)owner + 1);
     trace t = {0};
-    int rc = carry(c, &bind, 1, &t);
+    int rc = carry(c, 1, &bind, 1, &t);
     zlink_bytes_free(&bind.bytes);
     if (rc) return 1;
     CHECK(t.count == 1 && t.events[0].kind == ZLINK_DECISION_KIND_SESSION);
@@ -589,7 +637,7 @@ static int session_send(cluster *c, uint64_t session, const char *id, const char
         return 0;
     }
     trace t = {0};
-    int rc = carry(c, &sent.outbound, 1, &t);
+    int rc = carry(c, 1, &sent.outbound, 1, &t);
     zlink_bytes_free(&sent.outbound.bytes);
     if (rc) return 1;
     CHECK(t.count == 1 && t.events[0].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
@@ -619,7 +667,7 @@ static int test_session_relocation_holds_messages_until_command_44(void) {
     OK(zlink_seal_sessions(c.node[1], ACTOR, ID("a1"), 5, &seal, NULL));
     CHECK(seal.count == 1 && seal.items[0].to.rid == 1);
     trace t = {0};
-    if (carry_list(&c, &seal, &t)) return 1;
+    if (carry_list(&c, 2, &seal, &t)) return 1;
     CHECK(t.count == 1 && t.events[0].session_event == ZLINK_SESSION_EVENT_SEALED);
     CHECK(t.events[0].sealed && t.events[0].relocation == 5);
     CHECK(BYTES_EQ(t.events[0].target_id, "a1"));
@@ -657,7 +705,7 @@ static int test_session_relocation_holds_messages_until_command_44(void) {
     zlink_outbound_list commit;
     OK(zlink_commit_session_routes(c.node[2], ACTOR, ID("a1"), 5, &commit, NULL));
     CHECK(commit.count == 1 && commit.items[0].to.rid == 1);
-    if (carry_list(&c, &commit, &t)) return 1;
+    if (carry_list(&c, 3, &commit, &t)) return 1;
     /* Command 44 released the held message, on the new route, in order. */
     CHECK(t.count == 1 && t.events[0].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
     CHECK(BYTES_EQ(t.events[0].payload, "held") && t.events[0].sequence == s2);
@@ -673,7 +721,7 @@ static int test_session_relocation_holds_messages_until_command_44(void) {
     OK(zlink_renew_lease(c.node[2], ACTOR, ID("a1"), NULL, NULL));
     OK(zlink_refresh_session_routes(c.node[2], ACTOR, ID("a1"), &refresh, NULL));
     CHECK(refresh.count == 1);
-    if (carry_list(&c, &refresh, &t)) return 1;
+    if (carry_list(&c, 3, &refresh, &t)) return 1;
     trace_free(&t);
 
     /* The Actor pushes to the Session on its binding. */
@@ -681,7 +729,7 @@ static int test_session_relocation_holds_messages_until_command_44(void) {
     bool pushed = false;
     OK(zlink_push(c.node[2], ACTOR, ID("a2"), &sref, ID("hello"), &push, &pushed, NULL));
     CHECK(pushed && push.to.rid == 1);
-    if (carry(&c, &push, 1, &t)) return 1;
+    if (carry(&c, 3, &push, 1, &t)) return 1;
     zlink_bytes_free(&push.bytes);
     CHECK(t.count == 1 && t.events[0].session_event == ZLINK_SESSION_EVENT_PUSHED);
     CHECK(BYTES_EQ(t.events[0].payload, "hello") && BYTES_EQ(t.events[0].target_id, "a2"));
@@ -690,16 +738,16 @@ static int test_session_relocation_holds_messages_until_command_44(void) {
     OK(zlink_push(c.node[1], ACTOR, ID("a1"), &sref, ID("gone"), &push, &pushed, NULL));
     CHECK(!pushed);
 
-    zlink_closed_session_list closed;
-    OK(zlink_expire_seals(c.node[0], &closed, NULL));
-    CHECK(closed.count == 0 && closed.items == NULL);
-    zlink_closed_session_list_free(&closed);
+    zlink_decision_list due;
+    if (on_timeout(c.node[0], &due)) return 1;
+    CHECK(due.count == 0 && due.items == NULL);
+    zlink_decision_list_free(&due);
 
     /* The connection closes: both Actors (now on node 3) are told. */
     zlink_outbound_list bye;
     OK(zlink_disconnect_session(c.node[0], 7, true, &bye, NULL));
     CHECK(bye.count == 2 && bye.items[0].to.rid == 3 && bye.items[1].to.rid == 3);
-    if (carry_list(&c, &bye, &t)) return 1;
+    if (carry_list(&c, 1, &bye, &t)) return 1;
     CHECK(t.count == 2);
     for (int i = 0; i < 2; i++) {
         CHECK(t.events[i].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
@@ -727,24 +775,32 @@ static int test_a_seal_without_command_44_closes_the_session(void) {
     zlink_outbound_list seal;
     OK(zlink_seal_sessions(c.node[1], ACTOR, ID("b1"), 3, &seal, NULL));
     trace t = {0};
-    if (carry_list(&c, &seal, &t)) return 1;
+    if (carry_list(&c, 2, &seal, &t)) return 1;
     trace_free(&t);
-    zlink_closed_session_list closed;
-    OK(zlink_expire_seals(c.node[0], &closed, NULL));
+    zlink_decision_list closed;
+    if (on_timeout(c.node[0], &closed)) return 1;
     CHECK(closed.count == 0);
     zlink_config config;
     OK(zlink_config_get(c.node[0], &config, NULL));
+    uint64_t deadline = 0, now = 0;
+    bool has = false;
+    OK(zlink_next_deadline(c.node[0], &deadline, &has, NULL));
+    OK(zlink_now(c.node[0], &now, NULL));
+    CHECK(has && deadline == now + config.session_relocation_seal_timeout_ms * 1000000);
     OK(zlink_manual_clock_advance(c.clock, config.session_relocation_seal_timeout_ms, NULL));
-    OK(zlink_expire_seals(c.node[0], &closed, NULL));
-    CHECK(closed.count == 1 && closed.items[0].session.id == 8);
+    if (on_timeout(c.node[0], &closed)) return 1;
+    CHECK(closed.count == 2);
+    CHECK(closed.items[0].kind == ZLINK_DECISION_KIND_SESSION);
+    CHECK(closed.items[0].session_event == ZLINK_SESSION_EVENT_CLOSED);
+    CHECK(closed.items[0].session.id == 8);
     /* Only the Actor that was not sealed is told. */
-    CHECK(closed.items[0].notifications.count == 1);
-    CHECK(closed.items[0].notifications.items[0].to.rid == 3);
-    if (carry(&c, closed.items[0].notifications.items, 1, &t)) return 1;
+    CHECK(closed.items[1].kind == ZLINK_DECISION_KIND_SEND && closed.items[1].frame_count == 1);
+    CHECK(closed.items[1].frames[0].to.rid == 3);
+    if (carry(&c, 1, closed.items[1].frames, 1, &t)) return 1;
     CHECK(t.count == 1 && t.events[0].relay_kind == ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT);
     trace_free(&t);
-    zlink_closed_session_list_free(&closed);
-    zlink_closed_session_list_free(&closed);
+    zlink_decision_list_free(&closed);
+    zlink_decision_list_free(&closed);
     CHECK_RC(zlink_session_send(c.node[0], 8, ACTOR, ID("b2"), ID("x"), &sent, NULL),
              ZLINK_RESULT_UNKNOWN_SESSION);
     return cluster_free(&c);
@@ -759,13 +815,13 @@ static int test_an_aborted_relocation_releases_held_messages_to_the_source(void)
     zlink_outbound_list list;
     OK(zlink_seal_sessions(c.node[1], ACTOR, ID("c1"), 4, &list, NULL));
     trace t = {0};
-    if (carry_list(&c, &list, &t)) return 1;
+    if (carry_list(&c, 2, &list, &t)) return 1;
     trace_free(&t);
     uint64_t seq;
     if (session_send(&c, 9, "c1", "waiting", ZLINK_SESSION_SENT_TAG_HELD, &seq)) return 1;
     OK(zlink_abort_session_routes(c.node[1], ACTOR, ID("c1"), 4, &list, NULL));
     CHECK(list.count == 1 && list.items[0].to.rid == 1);
-    if (carry_list(&c, &list, &t)) return 1;
+    if (carry_list(&c, 2, &list, &t)) return 1;
     CHECK(t.count == 1 && t.events[0].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
     CHECK(BYTES_EQ(t.events[0].payload, "waiting") && t.events[0].sequence == seq);
     trace_free(&t);
@@ -792,7 +848,7 @@ static int test_error_reply_and_spot_origin(void) {
     OK(zlink_request_from(c.node[1], ACTOR, ID("svc"), ID("q"), NULL, &origin, &req, NULL));
     CHECK(req.tag == ZLINK_SENT_TAG_SUBMITTED);
     zlink_decision at_owner;
-    OK(zlink_on_frame(c.node[0], req.outbound.bytes.data, req.outbound.bytes.len, &at_owner,
+    OK(zlink_on_frame(c.node[0], 2, req.outbound.bytes.data, req.outbound.bytes.len, &at_owner,
                       NULL));
     zlink_bytes_free(&req.outbound.bytes);
     CHECK(at_owner.kind == ZLINK_DECISION_KIND_DELIVER && at_owner.is_request);
@@ -812,7 +868,7 @@ static int test_error_reply_and_spot_origin(void) {
     zlink_decision_free(&at_owner);
     CHECK(reply.to.rid == 2);
     zlink_decision done;
-    OK(zlink_on_frame(c.node[1], reply.bytes.data, reply.bytes.len, &done, NULL));
+    OK(zlink_on_frame(c.node[1], 1, reply.bytes.data, reply.bytes.len, &done, NULL));
     zlink_bytes_free(&reply.bytes);
     CHECK(done.kind == ZLINK_DECISION_KIND_COMPLETED && done.outcome == ZLINK_OUTCOME_ERROR);
     CHECK(done.correlation == req.correlation);
@@ -828,7 +884,7 @@ static int test_error_reply_and_spot_origin(void) {
     return cluster_free(&c);
 }
 
-static int test_expire_and_shutdown_complete_pending_requests(void) {
+static int test_timeouts_and_shutdown_complete_pending_requests(void) {
     cluster c;
     if (cluster_new(&c, 2)) return 1;
     OK(zlink_activate(c.node[0], ACTOR, ID("slow"), NULL, NULL));
@@ -837,12 +893,12 @@ static int test_expire_and_shutdown_complete_pending_requests(void) {
     OK(zlink_request(c.node[1], ACTOR, ID("slow"), ID("1"), &opts, &first, NULL));
     zlink_bytes_free(&first.outbound.bytes);
     zlink_decision_list list;
-    OK(zlink_expire_requests(c.node[1], &list, NULL));
+    if (on_timeout(c.node[1], &list)) return 1;
     CHECK(list.count == 0 && list.items == NULL);
     OK(zlink_manual_clock_advance(c.clock, 101, NULL));
     OK(zlink_request(c.node[1], ACTOR, ID("slow"), ID("2"), &opts, &second, NULL));
     zlink_bytes_free(&second.outbound.bytes);
-    OK(zlink_expire_requests(c.node[1], &list, NULL));
+    if (on_timeout(c.node[1], &list)) return 1;
     CHECK(list.count == 1);
     CHECK(list.items[0].kind == ZLINK_DECISION_KIND_COMPLETED);
     CHECK(list.items[0].outcome == ZLINK_OUTCOME_TIMEOUT);
@@ -856,7 +912,8 @@ static int test_expire_and_shutdown_complete_pending_requests(void) {
     zlink_decision_list_free(&list);
     OK(zlink_shutdown_requests(c.node[1], &list, NULL));
     CHECK(list.count == 0);
-    CHECK_RC(zlink_expire_requests(c.node[1], NULL, NULL), ZLINK_RESULT_NULL_POINTER);
+    CHECK_RC(zlink_on_timeout(c.node[1], 0, NULL, NULL), ZLINK_RESULT_NULL_POINTER);
+    CHECK_RC(zlink_next_deadline(c.node[1], NULL, NULL, NULL), ZLINK_RESULT_NULL_POINTER);
     zlink_stats s;
     OK(zlink_stats_get(c.node[1], &s, NULL));
     CHECK(s.requests_timeouts == 1 && s.requests_shutdown == 1);
@@ -1113,8 +1170,10 @@ int main(void) {
     run("an_aborted_relocation_releases_held_messages_to_the_source",
         test_an_aborted_relocation_releases_held_messages_to_the_source);
     run("error_reply_and_spot_origin", test_error_reply_and_spot_origin);
-    run("expire_and_shutdown_complete_pending_requests",
-        test_expire_and_shutdown_complete_pending_requests);
+    run("a_frame_on_another_nodes_connection_is_refused",
+        test_a_frame_on_another_nodes_connection_is_refused);
+    run("timeouts_and_shutdown_complete_pending_requests",
+        test_timeouts_and_shutdown_complete_pending_requests);
     run("manual_peer_replacement_after_close", test_manual_peer_replacement_after_close);
     run("config_size_and_update", test_config_size_and_update);
     run("log_callback_forwards_core_records", test_log_callback_forwards_core_records);

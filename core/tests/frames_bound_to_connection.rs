@@ -1,0 +1,453 @@
+//! DESIGN §5.10: a frame's sender is its connection's node. A frame whose
+//! last sender (origin at hop 0, relayer after) is not the node of the
+//! connection it came on is refused, counted, and changes nothing; the
+//! session frames that name no sender are checked against the state they
+//! would change. One test per frame kind that touches the cache, a Session
+//! or a request.
+
+mod cluster;
+
+use std::time::Duration;
+
+use cluster::{Cluster, ready};
+use zlink_core::wire::{self, ActorRoute, Frame, NodeRef, RouteChange, SessionFrame, SessionRef};
+use zlink_core::*;
+
+const ACTOR: ObjectKind = ObjectKind::Actor;
+const SESSION: SessionId = SessionId(7);
+
+fn rid(n: u64) -> NodeRid {
+    NodeRid(n)
+}
+
+fn refused(inbound: Inbound) {
+    assert!(
+        matches!(inbound, Inbound::ForeignSender { .. }),
+        "expected ForeignSender, got {inbound:?}"
+    );
+}
+
+fn foreign_count(c: &Cluster, node: u64) -> u64 {
+    c.node(node).stats().follow.frames_foreign_sender
+}
+
+fn actor(id: &str) -> ObjectKey {
+    ObjectKey::new(ACTOR, id).expect("a valid id")
+}
+
+fn decode(bytes: &[u8]) -> Frame {
+    wire::decode(bytes, &wire::DecodeLimits::default()).expect("a valid frame")
+}
+
+fn send(c: &Cluster, from: u64, id: &str) -> Outbound {
+    match c
+        .node(from)
+        .send(ACTOR, id, b"m", SendOptions::default())
+        .expect("valid input")
+    {
+        Sent::Submitted { outbound, .. } => outbound,
+        other => panic!("not submitted: {other:?}"),
+    }
+}
+
+/// Node 2 caches a route to `id` on node 1, which then moves it to node 3
+/// with a Message Follow route; returns node 2's stale frame.
+fn moved(c: &Cluster, id: &str) -> Outbound {
+    c.node(1).activate(ACTOR, id).expect("activation");
+    ready(c.node(2).resolve(ACTOR, id).expect("valid id"));
+    let stale = send(c, 2, id);
+    let fence = c
+        .node(1)
+        .owned(KeyRef { kind: ACTOR, id })
+        .expect("owned")
+        .write_fence();
+    c.node(3)
+        .commit_relocation(ACTOR, id, fence)
+        .expect("commit");
+    let end = c
+        .node(3)
+        .owner_route_end(ACTOR, id)
+        .expect("valid id")
+        .expect("owned by the target");
+    c.node(1).relinquish_to(ACTOR, id, end).expect("relinquish");
+    stale
+}
+
+#[test]
+fn an_operation_is_refused_on_another_nodes_connection_and_a_relayed_one_on_its_relayers() {
+    let c = Cluster::with_defaults(4);
+    let stale = moved(&c, "a");
+    // Hop 0: its origin (node 2) is its sender.
+    refused(c.node(1).on_frame(rid(4), &stale.bytes));
+    assert_eq!(c.node(1).stats().follow.relays, 0, "nothing relayed");
+    let Inbound::Relay { forward, notice } = c.node(1).on_frame(rid(2), &stale.bytes) else {
+        panic!("the old owner relays on its follow route")
+    };
+    // Hop 1: the relayer (node 1) is its sender, not the origin.
+    refused(c.node(3).on_frame(rid(2), &forward.bytes));
+    assert_eq!(c.node(3).stats().follow.delivered, 0);
+    assert!(matches!(
+        c.node(3).on_frame(rid(1), &forward.bytes),
+        Inbound::Deliver(_)
+    ));
+    let notice = notice.expect("the sender is notified");
+    c.node(1).notice_settled(&notice.token, true);
+    assert_eq!(foreign_count(&c, 1), 1);
+    assert_eq!(foreign_count(&c, 3), 1);
+}
+
+#[test]
+fn a_forged_command_50_does_not_touch_the_cache() {
+    let c = Cluster::with_defaults(4);
+    let stale = moved(&c, "a");
+    let Inbound::Relay { notice, .. } = c.node(1).on_frame(rid(2), &stale.bytes) else {
+        panic!("relayed")
+    };
+    let notice = notice.expect("a notification is due");
+    // Node 4 replays the relayer's notification on its own connection.
+    refused(c.node(2).on_frame(rid(4), &notice.outbound.bytes));
+    assert!(
+        c.node(2)
+            .lookup_cached(ACTOR, "a")
+            .expect("valid")
+            .is_some(),
+        "the cached route stays"
+    );
+    assert_eq!(
+        c.node(2).on_frame(rid(1), &notice.outbound.bytes),
+        Inbound::RouteRefreshed { invalidated: true }
+    );
+    assert!(
+        c.node(2)
+            .lookup_cached(ACTOR, "a")
+            .expect("valid")
+            .is_none()
+    );
+}
+
+#[test]
+fn a_forged_rejection_does_not_touch_the_cache_or_the_request() {
+    let c = Cluster::new(
+        3,
+        RoutingConfig {
+            message_follow_duration: Duration::ZERO,
+            ..RoutingConfig::default()
+        },
+    );
+    c.node(1).activate(ACTOR, "a").expect("activation");
+    let route = ready(c.node(2).resolve(ACTOR, "a").expect("valid id"));
+    let Requested::Submitted {
+        correlation,
+        outbound,
+        ..
+    } = c
+        .node(2)
+        .request(ACTOR, "a", b"q", RequestOptions::default())
+        .expect("valid")
+    else {
+        panic!("submitted")
+    };
+    // Node 1 no longer owns it: it refuses the stale route.
+    c.node(3)
+        .commit_relocation(
+            ACTOR,
+            "a",
+            c.node(1)
+                .owned(cluster::key(ACTOR, "a"))
+                .expect("owned")
+                .write_fence(),
+        )
+        .expect("commit");
+    c.node(1).relinquish(ACTOR, "a").expect("relinquish");
+    let Inbound::Reject(refusal) = c.node(1).on_frame(rid(2), &outbound.bytes) else {
+        panic!("refused")
+    };
+    refused(c.node(2).on_frame(rid(3), &refusal.bytes));
+    assert_eq!(
+        c.node(2).pending_requests(),
+        1,
+        "the request is still pending"
+    );
+    assert_eq!(
+        c.node(2).lookup_cached(ACTOR, "a").expect("valid"),
+        Some(route),
+        "the cached route stays"
+    );
+    match c.node(2).on_frame(rid(1), &refusal.bytes) {
+        Inbound::Completed(done) => assert_eq!(done.correlation, correlation),
+        other => panic!("the genuine refusal ends the request: {other:?}"),
+    }
+    assert!(
+        c.node(2)
+            .lookup_cached(ACTOR, "a")
+            .expect("valid")
+            .is_none()
+    );
+}
+
+#[test]
+fn a_forged_reply_does_not_end_the_request() {
+    let c = Cluster::with_defaults(3);
+    c.node(1).activate(ACTOR, "a").expect("activation");
+    let Requested::Submitted { outbound, .. } = c
+        .node(2)
+        .request(ACTOR, "a", b"q", RequestOptions::default())
+        .expect("valid")
+    else {
+        panic!("submitted")
+    };
+    let Inbound::Deliver(d) = c.node(1).on_frame(rid(2), &outbound.bytes) else {
+        panic!("delivered")
+    };
+    let reply = c
+        .node(1)
+        .reply(&d.operation, wire::ReplyResult::Ok(b"r".to_vec()))
+        .expect("a request");
+    refused(c.node(2).on_frame(rid(3), &reply.bytes));
+    assert_eq!(c.node(2).pending_requests(), 1);
+    assert_eq!(c.node(2).stats().requests.replies, 0);
+    assert!(matches!(
+        c.node(2).on_frame(rid(1), &reply.bytes),
+        Inbound::Completed(_)
+    ));
+}
+
+// ---- sessions ---------------------------------------------------------------
+
+/// Node 1 owns Session 7 bound to Actor `a` on node 2.
+fn bound_session(n: u64, config: RoutingConfig) -> (Cluster, SessionRef, BindingRoute) {
+    let c = Cluster::new(n, config);
+    let session = c.node(1).open_session(SESSION, SessionGeneration(1));
+    c.node(2).activate(ACTOR, "a").expect("activation");
+    let bind = c
+        .node(1)
+        .bind(SESSION, &actor_ref(&c, 2, "a"))
+        .expect("open");
+    let reply = sends(c.node(2).on_frame(rid(1), &bind.bytes));
+    match c.node(1).on_frame(rid(2), &reply[0].bytes) {
+        Inbound::Session(SessionEvent::Bound { route, .. }) => (c, session, *route),
+        other => panic!("expected Bound, got {other:?}"),
+    }
+}
+
+fn actor_ref(c: &Cluster, owner: u64, id: &str) -> ActorRef {
+    let end = c
+        .node(owner)
+        .owner_route_end(ACTOR, id)
+        .expect("valid")
+        .expect("owned");
+    ActorRef {
+        actor: actor(id),
+        route: ActorRoute {
+            owner: end.node,
+            object_generation: end.fence.object_generation,
+            authority_owner_generation: end.fence.authority_owner_generation,
+            owner_lease_generation: end.fence.owner_lease_generation,
+            lease_remaining_ms: 0,
+        },
+    }
+}
+
+fn sends(inbound: Inbound) -> Vec<Outbound> {
+    match inbound {
+        Inbound::Send(frames) => frames,
+        other => panic!("expected Send, got {other:?}"),
+    }
+}
+
+fn binding(c: &Cluster) -> BindingRoute {
+    c.node(1).binding(SESSION, &actor("a")).expect("bound")
+}
+
+#[test]
+fn a_bind_reply_from_another_node_than_the_binds_target_is_refused() {
+    let c = Cluster::with_defaults(3);
+    c.node(1).open_session(SESSION, SessionGeneration(1));
+    c.node(2).activate(ACTOR, "a").expect("activation");
+    let bind = c
+        .node(1)
+        .bind(SESSION, &actor_ref(&c, 2, "a"))
+        .expect("open");
+    let reply = sends(c.node(2).on_frame(rid(1), &bind.bytes));
+    // Node 3 carries node 2's answer: the pending bind stays, nothing stored.
+    refused(c.node(1).on_frame(rid(3), &reply[0].bytes));
+    assert_eq!(c.node(1).binding(SESSION, &actor("a")), None);
+    assert_eq!(c.node(1).stats().tables.pending_binds, 1);
+    assert!(matches!(
+        c.node(1).on_frame(rid(2), &reply[0].bytes),
+        Inbound::Session(SessionEvent::Bound { .. })
+    ));
+    assert_eq!(c.node(1).stats().tables.pending_binds, 0);
+}
+
+#[test]
+fn a_forged_command_42_installs_no_seal() {
+    let (c, session, bound) = bound_session(3, RoutingConfig::default());
+    let seal = |source: NodeRef| {
+        wire::encode(&Frame::Session(SessionFrame::Seal {
+            session,
+            actor: actor("a"),
+            binding: bound.binding,
+            object_generation: bound.route.object_generation,
+            relocation: RelocationId(5),
+            source,
+        }))
+    };
+    // Naming the real source on node 3's connection: refused.
+    refused(c.node(1).on_frame(rid(3), &seal(bound.route.owner)));
+    // Naming itself: not the owner the stored route names, so no seal.
+    let answer = sends(c.node(1).on_frame(rid(3), &seal(c.node(3).node_ref())));
+    assert!(matches!(
+        decode(&answer[0].bytes),
+        Frame::Session(SessionFrame::Sealed { sealed: false, .. })
+    ));
+    assert!(
+        matches!(
+            c.node(1).session_send(SESSION, &actor("a"), b"x"),
+            Ok(SessionSend::Sent { .. })
+        ),
+        "not sealed: relays still leave"
+    );
+}
+
+#[test]
+fn a_forged_command_43_is_refused() {
+    let (c, session, _) = bound_session(3, RoutingConfig::default());
+    let sealed = wire::encode(&Frame::Session(SessionFrame::Sealed {
+        session,
+        actor: actor("a"),
+        relocation: RelocationId(5),
+        sealed: true,
+    }));
+    refused(c.node(2).on_frame(rid(3), &sealed));
+    assert!(matches!(
+        c.node(2).on_frame(rid(1), &sealed),
+        Inbound::Session(SessionEvent::Sealed { sealed: true, .. })
+    ));
+}
+
+/// Seals `a` on node 2 for relocation 5 and moves it to node 3; returns the
+/// target's command 44 commit frame (not carried).
+fn sealed_and_moved(c: &Cluster) -> Outbound {
+    let seals = c.node(2).seal_sessions(&actor("a"), RelocationId(5));
+    let answer = sends(c.node(1).on_frame(rid(2), &seals[0].bytes));
+    c.node(2).on_frame(rid(1), &answer[0].bytes);
+    let key = actor("a");
+    let bindings = c.node(2).export_bindings(&key);
+    let fence = c.node(2).owned(key.as_ref()).expect("owned").write_fence();
+    c.node(3)
+        .commit_relocation(ACTOR, "a", fence)
+        .expect("commit");
+    let end = c
+        .node(3)
+        .owner_route_end(ACTOR, "a")
+        .expect("valid")
+        .expect("owned");
+    c.node(2)
+        .relinquish_to(ACTOR, "a", end)
+        .expect("relinquish");
+    c.node(3).import_bindings(&key, &bindings);
+    let mut commits = c.node(3).commit_session_routes(&key, RelocationId(5));
+    commits.remove(0)
+}
+
+#[test]
+fn a_command_44_commit_on_another_connection_than_its_targets_changes_nothing() {
+    let (c, _, before) = bound_session(4, RoutingConfig::default());
+    let commit = sealed_and_moved(&c);
+    refused(c.node(1).on_frame(rid(4), &commit.bytes));
+    assert_eq!(binding(&c).route, before.route, "the route is unchanged");
+    assert!(
+        matches!(
+            c.node(1).session_send(SESSION, &actor("a"), b"x"),
+            Ok(SessionSend::Held { .. })
+        ),
+        "still sealed"
+    );
+    sends(c.node(1).on_frame(rid(3), &commit.bytes));
+    assert_eq!(binding(&c).route.owner.rid, rid(3));
+}
+
+#[test]
+fn a_command_44_abort_from_another_node_than_the_routes_owner_keeps_the_seal() {
+    let (c, _, _) = bound_session(3, RoutingConfig::default());
+    let seals = c.node(2).seal_sessions(&actor("a"), RelocationId(5));
+    sends(c.node(1).on_frame(rid(2), &seals[0].bytes));
+    let aborts = c.node(2).abort_session_routes(&actor("a"), RelocationId(5));
+    refused(c.node(1).on_frame(rid(3), &aborts[0].bytes));
+    assert!(matches!(
+        c.node(1).session_send(SESSION, &actor("a"), b"x"),
+        Ok(SessionSend::Held { .. })
+    ));
+    sends(c.node(1).on_frame(rid(2), &aborts[0].bytes));
+    assert!(matches!(
+        c.node(1).session_send(SESSION, &actor("a"), b"y"),
+        Ok(SessionSend::Sent { .. })
+    ));
+}
+
+#[test]
+fn a_refresh_is_refused_on_another_connection_and_extends_at_most_one_owner_lease() {
+    let config = RoutingConfig::default();
+    let lease = config.owner_lease_duration;
+    let (c, session, bound) = bound_session(3, config);
+    let refresh = |lease_remaining_ms| {
+        wire::encode(&Frame::Session(SessionFrame::Route {
+            session,
+            actor: actor("a"),
+            binding: bound.binding,
+            object_generation: bound.route.object_generation,
+            relocation: RelocationId(0),
+            change: RouteChange::Refresh(ActorRoute {
+                lease_remaining_ms,
+                ..bound.route
+            }),
+        }))
+    };
+    c.advance_ms(10_000);
+    refused(c.node(1).on_frame(rid(3), &refresh(u64::MAX)));
+    assert_eq!(binding(&c).admission_deadline, bound.admission_deadline);
+    // The owner itself claims an endless lease: capped at one lease from now.
+    sends(c.node(1).on_frame(rid(2), &refresh(u64::MAX)));
+    let now = c.node(1).now();
+    assert_eq!(binding(&c).admission_deadline, now.after(lease));
+}
+
+#[test]
+fn a_push_from_another_node_than_the_actor_owner_is_refused() {
+    let (c, session, _) = bound_session(3, RoutingConfig::default());
+    let push = c.node(2).push(&actor("a"), &session, b"hi").expect("bound");
+    refused(c.node(1).on_frame(rid(3), &push.bytes));
+    assert!(matches!(
+        c.node(1).on_frame(rid(2), &push.bytes),
+        Inbound::Session(SessionEvent::Pushed { .. })
+    ));
+}
+
+#[test]
+fn a_tombstone_ack_from_another_node_than_the_previous_owner_releases_nothing() {
+    let (c, _, _) = bound_session(4, RoutingConfig::default());
+    // The Actor moved without the Session: its old owner keeps the binding.
+    let fence = c
+        .node(2)
+        .owned(actor("a").as_ref())
+        .expect("owned")
+        .write_fence();
+    c.node(3)
+        .commit_relocation(ACTOR, "a", fence)
+        .expect("commit");
+    let rebind = c
+        .node(1)
+        .bind(SESSION, &actor_ref(&c, 3, "a"))
+        .expect("open");
+    let tombstone = sends(c.node(3).on_frame(rid(1), &rebind.bytes));
+    let ack = sends(c.node(2).on_frame(rid(3), &tombstone[0].bytes));
+    refused(c.node(3).on_frame(rid(4), &ack[0].bytes));
+    assert_eq!(c.node(3).stats().tables.parked_binds, 1, "still parked");
+    let reply = sends(c.node(3).on_frame(rid(2), &ack[0].bytes));
+    assert!(matches!(
+        decode(&reply[0].bytes),
+        Frame::Session(SessionFrame::BindReply { .. })
+    ));
+    assert_eq!(c.node(3).stats().tables.parked_binds, 0);
+}

@@ -1,0 +1,482 @@
+//! DESIGN §3 "One clock surface" and §5.9 "Every table is bounded": every
+//! deadline of the core goes through `next_deadline` / `on_timeout`, and a
+//! table a caller or a peer can grow stays bounded (as `stats().tables`
+//! reports it) when 1,000,000 abandoned or hostile items go through it.
+
+mod cluster;
+
+use std::time::Duration;
+
+use cluster::{Cluster, ready};
+use zlink_core::wire::{self, ActorRoute, Binding, Frame, SessionFrame};
+use zlink_core::*;
+
+const ACTOR: ObjectKind = ObjectKind::Actor;
+const MILLION: u64 = 1_000_000;
+
+fn actor(id: &str) -> ObjectKey {
+    ObjectKey::new(ACTOR, id).expect("a valid id")
+}
+
+fn tables(rt: &Runtime) -> TableStats {
+    rt.stats().tables
+}
+
+fn actor_route(c: &Cluster, owner: u64, id: &str) -> ActorRoute {
+    let end = c
+        .node(owner)
+        .owner_route_end(ACTOR, id)
+        .expect("valid")
+        .expect("owned");
+    ActorRoute {
+        owner: end.node,
+        object_generation: end.fence.object_generation,
+        authority_owner_generation: end.fence.authority_owner_generation,
+        owner_lease_generation: end.fence.owner_lease_generation,
+        lease_remaining_ms: 0,
+    }
+}
+
+/// Runs `rt`'s timers if one is due now; returns what they decided.
+fn fire(rt: &Runtime) -> Vec<Inbound> {
+    let now = rt.now();
+    match rt.next_deadline() {
+        Some(at) if at <= now => rt.on_timeout(now),
+        _ => Vec::new(),
+    }
+}
+
+// ---- one timer surface --------------------------------------------------------
+
+#[test]
+fn next_deadline_is_the_earliest_deadline_of_every_machine_and_early_calls_do_nothing() {
+    let c = Cluster::new(
+        3,
+        RoutingConfig {
+            session_bind_timeout: Duration::from_secs(4),
+            ..RoutingConfig::default()
+        },
+    );
+    let rt = c.node(2);
+    assert_eq!(rt.next_deadline(), None, "nothing waits");
+    c.node(1).activate(ACTOR, "a").expect("activation");
+    let start = rt.now();
+    let asked = rt
+        .request(
+            ACTOR,
+            "a",
+            b"q",
+            RequestOptions {
+                timeout: Duration::from_secs(6),
+                ..RequestOptions::default()
+            },
+        )
+        .expect("valid");
+    assert!(matches!(asked, Requested::Submitted { .. }));
+    assert_eq!(
+        rt.next_deadline(),
+        Some(start.after(Duration::from_secs(6)))
+    );
+    rt.open_session(SessionId(1), SessionGeneration(1));
+    let r = ActorRef {
+        actor: actor("a"),
+        route: actor_route(&c, 1, "a"),
+    };
+    rt.bind(SessionId(1), &r).expect("open");
+    assert_eq!(
+        rt.next_deadline(),
+        Some(start.after(Duration::from_secs(4))),
+        "the bind timeout comes first"
+    );
+    c.advance_ms(3_999);
+    assert!(
+        rt.on_timeout(rt.now()).is_empty(),
+        "an early call does nothing"
+    );
+    c.advance_ms(1);
+    match fire(rt).as_slice() {
+        [
+            Inbound::Session(SessionEvent::BindRefused {
+                reason: wire::BindRefusal::Timeout,
+                ..
+            }),
+        ] => {}
+        other => panic!("expected the bind's refusal, got {other:?}"),
+    }
+    assert_eq!(
+        rt.next_deadline(),
+        Some(start.after(Duration::from_secs(6)))
+    );
+    c.advance_ms(2_000);
+    match fire(rt).as_slice() {
+        [Inbound::Completed(done)] => assert_eq!(done.outcome, Outcome::Timeout),
+        other => panic!("expected the request's timeout, got {other:?}"),
+    }
+    assert_eq!(rt.next_deadline(), None);
+}
+
+#[test]
+fn a_bind_without_its_terminal_reply_ends_refused_and_a_late_reply_is_ignored() {
+    let c = Cluster::with_defaults(2);
+    let session = c.node(1).open_session(SessionId(7), SessionGeneration(1));
+    c.node(2).activate(ACTOR, "a").expect("activation");
+    let r = ActorRef {
+        actor: actor("a"),
+        route: actor_route(&c, 2, "a"),
+    };
+    let bind = c.node(1).bind(SessionId(7), &r).expect("open");
+    let Inbound::Send(reply) = c.node(2).on_frame(NodeRid(1), &bind.bytes) else {
+        panic!("answered")
+    };
+    c.advance_ms(10_000);
+    assert_eq!(
+        fire(c.node(1)),
+        [Inbound::Session(SessionEvent::BindRefused {
+            session,
+            actor: actor("a"),
+            reason: wire::BindRefusal::Timeout,
+        })]
+    );
+    assert_eq!(tables(c.node(1)).pending_binds, 0);
+    assert_eq!(c.node(1).stats().sessions.bind_timeouts, 1);
+    assert!(matches!(
+        c.node(1).on_frame(NodeRid(2), &reply[0].bytes),
+        Inbound::Session(SessionEvent::Ignored(_))
+    ));
+    assert_eq!(c.node(1).binding(SessionId(7), &actor("a")), None);
+}
+
+/// Node 1's Session 7 bound to `a` on node 2; `a` then moves to node 3
+/// without the Session (node 2 keeps the binding).
+fn bound_then_moved(c: &Cluster) -> ActorRef {
+    c.node(1).open_session(SessionId(7), SessionGeneration(1));
+    c.node(2).activate(ACTOR, "a").expect("activation");
+    let r = ActorRef {
+        actor: actor("a"),
+        route: actor_route(c, 2, "a"),
+    };
+    let bind = c.node(1).bind(SessionId(7), &r).expect("open");
+    let Inbound::Send(reply) = c.node(2).on_frame(NodeRid(1), &bind.bytes) else {
+        panic!("answered")
+    };
+    assert!(matches!(
+        c.node(1).on_frame(NodeRid(2), &reply[0].bytes),
+        Inbound::Session(SessionEvent::Bound { .. })
+    ));
+    let fence = c
+        .node(2)
+        .owned(actor("a").as_ref())
+        .expect("owned")
+        .write_fence();
+    c.node(3)
+        .commit_relocation(ACTOR, "a", fence)
+        .expect("commit");
+    ActorRef {
+        actor: actor("a"),
+        route: actor_route(c, 3, "a"),
+    }
+}
+
+#[test]
+fn a_rebind_whose_previous_owner_never_acks_is_refused_and_releases_its_registration() {
+    let c = Cluster::with_defaults(3);
+    let moved = bound_then_moved(&c);
+    let rebind = c.node(1).bind(SessionId(7), &moved).expect("open");
+    let Inbound::Send(_lost_tombstone) = c.node(3).on_frame(NodeRid(1), &rebind.bytes) else {
+        panic!("tombstoned")
+    };
+    assert_eq!(tables(c.node(3)).parked_binds, 1);
+    assert_eq!(c.node(3).bound_sessions(&actor("a")).len(), 1);
+    c.advance_ms(10_000);
+    let refusal = match fire(c.node(3)).as_slice() {
+        [Inbound::Send(frames)] => frames[0].clone(),
+        other => panic!("expected the refusal, got {other:?}"),
+    };
+    assert_eq!(tables(c.node(3)).parked_binds, 0);
+    assert!(
+        c.node(3).bound_sessions(&actor("a")).is_empty(),
+        "registration released"
+    );
+    // The Session owner's own bind deadline is due too: one terminal result.
+    let mine = fire(c.node(1));
+    assert!(matches!(
+        mine.as_slice(),
+        [Inbound::Session(SessionEvent::BindRefused {
+            reason: wire::BindRefusal::Timeout,
+            ..
+        })]
+    ));
+    assert!(matches!(
+        c.node(1).on_frame(NodeRid(3), &refusal.bytes),
+        Inbound::Session(SessionEvent::Ignored(_))
+    ));
+    let kept = c.node(1).binding(SessionId(7), &actor("a")).expect("kept");
+    assert_eq!(
+        kept.route.owner.rid,
+        NodeRid(2),
+        "the previous route is kept"
+    );
+}
+
+#[test]
+fn follow_routes_and_their_dedup_entries_are_swept_by_the_timer() {
+    let c = Cluster::with_defaults(3);
+    c.node(1).activate(ACTOR, "a").expect("activation");
+    ready(c.node(2).resolve(ACTOR, "a").expect("valid"));
+    let stale = match c
+        .node(2)
+        .send(ACTOR, "a", b"m", SendOptions::default())
+        .expect("valid")
+    {
+        Sent::Submitted { outbound, .. } => outbound,
+        other => panic!("{other:?}"),
+    };
+    let fence = c
+        .node(1)
+        .owned(actor("a").as_ref())
+        .expect("owned")
+        .write_fence();
+    c.node(3)
+        .commit_relocation(ACTOR, "a", fence)
+        .expect("commit");
+    let end = c
+        .node(3)
+        .owner_route_end(ACTOR, "a")
+        .expect("valid")
+        .expect("owned");
+    c.node(1)
+        .relinquish_to(ACTOR, "a", end)
+        .expect("relinquish");
+    assert!(matches!(
+        c.node(1).on_frame(NodeRid(2), &stale.bytes),
+        Inbound::Relay { .. }
+    ));
+    let t = tables(c.node(1));
+    assert_eq!((t.follow_routes, t.dedup_entries), (1, 1));
+    let expiry = c.node(1).next_deadline().expect("the route's expiry");
+    assert_eq!(expiry, c.node(1).now().after(Duration::from_secs(30)));
+    c.advance_ms(30_000);
+    assert!(fire(c.node(1)).is_empty(), "nothing for the host");
+    let t = tables(c.node(1));
+    assert_eq!(
+        (t.follow_routes, t.dedup_entries, t.follow_deadlines),
+        (0, 0, 0)
+    );
+    assert_eq!(c.node(1).next_deadline(), None);
+}
+
+// ---- a million items per table -------------------------------------------------
+
+#[test]
+fn a_million_cancelled_requests_leave_the_deadline_heap_bounded() {
+    let c = Cluster::with_defaults(2);
+    c.node(1).activate(ACTOR, "a").expect("activation");
+    let rt = c.node(2);
+    let mut most = 0;
+    for _ in 0..MILLION {
+        let Requested::Submitted { correlation, .. } = rt
+            .request(ACTOR, "a", b"", RequestOptions::default())
+            .expect("valid")
+        else {
+            panic!("submitted")
+        };
+        rt.cancel(correlation).expect("pending");
+        most = most.max(tables(rt).request_deadlines);
+    }
+    let t = tables(rt);
+    assert_eq!(t.pending_requests, 0);
+    assert!(most <= 64, "the deadline heap reached {most}");
+    assert_eq!(rt.stats().requests.cancelled, MILLION);
+}
+
+#[test]
+fn a_million_unanswered_binds_stay_within_one_bind_timeout() {
+    let c = Cluster::with_defaults(2);
+    let rt = c.node(1);
+    rt.open_session(SessionId(1), SessionGeneration(1));
+    c.node(2).activate(ACTOR, "a").expect("activation");
+    let r = ActorRef {
+        actor: actor("a"),
+        route: actor_route(&c, 2, "a"),
+    };
+    let (mut most, mut refused) = (TableStats::default(), 0u64);
+    for _ in 0..MILLION {
+        // One bind per 100 µs, none ever answered: 100,000 per timeout.
+        c.clock.advance(Duration::from_micros(100));
+        rt.bind(SessionId(1), &r).expect("open");
+        refused += fire(rt).len() as u64;
+        let t = tables(rt);
+        most.pending_binds = most.pending_binds.max(t.pending_binds);
+        most.session_deadlines = most.session_deadlines.max(t.session_deadlines);
+    }
+    assert!(most.pending_binds <= 100_001, "{most:?}");
+    assert!(most.session_deadlines <= 2 * 100_001 + 64, "{most:?}");
+    c.advance_ms(10_000);
+    refused += fire(rt).len() as u64;
+    assert_eq!(refused, MILLION, "every bind ended refused, once");
+    assert_eq!(tables(rt).pending_binds, 0);
+}
+
+#[test]
+fn a_million_hostile_rebinds_whose_tombstones_are_never_acked_stay_within_one_bind_timeout() {
+    let c = Cluster::with_defaults(3);
+    let moved = bound_then_moved(&c);
+    let owner = c.node(3);
+    let node1 = c.node(1).node_ref();
+    let (mut most_parked, mut most_regs) = (0, 0);
+    for i in 0..MILLION {
+        c.clock.advance(Duration::from_micros(100));
+        // Node 1 (hostile or lossy) sends rebinds for ever new Sessions,
+        // naming a previous owner that never answers.
+        let bind = wire::encode(&Frame::Session(SessionFrame::Bind {
+            operation_id: OperationId(i + 1),
+            session: wire::SessionRef {
+                owner: node1,
+                id: SessionId(1_000 + i),
+                generation: SessionGeneration(1),
+            },
+            actor: actor("a"),
+            route: moved.route,
+            previous: Some((
+                c.node(2).node_ref(),
+                Binding {
+                    generation: BindingGeneration(1),
+                    token: BindingToken(i),
+                },
+            )),
+        }));
+        assert!(matches!(
+            owner.on_frame(NodeRid(1), &bind),
+            Inbound::Send(_)
+        ));
+        fire(owner);
+        let t = tables(owner);
+        most_parked = most_parked.max(t.parked_binds);
+        most_regs = most_regs.max(t.registrations);
+    }
+    assert!(
+        most_parked <= 100_001,
+        "parked replies reached {most_parked}"
+    );
+    assert!(most_regs <= 100_001, "registrations reached {most_regs}");
+    c.advance_ms(10_000);
+    fire(owner);
+    let t = tables(owner);
+    assert_eq!((t.parked_binds, t.registrations), (0, 0));
+    assert!(t.parked_deadlines <= 64);
+}
+
+#[test]
+fn a_million_sessions_that_bind_and_close_leave_no_registration() {
+    let c = Cluster::with_defaults(2);
+    c.node(2).activate(ACTOR, "a").expect("activation");
+    let route = actor_route(&c, 2, "a");
+    let owner = c.node(2);
+    let node1 = c.node(1).node_ref();
+    for i in 0..MILLION {
+        let session = wire::SessionRef {
+            owner: node1,
+            id: SessionId(i),
+            generation: SessionGeneration(1),
+        };
+        let bind = wire::encode(&Frame::Session(SessionFrame::Bind {
+            operation_id: OperationId(2 * i + 1),
+            session,
+            actor: actor("a"),
+            route,
+            previous: None,
+        }));
+        let Inbound::Send(reply) = owner.on_frame(NodeRid(1), &bind) else {
+            panic!("answered")
+        };
+        let Ok(Frame::Session(SessionFrame::BindReply {
+            result: wire::BindResult::Bound { binding, .. },
+            ..
+        })) = wire::decode(&reply[0].bytes, &wire::DecodeLimits::default())
+        else {
+            panic!("bound")
+        };
+        // Every other Session ends by its connection closing; the rest
+        // are left behind and go with their owner's lease below.
+        if i % 2 == 0 {
+            let bye = wire::encode(&Frame::Session(SessionFrame::Relay {
+                operation_id: OperationId(2 * i + 2),
+                session,
+                actor: actor("a"),
+                binding,
+                route: ActorRoute {
+                    lease_remaining_ms: 0,
+                    ..route
+                },
+                sequence: 1,
+                hop_count: 0,
+                relayer: None,
+                kind: wire::RelayKind::PhysicalDisconnect,
+                payload: Vec::new(),
+            }));
+            assert!(matches!(
+                owner.on_frame(NodeRid(1), &bye),
+                Inbound::SessionDeliver(_)
+            ));
+        }
+    }
+    assert_eq!(tables(owner).registrations, MILLION / 2);
+    owner.on_owner_lease_invalidated(NodeRid(1), c.node(1).identity().lease);
+    assert_eq!(tables(owner).registrations, 0);
+}
+
+#[test]
+fn a_million_hostile_notification_keys_stay_within_the_dedup_bounds() {
+    let c = Cluster::with_defaults(3);
+    c.node(1).activate(ACTOR, "a").expect("activation");
+    let route = ready(c.node(2).resolve(ACTOR, "a").expect("valid"));
+    let stale = match c
+        .node(2)
+        .send(ACTOR, "a", b"m", SendOptions::default())
+        .expect("valid")
+    {
+        Sent::Submitted { outbound, .. } => outbound,
+        other => panic!("{other:?}"),
+    };
+    let fence = c
+        .node(1)
+        .owned(actor("a").as_ref())
+        .expect("owned")
+        .write_fence();
+    c.node(3)
+        .commit_relocation(ACTOR, "a", fence)
+        .expect("commit");
+    let end = c
+        .node(3)
+        .owner_route_end(ACTOR, "a")
+        .expect("valid")
+        .expect("owned");
+    c.node(1)
+        .relinquish_to(ACTOR, "a", end)
+        .expect("relinquish");
+    let Ok(Frame::Message(op)) = wire::decode(&stale.bytes, &wire::DecodeLimits::default()) else {
+        panic!("a message")
+    };
+    let old = c.node(1);
+    for i in 0..MILLION {
+        // Same tenure, every store version different: a new dedup key each.
+        let forged = wire::Operation {
+            operation_id: OperationId(i),
+            fence: RouteFence {
+                store_version: StoreVersion(route.fence.store_version.get() + i),
+                ..op.fence
+            },
+            ..op.clone()
+        };
+        let Inbound::Relay { notice, .. } =
+            old.on_frame(NodeRid(2), &wire::encode(&Frame::Message(forged)))
+        else {
+            panic!("relayed")
+        };
+        let notice = notice.expect("each key is new: notified");
+        old.notice_settled(&notice.token, true);
+    }
+    let t = tables(old);
+    assert!(t.dedup_entries <= 4_096, "{t:?}");
+    assert!(t.dedup_evictions >= MILLION - 4_096, "{t:?}");
+}
