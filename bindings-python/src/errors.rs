@@ -100,6 +100,7 @@ pub(crate) fn session(e: &zlink_core::SessionError) -> PyErr {
         SessionError::Closing(_) => "Closing",
         SessionError::Sealed { .. } => "Sealed",
         SessionError::NotBound { .. } => "NotBound",
+        SessionError::PayloadTooLarge { .. } => "PayloadTooLarge",
     };
     raise("SessionError", kind, e)
 }

@@ -642,7 +642,11 @@ impl PyRuntime {
         payload: &[u8],
     ) -> PyResult<Option<PyOutbound>> {
         let key = actor_key(actor)?;
-        Ok(self.rt()?.push(&key, &session.0, payload).map(Into::into))
+        let pushed = self
+            .rt()?
+            .push(&key, &session.0, payload)
+            .map_err(|e| errors::input(&e))?;
+        Ok(pushed.map(Into::into))
     }
 
     /// Sessions bound to Actor `actor` here.

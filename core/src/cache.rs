@@ -109,7 +109,7 @@ pub(crate) enum Inserted {
 
 /// The positive route cache.
 pub(crate) struct RouteCache {
-    map: HashMap<CacheKey, Entry, foldhash::fast::FixedState>,
+    map: HashMap<CacheKey, Entry, foldhash::fast::RandomState>,
     capacity: usize,
     evicting: Mutex<()>,
     /// Bumped by every invalidation, so a store read that started before
@@ -120,7 +120,7 @@ pub(crate) struct RouteCache {
 impl RouteCache {
     pub(crate) fn new(capacity: usize) -> Self {
         let map = HashMap::builder()
-            .hasher(foldhash::fast::FixedState::default())
+            .hasher(foldhash::fast::RandomState::default())
             .capacity(capacity.min(1 << 16))
             .build();
         RouteCache {
@@ -139,32 +139,35 @@ impl RouteCache {
         (now < entry.expires_at).then_some(entry.route)
     }
 
-    /// The invalidation sequence: read it before a store read, give it to
+    /// The mass-invalidation sequence (a clear, an owner lease's entries):
+    /// read it before a store read, check it with the read's own state in
     /// [`insert_read`](Self::insert_read) after.
     pub(crate) fn invalidation_seq(&self) -> u64 {
         self.invalidations.load(Ordering::SeqCst)
     }
 
-    /// Marks an invalidation: reads in flight will not cache their result.
+    /// Marks a mass invalidation: reads in flight will not cache their
+    /// result. (An invalidation of one ID marks only that ID's read.)
     pub(crate) fn note_invalidation(&self) {
         self.invalidations.fetch_add(1, Ordering::SeqCst);
     }
 
-    /// Caches a route read from the store while the invalidation sequence was
-    /// `seq`. If an invalidation happened since, the route is not kept.
+    /// Caches a route read from the store while `current()` says no
+    /// invalidation has touched that read since it started; checked again
+    /// after the insert, so an invalidation racing it takes the route back.
     pub(crate) fn insert_read(
         &self,
         key: KeyRef<'_>,
         route: ReadyRoute,
         expires_at: MonoTime,
         now: MonoTime,
-        seq: u64,
+        current: impl Fn() -> bool,
     ) -> (Inserted, usize) {
-        if self.invalidation_seq() != seq {
+        if !current() {
             return (Inserted::Superseded, 0);
         }
         let done = self.insert(key, route, expires_at, now);
-        if self.invalidation_seq() != seq {
+        if !current() {
             // An invalidation raced the insert: take back what we put in.
             self.remove_if_fence(key, &route.fence, now);
             return (Inserted::Superseded, done.1);
@@ -435,11 +438,15 @@ mod tests {
         let cache = RouteCache::new(10);
         let seq = cache.invalidation_seq();
         cache.note_invalidation();
-        let (done, _) = cache.insert_read(key("a"), route(1, 1), MonoTime(100), MonoTime(0), seq);
+        let current = || cache.invalidation_seq() == seq;
+        let (done, _) =
+            cache.insert_read(key("a"), route(1, 1), MonoTime(100), MonoTime(0), current);
         assert_eq!(done, Inserted::Superseded);
         assert!(cache.get(key("a"), MonoTime(0)).is_none());
         let seq = cache.invalidation_seq();
-        let (done, _) = cache.insert_read(key("a"), route(1, 1), MonoTime(100), MonoTime(0), seq);
+        let current = || cache.invalidation_seq() == seq;
+        let (done, _) =
+            cache.insert_read(key("a"), route(1, 1), MonoTime(100), MonoTime(0), current);
         assert_eq!(done, Inserted::Stored);
     }
 

@@ -519,21 +519,22 @@ impl Mesh {
         Ok(sent)
     }
 
-    /// Actor owner `rid` pushes `payload` from `actor` to the bound `session`.
+    /// Actor owner `rid` pushes `payload` from `actor` to the bound
+    /// `session`; false when no such binding is registered there.
     pub fn push(
         &mut self,
         rid: u64,
         actor: &ObjectKey,
         session: &SessionRef,
         payload: &[u8],
-    ) -> bool {
-        match self.node(rid).push(actor, session, payload) {
+    ) -> Result<bool, InputError> {
+        Ok(match self.node(rid).push(actor, session, payload)? {
             Some(frame) => {
                 self.post(NodeRid(rid), frame, Carried::Session);
                 true
             }
             None => false,
-        }
+        })
     }
 
     /// Session owner `rid` disconnects `session`: notifications to every

@@ -52,7 +52,7 @@ impl OwnedObject {
 /// Local ownership table; lock-free reads for admission.
 #[derive(Default)]
 pub(crate) struct Ownership {
-    objects: HashMap<ObjectKey, OwnedObject, foldhash::fast::FixedState>,
+    objects: HashMap<ObjectKey, OwnedObject, foldhash::fast::RandomState>,
 }
 
 impl Ownership {

@@ -6,7 +6,7 @@
 //! authority record, and caches only `ReadyRoute`.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -91,10 +91,14 @@ struct Flight {
     /// When the read was sent: the base of the admission deadline, which is
     /// therefore never later than the lease allows.
     started: MonoTime,
-    /// Cache invalidation sequence when the read was sent (moved up when
+    /// Mass-invalidation sequence when the read was sent (moved up when
     /// this read's own answer is the store recovery event: it is newer than
     /// the invalidation it caused).
     seq: AtomicU64,
+    /// An invalidation of this ID came while the read was in flight: its
+    /// answer may be older than that news, so it is not cached. Other IDs'
+    /// invalidations leave this read alone.
+    invalidated: AtomicBool,
     result: OnceCell<ReadResult>,
 }
 
@@ -177,10 +181,27 @@ impl Resolver {
                 Arc::new(Flight {
                     started: self.clock.now(),
                     seq: AtomicU64::new(self.cache.invalidation_seq()),
+                    invalidated: AtomicBool::new(false),
                     result: OnceCell::new(),
                 })
             })
             .clone()
+    }
+
+    /// An invalidation of `key` (stale route, relay notification): a read
+    /// of it in flight will not cache its answer. Call it before removing
+    /// the cache entry, so a read that caches in between is taken back.
+    pub(crate) fn invalidate_key(&self, key: KeyRef<'_>) {
+        let flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(flight) = flights.get(&key.to_owned()) {
+            flight.invalidated.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether nothing invalidated `flight`'s read since it started.
+    fn current(&self, flight: &Flight) -> bool {
+        self.cache.invalidation_seq() == flight.seq.load(Ordering::SeqCst)
+            && !flight.invalidated.load(Ordering::SeqCst)
     }
 
     /// Whoever finishes first removes the flight, so a later miss reads anew
@@ -232,7 +253,7 @@ impl Resolver {
             Err(e) => {
                 self.counters.store_failures.incr();
                 tracing::warn!(error = %e, "location store call failed");
-                self.health.failed();
+                self.health.failed(e);
                 false
             }
             Ok(epoch) => {
@@ -315,13 +336,9 @@ impl Resolver {
             .min(flight.started.after(max_age))
             .before(self.clock.coarse_slack());
         let now = self.clock.now();
-        let (_, evicted) = self.cache.insert_read(
-            key,
-            ready,
-            expires_at,
-            now,
-            flight.seq.load(Ordering::SeqCst),
-        );
+        let (_, evicted) = self
+            .cache
+            .insert_read(key, ready, expires_at, now, || self.current(flight));
         self.counters.evictions.add(evicted as u64);
     }
 

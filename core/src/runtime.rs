@@ -254,7 +254,7 @@ impl Runtime {
         reason: InvalidationReason,
     ) -> bool {
         let r = &self.inner.resolver;
-        r.cache.note_invalidation();
+        r.invalidate_key(target);
         let removed = r.cache.remove_if_fence(target, fence, r.clock.now());
         if removed {
             r.counters.invalidated(reason, 1);
@@ -273,7 +273,7 @@ impl Runtime {
 
     pub(crate) fn invalidate_relayed(&self, target: KeyRef<'_>, source: &RouteEnd) -> bool {
         let r = &self.inner.resolver;
-        r.cache.note_invalidation();
+        r.invalidate_key(target);
         let removed =
             r.cache
                 .remove_if_routed(target, source.node.rid, &source.fence, r.clock.now());

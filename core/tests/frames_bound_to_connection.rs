@@ -416,7 +416,11 @@ fn a_refresh_is_refused_on_another_connection_and_extends_at_most_one_owner_leas
 #[test]
 fn a_push_from_another_node_than_the_actor_owner_is_refused() {
     let (c, session, _) = bound_session(3, RoutingConfig::default());
-    let push = c.node(2).push(&actor("a"), &session, b"hi").expect("bound");
+    let push = c
+        .node(2)
+        .push(&actor("a"), &session, b"hi")
+        .expect("within the bound")
+        .expect("bound");
     refused(c.node(1).on_frame(rid(3), &push.bytes));
     assert!(matches!(
         c.node(1).on_frame(rid(2), &push.bytes),

@@ -612,7 +612,11 @@ fn actor_push_uses_the_stored_binding_route_without_querying_the_location_store(
 
     let mut frames = Vec::new();
     for i in 0..10u8 {
-        let frame = c.node(2).push(&key, &session, &[i]).expect("a binding");
+        let frame = c
+            .node(2)
+            .push(&key, &session, &[i])
+            .expect("within the bound")
+            .expect("a binding");
         assert_eq!(frame.to, session.owner, "on the binding");
         frames.push(frame);
     }
@@ -638,7 +642,7 @@ fn actor_push_uses_the_stored_binding_route_without_querying_the_location_store(
 fn a_push_on_a_binding_the_session_no_longer_holds_is_ignored() {
     let (c, session) = bound_cluster(2, RoutingConfig::default(), &[("a1", 2)]);
     let key = actor("a1");
-    let late = c.node(2).push(&key, &session, b"old").unwrap();
+    let late = c.node(2).push(&key, &session, b"old").unwrap().unwrap();
     bound(&c, &actor_ref(&c, 2, "a1"));
     let trace = carry(&c, [late]);
     assert!(matches!(
@@ -1689,7 +1693,7 @@ fn disconnect_notifies_every_bound_actor_and_ends_the_bindings_there() {
     assert_eq!(notified, [(2, "a1"), (2, "a2"), (3, "a3")]);
     for (id, node) in [("a1", 2), ("a2", 2), ("a3", 3)] {
         assert!(c.node(node).bound_sessions(&actor(id)).is_empty(), "{id}");
-        assert_eq!(c.node(node).push(&actor(id), &session, b"x"), None);
+        assert_eq!(c.node(node).push(&actor(id), &session, b"x"), Ok(None));
     }
     assert_eq!(
         c.node(SESSION_OWNER)
@@ -2032,7 +2036,9 @@ fn a_new_incarnation_does_not_inherit_the_previous_incarnations_registrations() 
     c.node(2).activate(ACTOR, "a1").unwrap();
     assert!(c.node(2).bound_sessions(&key).is_empty(), "inherited");
     assert_eq!(
-        c.node(2).push(&key, &session, b"from the new incarnation"),
+        c.node(2)
+            .push(&key, &session, b"from the new incarnation")
+            .unwrap(),
         None
     );
 }

@@ -337,6 +337,7 @@ fn session_fail(e: SessionError) -> Fail {
         SessionError::Closing(_) => zlink_result::SessionClosing,
         SessionError::Sealed { .. } => zlink_result::BindingSealed,
         SessionError::NotBound { .. } => zlink_result::NotBound,
+        SessionError::PayloadTooLarge { .. } => zlink_result::TooLong,
     };
     Fail::new(code, e.to_string())
 }
@@ -655,7 +656,10 @@ pub unsafe extern "C" fn zlink_push(
         let session = unsafe { session.as_ref() }
             .ok_or_else(|| null("session"))?
             .to_core()?;
-        let frame = rt.core.push(&actor, &session, payload);
+        let frame = rt
+            .core
+            .push(&actor, &session, payload)
+            .map_err(input_fail)?;
         let done = frame.is_some();
         if let Some(frame) = frame {
             // SAFETY: checked above.

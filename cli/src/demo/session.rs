@@ -571,7 +571,7 @@ impl Play {
         let c = self.m.node(TARGET);
         let before = lookups(&c.stats());
         let push = c
-            .push(&self.refs[MOVER].actor, &self.session, PUSH.as_bytes())
+            .push(&self.refs[MOVER].actor, &self.session, PUSH.as_bytes())?
             .ok_or_else(|| Unexpected(format!("node-c should hold {mover}'s binding")))?;
         ensure!(
             push.to == self.session.owner && lookups(&c.stats()) == before,

@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::authority::AuthorityState;
 use crate::clock::MonoTime;
+use crate::error::InputError;
 use crate::ids::{
     BindingGeneration, BindingToken, NodeRid, ObjectKey, OperationId, RelocationId, SessionId,
 };
@@ -422,8 +423,25 @@ impl Runtime {
     }
 
     /// Pushes `payload` from `actor` to the bound Session `session` on the
-    /// binding (no lookup). `None` if no such binding is registered here.
+    /// binding (no lookup). `None` if no such binding is registered here;
+    /// an error if the payload is over the message bound.
     pub fn push(
+        &self,
+        actor: &ObjectKey,
+        session: &SessionRef,
+        payload: &[u8],
+    ) -> Result<Option<Outbound>, InputError> {
+        let max = self.inner().resolver.config.max_message_bytes();
+        if payload.len() > max {
+            return Err(InputError::PayloadTooLarge {
+                len: payload.len(),
+                max,
+            });
+        }
+        Ok(self.push_bound(actor, session, payload))
+    }
+
+    fn push_bound(
         &self,
         actor: &ObjectKey,
         session: &SessionRef,

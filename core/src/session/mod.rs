@@ -103,6 +103,14 @@ pub enum SessionError {
         /// The Actor.
         actor: ObjectKey,
     },
+    /// The payload is over the negotiated message bound: nothing was sent.
+    #[error("payload is {len} bytes, over the {max}-byte message bound")]
+    PayloadTooLarge {
+        /// Its length.
+        len: usize,
+        /// The bound.
+        max: usize,
+    },
 }
 
 /// A Session-side event `on_frame` reports.
@@ -267,6 +275,13 @@ impl Runtime {
         kind: RelayKind,
         payload: &[u8],
     ) -> Result<SessionSend, SessionError> {
+        let max = self.inner().resolver.config.max_message_bytes();
+        if payload.len() > max {
+            return Err(SessionError::PayloadTooLarge {
+                len: payload.len(),
+                max,
+            });
+        }
         let now = self.clock().now();
         let mut sessions = self.inner().sessions.lock();
         let state = sessions

@@ -244,10 +244,10 @@ impl<'a> Reader<'a> {
     }
 
     fn array<const N: usize>(&mut self, field: &'static str) -> Result<[u8; N], WireError> {
-        Ok(self
-            .take(N, field)?
+        // `take` returns exactly N bytes; no length is trusted with a panic.
+        self.take(N, field)?
             .try_into()
-            .expect("take returned N bytes"))
+            .map_err(|_| WireError::Truncated { field, needed: N })
     }
 
     pub(super) fn u8(&mut self, field: &'static str) -> Result<u8, WireError> {

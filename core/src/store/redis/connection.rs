@@ -4,6 +4,7 @@
 
 use std::hash::BuildHasher;
 use std::sync::Arc;
+use std::time::Duration;
 
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::ClusterClientBuilder;
@@ -95,16 +96,17 @@ impl Conn {
         target: &Target,
         options: &RedisOptions,
     ) -> Result<Conn, StoreError> {
+        let fail = |e| store_error(e, options.connect_timeout);
         let connect = async {
             match target {
                 Target::Single(url) => {
-                    let client = redis::Client::open(url.as_str()).map_err(store_error)?;
+                    let client = redis::Client::open(url.as_str()).map_err(fail)?;
                     let config = ConnectionManagerConfig::new()
                         .set_connection_timeout(Some(options.connect_timeout))
                         .set_response_timeout(Some(options.response_timeout))
                         .set_number_of_retries(2);
                     let conn = client.get_connection_manager_with_config(config).await;
-                    conn.map(Conn::Single).map_err(store_error)
+                    conn.map(Conn::Single).map_err(fail)
                 }
                 Target::Cluster(seeds) => {
                     let client = ClusterClientBuilder::new(seeds.iter().map(String::as_str))
@@ -112,12 +114,12 @@ impl Conn {
                         .response_timeout(options.response_timeout)
                         .retries(2)
                         .build()
-                        .map_err(store_error)?;
+                        .map_err(fail)?;
                     client
                         .get_async_connection()
                         .await
                         .map(Conn::Cluster)
-                        .map_err(store_error)
+                        .map_err(fail)
                 }
             }
         };
@@ -137,7 +139,7 @@ impl Conn {
 
     /// A number that changes when any primary restarts or fails over: a hash
     /// of every primary's `run_id`.
-    pub(super) async fn run_ids(mut self) -> Result<u64, StoreError> {
+    pub(super) async fn run_ids(mut self, limit: Duration) -> Result<u64, StoreError> {
         let mut info = redis::cmd("INFO");
         info.arg("server");
         let answer = match &mut self {
@@ -147,7 +149,7 @@ impl Conn {
                 c.route_command(info, all).await
             }
         }
-        .map_err(store_error)?;
+        .map_err(|e| store_error(e, limit))?;
         let mut text = String::new();
         collect_text(&answer, &mut text);
         let mut ids: Vec<&str> = text
@@ -208,10 +210,17 @@ impl ConnectionLike for Conn {
     }
 }
 
-/// Transient trouble (the server is away, busy, loading, failing over) is
-/// `Unreachable`: retry later. Anything else is `Protocol`.
-pub(super) fn store_error(e: RedisError) -> StoreError {
+/// A response that did not come in time is `Timeout` (the connection held:
+/// a slow or paused server). Transient trouble (the server is away, busy,
+/// loading, failing over) is `Unreachable`: retry later. Anything else is
+/// `Protocol`.
+pub(super) fn store_error(e: RedisError, limit: Duration) -> StoreError {
     let text: Arc<str> = e.to_string().into();
+    if e.is_timeout() {
+        return StoreError::Timeout {
+            millis: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+        };
+    }
     let transient = [
         "LOADING",
         "BUSY",
@@ -221,8 +230,7 @@ pub(super) fn store_error(e: RedisError) -> StoreError {
         "MOVED",
         "ASK",
     ];
-    if e.is_timeout()
-        || e.is_io_error()
+    if e.is_io_error()
         || e.is_connection_dropped()
         || e.is_connection_refusal()
         || e.is_cluster_error()

@@ -70,6 +70,8 @@ pub struct RedisStore {
     scripts: Arc<Scripts>,
     prefix: String,
     epoch: Arc<AtomicU64>,
+    /// The client's response timeout: what a `Timeout` reports.
+    response_timeout: Duration,
     io: Option<tokio::runtime::Runtime>,
 }
 
@@ -120,12 +122,13 @@ impl RedisStore {
                 StoreError::Unreachable(format!("cannot start the store's I/O thread: {e}").into())
             })?;
         let conn = io.block_on(Conn::connect(&target, &options))?;
-        let first = io.block_on(conn.clone().run_ids())?;
+        let first = io.block_on(conn.clone().run_ids(options.response_timeout))?;
         let epoch = Arc::new(AtomicU64::new(first));
         io.spawn(watch_epoch(
             conn.clone(),
             epoch.clone(),
             options.epoch_check_interval,
+            options.response_timeout,
         ));
         Ok(RedisStore {
             id,
@@ -133,6 +136,7 @@ impl RedisStore {
             scripts: Arc::new(Scripts::new()),
             prefix: options.prefix,
             epoch,
+            response_timeout: options.response_timeout,
             io: Some(io),
         })
     }
@@ -177,7 +181,7 @@ impl RedisStore {
             .expect("the I/O runtime is only taken by Drop")
             .handle()
             .clone();
-        let here = self.id;
+        let (here, limit) = (self.id, self.response_timeout);
         let call = async move {
             let mut call = script(&scripts).key(redis_key);
             for arg in args {
@@ -193,7 +197,10 @@ impl RedisStore {
                     .await
                     .map_err(|e| StoreError::Unreachable(format!("store task ended: {e}").into()))?
             };
-            decode(&raw.map_err(connection::store_error)?, claimed)
+            decode(
+                &raw.map_err(|e| connection::store_error(e, limit))?,
+                claimed,
+            )
         }
     }
 
@@ -244,14 +251,14 @@ fn fenced(f: WriteFence) -> Claimed {
 }
 
 /// Re-reads the server's run id(s) every `every`; a change is a new epoch.
-async fn watch_epoch(conn: Conn, epoch: Arc<AtomicU64>, every: Duration) {
+async fn watch_epoch(conn: Conn, epoch: Arc<AtomicU64>, every: Duration, limit: Duration) {
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
         // An unreachable server is seen by the calls themselves; keep the
         // last epoch until the run id can be read again.
-        if let Ok(now) = conn.clone().run_ids().await {
+        if let Ok(now) = conn.clone().run_ids(limit).await {
             epoch.store(now, Ordering::Relaxed);
         }
     }
