@@ -293,7 +293,7 @@ pub(crate) struct PyRedisStore {
 #[pymethods]
 impl PyRedisStore {
     #[new]
-    #[pyo3(signature = (url, *, prefix = "zlink", connect_timeout = 2_000, response_timeout = 2_000, epoch_check_interval = 1_000))]
+    #[pyo3(signature = (url, *, prefix = "zlink", connect_timeout = 2_000, response_timeout = 2_000, epoch_check_interval = 1_000, tombstone_retention = 3_600_000))]
     fn new(
         py: Python<'_>,
         url: &str,
@@ -301,12 +301,14 @@ impl PyRedisStore {
         connect_timeout: u64,
         response_timeout: u64,
         epoch_check_interval: u64,
+        tombstone_retention: u64,
     ) -> PyResult<Self> {
         let options = RedisOptions {
             prefix: prefix.to_owned(),
             connect_timeout: Duration::from_millis(connect_timeout),
             response_timeout: Duration::from_millis(response_timeout),
             epoch_check_interval: Duration::from_millis(epoch_check_interval),
+            tombstone_retention: Duration::from_millis(tombstone_retention),
         };
         let owned = url.to_owned();
         let store = py

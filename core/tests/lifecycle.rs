@@ -557,11 +557,13 @@ fn faulty_store_outage_refuses_writes_without_reaching_the_store() {
     assert_eq!(inner_read("other"), None);
     let renewed = a.renew_lease(KIND, "room").expect("writes work again");
     assert!(renewed.store_version > before.store_version);
+    // Generations come from one store-wide counter: "room" took 1, so the
+    // refused create, had it reached the store, would have taken 2.
     assert_eq!(
         b.activate(KIND, "other")
             .expect("create works again")
             .object_generation,
-        ObjectGeneration(1)
+        ObjectGeneration(2)
     );
 }
 
@@ -658,13 +660,13 @@ fn faulty_store_write_while_down_does_not_reach_the_inner_store() {
             "the record is as before the outage"
         );
         assert_eq!(inner.read(key("fresh")).await.expect("read").value, None);
-        // Had the refused create reached the store, this would not be the
-        // first incarnation.
+        // Generations come from one store-wide counter and "room" took 1:
+        // had the refused create reached the store, this would be 3.
         let fresh = faulty
             .create(key("fresh"), claim, ProposalId(9))
             .await
             .expect("create");
-        assert_eq!(fresh.value.object_generation, ObjectGeneration(1));
+        assert_eq!(fresh.value.object_generation, ObjectGeneration(2));
         let moved = faulty
             .transfer_owner(key("room"), fence, claim, ProposalId(10))
             .await

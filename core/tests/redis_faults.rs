@@ -281,3 +281,44 @@ fn a_paused_cluster_yields_store_failure_in_time_and_recovers() {
         "a pause is no recovery event: the cache stays"
     );
 }
+
+#[test]
+fn a_released_objects_tombstone_expires_and_its_id_never_reuses_a_generation() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let options = RedisOptions {
+        tombstone_retention: Duration::from_millis(300),
+        ..quick_options()
+    };
+    let store = Arc::new(RedisStore::open_with(&server.url(), options).expect("connects"));
+    let redis_key = store.key_of(KeyRef {
+        kind: ACTOR,
+        id: "churn",
+    });
+    let (owner, _) = pair(store);
+    let first = owner.activate(ACTOR, "churn").unwrap().object_generation;
+    owner.begin_release(ACTOR, "churn").unwrap();
+    owner.complete_release(ACTOR, "churn").unwrap();
+    let ttl: i64 = server
+        .cli(&["PTTL", &redis_key])
+        .unwrap()
+        .trim()
+        .parse()
+        .expect("a TTL");
+    assert!(
+        (1..=300).contains(&ttl),
+        "the tombstone expires: PTTL {ttl}"
+    );
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(server.cli(&["EXISTS", &redis_key]).unwrap().trim(), "0");
+    let again = owner.activate(ACTOR, "churn").unwrap();
+    assert!(
+        again.object_generation > first,
+        "{:?} after {first:?}",
+        again.object_generation
+    );
+    assert_eq!(
+        server.cli(&["PTTL", &redis_key]).unwrap().trim(),
+        "-1",
+        "a live object's key does not expire"
+    );
+}

@@ -480,3 +480,87 @@ fn a_million_hostile_notification_keys_stay_within_the_dedup_bounds() {
     assert!(t.dedup_entries <= 4_096, "{t:?}");
     assert!(t.dedup_evictions >= MILLION - 4_096, "{t:?}");
 }
+
+// ---- released objects' tombstones ------------------------------------------
+
+fn claim(node: u64) -> OwnerClaim {
+    OwnerClaim {
+        mesh: MeshName::new("m").expect("valid"),
+        node: NodeRid(node),
+        node_generation: NodeGeneration(1),
+        lease_generation: OwnerLeaseGeneration(1),
+        lease_millis: 60_000,
+    }
+}
+
+/// Creates and releases `id`: returns the generation it had.
+async fn churn(store: &MemoryStore, id: &str, proposal: &mut u64) -> ObjectGeneration {
+    let key = KeyRef { kind: ACTOR, id };
+    let mut next = || {
+        *proposal += 1;
+        ProposalId(*proposal)
+    };
+    let created = store
+        .create(key, claim(1), next())
+        .await
+        .expect("create")
+        .value;
+    let fence = created.write_fence();
+    store
+        .begin_release(key, fence, next())
+        .await
+        .expect("begin");
+    store
+        .complete_release(key, fence, next())
+        .await
+        .expect("complete");
+    created.object_generation
+}
+
+#[test]
+fn a_million_released_ids_leave_only_the_tombstones_of_one_retention() {
+    let clock = ManualClock::new();
+    let store = MemoryStore::with_clock(std::sync::Arc::new(clock.clone()))
+        .with_retention(Duration::from_secs(1));
+    let executor = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("an executor");
+    let mut proposal = 0;
+    let mut most = 0;
+    let mut last = ObjectGeneration::default();
+    executor.block_on(async {
+        for i in 0..MILLION {
+            // One release per ms: 1,000 per retention.
+            clock.advance(Duration::from_millis(1));
+            let generation = churn(&store, &format!("id-{i}"), &mut proposal).await;
+            assert!(generation > last, "generations come from one counter");
+            last = generation;
+            most = most.max(store.len());
+        }
+    });
+    assert!(most <= 1_001, "the store held {most} IDs");
+}
+
+#[test]
+fn a_generation_never_repeats_for_an_id_after_its_tombstone_expired() {
+    let clock = ManualClock::new();
+    let store = MemoryStore::with_clock(std::sync::Arc::new(clock.clone()))
+        .with_retention(Duration::from_secs(1));
+    let executor = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("an executor");
+    let mut proposal = 0;
+    executor.block_on(async {
+        let first = churn(&store, "x", &mut proposal).await;
+        assert_eq!(store.len(), 1, "the tombstone stays for the retention");
+        clock.advance(Duration::from_millis(1_001));
+        churn(&store, "other", &mut proposal).await;
+        assert_eq!(
+            store.len(),
+            1,
+            "x's tombstone expired: only other's is left"
+        );
+        let again = churn(&store, "x", &mut proposal).await;
+        assert!(again > first, "{again:?} after {first:?}");
+    });
+}

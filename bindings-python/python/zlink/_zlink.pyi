@@ -126,6 +126,7 @@ class RedisStore:
         connect_timeout: int = 2000,
         response_timeout: int = 2000,
         epoch_check_interval: int = 1000,
+        tombstone_retention: int = 3600000,
     ) -> RedisStore: ...
 
 @disjoint_base

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 use zlink_core::mesh::Mesh;
-use zlink_core::wire::{RelayKind, SessionRef};
+use zlink_core::wire::{ActorRoute, RelayKind, SessionRef};
 use zlink_core::{
     ActorRef, BindingRoute, Inbound, NodeRid, ObjectKind, RoutingConfig, SessionError,
     SessionEvent, SessionId, SessionSend, Stats,
@@ -439,8 +439,17 @@ impl Play {
             "node-a should bind without any store read or cache lookup ({owner_lookups})"
         );
         let first = bound[0].route;
+        // Each actor is its own incarnation (one store-wide generation
+        // counter); they share the owner, its tenure and its lease.
+        let tenure = |r: &ActorRoute| {
+            (
+                r.owner,
+                r.authority_owner_generation,
+                r.owner_lease_generation,
+            )
+        };
         ensure!(
-            bound.iter().all(|b| b.route == first),
+            bound.iter().all(|b| tenure(&b.route) == tenure(&first)),
             "the three actors share one owner and its fences: {bound:?}"
         );
         n.say(format_args!(
@@ -448,8 +457,12 @@ impl Play {
             ACTORS.join(", ")
         ));
         n.say(format_args!(
-            "node-a stores each route as its bind reply verified it: node-b, object gen {}, owner gen {}, lease gen {}, {}ms of lease left (an ActorRef carries none); no store read, no cache lookup",
-            first.object_generation,
+            "node-a stores each route as its bind reply verified it: node-b, object gens {}, owner gen {}, lease gen {}, {}ms of lease left (an ActorRef carries none); no store read, no cache lookup",
+            bound
+                .iter()
+                .map(|b| b.route.object_generation.to_string())
+                .collect::<Vec<_>>()
+                .join("/"),
             first.authority_owner_generation,
             first.owner_lease_generation,
             first.lease_remaining_ms,

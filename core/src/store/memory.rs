@@ -1,9 +1,10 @@
 //! The embedded Location Store: the default when no Redis is configured, and
 //! the store every in-process runtime of a mesh shares.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::ready;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use super::{LocationStore, Observed, StoreFuture, WriteError, WriteFuture, WriteRejection};
 use crate::authority::{
@@ -16,8 +17,9 @@ use crate::ids::{
 };
 use crate::peer::{Endpoint, PeerDescriptor};
 
-/// What the store keeps per ID. The counters outlive the record so a
-/// re-created object gets a higher generation and version than any before.
+/// What the store keeps per ID. After a release the slot is a tombstone:
+/// its version and proposal outlive the record for the retention, so a
+/// replayed release is recognised and versions keep rising.
 #[derive(Debug, Default)]
 struct Slot {
     record: Option<AuthorityRecord>,
@@ -25,15 +27,52 @@ struct Slot {
     last_version: StoreVersion,
     /// The proposal of the last applied write, kept after a release too.
     last_proposal: ProposalId,
+    /// When the record was released (the slot is a tombstone since).
+    released_at: Option<StoreTime>,
+}
+
+/// Every slot, the store-wide generation counter and the tombstones in the
+/// order they expire.
+#[derive(Debug, Default)]
+struct Slots {
+    map: HashMap<ObjectKey, Slot>,
+    /// The last ObjectGeneration handed out, by any ID: drawn from one
+    /// counter, a generation never repeats, even for an ID whose tombstone
+    /// is gone.
+    last_generation: ObjectGeneration,
+    /// (release time, ID), oldest first: one retention apart from expiry.
+    tombstones: VecDeque<(StoreTime, ObjectKey)>,
+}
+
+impl Slots {
+    /// Drops the tombstones released at or before `before`.
+    fn sweep(&mut self, before: StoreTime) {
+        while let Some((at, _)) = self.tombstones.front()
+            && *at <= before
+        {
+            let Some((at, key)) = self.tombstones.pop_front() else {
+                break;
+            };
+            // Re-created (or released again later) since: not this tombstone.
+            if self
+                .map
+                .get(&key)
+                .is_some_and(|s| s.released_at == Some(at))
+            {
+                self.map.remove(&key);
+            }
+        }
+    }
 }
 
 /// An in-memory Location Store, safe to share between runtimes and threads.
 /// Its clock is the store clock lease expiries are measured on.
 pub struct MemoryStore {
-    slots: Mutex<HashMap<ObjectKey, Slot>>,
+    slots: Mutex<Slots>,
     descriptors: Mutex<HashMap<Endpoint, PeerDescriptor>>,
     clock: Arc<dyn Clock>,
     epoch: StoreEpoch,
+    retention: Duration,
 }
 
 impl MemoryStore {
@@ -46,11 +85,34 @@ impl MemoryStore {
     /// runtimes in tests).
     pub fn with_clock(clock: Arc<dyn Clock>) -> Self {
         MemoryStore {
-            slots: Mutex::new(HashMap::new()),
+            slots: Mutex::new(Slots::default()),
             descriptors: Mutex::new(HashMap::new()),
             clock,
             epoch: StoreEpoch(1),
+            retention: super::DEFAULT_TOMBSTONE_RETENTION,
         }
+    }
+
+    /// Keeps a released object's tombstone for `retention` (default
+    /// [`DEFAULT_TOMBSTONE_RETENTION`](super::DEFAULT_TOMBSTONE_RETENTION))
+    /// instead.
+    pub fn with_retention(mut self, retention: Duration) -> Self {
+        self.retention = retention;
+        self
+    }
+
+    /// IDs the store holds now: records and tombstones not yet expired.
+    pub fn len(&self) -> usize {
+        self.slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .map
+            .len()
+    }
+
+    /// Whether the store holds no ID at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     fn now(&self) -> StoreTime {
@@ -69,20 +131,32 @@ impl MemoryStore {
     fn write<T>(
         &self,
         key: KeyRef<'_>,
-        apply: impl FnOnce(&mut Slot, StoreTime) -> Result<T, WriteRejection>,
+        apply: impl FnOnce(&mut Slot, &mut ObjectGeneration, StoreTime) -> Result<T, WriteRejection>,
     ) -> WriteFuture<'_, Observed<T>>
     where
         T: Send + 'static,
     {
         let now = self.now();
+        let retention = u64::try_from(self.retention.as_millis()).unwrap_or(u64::MAX);
         let result = {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            slots.sweep(StoreTime(now.0.saturating_sub(retention)));
+            let Slots {
+                map,
+                last_generation,
+                tombstones,
+            } = &mut *slots;
             let owned = key.to_owned();
-            let slot = slots.entry(owned.clone()).or_default();
-            let result = apply(slot, now);
+            let slot = map.entry(owned.clone()).or_default();
+            let was_tombstone = slot.released_at;
+            let result = apply(slot, last_generation, now);
             if slot.last_version == StoreVersion::default() {
                 // A refused write to an ID never written: keep no empty slot.
-                slots.remove(&owned);
+                map.remove(&owned);
+            } else if slot.released_at != was_tombstone
+                && let Some(at) = slot.released_at
+            {
+                tombstones.push_back((at, owned));
             }
             result
         };
@@ -151,13 +225,13 @@ impl MemoryStore {
         &self,
         key: KeyRef<'_>,
         proposal: ProposalId,
-        change: impl FnOnce(&mut Slot, StoreTime) -> Result<(), WriteRejection>,
+        change: impl FnOnce(&mut Slot, &mut ObjectGeneration, StoreTime) -> Result<(), WriteRejection>,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write(key, move |slot, now| {
+        self.write(key, move |slot, generations, now| {
             if let Some(applied) = slot.record.filter(|r| r.last_proposal == proposal) {
                 return Ok(applied);
             }
-            change(slot, now)?;
+            change(slot, generations, now)?;
             Ok(stamp(slot, proposal))
         })
     }
@@ -204,7 +278,7 @@ impl LocationStore for MemoryStore {
     fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {
         let record = {
             let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-            slots.get(&key.to_owned()).and_then(|slot| slot.record)
+            slots.map.get(&key.to_owned()).and_then(|slot| slot.record)
         };
         Box::pin(ready(Ok(self.observed(record))))
     }
@@ -215,14 +289,16 @@ impl LocationStore for MemoryStore {
         claim: OwnerClaim,
         proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write_record(key, proposal, move |slot, now| {
+        self.write_record(key, proposal, move |slot, generations, now| {
             if let Some(existing) = &slot.record {
                 return Err(WriteRejection::AlreadyExists {
                     state: existing.state,
                     current: existing.write_fence(),
                 });
             }
-            slot.last_object_generation = slot.last_object_generation.next();
+            *generations = generations.next();
+            slot.last_object_generation = *generations;
+            slot.released_at = None;
             slot.record = Some(AuthorityRecord {
                 state: AuthorityState::Creating,
                 object_generation: slot.last_object_generation,
@@ -241,7 +317,7 @@ impl LocationStore for MemoryStore {
         expect: WriteFence,
         proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write_record(key, proposal, move |slot, _| {
+        self.write_record(key, proposal, move |slot, _, _| {
             let record = checked(slot, expect)?;
             in_state(record, &[AuthorityState::Creating])?;
             record.state = AuthorityState::Ready;
@@ -256,7 +332,7 @@ impl LocationStore for MemoryStore {
         claim: OwnerClaim,
         proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write_record(key, proposal, move |slot, now| {
+        self.write_record(key, proposal, move |slot, _, now| {
             let record = checked(slot, expect)?;
             in_state(record, &[AuthorityState::Ready])?;
             record.owner = claim.granted_at(now);
@@ -273,7 +349,7 @@ impl LocationStore for MemoryStore {
         lease_millis: u64,
         proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write_record(key, proposal, move |slot, now| {
+        self.write_record(key, proposal, move |slot, _, now| {
             let record = checked(slot, expect)?;
             in_state(record, &[AuthorityState::Creating, AuthorityState::Ready])?;
             let held = record.owner.lease;
@@ -297,7 +373,7 @@ impl LocationStore for MemoryStore {
         expect: WriteFence,
         proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        self.write_record(key, proposal, move |slot, _| {
+        self.write_record(key, proposal, move |slot, _, _| {
             let record = checked(slot, expect)?;
             in_state(record, &[AuthorityState::Creating, AuthorityState::Ready])?;
             record.state = AuthorityState::Releasing;
@@ -311,7 +387,7 @@ impl LocationStore for MemoryStore {
         expect: WriteFence,
         proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<()>> {
-        self.write(key, move |slot, _| {
+        self.write(key, move |slot, _, now| {
             if slot.record.is_none()
                 && slot.last_proposal == proposal
                 && slot.last_version > StoreVersion(0)
@@ -321,6 +397,7 @@ impl LocationStore for MemoryStore {
             let record = checked(slot, expect)?;
             in_state(record, &[AuthorityState::Releasing])?;
             slot.record = None;
+            slot.released_at = Some(now);
             slot.last_version = slot.last_version.next();
             slot.last_proposal = proposal;
             Ok(())

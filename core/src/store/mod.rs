@@ -24,6 +24,13 @@ use crate::authority::{
 use crate::ids::{KeyRef, NodeGeneration, OwnerLeaseGeneration, ProposalId};
 use crate::peer::{Endpoint, PeerDescriptor};
 
+/// How long a released object's tombstone is kept by default: far longer
+/// than any cache entry (`route_cache_max_age`), Message Follow route
+/// (`message_follow_duration`) or in-flight frame of the old incarnation can
+/// live, so nothing of it can meet a re-created object, yet churn of unique
+/// IDs does not grow the store forever.
+pub const DEFAULT_TOMBSTONE_RETENTION: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// The future every store call returns: boxed so the trait can be used as
 /// `Arc<dyn LocationStore>`, whichever backend a host picks at run time.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;

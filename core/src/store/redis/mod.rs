@@ -48,6 +48,10 @@ pub struct RedisOptions {
     /// How often the server's run id is checked for a restart or failover.
     /// Default 1 s.
     pub epoch_check_interval: Duration,
+    /// How long a released object's tombstone (its last version and
+    /// proposal) is kept before the key expires. Default
+    /// [`DEFAULT_TOMBSTONE_RETENTION`](crate::store::DEFAULT_TOMBSTONE_RETENTION).
+    pub tombstone_retention: Duration,
 }
 
 impl Default for RedisOptions {
@@ -57,6 +61,7 @@ impl Default for RedisOptions {
             connect_timeout: Duration::from_secs(2),
             response_timeout: Duration::from_secs(2),
             epoch_check_interval: Duration::from_secs(1),
+            tombstone_retention: super::DEFAULT_TOMBSTONE_RETENTION,
         }
     }
 }
@@ -72,6 +77,8 @@ pub struct RedisStore {
     epoch: Arc<AtomicU64>,
     /// The client's response timeout: what a `Timeout` reports.
     response_timeout: Duration,
+    /// Milliseconds a tombstone is kept (at least 1).
+    retention_ms: u64,
     io: Option<tokio::runtime::Runtime>,
 }
 
@@ -137,6 +144,9 @@ impl RedisStore {
             prefix: options.prefix,
             epoch,
             response_timeout: options.response_timeout,
+            retention_ms: u64::try_from(options.tombstone_retention.as_millis())
+                .unwrap_or(u64::MAX)
+                .clamp(1, i64::MAX as u64),
             io: Some(io),
         })
     }
@@ -399,6 +409,7 @@ impl LocationStore for RedisStore {
     ) -> WriteFuture<'_, Observed<()>> {
         let mut args = fence_args(expect).to_vec();
         args.push(proposal.get().to_string());
+        args.push(self.retention_ms.to_string());
         let call = self.invoke(
             |s| &s.complete_release,
             self.key_of(key),

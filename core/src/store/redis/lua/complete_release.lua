@@ -1,5 +1,7 @@
--- ARGV: og, aog, prop. The record goes; the version, the last incarnation
--- and the proposal stay, so generations never repeat and a replay is seen.
+-- ARGV: og, aog, prop, retention_ms. The record goes; the version, the last
+-- incarnation and the proposal stay for the retention, so a replay is seen,
+-- then the whole key expires (create's time floor keeps generations from
+-- repeating after that).
 local h, now = KEYS[1], now_ms()
 local st, prop = unpack(redis.call('HMGET', h, 'st', 'prop'))
 if not st then
@@ -12,4 +14,5 @@ local bad = in_state(h, 'releasing')
 if bad then return bad end
 redis.call('HDEL', h, 'st', 'og', 'aog', 'mesh', 'rid', 'ngen', 'lgen', 'lexp')
 redis.call('HSET', h, 'ver', incr(redis.call('HGET', h, 'ver')), 'prop', ARGV[3])
+redis.call('PEXPIRE', h, ARGV[4])
 return {'released', fmt(now)}

@@ -5,7 +5,11 @@ if st then
   if prop == ARGV[6] then return record(h, now) end
   return reject('EXISTS', st, og, aog)
 end
-local gen = incr(redis.call('HGET', h, 'last_og'))
+-- The next generation of this ID, and never below the store's time in ms
+-- x 1000: after the tombstone (and last_og with it) expired, a new
+-- incarnation still gets a generation above every earlier one.
+local gen = dec_max(incr(redis.call('HGET', h, 'last_og')), fmt(now * 1000))
+redis.call('PERSIST', h)
 redis.call('HSET', h, 'st', 'creating', 'og', gen, 'last_og', gen, 'aog', '1',
   'mesh', ARGV[1], 'rid', ARGV[2], 'ngen', ARGV[3], 'lgen', ARGV[4],
   'lexp', fmt(now + tonumber(ARGV[5])))

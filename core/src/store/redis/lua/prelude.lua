@@ -35,6 +35,16 @@ local function record(h, now)
   return r
 end
 
+-- The larger of two canonical decimal strings.
+local function dec_max(a, b)
+  if #a ~= #b then
+    if #a > #b then return a end
+    return b
+  end
+  if a > b then return a end
+  return b
+end
+
 local function reject(code, a, b, c)
   return {'err', code, a or false, b or false, c or false}
 end
