@@ -2,11 +2,12 @@
 //! DESIGN §5.4), and what the sender does with a rejection.
 
 use crate::authority::AuthorityState;
-use crate::ids::{KeyRef, NodeRid, ObjectGeneration};
-use crate::resolve::UnavailableReason;
+use crate::clock::MonoTime;
+use crate::ids::{KeyRef, NodeIdentity, NodeRid, ObjectGeneration};
+use crate::ownership::OwnedObject;
+pub use crate::reason::StaleReason;
+use crate::reason::UnavailableReason;
 use crate::route::RouteFence;
-use crate::runtime::Runtime;
-use crate::stats::InvalidationReason;
 
 /// What an owner needs from an inbound direct message to admit it: the
 /// logical target, the node it was sent to, and the sender's route fence.
@@ -18,19 +19,6 @@ pub struct InboundDirect<'a> {
     pub to_node: NodeRid,
     /// The fence of the route the sender used.
     pub fence: RouteFence,
-}
-
-/// Why a route was judged stale by its target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StaleReason {
-    /// This node does not own the logical ID (or the object is not Ready).
-    NotOwner,
-    /// The message was routed to another node or node lifecycle.
-    NodeMismatch,
-    /// Same incarnation, but another authority owner generation.
-    OwnerGenerationMismatch,
-    /// Same incarnation, but another owner lease.
-    LeaseMismatch,
 }
 
 /// An admission refusal, sent back to the sender with the fence it used.
@@ -66,58 +54,45 @@ pub enum Admission {
     Reject(Rejection),
 }
 
-impl Runtime {
-    /// Admits or rejects an inbound direct message. Reads local state only.
-    pub fn admit(&self, msg: &InboundDirect<'_>) -> Admission {
-        let stale = |reason| {
-            Admission::Reject(Rejection::StaleRoute {
-                reason,
-                fence: msg.fence,
-            })
-        };
-        let me = self.identity();
-        // Routed to another node or an earlier lifecycle of this one: no
-        // state of this lifecycle (ownership, follow routes) applies.
-        if msg.to_node != me.rid || msg.fence.node_generation != me.generation {
-            return stale(StaleReason::NodeMismatch);
+/// Admits or rejects `msg` on node `me`, which holds `owned` for its target
+/// (if anything), at `now`. Reads nothing else.
+pub(crate) fn admit(
+    me: NodeIdentity,
+    owned: Option<OwnedObject>,
+    msg: &InboundDirect<'_>,
+    now: MonoTime,
+) -> Admission {
+    let stale = |reason| {
+        Admission::Reject(Rejection::StaleRoute {
+            reason,
+            fence: msg.fence,
+        })
+    };
+    // Routed to another node or an earlier lifecycle of this one: no state
+    // of this lifecycle (ownership, follow routes) applies.
+    if msg.to_node != me.rid || msg.fence.node_generation != me.generation {
+        return stale(StaleReason::NodeMismatch);
+    }
+    let Some(owned) = owned.filter(|o| o.state == AuthorityState::Ready) else {
+        return stale(StaleReason::NotOwner);
+    };
+    if msg.fence.object_generation == owned.object_generation {
+        if msg.fence.authority_owner_generation != owned.authority_owner_generation {
+            return stale(StaleReason::OwnerGenerationMismatch);
         }
-        let Some(owned) = self.ownership().get(msg.target) else {
-            return stale(StaleReason::NotOwner);
-        };
-        if owned.state != AuthorityState::Ready {
-            return stale(StaleReason::NotOwner);
-        }
-        if msg.fence.object_generation == owned.object_generation {
-            if msg.fence.authority_owner_generation != owned.authority_owner_generation {
-                return stale(StaleReason::OwnerGenerationMismatch);
-            }
-            if msg.fence.owner_lease_generation != owned.lease_generation {
-                return stale(StaleReason::LeaseMismatch);
-            }
-        }
-        // A different incarnation re-created by this owner is accepted by the
-        // current Ready object (§2.6); only the lease limits admission now.
-        if self.clock().now() >= owned.admission_deadline {
-            return Admission::Reject(Rejection::Unavailable {
-                reason: UnavailableReason::AdmissionDeadlinePassed,
-                fence: msg.fence,
-            });
-        }
-        Admission::Accept {
-            object_generation: owned.object_generation,
+        if msg.fence.owner_lease_generation != owned.lease_generation {
+            return stale(StaleReason::LeaseMismatch);
         }
     }
-
-    /// The sender's side of a rejection: a stale route is dropped from the
-    /// cache only if the entry still holds the rejected fence; either way the
-    /// operation ends `Unavailable` and is not resubmitted (§2.6).
-    pub fn on_rejection(&self, target: KeyRef<'_>, rejection: &Rejection) -> UnavailableReason {
-        match rejection {
-            Rejection::StaleRoute { fence, .. } => {
-                self.invalidate_fenced(target, fence, InvalidationReason::StaleRoute);
-                UnavailableReason::StaleRoute
-            }
-            Rejection::Unavailable { reason, .. } => *reason,
-        }
+    // A different incarnation re-created by this owner is accepted by the
+    // current Ready object (§2.6); only the lease limits admission now.
+    if now >= owned.admission_deadline {
+        return Admission::Reject(Rejection::Unavailable {
+            reason: UnavailableReason::AdmissionDeadlinePassed,
+            fence: msg.fence,
+        });
+    }
+    Admission::Accept {
+        object_generation: owned.object_generation,
     }
 }

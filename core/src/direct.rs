@@ -4,11 +4,11 @@
 use std::time::Duration;
 
 use crate::error::InputError;
-use crate::ids::ObjectKind;
-use crate::resolve::{Resolution, UnavailableReason};
+use crate::ids::{KeyRef, ObjectKind};
+use crate::reason::UnavailableReason;
+use crate::resolve::{Resolution, Resolver};
 use crate::retry::backoff;
 use crate::route::ReadyRoute;
-use crate::runtime::{Inner, Runtime};
 use crate::store::StoreError;
 
 /// Options of one direct call.
@@ -48,17 +48,29 @@ pub enum DirectSend {
     StoreFailure(StoreError),
 }
 
-impl Inner {
-    async fn send_direct(&self, kind: ObjectKind, id: &str, options: SendOptions) -> DirectSend {
-        let key = crate::ids::KeyRef { kind, id };
-        let clock = &self.resolver.clock;
+/// Checks a direct call's options against its kind.
+pub(crate) fn check_send(kind: ObjectKind, options: SendOptions) -> Result<(), InputError> {
+    if options.instance_intent && kind == ObjectKind::Actor {
+        return Err(InputError::InstanceIntentOnActor);
+    }
+    if options.deadline.is_zero() {
+        return Err(InputError::ZeroDeadline);
+    }
+    Ok(())
+}
+
+impl Resolver {
+    /// Decides a direct call to `key`: each resolver tag to its one
+    /// receiver, a store failure retried within the deadline and attempts.
+    pub(crate) async fn send_direct(&self, key: KeyRef<'_>, options: SendOptions) -> DirectSend {
+        let clock = &self.clock;
         let deadline = clock.now().after(options.deadline);
-        let attempts = self.resolver.config.get().store_attempts;
+        let attempts = self.config.get().store_attempts;
         let mut attempt = 1;
         loop {
-            let resolution = match self.resolver.lookup_cached(key) {
+            let resolution = match self.lookup_cached(key) {
                 Some(route) => Resolution::ReadyRoute(route),
-                None => self.resolver.resolve_from_store(key).await,
+                None => self.resolve_from_store(key).await,
             };
             match resolution {
                 Resolution::ReadyRoute(route) => return DirectSend::Submit(route),
@@ -77,36 +89,5 @@ impl Inner {
                 }
             }
         }
-    }
-}
-
-impl Runtime {
-    /// Decides a Spot/Actor direct call by global ID alone (§2.1): no owner,
-    /// generation or reference is taken as a target. A cache hit decides
-    /// without the store; a store failure is retried within the deadline.
-    pub fn send_direct(
-        &self,
-        kind: ObjectKind,
-        id: &str,
-        options: SendOptions,
-    ) -> Result<DirectSend, InputError> {
-        self.check_send(kind, options)?;
-        let key = self.key(kind, id)?;
-        if let Some(route) = self.inner().resolver.lookup_cached(key) {
-            return Ok(DirectSend::Submit(route));
-        }
-        let inner = self.inner().clone();
-        let id = id.to_owned();
-        Ok(self.block_on(async move { inner.send_direct(kind, &id, options).await }))
-    }
-
-    fn check_send(&self, kind: ObjectKind, options: SendOptions) -> Result<(), InputError> {
-        if options.instance_intent && kind == ObjectKind::Actor {
-            return Err(InputError::InstanceIntentOnActor);
-        }
-        if options.deadline.is_zero() {
-            return Err(InputError::ZeroDeadline);
-        }
-        Ok(())
     }
 }

@@ -24,6 +24,7 @@ pub mod mesh;
 mod outbound;
 mod ownership;
 mod peer;
+mod reason;
 mod recovery;
 pub mod relocation;
 mod reply;

@@ -16,47 +16,14 @@ use crate::authority::{AuthorityRecord, AuthorityState};
 use crate::cache::RouteCache;
 use crate::clock::{Clock, MonoTime};
 use crate::config::LiveConfig;
-use crate::ids::{KeyRef, ObjectKey};
+use crate::ids::{KeyRef, NodeRid, ObjectKey, OwnerLeaseGeneration, StoreVersion};
 use crate::liveness::OwnerLiveness;
+pub use crate::reason::UnavailableReason;
 use crate::recovery::StoreHealth;
-use crate::route::ReadyRoute;
+use crate::route::{ReadyRoute, RouteFence};
 use crate::stats::{Counters, InvalidationReason};
 use crate::store::{LocationStore, Observed, StoreError};
-
-/// Why an object whose authority exists cannot take messages now. The
-/// operation ends `Unavailable` (terminal completion mapper, §2.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UnavailableReason {
-    /// The object is still being created.
-    Creating,
-    /// The object is being released.
-    Releasing,
-    /// The owner lease has expired on the store's clock.
-    LeaseExpired,
-    /// The owner lease was invalidated (the owner process lifecycle ended).
-    OwnerNotLive,
-    /// The owner rejected the route as stale; the operation is not resubmitted.
-    StaleRoute,
-    /// The owner's local admission deadline has passed.
-    AdmissionDeadlinePassed,
-    /// A Message Follow chain reached `max_follow_hops` (or looped).
-    FollowHopLimit,
-}
-
-impl UnavailableReason {
-    /// The PascalCase name used in logs, JSON and host bindings.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            UnavailableReason::Creating => "Creating",
-            UnavailableReason::Releasing => "Releasing",
-            UnavailableReason::LeaseExpired => "LeaseExpired",
-            UnavailableReason::OwnerNotLive => "OwnerNotLive",
-            UnavailableReason::StaleRoute => "StaleRoute",
-            UnavailableReason::AdmissionDeadlinePassed => "AdmissionDeadlinePassed",
-            UnavailableReason::FollowHopLimit => "FollowHopLimit",
-        }
-    }
-}
+use crate::wire::RouteEnd;
 
 /// The resolver's closed result (§2.2). Each tag has exactly one receiver.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,10 +71,10 @@ struct Flight {
 
 /// Turns global IDs into resolutions; owns the cache and its invalidations.
 pub(crate) struct Resolver {
-    pub(crate) cache: RouteCache,
-    pub(crate) counters: Counters,
-    pub(crate) health: StoreHealth,
-    pub(crate) liveness: OwnerLiveness,
+    cache: RouteCache,
+    counters: Counters,
+    health: StoreHealth,
+    liveness: OwnerLiveness,
     pub(crate) store: Arc<dyn LocationStore>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) config: Arc<LiveConfig>,
@@ -166,6 +133,75 @@ impl Resolver {
         self.leave_flight(key, &flight);
         self.count(&resolution);
         resolution
+    }
+
+    /// The runtime's counters (every machine counts here).
+    pub(crate) fn counters(&self) -> &Counters {
+        &self.counters
+    }
+
+    /// Every counter, with the cache's size now.
+    pub(crate) fn snapshot(&self) -> crate::stats::Stats {
+        self.counters.snapshot(self.cache.len())
+    }
+
+    /// A stale-route result for `target`: its entry goes only if it still
+    /// holds `fence`, so a newer route stays.
+    pub(crate) fn invalidate_fenced(
+        &self,
+        target: KeyRef<'_>,
+        fence: &RouteFence,
+        reason: InvalidationReason,
+    ) -> bool {
+        self.invalidate_key(target);
+        let removed = self.cache.remove_if_fence(target, fence, self.clock.now());
+        if removed {
+            self.counters.invalidated(reason, 1);
+            tracing::debug!(kind = %target.kind, id = target.id, reason = reason.as_str(), "route cache entry removed");
+        }
+        removed
+    }
+
+    /// A relay notification (§2.2, §2.5): the entry of `target` goes only if
+    /// it routes to the relay's source node for the same object and
+    /// authority generation, so a newer route is never cleared.
+    pub(crate) fn invalidate_relayed(&self, target: KeyRef<'_>, source: &RouteEnd) -> bool {
+        self.invalidate_key(target);
+        let removed =
+            self.cache
+                .remove_if_routed(target, source.node.rid, &source.fence, self.clock.now());
+        if removed {
+            self.counters
+                .invalidated(InvalidationReason::RelayNotification, 1);
+        }
+        removed
+    }
+
+    /// This node's own write confirmed `version` for `key`: an entry read
+    /// from an older version goes.
+    pub(crate) fn confirmed_version(&self, key: KeyRef<'_>, version: StoreVersion) {
+        if self.cache.remove_older_than(key, version, self.clock.now()) {
+            self.counters
+                .invalidated(InvalidationReason::HigherStoreVersion, 1);
+        }
+    }
+
+    /// The object was released: nothing cached for it can be current.
+    pub(crate) fn forget(&self, key: KeyRef<'_>) {
+        self.invalidate_key(key);
+        self.cache.remove(key);
+    }
+
+    /// Owner-lease invalidation: every cached route under `lease` of `node`
+    /// goes, and records still naming it resolve `Unavailable(OwnerNotLive)`.
+    pub(crate) fn owner_lease_ended(&self, node: NodeRid, lease: OwnerLeaseGeneration) -> usize {
+        self.liveness.end(node, lease);
+        self.cache.note_invalidation();
+        let removed = self.cache.remove_owner_lease(node, lease);
+        self.counters
+            .invalidated(InvalidationReason::OwnerLeaseInvalidated, removed as u64);
+        tracing::info!(%node, %lease, removed, "owner lease invalidated");
+        removed
     }
 
     /// Store reads in flight now.

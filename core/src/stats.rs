@@ -283,15 +283,29 @@ pub(crate) struct RequestCounters {
 }
 
 impl RequestCounters {
-    pub(crate) fn ended(&self, outcome: &crate::reply::Outcome) {
-        use crate::reply::Outcome;
-        match outcome {
-            Outcome::Reply(_) => self.replies.incr(),
-            Outcome::Error(_) => self.errors.incr(),
-            Outcome::Timeout => self.timeouts.incr(),
-            Outcome::Cancelled => self.cancelled.incr(),
-            Outcome::Shutdown => self.shutdown.incr(),
-        }
+    /// A request ended with a reply.
+    pub(crate) fn replied(&self) {
+        self.replies.incr();
+    }
+
+    /// A request ended with an error reply or a route error.
+    pub(crate) fn errored(&self) {
+        self.errors.incr();
+    }
+
+    /// A request ended by its deadline.
+    pub(crate) fn timed_out(&self) {
+        self.timeouts.incr();
+    }
+
+    /// A request was cancelled.
+    pub(crate) fn cancelled(&self) {
+        self.cancelled.incr();
+    }
+
+    /// A request ended by shutdown.
+    pub(crate) fn shut_down(&self) {
+        self.shutdown.incr();
     }
 
     fn snapshot(&self) -> RequestStats {

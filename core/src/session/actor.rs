@@ -8,19 +8,19 @@ use std::sync::{Mutex, MutexGuard};
 
 use crate::authority::AuthorityState;
 use crate::clock::MonoTime;
-use crate::error::InputError;
 use crate::ids::{
-    BindingGeneration, BindingToken, NodeRid, ObjectKey, OperationId, RelocationId, SessionId,
+    BindingGeneration, BindingToken, NodeRid, ObjectGeneration, ObjectKey, OperationId,
+    RelocationId, SessionId,
 };
-use crate::inbound::Inbound;
 use crate::outbound::Outbound;
-use crate::runtime::Runtime;
-use crate::session::SessionDelivery;
+use crate::ownership::OwnedObject;
 use crate::timer::Deadlines;
 use crate::wire::{
-    ActorRoute, BindRefusal, BindResult, Binding, Frame, NodeRef, RelayKind, RouteChange,
-    SessionFrame, SessionRef, SessionRefusal, encode,
+    ActorRoute, BindRefusal, BindResult, Binding, NodeRef, RelayKind, RouteChange, SessionFrame,
+    SessionRef, SessionRefusal,
 };
+
+use super::{Ctx, SessionDelivery, SessionStep, out};
 
 /// One Session bound to an Actor here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,7 +126,7 @@ impl ActorBindings {
                 actor: parked.actor,
                 result: BindResult::Refused(BindRefusal::Timeout),
             };
-            refusals.push(send(parked.reply_to, refused));
+            refusals.push(out(parked.reply_to, refused));
         }
         refusals
     }
@@ -139,63 +139,70 @@ impl ActorBindings {
     }
 }
 
-fn send(to: NodeRef, frame: SessionFrame) -> Outbound {
-    Outbound {
-        to,
-        bytes: encode(&Frame::Session(frame)),
-    }
+/// This node's verified route to an Actor it owns (Ready), as a bind
+/// stores it.
+pub(crate) fn own_route(ctx: &Ctx<'_>, owned: Option<OwnedObject>) -> Option<ActorRoute> {
+    let owned = owned.filter(|o| o.state == AuthorityState::Ready)?;
+    Some(ActorRoute {
+        owner: ctx.me,
+        object_generation: owned.object_generation,
+        authority_owner_generation: owned.authority_owner_generation,
+        owner_lease_generation: owned.lease_generation,
+        lease_remaining_ms: owned.admission_deadline.since(ctx.now).as_millis() as u64,
+    })
 }
 
-impl Runtime {
-    /// This node's verified route to an Actor it owns, as a bind stores it.
-    fn own_actor_route(&self, actor: &ObjectKey) -> Option<ActorRoute> {
-        let owned = self.owned(actor.as_ref())?;
-        if owned.state != AuthorityState::Ready {
-            return None;
-        }
-        let now = self.clock().now();
-        Some(ActorRoute {
-            owner: self.node_ref(),
-            object_generation: owned.object_generation,
-            authority_owner_generation: owned.authority_owner_generation,
-            owner_lease_generation: owned.lease_generation,
-            lease_remaining_ms: owned.admission_deadline.since(now).as_millis() as u64,
-        })
+/// The §3.1 checks of a bind (or a relay) against what this node owns.
+fn check_route(
+    ctx: &Ctx<'_>,
+    owned: Option<OwnedObject>,
+    asked: &ActorRoute,
+) -> Result<ActorRoute, BindRefusal> {
+    let mine = own_route(ctx, owned).ok_or(BindRefusal::NotOwner)?;
+    if asked.object_generation != mine.object_generation {
+        return Err(BindRefusal::ObjectGeneration);
     }
-
-    /// The §3.1 checks of a bind (or a relay) against this node's state.
-    fn check_route(
-        &self,
-        actor: &ObjectKey,
-        asked: &ActorRoute,
-    ) -> Result<ActorRoute, BindRefusal> {
-        let mine = self.own_actor_route(actor).ok_or(BindRefusal::NotOwner)?;
-        if asked.object_generation != mine.object_generation {
-            return Err(BindRefusal::ObjectGeneration);
-        }
-        if asked.owner != mine.owner {
-            return Err(BindRefusal::NodeGeneration);
-        }
-        if asked.authority_owner_generation != mine.authority_owner_generation {
-            return Err(BindRefusal::OwnerGeneration);
-        }
-        if asked.owner_lease_generation != mine.owner_lease_generation
-            || mine.lease_remaining_ms == 0
-        {
-            return Err(BindRefusal::OwnerLease);
-        }
-        Ok(mine)
+    if asked.owner != mine.owner {
+        return Err(BindRefusal::NodeGeneration);
     }
+    if asked.authority_owner_generation != mine.authority_owner_generation {
+        return Err(BindRefusal::OwnerGeneration);
+    }
+    if asked.owner_lease_generation != mine.owner_lease_generation || mine.lease_remaining_ms == 0 {
+        return Err(BindRefusal::OwnerLease);
+    }
+    Ok(mine)
+}
 
+/// A session relay as it reached this node.
+pub(crate) struct RelayIn {
+    pub(crate) operation_id: OperationId,
+    pub(crate) session: SessionRef,
+    pub(crate) actor: ObjectKey,
+    pub(crate) binding: Binding,
+    pub(crate) route: ActorRoute,
+    pub(crate) sequence: u64,
+    pub(crate) hop_count: u8,
+    pub(crate) kind: RelayKind,
+    pub(crate) payload: Vec<u8>,
+}
+
+impl ActorBindings {
+    /// A bind (command 10) for `actor`, which this node holds as `owned`:
+    /// checked against §3.1, registered, answered (after the previous
+    /// owner's tombstone ACK on a rebind from another owner).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn on_bind(
         &self,
+        ctx: &Ctx<'_>,
+        owned: Option<OwnedObject>,
         operation_id: OperationId,
         session: SessionRef,
         actor: ObjectKey,
         asked: ActorRoute,
         previous: Option<(NodeRef, Binding)>,
-    ) -> Inbound {
-        let route = match self.check_route(&actor, &asked) {
+    ) -> SessionStep {
+        let route = match check_route(ctx, owned, &asked) {
             Ok(route) => route,
             Err(why) => {
                 let refused = SessionFrame::BindReply {
@@ -204,14 +211,14 @@ impl Runtime {
                     actor,
                     result: BindResult::Refused(why),
                 };
-                return Inbound::Send(vec![send(session.owner, refused)]);
+                return SessionStep::Send(vec![out(session.owner, refused)]);
             }
         };
-        let mut state = self.inner().bindings.lock();
+        let mut state = self.lock();
         state.next_generation += 1;
         let binding = Binding {
             generation: BindingGeneration(state.next_generation),
-            token: BindingToken(self.inner().ids.next()),
+            token: BindingToken(ctx.ids.next()),
         };
         // Registered before the terminal reply (§3.1); a same-owner
         // replacement overwrites the old identity here at once.
@@ -229,8 +236,8 @@ impl Runtime {
         match previous {
             // Another owner held the previous binding: tombstone it there,
             // reply only after its ACK (or refuse at the bind timeout).
-            Some((old_owner, old)) if old_owner != self.node_ref() => {
-                let deadline = self.clock().now().after(self.config().session_bind_timeout);
+            Some((old_owner, old)) if old_owner != ctx.me => {
+                let deadline = ctx.now.after(ctx.config.session_bind_timeout);
                 state.parked.insert(
                     operation_id,
                     ParkedReply {
@@ -250,16 +257,16 @@ impl Runtime {
                     session,
                     actor,
                     binding: old,
-                    by: self.node_ref(),
+                    by: ctx.me,
                 };
-                Inbound::Send(vec![send(old_owner, tombstone)])
+                SessionStep::Send(vec![out(old_owner, tombstone)])
             }
-            _ => Inbound::Send(vec![send(session.owner, reply)]),
+            _ => SessionStep::Send(vec![out(session.owner, reply)]),
         }
     }
 
     /// The previous owner removes exactly the named binding (never a newer
-    /// identity of the same Session) and ACKs.
+    /// identity of the same Session) and ACKs to `by`.
     pub(crate) fn on_tombstone(
         &self,
         operation_id: OperationId,
@@ -267,93 +274,80 @@ impl Runtime {
         actor: ObjectKey,
         binding: Binding,
         by: NodeRef,
-    ) -> Inbound {
-        let mut state = self.inner().bindings.lock();
-        if let Some(regs) = state.registrations.get_mut(&actor) {
-            let slot = (session.owner, session.id);
-            if regs.get(&slot).is_some_and(|r| r.binding == binding) {
-                regs.remove(&slot);
-            }
-        }
+    ) -> SessionStep {
+        self.lock()
+            .unregister(&actor, &Registration { session, binding });
         let ack = SessionFrame::TombstoneAck {
             operation_id,
             session,
             actor,
             binding,
         };
-        Inbound::Send(vec![send(by, ack)])
+        SessionStep::Send(vec![out(by, ack)])
     }
 
-    pub(crate) fn on_tombstone_ack(&self, from: NodeRid, operation_id: OperationId) -> Inbound {
-        let parked = {
-            let mut state = self.inner().bindings.lock();
-            if let Some(p) = state.parked.get(&operation_id)
-                && p.tombstoned_at != from
-            {
-                let expected = p.tombstoned_at;
-                drop(state);
-                return self.foreign(from, Some(expected));
-            }
-            let parked = state.parked.remove(&operation_id);
-            let State {
-                parked: left,
-                timers,
-                ..
-            } = &mut *state;
-            timers.shed(|op| left.contains_key(op));
-            parked
-        };
+    /// The ACK that releases a parked bind reply; only the node the
+    /// tombstone went to ACKs.
+    pub(crate) fn on_tombstone_ack(&self, from: NodeRid, operation_id: OperationId) -> SessionStep {
+        let mut state = self.lock();
+        if let Some(p) = state.parked.get(&operation_id)
+            && p.tombstoned_at != from
+        {
+            return SessionStep::Foreign(Some(p.tombstoned_at));
+        }
+        let parked = state.parked.remove(&operation_id);
+        let State {
+            parked: left,
+            timers,
+            ..
+        } = &mut *state;
+        timers.shed(|op| left.contains_key(op));
         match parked {
-            Some(parked) => Inbound::Send(vec![send(parked.reply_to, parked.frame)]),
-            None => Inbound::Send(Vec::new()),
+            Some(parked) => SessionStep::Send(vec![out(parked.reply_to, parked.frame)]),
+            None => SessionStep::Send(Vec::new()),
         }
     }
 
-    /// A session relay at this node: delivered under a live binding, relayed
-    /// on a Message Follow route if the Actor moved, else refused.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn on_session_relay(
+    /// A session relay at this node, which holds its Actor as `owned`:
+    /// delivered under a live binding, relayed on the Message Follow route
+    /// `follow` finds (the next tenure) if the Actor moved, else refused.
+    pub(crate) fn on_relay(
         &self,
-        operation_id: OperationId,
-        session: SessionRef,
-        actor: ObjectKey,
-        binding: Binding,
-        route: ActorRoute,
-        sequence: u64,
-        hop_count: u8,
-        kind: RelayKind,
-        payload: Vec<u8>,
-    ) -> Inbound {
+        ctx: &Ctx<'_>,
+        owned: Option<OwnedObject>,
+        follow: impl FnOnce(&ActorRoute, u8) -> Option<ActorRoute>,
+        r: RelayIn,
+    ) -> SessionStep {
         let refuse = |reason| {
-            Inbound::Send(vec![send(
-                session.owner,
+            SessionStep::Send(vec![out(
+                r.session.owner,
                 SessionFrame::Refused {
-                    operation_id,
-                    session,
-                    actor: actor.clone(),
+                    operation_id: r.operation_id,
+                    session: r.session,
+                    actor: r.actor.clone(),
                     reason,
                 },
             )])
         };
-        match self.check_route(&actor, &route) {
+        match check_route(ctx, owned, &r.route) {
             Ok(_) => {}
             Err(BindRefusal::NotOwner) => {
-                return match self.follow_destination(&actor, &route, hop_count) {
+                return match follow(&r.route, r.hop_count) {
                     Some(next) => {
                         let forward = SessionFrame::Relay {
-                            operation_id,
-                            session,
-                            actor,
-                            binding,
+                            operation_id: r.operation_id,
+                            session: r.session,
+                            actor: r.actor,
+                            binding: r.binding,
                             route: next,
-                            sequence,
-                            hop_count: hop_count + 1,
-                            relayer: Some(self.node_ref()),
-                            kind,
-                            payload,
+                            sequence: r.sequence,
+                            hop_count: r.hop_count + 1,
+                            relayer: Some(ctx.me),
+                            kind: r.kind,
+                            payload: r.payload,
                         };
-                        self.counters().follow.relays.incr();
-                        Inbound::Send(vec![send(next.owner, forward)])
+                        ctx.counters.follow.relays.incr();
+                        SessionStep::Send(vec![out(next.owner, forward)])
                     }
                     None => refuse(SessionRefusal::StaleRoute),
                 };
@@ -363,110 +357,79 @@ impl Runtime {
             // names: that binding's route is stale.
             Err(_) => return refuse(SessionRefusal::StaleRoute),
         }
-        let live = self
-            .inner()
-            .bindings
-            .lock()
+        let reg = Registration {
+            session: r.session,
+            binding: r.binding,
+        };
+        let mut state = self.lock();
+        let live = state
             .registrations
-            .get(&actor)
-            .and_then(|regs| regs.get(&(session.owner, session.id)))
-            .is_some_and(|r| r.binding == binding && r.session == session);
+            .get(&r.actor)
+            .and_then(|regs| regs.get(&(r.session.owner, r.session.id)))
+            .is_some_and(|found| *found == reg);
         if !live {
+            drop(state);
             return refuse(SessionRefusal::UnknownBinding);
         }
-        if kind != RelayKind::Message {
+        if r.kind != RelayKind::Message {
             // A disconnect ends the binding here.
-            let reg = Registration { session, binding };
-            self.inner().bindings.lock().unregister(&actor, &reg);
+            state.unregister(&r.actor, &reg);
         }
-        Inbound::SessionDeliver(SessionDelivery {
-            operation_id,
-            session,
-            actor,
-            sequence,
-            kind,
-            payload,
-        })
-    }
-
-    /// Where a Message Follow route sends a session relay for `actor`'s
-    /// tenure `route`, if one is live (checked like any follow relay).
-    fn follow_destination(
-        &self,
-        actor: &ObjectKey,
-        route: &ActorRoute,
-        hop_count: u8,
-    ) -> Option<ActorRoute> {
-        let now = self.clock().now();
-        let max_hops = self.inner().resolver.config.max_follow_hops();
-        let destination = self
-            .inner()
-            .follow
-            .destination(actor, route, now, max_hops, hop_count)?;
-        Some(ActorRoute {
-            owner: destination.node,
-            object_generation: destination.fence.object_generation,
-            authority_owner_generation: destination.fence.authority_owner_generation,
-            owner_lease_generation: destination.fence.owner_lease_generation,
-            lease_remaining_ms: 0,
+        SessionStep::Deliver(SessionDelivery {
+            operation_id: r.operation_id,
+            session: r.session,
+            actor: r.actor,
+            sequence: r.sequence,
+            kind: r.kind,
+            payload: r.payload,
         })
     }
 
     /// Sessions bound to `actor` here (to seal, push to, or hand over).
-    pub fn bound_sessions(&self, actor: &ObjectKey) -> Vec<Registration> {
-        let state = self.inner().bindings.lock();
-        state
+    pub(crate) fn bound_sessions(&self, actor: &ObjectKey) -> Vec<Registration> {
+        self.lock()
             .registrations
             .get(actor)
             .map(|regs| regs.values().copied().collect())
             .unwrap_or_default()
     }
 
-    /// Pushes `payload` from `actor` to the bound Session `session` on the
-    /// binding (no lookup). `None` if no such binding is registered here;
-    /// an error if the payload is over the message bound.
-    pub fn push(
+    /// A push (command 15) from `actor`, held here as `owned`, to the bound
+    /// `session` on its binding; `None` if no such binding is registered.
+    pub(crate) fn push(
         &self,
-        actor: &ObjectKey,
-        session: &SessionRef,
-        payload: &[u8],
-    ) -> Result<Option<Outbound>, InputError> {
-        let max = self.inner().resolver.config.max_message_bytes();
-        if payload.len() > max {
-            return Err(InputError::PayloadTooLarge {
-                len: payload.len(),
-                max,
-            });
-        }
-        Ok(self.push_bound(actor, session, payload))
-    }
-
-    fn push_bound(
-        &self,
+        ctx: &Ctx<'_>,
+        owned: Option<OwnedObject>,
         actor: &ObjectKey,
         session: &SessionRef,
         payload: &[u8],
     ) -> Option<Outbound> {
+        let owned = owned?;
         let reg = self
             .bound_sessions(actor)
             .into_iter()
             .find(|r| r.session == *session)?;
-        let owned = self.owned(actor.as_ref())?;
         let frame = SessionFrame::Push {
-            operation_id: OperationId(self.inner().ids.next()),
+            operation_id: OperationId(ctx.ids.next()),
             session: *session,
             actor: actor.clone(),
             binding: reg.binding,
             object_generation: owned.object_generation,
             payload: payload.to_vec(),
         };
-        Some(send(session.owner, frame))
+        Some(out(session.owner, frame))
     }
 
     /// Source coordinator, relocation step 1: command 42 to every Session
-    /// bound to `actor`.
-    pub fn seal_sessions(&self, actor: &ObjectKey, relocation: RelocationId) -> Vec<Outbound> {
-        let Some(owned) = self.owned(actor.as_ref()) else {
+    /// bound to `actor` (held here as `owned`).
+    pub(crate) fn seal(
+        &self,
+        ctx: &Ctx<'_>,
+        owned: Option<OwnedObject>,
+        actor: &ObjectKey,
+        relocation: RelocationId,
+    ) -> Vec<Outbound> {
+        let Some(owned) = owned else {
             return Vec::new();
         };
         self.bound_sessions(actor)
@@ -478,22 +441,16 @@ impl Runtime {
                     binding: reg.binding,
                     object_generation: owned.object_generation,
                     relocation,
-                    source: self.node_ref(),
+                    source: ctx.me,
                 };
-                send(reg.session.owner, seal)
+                out(reg.session.owner, seal)
             })
             .collect()
     }
 
-    /// The registrations to carry to the relocation target with the Actor's
-    /// state (the Session owner keeps its route until command 44).
-    pub fn export_bindings(&self, actor: &ObjectKey) -> Vec<Registration> {
-        self.bound_sessions(actor)
-    }
-
     /// Target: registers the bindings carried from the source.
-    pub fn import_bindings(&self, actor: &ObjectKey, registrations: &[Registration]) {
-        let mut state = self.inner().bindings.lock();
+    pub(crate) fn import(&self, actor: &ObjectKey, registrations: &[Registration]) {
+        let mut state = self.lock();
         let regs = state.registrations.entry(actor.clone()).or_default();
         for r in registrations {
             regs.insert((r.session.owner, r.session.id), *r);
@@ -506,63 +463,14 @@ impl Runtime {
         state.next_generation = state.next_generation.max(highest);
     }
 
-    /// Target, relocation step 7: command 44 commit (one-way) to every
-    /// bound Session, carrying this node's new route.
-    pub fn commit_session_routes(
-        &self,
-        actor: &ObjectKey,
-        relocation: RelocationId,
-    ) -> Vec<Outbound> {
-        let Some(route) = self.own_actor_route(actor) else {
-            return Vec::new();
-        };
-        self.route_change(
-            actor,
-            relocation,
-            RouteChange::Commit(route),
-            route.object_generation,
-        )
-    }
-
-    /// After renewing its lease, tells every bound Session the lease time it
-    /// has now (a command 44 refresh, relocation id 0), so their stored
-    /// routes stay usable; nothing else about the route changes.
-    pub fn refresh_session_routes(&self, actor: &ObjectKey) -> Vec<Outbound> {
-        let Some(route) = self.own_actor_route(actor) else {
-            return Vec::new();
-        };
-        self.route_change(
-            actor,
-            RelocationId(0),
-            RouteChange::Refresh(route),
-            route.object_generation,
-        )
-    }
-
-    /// Source, failure before relay-ready: command 44 abort to every bound
-    /// Session, so held messages go to this (source) route again.
-    pub fn abort_session_routes(
-        &self,
-        actor: &ObjectKey,
-        relocation: RelocationId,
-    ) -> Vec<Outbound> {
-        let Some(owned) = self.owned(actor.as_ref()) else {
-            return Vec::new();
-        };
-        self.route_change(
-            actor,
-            relocation,
-            RouteChange::Abort,
-            owned.object_generation,
-        )
-    }
-
-    fn route_change(
+    /// Command 44 (`change`, for incarnation `object_generation`) to every
+    /// Session bound to `actor`.
+    pub(crate) fn route_change(
         &self,
         actor: &ObjectKey,
         relocation: RelocationId,
         change: RouteChange,
-        object_generation: crate::ids::ObjectGeneration,
+        object_generation: ObjectGeneration,
     ) -> Vec<Outbound> {
         self.bound_sessions(actor)
             .into_iter()
@@ -575,14 +483,8 @@ impl Runtime {
                     relocation,
                     change,
                 };
-                send(reg.session.owner, frame)
+                out(reg.session.owner, frame)
             })
             .collect()
-    }
-
-    /// Drops every binding of `actor` here (the Actor was removed: a new
-    /// incarnation never inherits a binding).
-    pub fn forget_bindings(&self, actor: &ObjectKey) {
-        self.inner().bindings.forget(actor);
     }
 }

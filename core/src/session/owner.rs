@@ -1,146 +1,55 @@
-//! The Session owner's binding table (§3.1): per Session, per bound Actor,
-//! one verified binding route; the seals and held messages of Actors being
-//! relocated (§3.3).
+//! The Session owner (§3.1–§3.3): its Sessions, their verified binding
+//! routes, seals and held messages, and their deadlines. It relays on the
+//! stored route without any lookup; a route changes only by a bind's
+//! terminal reply or a relocation's command 44.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use crate::clock::MonoTime;
-use crate::ids::{ObjectKey, OperationId, RelocationId, SessionId};
-use crate::timer::Deadlines;
-use crate::wire::{ActorRoute, Binding, RelayKind, SessionRef};
+use crate::ids::{
+    NodeRid, ObjectGeneration, ObjectKey, OperationId, RelocationId, SessionGeneration, SessionId,
+};
+use crate::outbound::Outbound;
+use crate::reason::UnavailableReason;
+use crate::wire::{
+    ActorRoute, BindRefusal, BindResult, Binding, NodeRef, RelayKind, RouteChange, SessionFrame,
+    SessionRef,
+};
 
-/// A message held while its Actor's binding is sealed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Held {
-    pub(crate) operation_id: OperationId,
-    pub(crate) sequence: u64,
-    pub(crate) kind: RelayKind,
-    pub(crate) payload: Vec<u8>,
-}
+use super::table::{Held, PendingBind, Seal, SessionState, SessionTimer, Sessions};
+use super::{
+    ActorRef, BindingRoute, Ctx, SessionError, SessionEvent, SessionSend, SessionStep, out,
+};
 
-/// A seal installed by command 42.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Seal {
-    pub(crate) relocation: RelocationId,
-    pub(crate) since: MonoTime,
-    pub(crate) held: Vec<Held>,
-}
-
-/// One bound Actor, as the Session owner stores it (§3.1 table).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BindingRoute {
-    /// The Actor (ActorId) and, in `route`, its ObjectGeneration, owner
-    /// MeshName/NodeRid/NodeGeneration, AuthorityOwnerGeneration and
-    /// OwnerLeaseGeneration.
-    pub actor: ObjectKey,
-    /// The verified route.
-    pub route: ActorRoute,
-    /// The binding generation and token the owner issued.
-    pub binding: Binding,
-    /// The Session (owner RID and lifecycle generation, session id).
-    pub session: SessionRef,
-    /// Past this local instant the route is not used (the owner lease's
-    /// local admission deadline; a store outage never extends it).
-    pub admission_deadline: MonoTime,
-    pub(crate) seal: Option<Seal>,
-}
-
-/// A bind waiting for its terminal reply.
-#[derive(Debug, Clone)]
-pub(crate) struct PendingBind {
-    pub(crate) actor: ObjectKey,
-    /// The node the bind went to: only it answers.
-    pub(crate) to: crate::ids::NodeRid,
-    pub(crate) sent: MonoTime,
-}
-
-#[derive(Debug)]
-pub(crate) struct SessionState {
-    pub(crate) session: SessionRef,
-    pub(crate) next_sequence: u64,
-    pub(crate) bindings: HashMap<ObjectKey, BindingRoute>,
-    pub(crate) pending_binds: HashMap<OperationId, PendingBind>,
-    /// Disconnected while an Actor was sealed: no new sends; the Session
-    /// goes once the last seal is released (its held messages and
-    /// disconnect notification delivered) or times out.
-    pub(crate) closing: bool,
-}
-
-/// What a Session owner's deadline is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum SessionTimer {
-    /// A seal of this Session may pass the seal timeout (§3.3 step 8).
-    Seal(SessionId),
-    /// This bind may pass `session_bind_timeout` without its terminal reply.
-    Bind(SessionId, OperationId),
-}
-
-/// The Sessions and their deadlines, under one lock.
+/// Every Session this runtime owns.
 #[derive(Debug, Default)]
-pub(crate) struct Sessions {
-    pub(crate) map: HashMap<SessionId, SessionState>,
-    timers: Deadlines<SessionTimer>,
+pub(crate) struct SessionOwner {
+    sessions: Mutex<Sessions>,
 }
 
-impl Sessions {
-    /// Wakes `timer` at `at`.
-    pub(crate) fn schedule(&mut self, at: MonoTime, timer: SessionTimer) {
-        self.timers.schedule(at, timer);
-        let map = &self.map;
-        self.timers.shed(|t| match t {
-            SessionTimer::Seal(id) => map.get(id).is_some_and(SessionState::sealed),
-            SessionTimer::Bind(id, op) => map
-                .get(id)
-                .is_some_and(|s| s.pending_binds.contains_key(op)),
-        });
-    }
-
-    /// The earliest deadline held.
-    pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
-        self.timers.next()
-    }
-
-    /// One deadline due at `now`.
-    pub(crate) fn pop_due(&mut self, now: MonoTime) -> Option<SessionTimer> {
-        self.timers.pop_due(now)
+impl SessionOwner {
+    fn lock(&self) -> MutexGuard<'_, Sessions> {
+        self.sessions.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Sessions, pending binds and deadline entries held.
     pub(crate) fn sizes(&self) -> (usize, usize, usize) {
-        let binds = self.map.values().map(|s| s.pending_binds.len()).sum();
-        (self.map.len(), binds, self.timers.len())
+        self.lock().sizes()
     }
-}
-
-impl SessionState {
-    /// Whether one of its Actors is sealed for a relocation.
-    pub(crate) fn sealed(&self) -> bool {
-        self.bindings.values().any(|b| b.seal.is_some())
-    }
-
-    /// When its oldest seal passes `timeout`, if it holds one.
-    pub(crate) fn seal_deadline(&self, timeout: std::time::Duration) -> Option<MonoTime> {
-        self.bindings
-            .values()
-            .filter_map(|b| b.seal.as_ref())
-            .map(|seal| seal.since.after(timeout))
-            .min()
-    }
-}
-
-/// Every Session this runtime owns.
-#[derive(Debug, Default)]
-pub(crate) struct SessionTable {
-    sessions: Mutex<Sessions>,
-}
-
-impl SessionTable {
-    pub(crate) fn lock(&self) -> MutexGuard<'_, Sessions> {
-        self.sessions.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    pub(crate) fn open(&self, session: SessionRef) {
+    /// Opens a Session owned by `me`.
+    pub(crate) fn open(
+        &self,
+        me: NodeRef,
+        id: SessionId,
+        generation: SessionGeneration,
+    ) -> SessionRef {
+        let session = SessionRef {
+            owner: me,
+            id,
+            generation,
+        };
         self.lock().map.insert(
             session.id,
             SessionState {
@@ -151,5 +60,573 @@ impl SessionTable {
                 closing: false,
             },
         );
+        session
+    }
+
+    /// Binds (or rebinds) `session` to the Actor `actor_ref` names, starting
+    /// from that location (§3.1). The stored route changes only when the
+    /// terminal reply arrives.
+    pub(crate) fn bind(
+        &self,
+        ctx: &Ctx<'_>,
+        session: SessionId,
+        actor_ref: &ActorRef,
+    ) -> Result<Outbound, SessionError> {
+        let now = ctx.now;
+        let mut sessions = self.lock();
+        let state = sessions
+            .map
+            .get_mut(&session)
+            .ok_or(SessionError::UnknownSession(session))?;
+        if state
+            .bindings
+            .get(&actor_ref.actor)
+            .is_some_and(|b| b.seal.is_some())
+        {
+            // Its held messages belong to the sealed route: wait for 44.
+            return Err(SessionError::Sealed {
+                session,
+                actor: actor_ref.actor.clone(),
+            });
+        }
+        let operation_id = OperationId(ctx.ids.next());
+        let previous = state
+            .bindings
+            .get(&actor_ref.actor)
+            .map(|b| (b.route.owner, b.binding));
+        state.pending_binds.insert(
+            operation_id,
+            PendingBind {
+                actor: actor_ref.actor.clone(),
+                to: actor_ref.route.owner.rid,
+                sent: now,
+            },
+        );
+        let frame = SessionFrame::Bind {
+            operation_id,
+            session: state.session,
+            actor: actor_ref.actor.clone(),
+            route: ActorRoute {
+                lease_remaining_ms: 0,
+                ..actor_ref.route
+            },
+            previous,
+        };
+        let deadline = now.after(ctx.config.session_bind_timeout);
+        sessions.schedule(deadline, SessionTimer::Bind(session, operation_id));
+        Ok(out(actor_ref.route.owner, frame))
+    }
+
+    /// The stored binding route of `actor` in `session`.
+    pub(crate) fn binding(&self, session: SessionId, actor: &ObjectKey) -> Option<BindingRoute> {
+        self.lock().map.get(&session)?.bindings.get(actor).cloned()
+    }
+
+    /// Relays `payload` (a message or a disconnect, `kind`) from `session`
+    /// to `actor` on the stored route: no lookup, stamped with the Session's
+    /// next sequence; held while the Actor is sealed.
+    pub(crate) fn relay(
+        &self,
+        ctx: &Ctx<'_>,
+        session: SessionId,
+        actor: &ObjectKey,
+        kind: RelayKind,
+        payload: &[u8],
+    ) -> Result<SessionSend, SessionError> {
+        let max = ctx.config.max_message_bytes;
+        if payload.len() > max {
+            return Err(SessionError::PayloadTooLarge {
+                len: payload.len(),
+                max,
+            });
+        }
+        let now = ctx.now;
+        let mut sessions = self.lock();
+        let state = sessions
+            .map
+            .get_mut(&session)
+            .ok_or(SessionError::UnknownSession(session))?;
+        if state.closing {
+            return Err(SessionError::Closing(session));
+        }
+        let sequence = state.next_sequence;
+        let session_ref = state.session;
+        let bound = state
+            .bindings
+            .get_mut(actor)
+            .ok_or_else(|| SessionError::NotBound {
+                session,
+                actor: actor.clone(),
+            })?;
+        if now >= bound.admission_deadline {
+            return Ok(SessionSend::Unavailable(
+                UnavailableReason::AdmissionDeadlinePassed,
+            ));
+        }
+        state.next_sequence += 1;
+        let operation_id = OperationId(ctx.ids.next());
+        if let Some(seal) = &mut bound.seal {
+            seal.held.push(Held {
+                operation_id,
+                sequence,
+                kind,
+                payload: payload.to_vec(),
+            });
+            ctx.counters.sessions.held.incr();
+            return Ok(SessionSend::Held {
+                operation_id,
+                sequence,
+            });
+        }
+        ctx.counters.sessions.relays.incr();
+        let frame = relay_frame(
+            session_ref,
+            bound,
+            operation_id,
+            sequence,
+            kind,
+            payload.to_vec(),
+        );
+        Ok(SessionSend::Sent {
+            operation_id,
+            sequence,
+            outbound: out(bound.route.owner, frame),
+        })
+    }
+
+    /// The Session's connection closed (`physical`) or the application ended
+    /// it: a disconnect notification to every bound Actor on its stored
+    /// route, then the Session and its bindings are gone.
+    pub(crate) fn disconnect(
+        &self,
+        ctx: &Ctx<'_>,
+        session: SessionId,
+        physical: bool,
+    ) -> Result<Vec<Outbound>, SessionError> {
+        let kind = if physical {
+            RelayKind::PhysicalDisconnect
+        } else {
+            RelayKind::LogicalDisconnect
+        };
+        let actors: Vec<ObjectKey> = {
+            let sessions = self.lock();
+            let state = sessions
+                .map
+                .get(&session)
+                .ok_or(SessionError::UnknownSession(session))?;
+            state.bindings.keys().cloned().collect()
+        };
+        let mut frames = Vec::new();
+        for actor in actors {
+            // A sealed Actor's notification is held behind its held
+            // messages and leaves with them on command 44.
+            if let Ok(SessionSend::Sent { outbound, .. }) =
+                self.relay(ctx, session, &actor, kind, &[])
+            {
+                frames.push(outbound);
+            }
+        }
+        let mut sessions = self.lock();
+        if let Some(state) = sessions.map.get_mut(&session) {
+            if state.sealed() {
+                state.closing = true;
+            } else {
+                sessions.map.remove(&session);
+            }
+        }
+        Ok(frames)
+    }
+
+    /// The Session owner's earliest deadline: a seal timeout or a bind
+    /// timeout (possibly of one that already ended).
+    pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
+        self.lock().next_deadline()
+    }
+
+    /// Runs the Session owner's deadlines due at `now`: Sessions whose seal
+    /// passed `session_relocation_seal_timeout` without command 44 close
+    /// (§3.3 step 8); binds without a terminal reply within
+    /// `session_bind_timeout` end refused.
+    pub(crate) fn on_timeout(&self, ctx: &Ctx<'_>, actions: &mut Vec<SessionStep>) {
+        let (config, now) = (&ctx.config, ctx.now);
+        let mut sessions = self.lock();
+        while let Some(timer) = sessions.pop_due(now) {
+            match timer {
+                SessionTimer::Seal(id) => {
+                    let timeout = config.session_relocation_seal_timeout;
+                    let due = sessions.map.get(&id).and_then(|s| s.seal_deadline(timeout));
+                    match due {
+                        Some(at) if at <= now => {
+                            if let Some(state) = sessions.map.remove(&id) {
+                                close_on_seal_timeout(ctx, state, actions);
+                            }
+                        }
+                        // The timeout grew since the seal: wake again then.
+                        Some(at) => sessions.schedule(at, timer),
+                        None => {}
+                    }
+                }
+                SessionTimer::Bind(id, operation_id) => {
+                    let Some(state) = sessions.map.get_mut(&id) else {
+                        continue;
+                    };
+                    let Some(pending) = state.pending_binds.remove(&operation_id) else {
+                        continue;
+                    };
+                    let at = pending.sent.after(config.session_bind_timeout);
+                    if at > now {
+                        // The timeout grew since the bind: wake again then.
+                        state.pending_binds.insert(operation_id, pending);
+                        sessions.schedule(at, timer);
+                        continue;
+                    }
+                    ctx.counters.sessions.bind_timeouts.incr();
+                    tracing::warn!(session = %id, actor = %pending.actor, "no terminal bind reply within the bind timeout");
+                    actions.push(SessionStep::Event(SessionEvent::BindRefused {
+                        session: state.session,
+                        actor: pending.actor,
+                        reason: BindRefusal::Timeout,
+                    }));
+                }
+            }
+        }
+    }
+}
+
+/// A Session closed by the seal timeout: binding, held and seal state go,
+/// and every Actor not sealed is told on its stored route that the physical
+/// Session closed.
+fn close_on_seal_timeout(ctx: &Ctx<'_>, mut s: SessionState, actions: &mut Vec<SessionStep>) {
+    let now = ctx.now;
+    ctx.counters.sessions.closed_by_seal_timeout.incr();
+    tracing::warn!(session = %s.session.id, "no command 44 within the seal timeout: session closed");
+    let notifications: Vec<Outbound> = s
+        .bindings
+        .values()
+        .filter(|b| b.seal.is_none() && now < b.admission_deadline)
+        .map(|b| {
+            let sequence = s.next_sequence;
+            s.next_sequence += 1;
+            let op = OperationId(ctx.ids.next());
+            let frame = relay_frame(
+                s.session,
+                b,
+                op,
+                sequence,
+                RelayKind::PhysicalDisconnect,
+                Vec::new(),
+            );
+            out(b.route.owner, frame)
+        })
+        .collect();
+    actions.push(SessionStep::Event(SessionEvent::Closed {
+        session: s.session,
+    }));
+    if !notifications.is_empty() {
+        actions.push(SessionStep::Send(notifications));
+    }
+}
+
+impl SessionOwner {
+    /// The terminal reply of a bind: only now does the stored route change,
+    /// atomically, to the verified one.
+    pub(crate) fn on_bind_reply(
+        &self,
+        from: NodeRid,
+        operation_id: OperationId,
+        session: SessionRef,
+        actor: ObjectKey,
+        result: BindResult,
+    ) -> SessionStep {
+        let mut sessions = self.lock();
+        let Some(state) = sessions
+            .map
+            .get_mut(&session.id)
+            .filter(|s| s.session == session)
+        else {
+            return SessionStep::Event(SessionEvent::Ignored("bind reply for an unknown session"));
+        };
+        let Some(pending) = state.pending_binds.get(&operation_id) else {
+            return SessionStep::Event(SessionEvent::Ignored("bind reply for no pending bind"));
+        };
+        if pending.actor != actor {
+            return SessionStep::Event(SessionEvent::Ignored("bind reply for another actor"));
+        }
+        // Only the node the bind went to answers it.
+        let to = pending.to;
+        if to != from {
+            drop(sessions);
+            return SessionStep::Foreign(Some(to));
+        }
+        let Some(pending) = state.pending_binds.remove(&operation_id) else {
+            return SessionStep::Event(SessionEvent::Ignored("bind reply for no pending bind"));
+        };
+        match result {
+            BindResult::Bound { route, binding } => {
+                let stored = BindingRoute {
+                    actor: actor.clone(),
+                    route,
+                    binding,
+                    session,
+                    // Counted from when the bind was sent: errs early.
+                    admission_deadline: pending
+                        .sent
+                        .after(Duration::from_millis(route.lease_remaining_ms)),
+                    seal: None,
+                };
+                state.bindings.insert(actor.clone(), stored.clone());
+                SessionStep::Event(SessionEvent::Bound {
+                    session,
+                    actor,
+                    route: Box::new(stored),
+                })
+            }
+            BindResult::Refused(reason) => SessionStep::Event(SessionEvent::BindRefused {
+                session,
+                actor,
+                reason,
+            }),
+        }
+    }
+
+    /// A push from an Actor: surfaced only on a binding this Session holds,
+    /// from the owner its stored route names.
+    pub(crate) fn on_push(
+        &self,
+        from: NodeRid,
+        session: SessionRef,
+        actor: ObjectKey,
+        binding: Binding,
+        object_generation: ObjectGeneration,
+        payload: Vec<u8>,
+    ) -> SessionStep {
+        let owner = {
+            let sessions = self.lock();
+            sessions
+                .map
+                .get(&session.id)
+                .filter(|s| s.session == session)
+                .and_then(|s| s.bindings.get(&actor))
+                .filter(|b| b.binding == binding && b.route.object_generation == object_generation)
+                .map(|b| b.route.owner.rid)
+        };
+        let Some(owner) = owner else {
+            return SessionStep::Event(SessionEvent::Ignored(
+                "push on a binding this session does not hold",
+            ));
+        };
+        // Only the Actor's owner on the stored route pushes.
+        if owner != from {
+            return SessionStep::Foreign(Some(owner));
+        }
+        SessionStep::Event(SessionEvent::Pushed {
+            session,
+            actor,
+            payload,
+        })
+    }
+
+    /// Command 42: hold this Actor's messages and answer with command 43.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn on_seal(
+        &self,
+        ctx: &Ctx<'_>,
+        session: SessionRef,
+        actor: ObjectKey,
+        binding: Binding,
+        object_generation: ObjectGeneration,
+        relocation: RelocationId,
+        source: NodeRef,
+    ) -> SessionStep {
+        let now = ctx.now;
+        let sealed = {
+            let mut sessions = self.lock();
+            let bound = bound_matching(
+                &mut sessions.map,
+                &session,
+                &actor,
+                binding,
+                object_generation,
+            )
+            // Only the owner the stored route names seals it.
+            .filter(|b| b.route.owner == source);
+            match bound {
+                Some(bound) if bound.seal.is_none() => {
+                    bound.seal = Some(Seal {
+                        relocation,
+                        since: now,
+                        held: Vec::new(),
+                    });
+                    let deadline = now.after(ctx.config.session_relocation_seal_timeout);
+                    sessions.schedule(deadline, SessionTimer::Seal(session.id));
+                    true
+                }
+                Some(bound) => bound
+                    .seal
+                    .as_ref()
+                    .is_some_and(|s| s.relocation == relocation),
+                None => false,
+            }
+        };
+        let reply = SessionFrame::Sealed {
+            session,
+            actor,
+            relocation,
+            sealed,
+        };
+        SessionStep::Send(vec![out(source, reply)])
+    }
+
+    /// Command 44 (one-way): on commit switch the route atomically and send
+    /// the held messages to the target; on abort send them to the source.
+    /// Validated against Session, binding, Actor generation and relocation.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn on_route_change(
+        &self,
+        ctx: &Ctx<'_>,
+        from: NodeRid,
+        session: SessionRef,
+        actor: ObjectKey,
+        binding: Binding,
+        object_generation: ObjectGeneration,
+        relocation: RelocationId,
+        change: RouteChange,
+    ) -> SessionStep {
+        let mut sessions = self.lock();
+        let Some(bound) = bound_matching(
+            &mut sessions.map,
+            &session,
+            &actor,
+            binding,
+            object_generation,
+        ) else {
+            return SessionStep::Event(SessionEvent::Ignored(
+                "command 44 for another session, binding or incarnation",
+            ));
+        };
+        // A commit comes from the target it names; a refresh or an abort
+        // from the owner the stored route names.
+        let sender = match change {
+            RouteChange::Commit(route) => route.owner.rid,
+            RouteChange::Refresh(_) | RouteChange::Abort => bound.route.owner.rid,
+        };
+        if sender != from {
+            drop(sessions);
+            return SessionStep::Foreign(Some(sender));
+        }
+        if let RouteChange::Refresh(route) = change {
+            let lease = ctx.config.owner_lease_duration;
+            return refresh(bound, route, ctx.now, lease);
+        }
+        if bound
+            .seal
+            .as_ref()
+            .is_none_or(|s| s.relocation != relocation)
+        {
+            return SessionStep::Event(SessionEvent::Ignored("command 44 for another relocation"));
+        }
+        if let RouteChange::Commit(route) = change
+            && route.object_generation != object_generation
+        {
+            return SessionStep::Event(SessionEvent::Ignored(
+                "command 44 commits another incarnation",
+            ));
+        }
+        let seal = bound.seal.take().expect("checked above");
+        if let RouteChange::Commit(route) = change {
+            bound.route = route;
+            // Counted from the seal, installed before the target committed:
+            // a delayed 44 cannot stretch the route past the target's lease.
+            bound.admission_deadline = seal
+                .since
+                .after(Duration::from_millis(route.lease_remaining_ms));
+        }
+        let frames = seal
+            .held
+            .into_iter()
+            .map(|h| {
+                out(
+                    bound.route.owner,
+                    relay_frame(
+                        session,
+                        bound,
+                        h.operation_id,
+                        h.sequence,
+                        h.kind,
+                        h.payload,
+                    ),
+                )
+            })
+            .collect();
+        // A disconnected Session goes once its last seal is released.
+        let closed = sessions
+            .map
+            .get(&session.id)
+            .is_some_and(|s| s.closing && !s.sealed());
+        if closed {
+            sessions.map.remove(&session.id);
+        }
+        SessionStep::Send(frames)
+    }
+}
+
+/// A lease renewal on the same owner tenure: the route's deadline follows
+/// the renewed lease (only ever forward, and by at most one owner lease
+/// from now, whatever the frame claims); any other route is ignored.
+fn refresh(
+    bound: &mut BindingRoute,
+    route: ActorRoute,
+    now: MonoTime,
+    lease: Duration,
+) -> SessionStep {
+    let same_tenure = route.owner == bound.route.owner
+        && route.object_generation == bound.route.object_generation
+        && route.authority_owner_generation == bound.route.authority_owner_generation
+        && route.owner_lease_generation == bound.route.owner_lease_generation;
+    if !same_tenure {
+        return SessionStep::Event(SessionEvent::Ignored(
+            "lease refresh for another owner tenure",
+        ));
+    }
+    let renewed = now.after(Duration::from_millis(route.lease_remaining_ms).min(lease));
+    bound.admission_deadline = bound.admission_deadline.max(renewed);
+    SessionStep::Send(Vec::new())
+}
+
+/// The binding of `actor` in `session`, if it is the one named.
+fn bound_matching<'a>(
+    sessions: &'a mut HashMap<SessionId, SessionState>,
+    session: &SessionRef,
+    actor: &ObjectKey,
+    binding: Binding,
+    object_generation: ObjectGeneration,
+) -> Option<&'a mut BindingRoute> {
+    sessions
+        .get_mut(&session.id)
+        .filter(|s| s.session == *session)?
+        .bindings
+        .get_mut(actor)
+        .filter(|b| b.binding == binding && b.route.object_generation == object_generation)
+}
+
+fn relay_frame(
+    session: SessionRef,
+    bound: &BindingRoute,
+    operation_id: OperationId,
+    sequence: u64,
+    kind: RelayKind,
+    payload: Vec<u8>,
+) -> SessionFrame {
+    SessionFrame::Relay {
+        operation_id,
+        session,
+        actor: bound.actor.clone(),
+        binding: bound.binding,
+        route: bound.route,
+        sequence,
+        hop_count: 0,
+        relayer: None,
+        kind,
+        payload,
     }
 }

@@ -17,11 +17,11 @@ pub use session::{
     SessionRefusal,
 };
 
-use crate::admission::StaleReason;
 use crate::ids::{
     CorrelationId, MeshName, NodeGeneration, NodeRid, ObjectGeneration, ObjectKey, OperationId,
 };
-use crate::resolve::UnavailableReason;
+use crate::reason::StaleReason;
+use crate::reason::UnavailableReason;
 use crate::route::RouteFence;
 
 /// The first two bytes of every frame: "ZL".

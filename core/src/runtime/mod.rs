@@ -8,6 +8,15 @@
 use std::future::Future;
 use std::sync::Arc;
 
+mod admission;
+mod direct;
+mod frames;
+mod lifecycle;
+mod peers;
+mod requests;
+mod sending;
+mod sessions;
+
 use crate::clock::{Clock, MonoTime, SystemClock};
 use crate::config::{LiveConfig, RoutingConfig};
 use crate::error::{ConfigError, InputError};
@@ -22,7 +31,7 @@ use crate::peer::PeerRegistry;
 use crate::reply::PendingRequests;
 use crate::resolve::{Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
-use crate::session::{ActorBindings, SessionTable};
+use crate::session::{ActorBindings, SessionOwner};
 use crate::stats::{InvalidationReason, Stats, TableStats};
 use crate::store::{LocationStore, MemoryStore, StoreError};
 use crate::timer::earliest;
@@ -84,7 +93,7 @@ impl RuntimeBuilder {
                 ids: UniqueIds::new(),
                 follow: FollowRoutes::default(),
                 pending: PendingRequests::default(),
-                sessions: SessionTable::default(),
+                sessions: SessionOwner::default(),
                 bindings: ActorBindings::default(),
                 peers: PeerRegistry::default(),
             }),
@@ -111,7 +120,7 @@ pub(crate) struct Inner {
     pub(crate) ids: UniqueIds,
     pub(crate) follow: FollowRoutes,
     pub(crate) pending: PendingRequests,
-    pub(crate) sessions: SessionTable,
+    pub(crate) sessions: SessionOwner,
     pub(crate) bindings: ActorBindings,
     pub(crate) peers: PeerRegistry,
 }
@@ -253,14 +262,7 @@ impl Runtime {
         fence: &RouteFence,
         reason: InvalidationReason,
     ) -> bool {
-        let r = &self.inner.resolver;
-        r.invalidate_key(target);
-        let removed = r.cache.remove_if_fence(target, fence, r.clock.now());
-        if removed {
-            r.counters.invalidated(reason, 1);
-            tracing::debug!(kind = %target.kind, id = target.id, reason = reason.as_str(), "route cache entry removed");
-        }
-        removed
+        self.inner.resolver.invalidate_fenced(target, fence, reason)
     }
 
     /// A relay notification (§2.2, §2.5): removes the entry of `target`
@@ -272,39 +274,23 @@ impl Runtime {
     }
 
     pub(crate) fn invalidate_relayed(&self, target: KeyRef<'_>, source: &RouteEnd) -> bool {
-        let r = &self.inner.resolver;
-        r.invalidate_key(target);
-        let removed =
-            r.cache
-                .remove_if_routed(target, source.node.rid, &source.fence, r.clock.now());
-        if removed {
-            r.counters
-                .invalidated(InvalidationReason::RelayNotification, 1);
-        }
-        removed
+        self.inner.resolver.invalidate_relayed(target, source)
     }
 
     pub(crate) fn counters(&self) -> &crate::stats::Counters {
-        &self.inner.resolver.counters
+        self.inner.resolver.counters()
     }
 
     /// Owner-lease invalidation: the lifecycle `lease` of `node` ended. Every
     /// cached route under it is removed, and records still naming it resolve
     /// `Unavailable(OwnerNotLive)`. Returns the entries removed.
     pub fn on_owner_lease_invalidated(&self, node: NodeRid, lease: OwnerLeaseGeneration) -> usize {
-        let r = &self.inner.resolver;
-        r.liveness.end(node, lease);
         // Sessions owned by that process ended with it.
         let dropped = self.inner.bindings.forget_sessions_of(node);
         if dropped > 0 {
             tracing::info!(%node, dropped, "registrations of the ended node's sessions dropped");
         }
-        r.cache.note_invalidation();
-        let removed = r.cache.remove_owner_lease(node, lease);
-        r.counters
-            .invalidated(InvalidationReason::OwnerLeaseInvalidated, removed as u64);
-        tracing::info!(%node, %lease, removed, "owner lease invalidated");
-        removed
+        self.inner.resolver.owner_lease_ended(node, lease)
     }
 
     /// A store recovery event reported by the host: clears the whole cache.
@@ -315,15 +301,14 @@ impl Runtime {
 
     /// Every counter and table size, read now.
     pub fn stats(&self) -> Stats {
-        let r = &self.inner.resolver;
-        let mut stats = r.counters.snapshot(r.cache.len());
+        let mut stats = self.inner.resolver.snapshot();
         stats.tables = self.table_stats();
         stats
     }
 
     fn table_stats(&self) -> TableStats {
         let inner = &self.inner;
-        let (sessions, pending_binds, session_deadlines) = inner.sessions.lock().sizes();
+        let (sessions, pending_binds, session_deadlines) = inner.sessions.sizes();
         let (registrations, parked_binds, parked_deadlines) = inner.bindings.sizes();
         let follow = inner.follow.sizes();
         let n = |v: usize| v as u64;
@@ -359,7 +344,7 @@ impl Runtime {
         let inner = &self.inner;
         [
             inner.pending.next_deadline(),
-            self.session_deadline(),
+            inner.sessions.next_deadline(),
             inner.bindings.next_deadline(),
             inner.follow.next_deadline(),
         ]
@@ -382,10 +367,6 @@ impl Runtime {
             .map(Inbound::Completed)
             .collect();
         self.session_timeouts(now, &mut actions);
-        let refusals = self.inner.bindings.expire_parked(now);
-        if !refusals.is_empty() {
-            actions.push(Inbound::Send(refusals));
-        }
         self.inner.follow.expire(now);
         actions
     }

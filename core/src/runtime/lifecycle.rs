@@ -1,0 +1,327 @@
+//! This node's authority writes (§2.2, §2.4; the lifecycle documents own the
+//! full flows): create, publish Ready, relocation commit, lease renewal and
+//! release. Each is a store compare-and-set; on success the local ownership
+//! table, the route cache and the Actor bindings follow the record the store
+//! returned.
+
+use std::time::Duration;
+
+use crate::authority::{AuthorityRecord, OwnerClaim, WriteFence};
+use crate::clock::MonoTime;
+use crate::error::InputError;
+use crate::follow::FollowRoute;
+use crate::ids::{KeyRef, ObjectKind, ProposalId};
+use crate::lifecycle::LifecycleError;
+use crate::ownership::OwnedObject;
+use crate::retry::backoff;
+use crate::route::RouteFence;
+use crate::store::{Observed, WriteError, WriteFuture};
+use crate::wire::RouteEnd;
+
+use super::{Inner, Runtime};
+
+enum Write {
+    Create,
+    PublishReady,
+    TakeOwnership(WriteFence),
+    RenewLease,
+    BeginRelease,
+}
+
+impl Inner {
+    fn claim(&self) -> OwnerClaim {
+        let me = self.identity;
+        OwnerClaim {
+            mesh: me.mesh,
+            node: me.rid,
+            node_generation: me.generation,
+            lease_generation: me.lease,
+            lease_millis: lease_millis(self.resolver.config.get().owner_lease_duration),
+        }
+    }
+
+    fn owned_fence(&self, key: KeyRef<'_>) -> Result<WriteFence, LifecycleError> {
+        self.ownership
+            .get(key)
+            .map(|o| o.write_fence())
+            .ok_or_else(|| LifecycleError::NotOwned {
+                kind: key.kind,
+                id: key.id.to_owned(),
+            })
+    }
+
+    fn start_write(
+        &self,
+        key: KeyRef<'_>,
+        write: &Write,
+        proposal: ProposalId,
+    ) -> Result<WriteFuture<'_, Observed<AuthorityRecord>>, LifecycleError> {
+        let store = &*self.resolver.store;
+        Ok(match write {
+            Write::Create => store.create(key, self.claim(), proposal),
+            Write::PublishReady => store.publish_ready(key, self.owned_fence(key)?, proposal),
+            Write::TakeOwnership(from) => store.transfer_owner(key, *from, self.claim(), proposal),
+            Write::RenewLease => {
+                let millis = self.claim().lease_millis;
+                store.renew_lease(
+                    key,
+                    self.owned_fence(key)?,
+                    self.identity.lease,
+                    millis,
+                    proposal,
+                )
+            }
+            Write::BeginRelease => store.begin_release(key, self.owned_fence(key)?, proposal),
+        })
+    }
+
+    /// Runs one authority write and makes this node's view follow it.
+    async fn write(&self, key: KeyRef<'_>, write: Write) -> Result<OwnedObject, LifecycleError> {
+        let proposal = ProposalId(self.ids.next());
+        let (observed, started) = self
+            .retried(|| self.start_write(key, &write, proposal))
+            .await?;
+        let record = observed.value;
+        let remaining = record
+            .owner
+            .lease
+            .expires_at
+            .0
+            .saturating_sub(observed.store_time.0);
+        let owned =
+            OwnedObject::from_record(&record, started.after(Duration::from_millis(remaining)));
+        self.ownership.set(key, owned);
+        self.forget_older_routes(key, &record);
+        Ok(owned)
+    }
+
+    async fn complete_release(&self, key: KeyRef<'_>) -> Result<(), LifecycleError> {
+        let (fence, proposal) = (self.owned_fence(key)?, ProposalId(self.ids.next()));
+        let store = &*self.resolver.store;
+        self.retried(|| Ok(store.complete_release(key, fence, proposal)))
+            .await?;
+        self.ownership.remove(key);
+        self.resolver.forget(key);
+        // The Actor is gone: a new incarnation never inherits a binding.
+        self.bindings.forget(&key.to_owned());
+        Ok(())
+    }
+
+    /// Runs a write started by `start`, retrying a store failure (within
+    /// `store_attempts`) with the same proposal, so an attempt that was
+    /// applied but whose answer was lost is recognised, not written twice.
+    /// Returns the answer and when its attempt was sent.
+    async fn retried<'a, T>(
+        &'a self,
+        start: impl Fn() -> Result<WriteFuture<'a, Observed<T>>, LifecycleError>,
+    ) -> Result<(Observed<T>, MonoTime), LifecycleError> {
+        let attempts = self.resolver.config.get().store_attempts;
+        let mut attempt = 1;
+        loop {
+            // Taken before the store can act, so a lease deadline errs early.
+            let sent = self.resolver.clock.now();
+            match self.checked(self.resolver.timed(start()?).await) {
+                Err(LifecycleError::Write(WriteError::Store(e))) if attempt < attempts => {
+                    tracing::info!(error = %e, attempt, "authority write failed; retrying the same proposal");
+                    tokio::time::sleep(backoff(attempt)).await;
+                    attempt += 1;
+                }
+                outcome => return outcome.map(|o| (o, sent)),
+            }
+        }
+    }
+
+    /// Reports the outcome to store-health tracking and maps it.
+    fn checked<T>(
+        &self,
+        result: Result<Observed<T>, WriteError>,
+    ) -> Result<Observed<T>, LifecycleError> {
+        match &result {
+            Ok(o) => _ = self.resolver.observe(Ok(o.epoch)),
+            Err(WriteError::Store(e)) => _ = self.resolver.observe(Err(e)),
+            Err(WriteError::Rejected(r)) => {
+                tracing::info!(rejection = %r, "authority write refused")
+            }
+        }
+        Ok(result?)
+    }
+
+    /// This node's own write confirmed a higher store version.
+    fn forget_older_routes(&self, key: KeyRef<'_>, record: &AuthorityRecord) {
+        self.resolver.confirmed_version(key, record.store_version);
+    }
+}
+
+fn lease_millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+impl Runtime {
+    fn run_write(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        write: Write,
+    ) -> Result<OwnedObject, LifecycleError> {
+        let key = self.key(kind, id)?.to_owned();
+        let inner = self.inner().clone();
+        self.block_on(async move { inner.write(key.as_ref(), write).await })
+    }
+
+    /// Creates a new incarnation owned by this node, in `Creating`.
+    pub fn create(&self, kind: ObjectKind, id: &str) -> Result<OwnedObject, LifecycleError> {
+        self.run_write(kind, id, Write::Create)
+    }
+
+    /// Publishes this node's `Creating` object as `Ready`.
+    pub fn publish_ready(&self, kind: ObjectKind, id: &str) -> Result<OwnedObject, LifecycleError> {
+        self.run_write(kind, id, Write::PublishReady)
+    }
+
+    /// Create then publish Ready: the activation an application sees.
+    pub fn activate(&self, kind: ObjectKind, id: &str) -> Result<OwnedObject, LifecycleError> {
+        self.create(kind, id)?;
+        self.publish_ready(kind, id)
+    }
+
+    /// Relocation commit on the target: this node takes ownership by a
+    /// compare-and-set on `from` (the authority the relocation started
+    /// from). The authority owner generation increases by one.
+    pub fn commit_relocation(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        from: WriteFence,
+    ) -> Result<OwnedObject, LifecycleError> {
+        self.run_write(kind, id, Write::TakeOwnership(from))
+    }
+
+    /// The source's side of a committed relocation: stop owning locally.
+    /// Messages still routed here are then rejected as stale.
+    pub fn relinquish(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+    ) -> Result<Option<OwnedObject>, InputError> {
+        let key = self.key(kind, id)?;
+        Ok(self.ownership().remove(key))
+    }
+
+    /// This node's tenure of an object it owns, as the other end of a
+    /// Message Follow route names it: the target of a relocation gives this
+    /// to the source after its commit.
+    pub fn owner_route_end(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+    ) -> Result<Option<RouteEnd>, InputError> {
+        let key = self.key(kind, id)?;
+        let me = self.identity();
+        Ok(self.ownership().get(key).map(|owned| RouteEnd {
+            node: self.node_ref(),
+            fence: RouteFence {
+                object_generation: owned.object_generation,
+                authority_owner_generation: owned.authority_owner_generation,
+                owner_lease_generation: owned.lease_generation,
+                node_generation: me.generation,
+                store_version: owned.store_version,
+            },
+        }))
+    }
+
+    /// The source's side of a committed relocation with Message Follow: stop
+    /// owning locally and, for `message_follow_duration` (the value in force
+    /// now; 0 = off), relay operations still routed here to `destination`.
+    ///
+    /// Only committed routes relay: `destination` must be a later tenure of
+    /// the same incarnation (what [`owner_route_end`](Self::owner_route_end)
+    /// returns on the target after its commit), and the store is read once
+    /// here to confirm the commit (relaying itself never reads it). On a
+    /// store failure nothing changes: retry, or [`relinquish`](Self::relinquish)
+    /// without a route.
+    pub fn relinquish_to(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        destination: RouteEnd,
+    ) -> Result<OwnedObject, LifecycleError> {
+        let key = self.key(kind, id)?;
+        let not_owned = || InputError::NotOwned(format!("{kind} {id:?}"));
+        let owned = self.ownership().get(key).ok_or_else(not_owned)?;
+        let source = self.owner_route_end(kind, id)?.ok_or_else(not_owned)?;
+        let d = &destination.fence;
+        if d.object_generation != owned.object_generation
+            || d.authority_owner_generation <= owned.authority_owner_generation
+        {
+            return Err(InputError::NotACommittedMove(format!(
+                "this node holds generation {}/{}, destination names {}/{}",
+                owned.object_generation,
+                owned.authority_owner_generation,
+                d.object_generation,
+                d.authority_owner_generation
+            ))
+            .into());
+        }
+        self.confirm_commit(key, &destination)?;
+        let duration = self.config().message_follow_duration;
+        if !duration.is_zero() {
+            let now = self.clock().now();
+            let route = FollowRoute::new(source, destination, now.after(duration));
+            self.inner().follow.install(key.to_owned(), route);
+        }
+        self.ownership().remove(key);
+        Ok(owned)
+    }
+
+    /// Reads authority to confirm `destination`'s tenure was committed: the
+    /// record is that tenure, or a later one of the same incarnation.
+    fn confirm_commit(
+        &self,
+        key: KeyRef<'_>,
+        destination: &RouteEnd,
+    ) -> Result<(), LifecycleError> {
+        let inner = self.inner().clone();
+        let owned_key = key.to_owned();
+        let read = self.block_on(async move {
+            let r = &inner.resolver;
+            let result = r.timed(r.store.read(owned_key.as_ref())).await;
+            let _ = r.observe(result.as_ref().map(|o| o.epoch));
+            result
+        });
+        let record = read.map_err(WriteError::Store)?.value;
+        let d = &destination.fence;
+        let committed = record.is_some_and(|rec| {
+            rec.object_generation == d.object_generation
+                && (rec.authority_owner_generation > d.authority_owner_generation
+                    || (rec.authority_owner_generation == d.authority_owner_generation
+                        && rec.owner.route.node == destination.node.rid
+                        && rec.owner.node_generation == destination.node.generation))
+        });
+        if committed {
+            Ok(())
+        } else {
+            Err(InputError::NotACommittedMove(format!(
+                "authority does not show {}'s tenure {}",
+                destination.node.rid, d.authority_owner_generation
+            ))
+            .into())
+        }
+    }
+
+    /// Extends this node's owner lease on the object.
+    pub fn renew_lease(&self, kind: ObjectKind, id: &str) -> Result<OwnedObject, LifecycleError> {
+        self.run_write(kind, id, Write::RenewLease)
+    }
+
+    /// Starts releasing the object: it resolves `Unavailable(Releasing)`.
+    pub fn begin_release(&self, kind: ObjectKind, id: &str) -> Result<OwnedObject, LifecycleError> {
+        self.run_write(kind, id, Write::BeginRelease)
+    }
+
+    /// Completes the release: the record is gone and the ID resolves `Missing`.
+    pub fn complete_release(&self, kind: ObjectKind, id: &str) -> Result<(), LifecycleError> {
+        let key = self.key(kind, id)?.to_owned();
+        let inner = self.inner().clone();
+        self.block_on(async move { inner.complete_release(key.as_ref()).await })
+    }
+}
