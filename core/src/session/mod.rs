@@ -5,6 +5,7 @@
 
 mod actor;
 mod owner;
+mod route_change;
 mod table;
 
 use std::sync::Arc;

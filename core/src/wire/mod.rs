@@ -10,6 +10,7 @@ mod codec;
 #[cfg(feature = "json")]
 pub mod json;
 mod session;
+mod session_codec;
 
 pub use codec::{decode, encode};
 pub use session::{

@@ -6,7 +6,7 @@
 //! Modelled on quinn-proto's test `Pair`: the state machines are real, only
 //! the wire is simulated.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,17 +15,20 @@ use crate::config::RoutingConfig;
 use crate::direct::SendOptions;
 use crate::error::InputError;
 use crate::ids::{
-    MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectKind, OperationId, OwnerLeaseGeneration,
+    MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectKind, OwnerLeaseGeneration,
 };
 use crate::ids::{ObjectKey, RelocationId, SessionGeneration, SessionId};
-use crate::inbound::{Failure, Inbound, NoticeToken};
+use crate::inbound::{Inbound, NoticeToken};
 use crate::lifecycle::LifecycleError;
 use crate::outbound::{Outbound, Sent};
 use crate::reply::{Completion, RequestOptions, Requested};
 use crate::runtime::Runtime;
-use crate::session::{ActorRef, SessionError, SessionEvent, SessionSend};
+use crate::session::{ActorRef, SessionError, SessionSend};
 use crate::store::MemoryStore;
 use crate::wire::{ActorRoute, ReplyResult, SessionRef};
+
+mod ledger;
+pub use ledger::Ledger;
 
 /// What an envelope carries, for fault rules and counting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,115 +62,6 @@ pub struct Envelope {
 
 /// A fault rule: decides per envelope.
 pub type Rule = Box<dyn FnMut(&Envelope) -> bool>;
-
-/// Every operation's fate.
-#[derive(Debug, Clone, Default)]
-pub struct Ledger {
-    /// Operation → (origin, send sequence).
-    pub sent: BTreeMap<OperationId, (NodeRid, u64)>,
-    /// Deliveries in arrival order: (operation, node, hops taken).
-    pub delivered: Vec<(OperationId, NodeRid, u8)>,
-    /// Operations that ended without delivery.
-    pub ended: Vec<(OperationId, Failure)>,
-    /// Frames the network dropped, by kind.
-    pub dropped: Vec<Carried>,
-    /// Requests' terminal results, in order: (operation, outcome kind).
-    pub completed: Vec<(OperationId, &'static str)>,
-    /// Results that arrived after a request had ended (dropped).
-    pub late: u64,
-    /// Session relays delivered to Actors, in arrival order:
-    /// (session, actor id, sequence, node).
-    pub session_delivered: Vec<(SessionId, String, u64, NodeRid)>,
-    /// Session-side events (bound, refused, pushed, sealed, ignored …).
-    pub session_events: Vec<SessionEvent>,
-    /// Command 50 notifications applied at senders, and how many matched.
-    pub notices_applied: u64,
-    /// Notifications that invalidated a cached route.
-    pub notices_effective: u64,
-}
-
-impl Ledger {
-    /// Operations delivered more than once (must be empty).
-    pub fn duplicated(&self) -> Vec<OperationId> {
-        let mut seen = BTreeMap::new();
-        for (op, _, _) in &self.delivered {
-            *seen.entry(*op).or_insert(0u32) += 1;
-        }
-        seen.into_iter()
-            .filter(|(_, n)| *n > 1)
-            .map(|(op, _)| op)
-            .collect()
-    }
-
-    /// Operations with neither a delivery nor an end (must be empty once the
-    /// network is drained, unless the harness dropped their frames).
-    pub fn unresolved(&self) -> Vec<OperationId> {
-        self.sent
-            .keys()
-            .filter(|op| {
-                let delivered = self.delivered.iter().any(|(d, _, _)| d == *op);
-                let ended = self.ended.iter().any(|(e, _)| e == *op);
-                // A request that ended without a reply (timeout, route error)
-                // is resolved too: its sender has its terminal result.
-                let completed = self
-                    .completed
-                    .iter()
-                    .any(|(c, kind)| c == *op && *kind != "Reply");
-                !delivered && !ended && !completed
-            })
-            .copied()
-            .collect()
-    }
-
-    /// Requests with more than one terminal result (must be empty).
-    pub fn double_completions(&self) -> Vec<OperationId> {
-        let mut seen = BTreeMap::new();
-        for (op, _) in &self.completed {
-            *seen.entry(*op).or_insert(0u32) += 1;
-        }
-        seen.into_iter()
-            .filter(|(_, n)| *n > 1)
-            .map(|(op, _)| op)
-            .collect()
-    }
-
-    /// Operations that both were delivered and ended (must be empty: one
-    /// terminal result each).
-    pub fn delivered_and_ended(&self) -> Vec<OperationId> {
-        self.ended
-            .iter()
-            .filter(|(op, _)| self.delivered.iter().any(|(d, _, _)| d == op))
-            .map(|(op, _)| *op)
-            .collect()
-    }
-
-    /// Pairs of one sender's operations that took the same number of hops
-    /// (so the same links, each in order) but arrived out of send order.
-    pub fn order_violations(&self) -> Vec<(OperationId, OperationId)> {
-        let mut last: BTreeMap<(NodeRid, u8), (u64, OperationId)> = BTreeMap::new();
-        let mut bad = Vec::new();
-        for (op, _, hops) in &self.delivered {
-            let Some(&(origin, seq)) = self.sent.get(op) else {
-                continue;
-            };
-            if let Some(&(prev_seq, prev)) = last.get(&(origin, *hops))
-                && prev_seq > seq
-            {
-                bad.push((prev, *op));
-            }
-            last.insert((origin, *hops), (seq, *op));
-        }
-        bad
-    }
-
-    /// Deliveries that took at least one Message Follow hop.
-    pub fn detours(&self) -> usize {
-        self.delivered
-            .iter()
-            .filter(|(_, _, hops)| *hops > 0)
-            .count()
-    }
-}
 
 /// The mesh.
 pub struct Mesh {
