@@ -2,7 +2,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo deps test bench lint fmt header header-check install test-c
+.PHONY: demo deps test bench bench-compare lint fmt header header-check install test-c
 
 demo:
 	$(CARGO) run -q -p zlink-cli -- demo
@@ -30,6 +30,12 @@ bench: deps
 	$(CARGO) bench -p zlink-core --bench redis
 	$(CARGO) bench -p zlink-ffi --bench c_abi
 	bash bindings-python/scripts/bench.sh
+
+# The core's resolve benchmark of BASE (a git rev) and of the working tree,
+# run alternately in one run: `make bench-compare BASE=main~3`.
+BASE ?= HEAD
+bench-compare:
+	bash scripts/bench-compare.sh $(BASE)
 
 fmt:
 	$(CARGO) fmt --all

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::clock::Clock;
 use crate::error::InputError;
 use crate::ids::{KeyRef, ObjectKind};
 use crate::reason::UnavailableReason;
@@ -59,34 +60,37 @@ pub(crate) fn check_send(kind: ObjectKind, options: SendOptions) -> Result<(), I
     Ok(())
 }
 
-impl Resolver {
-    /// Decides a direct call to `key`: each resolver tag to its one
-    /// receiver, a store failure retried within the deadline and attempts.
-    pub(crate) async fn send_direct(&self, key: KeyRef<'_>, options: SendOptions) -> DirectSend {
-        let clock = &self.clock;
-        let deadline = clock.now().after(options.deadline);
-        let attempts = self.config.get().store_attempts;
-        let mut attempt = 1;
-        loop {
-            let resolution = match self.lookup_cached(key) {
-                Some(route) => Resolution::ReadyRoute(route),
-                None => self.resolve_from_store(key).await,
-            };
-            match resolution {
-                Resolution::ReadyRoute(route) => return DirectSend::Submit(route),
-                Resolution::Missing if options.instance_intent => {
-                    return DirectSend::ColdActivation;
+/// Decides a direct call to `key`: each resolver tag to its one receiver,
+/// a store failure retried (at most `attempts` reads) within the deadline
+/// on `clock`.
+pub(crate) async fn send_direct(
+    resolver: &Resolver,
+    clock: &dyn Clock,
+    attempts: u32,
+    key: KeyRef<'_>,
+    options: SendOptions,
+) -> DirectSend {
+    let deadline = clock.now().after(options.deadline);
+    let mut attempt = 1;
+    loop {
+        let resolution = match resolver.lookup_cached(key) {
+            Some(route) => Resolution::ReadyRoute(route),
+            None => resolver.resolve_from_store(key).await,
+        };
+        match resolution {
+            Resolution::ReadyRoute(route) => return DirectSend::Submit(route),
+            Resolution::Missing if options.instance_intent => {
+                return DirectSend::ColdActivation;
+            }
+            Resolution::Missing => return DirectSend::NotFound,
+            Resolution::Unavailable(reason) => return DirectSend::Unavailable(reason),
+            Resolution::StoreFailure(e) => {
+                let now = clock.now();
+                if attempt >= attempts || now >= deadline {
+                    return DirectSend::StoreFailure(e);
                 }
-                Resolution::Missing => return DirectSend::NotFound,
-                Resolution::Unavailable(reason) => return DirectSend::Unavailable(reason),
-                Resolution::StoreFailure(e) => {
-                    let now = clock.now();
-                    if attempt >= attempts || now >= deadline {
-                        return DirectSend::StoreFailure(e);
-                    }
-                    tokio::time::sleep(backoff(attempt).min(deadline.since(now))).await;
-                    attempt += 1;
-                }
+                tokio::time::sleep(backoff(attempt).min(deadline.since(now))).await;
+                attempt += 1;
             }
         }
     }

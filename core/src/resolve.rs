@@ -75,9 +75,9 @@ pub(crate) struct Resolver {
     counters: Counters,
     health: StoreHealth,
     liveness: OwnerLiveness,
-    pub(crate) store: Arc<dyn LocationStore>,
-    pub(crate) clock: Arc<dyn Clock>,
-    pub(crate) config: Arc<LiveConfig>,
+    store: Arc<dyn LocationStore>,
+    clock: Arc<dyn Clock>,
+    config: Arc<LiveConfig>,
     flights: Mutex<HashMap<ObjectKey, Arc<Flight>>>,
 }
 

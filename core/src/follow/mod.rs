@@ -272,3 +272,50 @@ impl FollowRoutes {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::*;
+    use crate::wire::NodeRef;
+
+    fn end(rid: u64, aog: u64) -> RouteEnd {
+        RouteEnd {
+            node: NodeRef {
+                mesh: MeshName::new("m").expect("valid"),
+                rid: NodeRid(rid),
+                generation: NodeGeneration(1),
+            },
+            fence: RouteFence {
+                object_generation: ObjectGeneration(1),
+                authority_owner_generation: AuthorityOwnerGeneration(aog),
+                owner_lease_generation: OwnerLeaseGeneration(1),
+                node_generation: NodeGeneration(1),
+                store_version: StoreVersion(1),
+            },
+        }
+    }
+
+    #[test]
+    fn a_million_relocations_keep_only_the_routes_of_one_follow_duration() {
+        let routes = FollowRoutes::default();
+        let duration = 30_000; // ms, the default Message Follow duration
+        let mut most = FollowSizes::default();
+        for i in 0..1_000_000u64 {
+            // One relocation per ms, each of another object.
+            let now = MonoTime(i * 1_000_000);
+            let key = ObjectKey::new(ObjectKind::Actor, &format!("a{i}")).expect("valid");
+            let expires = MonoTime((i + duration) * 1_000_000);
+            routes.install(key, FollowRoute::new(end(1, 1), end(2, 2), expires));
+            routes.expire(now);
+            let s = routes.sizes();
+            most.routes = most.routes.max(s.routes);
+            most.expiries = most.expiries.max(s.expiries);
+        }
+        assert!(most.routes <= 30_001, "{most:?}");
+        assert!(most.expiries <= 2 * 30_001 + 64, "{most:?}");
+        routes.expire(MonoTime(u64::MAX));
+        assert_eq!(routes.sizes().routes, 0);
+        assert_eq!(routes.next_deadline(), None);
+    }
+}

@@ -1,7 +1,7 @@
 //! The direct send decision as a call: a cache hit decides on the caller's
 //! thread, a miss goes to the store on the runtime's threads.
 
-use crate::direct::{DirectSend, SendOptions, check_send};
+use crate::direct::{DirectSend, SendOptions, check_send, send_direct};
 use crate::error::InputError;
 use crate::ids::ObjectKind;
 
@@ -24,6 +24,16 @@ impl Runtime {
         }
         let inner = self.inner().clone();
         let key = key.to_owned();
-        Ok(self.block_on(async move { inner.resolver.send_direct(key.as_ref(), options).await }))
+        Ok(self.block_on(async move {
+            let attempts = inner.config.get().store_attempts;
+            send_direct(
+                &inner.resolver,
+                &*inner.clock,
+                attempts,
+                key.as_ref(),
+                options,
+            )
+            .await
+        }))
     }
 }

@@ -25,7 +25,7 @@ impl Runtime {
     /// never an application handler. A frame whose last sender is not
     /// `from` is refused ([`Inbound::ForeignSender`]) and changes nothing.
     pub fn on_frame(&self, from: NodeRid, bytes: &[u8]) -> Inbound {
-        let config = &self.inner().resolver.config;
+        let config = &self.inner().config;
         let frame = match decode(bytes, &config.decode_limits()) {
             Ok(frame) => frame,
             Err(e) => return self.undecodable(bytes, e),

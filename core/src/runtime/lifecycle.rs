@@ -36,7 +36,7 @@ impl Inner {
             node: me.rid,
             node_generation: me.generation,
             lease_generation: me.lease,
-            lease_millis: lease_millis(self.resolver.config.get().owner_lease_duration),
+            lease_millis: lease_millis(self.config.get().owner_lease_duration),
         }
     }
 
@@ -56,7 +56,7 @@ impl Inner {
         write: &Write,
         proposal: ProposalId,
     ) -> Result<WriteFuture<'_, Observed<AuthorityRecord>>, LifecycleError> {
-        let store = &*self.resolver.store;
+        let store = &*self.store;
         Ok(match write {
             Write::Create => store.create(key, self.claim(), proposal),
             Write::PublishReady => store.publish_ready(key, self.owned_fence(key)?, proposal),
@@ -97,7 +97,7 @@ impl Inner {
 
     async fn complete_release(&self, key: KeyRef<'_>) -> Result<(), LifecycleError> {
         let (fence, proposal) = (self.owned_fence(key)?, ProposalId(self.ids.next()));
-        let store = &*self.resolver.store;
+        let store = &*self.store;
         self.retried(|| Ok(store.complete_release(key, fence, proposal)))
             .await?;
         self.ownership.remove(key);
@@ -115,11 +115,11 @@ impl Inner {
         &'a self,
         start: impl Fn() -> Result<WriteFuture<'a, Observed<T>>, LifecycleError>,
     ) -> Result<(Observed<T>, MonoTime), LifecycleError> {
-        let attempts = self.resolver.config.get().store_attempts;
+        let attempts = self.config.get().store_attempts;
         let mut attempt = 1;
         loop {
             // Taken before the store can act, so a lease deadline errs early.
-            let sent = self.resolver.clock.now();
+            let sent = self.clock.now();
             match self.checked(self.resolver.timed(start()?).await) {
                 Err(LifecycleError::Write(WriteError::Store(e))) if attempt < attempts => {
                     tracing::info!(error = %e, attempt, "authority write failed; retrying the same proposal");
@@ -284,7 +284,7 @@ impl Runtime {
         let owned_key = key.to_owned();
         let read = self.block_on(async move {
             let r = &inner.resolver;
-            let result = r.timed(r.store.read(owned_key.as_ref())).await;
+            let result = r.timed(inner.store.read(owned_key.as_ref())).await;
             let _ = r.observe(result.as_ref().map(|o| o.epoch));
             result
         });

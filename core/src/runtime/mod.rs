@@ -88,7 +88,10 @@ impl RuntimeBuilder {
         Ok(Runtime {
             inner: Arc::new(Inner {
                 identity: self.identity,
-                resolver: Resolver::new(store, clock, config),
+                resolver: Resolver::new(store.clone(), clock.clone(), config.clone()),
+                store,
+                clock,
+                config,
                 ownership: Ownership::default(),
                 ids: UniqueIds::new(),
                 follow: FollowRoutes::default(),
@@ -113,8 +116,12 @@ pub enum BuildError {
     Threads(String),
 }
 
+/// One runtime's machines, and the store, clock and config they share.
 pub(crate) struct Inner {
     pub(crate) identity: NodeIdentity,
+    pub(crate) store: Arc<dyn LocationStore>,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) config: Arc<LiveConfig>,
     pub(crate) resolver: Resolver,
     pub(crate) ownership: Ownership,
     pub(crate) ids: UniqueIds,
@@ -168,18 +175,18 @@ impl Runtime {
 
     /// The config in force.
     pub fn config(&self) -> RoutingConfig {
-        (*self.inner.resolver.config.get()).clone()
+        (*self.inner.config.get()).clone()
     }
 
     /// Replaces the config. Existing cache entries keep the lifetime they
     /// were given; Message Follow routes keep theirs (§2.2, §2.5). The cache
     /// capacity is fixed at build.
     pub fn update_config(&self, config: RoutingConfig) -> Result<(), ConfigError> {
-        self.inner.resolver.config.replace(config)
+        self.inner.config.replace(config)
     }
 
     pub(crate) fn clock(&self) -> &dyn Clock {
-        &*self.inner.resolver.clock
+        &*self.inner.clock
     }
 
     pub(crate) fn ownership(&self) -> &Ownership {
@@ -192,7 +199,7 @@ impl Runtime {
 
     /// Checks a caller's global ID against the configured cap.
     pub fn key<'a>(&self, kind: ObjectKind, id: &'a str) -> Result<KeyRef<'a>, InputError> {
-        check_object_id(id, self.inner.resolver.config.max_id_bytes())?;
+        check_object_id(id, self.inner.config.max_id_bytes())?;
         Ok(KeyRef { kind, id })
     }
 
@@ -332,7 +339,7 @@ impl Runtime {
     /// The runtime's clock, read now: the `now` to give
     /// [`on_timeout`](Self::on_timeout).
     pub fn now(&self) -> MonoTime {
-        self.inner.resolver.clock.now()
+        self.inner.clock.now()
     }
 
     /// The earliest instant any of the runtime's machines needs waking at
@@ -393,7 +400,7 @@ impl Runtime {
         F::Output: Send + 'static,
     {
         // On the store's own runtime when it has one: no hop per store call.
-        let handle = match self.inner.resolver.store.executor() {
+        let handle = match self.inner.store.executor() {
             Some(store) => store.spawn(fut),
             None => self.tokio().spawn(fut),
         };

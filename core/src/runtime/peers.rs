@@ -30,7 +30,7 @@ impl Runtime {
         let inner = self.inner().clone();
         let stored = self.block_on(async move {
             let r = &inner.resolver;
-            let result = r.timed(r.store.put_descriptor(&descriptor)).await;
+            let result = r.timed(inner.store.put_descriptor(&descriptor)).await;
             if let Err(WriteError::Store(e)) = &result {
                 r.observe(Err(e));
             }
@@ -74,7 +74,7 @@ impl Runtime {
         let inner = self.inner().clone();
         let found = self.block_on(async move {
             let r = &inner.resolver;
-            let result = r.timed(r.store.read_descriptor(&endpoint)).await;
+            let result = r.timed(inner.store.read_descriptor(&endpoint)).await;
             let _ = r.observe(result.as_ref().map(|o| o.epoch));
             result
         })?;
@@ -118,7 +118,7 @@ impl Runtime {
         else {
             return Inbound::PeerRefused;
         };
-        let limits = self.inner().resolver.config.decode_limits();
+        let limits = self.inner().config.decode_limits();
         if let Ok(Frame::Message(op) | Frame::Request(op)) = decode(bytes, &limits)
             && op.hop_count == 0
             && op.origin.rid == d.rid

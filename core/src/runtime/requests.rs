@@ -23,7 +23,7 @@ impl Runtime {
         payload: &[u8],
         options: RequestOptions,
     ) -> Result<Requested, InputError> {
-        let max = self.inner().resolver.config.max_message_bytes();
+        let max = self.inner().config.max_message_bytes();
         if payload.len() > max {
             return Err(InputError::PayloadTooLarge {
                 len: payload.len(),
@@ -101,7 +101,7 @@ impl Runtime {
             .reply_route
             .ok_or(ReplyRouteError::OneWay(request.operation_id))?;
         if let ReplyResult::Ok(payload) = &result {
-            let max = self.inner().resolver.config.max_message_bytes();
+            let max = self.inner().config.max_message_bytes();
             if payload.len() > max {
                 return Err(ReplyRouteError::TooLarge {
                     len: payload.len(),

@@ -30,7 +30,7 @@ impl Runtime {
         payload: &[u8],
         options: SendOptions,
     ) -> Result<Sent, InputError> {
-        let max = self.inner().resolver.config.max_message_bytes();
+        let max = self.inner().config.max_message_bytes();
         if payload.len() > max {
             return Err(InputError::PayloadTooLarge {
                 len: payload.len(),

@@ -21,7 +21,7 @@ impl Runtime {
         Ctx {
             now,
             me: self.node_ref(),
-            config: self.inner().resolver.config.get(),
+            config: self.inner().config.get(),
             ids: &self.inner().ids,
             counters: self.counters(),
         }
@@ -113,7 +113,7 @@ impl Runtime {
         session: &SessionRef,
         payload: &[u8],
     ) -> Result<Option<Outbound>, InputError> {
-        let max = self.inner().resolver.config.max_message_bytes();
+        let max = self.inner().config.max_message_bytes();
         if payload.len() > max {
             return Err(InputError::PayloadTooLarge {
                 len: payload.len(),
@@ -357,7 +357,7 @@ impl Runtime {
         hop_count: u8,
     ) -> Option<ActorRoute> {
         let now = self.clock().now();
-        let max_hops = self.inner().resolver.config.max_follow_hops();
+        let max_hops = self.inner().config.max_follow_hops();
         let destination = self
             .inner()
             .follow
