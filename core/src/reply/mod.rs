@@ -4,11 +4,12 @@
 //! cancellation or shutdown, whichever is confirmed first.
 
 mod pending;
+mod requests;
 
 use std::time::Duration;
 
-pub(crate) use pending::PendingRequests;
 pub use pending::{PendingRequest, SpotExecution};
+pub(crate) use requests::{Requests, reply};
 
 use crate::direct::SendOptions;
 use crate::ids::{CorrelationId, ObjectKey, OperationId};

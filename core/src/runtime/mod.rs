@@ -28,7 +28,7 @@ use crate::ids::{
 use crate::inbound::Inbound;
 use crate::ownership::{OwnedObject, Ownership};
 use crate::peer::PeerRegistry;
-use crate::reply::PendingRequests;
+use crate::reply::Requests;
 use crate::resolve::{Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
 use crate::session::{ActorBindings, SessionOwner};
@@ -95,7 +95,7 @@ impl RuntimeBuilder {
                 ownership: Ownership::default(),
                 ids: UniqueIds::new(),
                 follow: FollowRoutes::default(),
-                pending: PendingRequests::default(),
+                pending: Requests::default(),
                 sessions: SessionOwner::default(),
                 bindings: ActorBindings::default(),
                 peers: PeerRegistry::default(),
@@ -126,7 +126,7 @@ pub(crate) struct Inner {
     pub(crate) ownership: Ownership,
     pub(crate) ids: UniqueIds,
     pub(crate) follow: FollowRoutes,
-    pub(crate) pending: PendingRequests,
+    pub(crate) pending: Requests,
     pub(crate) sessions: SessionOwner,
     pub(crate) bindings: ActorBindings,
     pub(crate) peers: PeerRegistry,

@@ -5,11 +5,11 @@
 use crate::clock::MonoTime;
 use crate::direct::DirectSend;
 use crate::error::InputError;
-use crate::ids::{CorrelationId, KeyRef, ObjectKind, OperationId};
+use crate::ids::{CorrelationId, KeyRef, ObjectGeneration, ObjectKey, ObjectKind};
 use crate::outbound::Outbound;
-use crate::reply::*;
+use crate::reply::{Completion, Outcome, ReplyRouteError, RequestOptions, Requested, reply};
 use crate::route::ReadyRoute;
-use crate::wire::{Frame, NodeRef, Operation, ReplyFrame, ReplyResult, ReplyRoute, encode};
+use crate::wire::{Operation, ReplyResult};
 
 use super::Runtime;
 
@@ -51,43 +51,17 @@ impl Runtime {
         payload: &[u8],
         options: RequestOptions,
     ) -> Requested {
-        let ids = &self.inner().ids;
-        let (operation_id, correlation) = (OperationId(ids.next()), CorrelationId(ids.next()));
-        let to = NodeRef {
-            mesh: route.route.mesh,
-            rid: route.route.node,
-            generation: route.fence.node_generation,
-        };
-        let op = Operation {
-            operation_id,
-            target: key.to_owned(),
-            origin: self.node_ref(),
-            to_node: to.rid,
-            fence: route.fence,
-            object_generation: route.fence.object_generation,
-            hop_count: 0,
-            relayer: None,
-            reply_route: Some(ReplyRoute {
-                node: self.node_ref(),
-                correlation,
-            }),
-            payload: payload.to_vec(),
-        };
-        let pending = PendingRequest {
-            operation_id,
-            target: key.to_owned(),
-            deadline: self.clock().now().after(options.timeout),
-            origin: options.origin,
-        };
-        // Registered before the frame leaves, so no answer can beat it.
-        self.inner().pending.insert(correlation, pending);
-        self.counters().requests.sent.incr();
-        let bytes = encode(&Frame::Request(op));
-        Requested::Submitted {
-            correlation,
-            operation_id,
-            outbound: Outbound { to, bytes },
-        }
+        let inner = self.inner();
+        inner.pending.submit(
+            self.node_ref(),
+            &inner.ids,
+            self.clock().now(),
+            &self.counters().requests,
+            key,
+            route,
+            payload,
+            options,
+        )
     }
 
     /// Answers a delivered request on its reply route: no lookup of the
@@ -97,28 +71,8 @@ impl Runtime {
         request: &Operation,
         result: ReplyResult,
     ) -> Result<Outbound, ReplyRouteError> {
-        let route = request
-            .reply_route
-            .ok_or(ReplyRouteError::OneWay(request.operation_id))?;
-        if let ReplyResult::Ok(payload) = &result {
-            let max = self.inner().config.max_message_bytes();
-            if payload.len() > max {
-                return Err(ReplyRouteError::TooLarge {
-                    len: payload.len(),
-                    max,
-                });
-            }
-        }
-        let frame = ReplyFrame {
-            correlation: route.correlation,
-            operation_id: request.operation_id,
-            replier: self.node_ref(),
-            result,
-        };
-        Ok(Outbound {
-            to: route.node,
-            bytes: encode(&Frame::Reply(frame)),
-        })
+        let max = self.inner().config.max_message_bytes();
+        reply(self.node_ref(), max, request, result)
     }
 
     /// Cancels a pending request. `None` if it already has its result (the
@@ -130,18 +84,18 @@ impl Runtime {
     /// Times out every pending request whose deadline is at or before
     /// `now` (from [`Runtime::on_timeout`]).
     pub(crate) fn expire_requests(&self, now: MonoTime) -> Vec<Completion> {
-        let due = self.inner().pending.take_expired(now);
-        due.into_iter()
-            .map(|(correlation, request)| self.completion(correlation, request, Outcome::Timeout))
-            .collect()
+        let counters = &self.counters().requests;
+        self.inner()
+            .pending
+            .expire(counters, |spot| self.incarnation(spot), now)
     }
 
     /// Ends every pending request with `Shutdown` (the host is stopping).
     pub fn shutdown_requests(&self) -> Vec<Completion> {
-        let all = self.inner().pending.take_all();
-        all.into_iter()
-            .map(|(correlation, request)| self.completion(correlation, request, Outcome::Shutdown))
-            .collect()
+        let counters = &self.counters().requests;
+        self.inner()
+            .pending
+            .shutdown(counters, |spot| self.incarnation(spot))
     }
 
     /// Requests waiting for their result.
@@ -156,41 +110,18 @@ impl Runtime {
         outcome: Outcome,
         source: &'static str,
     ) -> Option<Completion> {
-        match self.inner().pending.take(correlation) {
-            Some(request) => Some(self.completion(correlation, request, outcome)),
-            None => {
-                self.counters().requests.late.incr();
-                tracing::info!(%correlation, reason = source, outcome = outcome.kind(), "late result dropped: the request already ended");
-                None
-            }
-        }
-    }
-
-    fn completion(
-        &self,
-        correlation: CorrelationId,
-        request: PendingRequest,
-        outcome: Outcome,
-    ) -> Completion {
-        outcome.count(&self.counters().requests);
-        let origin_gone = request
-            .origin
-            .as_ref()
-            .is_some_and(|o| self.incarnation_changed(o));
-        Completion {
+        let counters = &self.counters().requests;
+        self.inner().pending.complete(
+            counters,
+            |spot| self.incarnation(spot),
             correlation,
-            operation_id: request.operation_id,
-            target: request.target,
             outcome,
-            origin: request.origin,
-            origin_gone,
-        }
+            source,
+        )
     }
 
-    /// Whether this node knows another incarnation of the origin Spot than
-    /// the one that sent the request (a move alone is not a new incarnation).
-    fn incarnation_changed(&self, origin: &SpotExecution) -> bool {
-        self.owned(origin.spot.as_ref())
-            .is_some_and(|owned| owned.object_generation != origin.object_generation)
+    /// The incarnation of `object` this node holds now, if any.
+    fn incarnation(&self, object: &ObjectKey) -> Option<ObjectGeneration> {
+        self.owned(object.as_ref()).map(|o| o.object_generation)
     }
 }
