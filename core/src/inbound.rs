@@ -18,7 +18,7 @@ pub enum Inbound {
     /// Ready object.
     Deliver(Delivery),
     /// Carry `forward` to the new owner; send `notice` to the original sender
-    /// if present and report its fate with [`Runtime::notice_settled`].
+    /// if present and report its fate with [`Runtime::notice_settled`](crate::Runtime::notice_settled).
     Relay {
         /// The relayed operation, for the new owner.
         forward: Outbound,
@@ -81,7 +81,7 @@ pub struct Delivery {
 pub struct Notice {
     /// The notification and the sender it goes to.
     pub outbound: Outbound,
-    /// Give it back to [`Runtime::notice_settled`] once sent or failed.
+    /// Give it back to [`Runtime::notice_settled`](crate::Runtime::notice_settled) once sent or failed.
     pub token: NoticeToken,
 }
 

@@ -39,44 +39,10 @@ fn decode(bytes: &[u8]) -> Frame {
     wire::decode(bytes, &wire::DecodeLimits::default()).expect("a valid frame")
 }
 
-fn send(c: &Cluster, from: u64, id: &str) -> Outbound {
-    match c
-        .node(from)
-        .send(ACTOR, id, b"m", SendOptions::default())
-        .expect("valid input")
-    {
-        Sent::Submitted { outbound, .. } => outbound,
-        other => panic!("not submitted: {other:?}"),
-    }
-}
-
-/// Node 2 caches a route to `id` on node 1, which then moves it to node 3
-/// with a Message Follow route; returns node 2's stale frame.
-fn moved(c: &Cluster, id: &str) -> Outbound {
-    c.node(1).activate(ACTOR, id).expect("activation");
-    ready(c.node(2).resolve(ACTOR, id).expect("valid id"));
-    let stale = send(c, 2, id);
-    let fence = c
-        .node(1)
-        .owned(KeyRef { kind: ACTOR, id })
-        .expect("owned")
-        .write_fence();
-    c.node(3)
-        .commit_relocation(ACTOR, id, fence)
-        .expect("commit");
-    let end = c
-        .node(3)
-        .owner_route_end(ACTOR, id)
-        .expect("valid id")
-        .expect("owned by the target");
-    c.node(1).relinquish_to(ACTOR, id, end).expect("relinquish");
-    stale
-}
-
 #[test]
 fn an_operation_is_refused_on_another_nodes_connection_and_a_relayed_one_on_its_relayers() {
     let c = Cluster::with_defaults(4);
-    let stale = moved(&c, "a");
+    let (stale, _) = c.stale_after_move("a");
     // Hop 0: its origin (node 2) is its sender.
     refused(c.node(1).on_frame(rid(4), &stale.bytes));
     assert_eq!(c.node(1).stats().follow.relays, 0, "nothing relayed");
@@ -99,7 +65,7 @@ fn an_operation_is_refused_on_another_nodes_connection_and_a_relayed_one_on_its_
 #[test]
 fn a_forged_command_50_does_not_touch_the_cache() {
     let c = Cluster::with_defaults(4);
-    let stale = moved(&c, "a");
+    let (stale, _) = c.stale_after_move("a");
     let Inbound::Relay { notice, .. } = c.node(1).on_frame(rid(2), &stale.bytes) else {
         panic!("relayed")
     };

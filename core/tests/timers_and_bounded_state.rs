@@ -7,7 +7,7 @@ mod cluster;
 
 use std::time::Duration;
 
-use cluster::{Cluster, ready};
+use cluster::Cluster;
 use zlink_core::wire::{self, ActorRoute, Binding, Frame, SessionFrame};
 use zlink_core::*;
 
@@ -221,32 +221,7 @@ fn a_rebind_whose_previous_owner_never_acks_is_refused_and_releases_its_registra
 #[test]
 fn follow_routes_and_their_dedup_entries_are_swept_by_the_timer() {
     let c = Cluster::with_defaults(3);
-    c.node(1).activate(ACTOR, "a").expect("activation");
-    ready(c.node(2).resolve(ACTOR, "a").expect("valid"));
-    let stale = match c
-        .node(2)
-        .send(ACTOR, "a", b"m", SendOptions::default())
-        .expect("valid")
-    {
-        Sent::Submitted { outbound, .. } => outbound,
-        other => panic!("{other:?}"),
-    };
-    let fence = c
-        .node(1)
-        .owned(actor("a").as_ref())
-        .expect("owned")
-        .write_fence();
-    c.node(3)
-        .commit_relocation(ACTOR, "a", fence)
-        .expect("commit");
-    let end = c
-        .node(3)
-        .owner_route_end(ACTOR, "a")
-        .expect("valid")
-        .expect("owned");
-    c.node(1)
-        .relinquish_to(ACTOR, "a", end)
-        .expect("relinquish");
+    let (stale, _) = c.stale_after_move("a");
     assert!(matches!(
         c.node(1).on_frame(NodeRid(2), &stale.bytes),
         Inbound::Relay { .. }
@@ -428,32 +403,7 @@ fn a_million_sessions_that_bind_and_close_leave_no_registration() {
 #[test]
 fn a_million_hostile_notification_keys_stay_within_the_dedup_bounds() {
     let c = Cluster::with_defaults(3);
-    c.node(1).activate(ACTOR, "a").expect("activation");
-    let route = ready(c.node(2).resolve(ACTOR, "a").expect("valid"));
-    let stale = match c
-        .node(2)
-        .send(ACTOR, "a", b"m", SendOptions::default())
-        .expect("valid")
-    {
-        Sent::Submitted { outbound, .. } => outbound,
-        other => panic!("{other:?}"),
-    };
-    let fence = c
-        .node(1)
-        .owned(actor("a").as_ref())
-        .expect("owned")
-        .write_fence();
-    c.node(3)
-        .commit_relocation(ACTOR, "a", fence)
-        .expect("commit");
-    let end = c
-        .node(3)
-        .owner_route_end(ACTOR, "a")
-        .expect("valid")
-        .expect("owned");
-    c.node(1)
-        .relinquish_to(ACTOR, "a", end)
-        .expect("relinquish");
+    let (stale, route) = c.stale_after_move("a");
     let Ok(Frame::Message(op)) = wire::decode(&stale.bytes, &wire::DecodeLimits::default()) else {
         panic!("a message")
     };

@@ -130,7 +130,7 @@ pub struct Completion {
     pub origin_gone: bool,
 }
 
-/// Why [`Runtime::reply`] cannot answer.
+/// Why [`Runtime::reply`](crate::Runtime::reply) cannot answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReplyRouteError {
     /// The operation was a one-way message: it has no reply route.

@@ -1,5 +1,11 @@
-//! `Runtime`: the routing core of one MeshNode, composed of the resolver,
-//! the positive route cache, local ownership and the store (DESIGN §3).
+//! `Runtime`: the routing core of one MeshNode (DESIGN §3). It composes the
+//! machines, each of which owns its state and rules: the resolver with the
+//! positive route cache (`resolve`, `cache`), admission, Message Follow
+//! routes and their notification dedup (`follow`), the requests (`reply`),
+//! the Session owner and the Actor bindings (`session`), the manual peers
+//! (`peer`) and this node's ownership; this module routes calls, frames and
+//! timeouts to them and turns their outputs into host actions. No machine
+//! names the runtime or another machine's fields.
 //!
 //! Cache hits are answered on the caller's thread. Store calls run on a
 //! small tokio runtime the `Runtime` owns; blocking variants wait for them,
@@ -133,6 +139,27 @@ pub(crate) struct Inner {
 }
 
 /// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.
+///
+/// Its methods come in four kinds (after quinn-proto's `Connection`):
+///
+/// - **getters** read state and never change it: [`identity`](Self::identity),
+///   [`config`](Self::config), [`lookup_cached`](Self::lookup_cached),
+///   [`binding`](Self::binding), [`owned`](Self::owned), [`stats`](Self::stats),
+///   [`now`](Self::now), [`next_deadline`](Self::next_deadline) …;
+/// - **handlers** take what happened and return what the host must do:
+///   [`on_frame`](Self::on_frame) for a frame from a connection,
+///   [`on_timeout`](Self::on_timeout) for the passing of time,
+///   [`notice_settled`](Self::notice_settled), the invalidation inputs;
+/// - **calls** start work and return the frame to carry: `send`, `request`,
+///   `reply`, `bind`, `session_send`, `push`, the lifecycle writes …;
+/// - nothing is **polled** behind the host's back: every frame to send comes
+///   out of the call or handler that produced it.
+///
+/// The host's loop: carry every frame it is given; feed every frame that
+/// arrives to `on_frame` with the node of its connection; sleep until
+/// `next_deadline()` (re-read after every call and frame, which may move it
+/// earlier) and then call `on_timeout(now())`. Time reaches the core only
+/// through `on_timeout` and the clock it was built with.
 pub struct Runtime {
     inner: Arc<Inner>,
     // Kept outside `Inner` so that tasks holding `Inner` never own (and so

@@ -134,6 +134,41 @@ impl Cluster {
         &self.nodes[(rid - 1) as usize]
     }
 
+    /// Node 1 owns Actor `id`; node 2 caches its route and sends it a
+    /// message that is not carried yet; then `id` moves to node 3 with a
+    /// Message Follow route on node 1. Returns node 2's (now stale) frame
+    /// and the route node 2 cached.
+    pub fn stale_after_move(&self, id: &str) -> (Outbound, ReadyRoute) {
+        let kind = ObjectKind::Actor;
+        self.node(1).activate(kind, id).expect("activation");
+        let route = ready(self.node(2).resolve(kind, id).expect("valid id"));
+        let stale = match self
+            .node(2)
+            .send(kind, id, b"m", SendOptions::default())
+            .expect("valid input")
+        {
+            Sent::Submitted { outbound, .. } => outbound,
+            other => panic!("not submitted: {other:?}"),
+        };
+        let fence = self
+            .node(1)
+            .owned(KeyRef { kind, id })
+            .expect("owned")
+            .write_fence();
+        self.node(3)
+            .commit_relocation(kind, id, fence)
+            .expect("commit");
+        let end = self
+            .node(3)
+            .owner_route_end(kind, id)
+            .expect("valid id")
+            .expect("owned by the target");
+        self.node(1)
+            .relinquish_to(kind, id, end)
+            .expect("relinquish");
+        (stale, route)
+    }
+
     pub fn advance_ms(&self, ms: u64) {
         self.clock.advance(std::time::Duration::from_millis(ms));
     }
