@@ -230,6 +230,20 @@ impl RouteCache {
         self.remove_live_if(key, now, |e| e.route.fence == *fence)
     }
 
+    /// Removes the entry of `key` if it routes to `node` and holds `fence`
+    /// (a refusal by that node). True if a live entry went.
+    pub(crate) fn remove_if_rejected(
+        &self,
+        key: KeyRef<'_>,
+        node: NodeRid,
+        fence: &RouteFence,
+        now: MonoTime,
+    ) -> bool {
+        self.remove_live_if(key, now, |e| {
+            e.route.route.node == node && e.route.fence == *fence
+        })
+    }
+
     /// Removes the entry of `key` if it routes to `node` for the incarnation
     /// and owner generation of `fence` (a relay notification names these).
     /// True if a live entry went.

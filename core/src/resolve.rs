@@ -119,13 +119,20 @@ impl Resolver {
         let flight = self.join_flight(key);
         // Counted after joining, so "n misses counted" implies "n joined".
         self.counters.cache_misses.incr();
+        // Only the caller that read caches the answer, before the flight is
+        // left: an invalidation that comes after it left finds the route in
+        // the cache (and removes it), never a joiner about to insert it.
+        let mut read_it = false;
         let read = flight
             .result
-            .get_or_init(|| self.read_once(key, &flight))
+            .get_or_init(|| {
+                read_it = true;
+                self.read_once(key, &flight)
+            })
             .await
             .clone();
         let resolution = match read {
-            Ok(observed) => self.classify(key, observed, &flight),
+            Ok(observed) => self.classify(key, observed, &flight, read_it),
             Err(e) => Resolution::StoreFailure(e),
         };
         // Left only once the route is cached: a caller arriving in between
@@ -162,6 +169,24 @@ impl Resolver {
         removed
     }
 
+    /// A stale-route or generation refusal by `node`: the entry of `target`
+    /// goes only if it routes to `node` and still holds `fence`.
+    pub(crate) fn invalidate_rejected(
+        &self,
+        target: KeyRef<'_>,
+        node: NodeRid,
+        fence: &RouteFence,
+    ) -> bool {
+        self.invalidate_key(target);
+        let removed = self
+            .cache
+            .remove_if_rejected(target, node, fence, self.clock.now());
+        if removed {
+            self.counters.invalidated(InvalidationReason::StaleRoute, 1);
+        }
+        removed
+    }
+
     /// A relay notification (§2.2, §2.5): the entry of `target` goes only if
     /// it routes to the relay's source node for the same object and
     /// authority generation, so a newer route is never cleared.
@@ -180,6 +205,8 @@ impl Resolver {
     /// This node's own write confirmed `version` for `key`: an entry read
     /// from an older version goes.
     pub(crate) fn confirmed_version(&self, key: KeyRef<'_>, version: StoreVersion) {
+        // A read of it in flight may predate this write.
+        self.invalidate_key(key);
         if self.cache.remove_older_than(key, version, self.clock.now()) {
             self.counters
                 .invalidated(InvalidationReason::HigherStoreVersion, 1);
@@ -318,6 +345,7 @@ impl Resolver {
         key: KeyRef<'_>,
         observed: Observed<Option<AuthorityRecord>>,
         flight: &Flight,
+        cache: bool,
     ) -> Resolution {
         let Some(record) = observed.value else {
             // Release completed: nothing cached for this ID can be current.
@@ -356,7 +384,9 @@ impl Resolver {
             fence: record.fence(),
             admission_deadline: flight.started.after(remaining),
         };
-        self.cache_ready(key, ready, flight);
+        if cache {
+            self.cache_ready(key, ready, flight);
+        }
         Resolution::ReadyRoute(ready)
     }
 
@@ -386,5 +416,75 @@ impl Resolver {
             Resolution::Unavailable(_) => c.unavailable.incr(),
             Resolution::StoreFailure(_) => c.store_failure_results.incr(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    use super::*;
+    use crate::authority::OwnerClaim;
+    use crate::clock::ManualClock;
+    use crate::config::RoutingConfig;
+    use crate::ids::{
+        MeshName, NodeGeneration, NodeRid, ObjectKind, OwnerLeaseGeneration, ProposalId,
+    };
+    use crate::store::{FaultyStore, MemoryStore};
+
+    /// A caller that joined a store read must not cache its answer after
+    /// the caller that read it cached, left, and an invalidation removed it.
+    #[test]
+    fn a_joiner_never_caches_a_route_invalidated_after_the_reader_left() {
+        let clock = ManualClock::new();
+        let store = Arc::new(FaultyStore::new(MemoryStore::with_clock(Arc::new(
+            clock.clone(),
+        ))));
+        let config = Arc::new(LiveConfig::new(RoutingConfig::default()).expect("valid"));
+        let resolver = Resolver::new(store.clone(), Arc::new(clock.clone()), config);
+        let key = KeyRef {
+            kind: ObjectKind::Actor,
+            id: "a",
+        };
+        let claim = OwnerClaim {
+            mesh: MeshName::new("m").expect("valid"),
+            node: NodeRid(1),
+            node_generation: NodeGeneration(1),
+            lease_generation: OwnerLeaseGeneration(1),
+            lease_millis: 60_000,
+        };
+        let tokio = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .expect("an executor");
+        let _entered = tokio.enter();
+        let created = tokio
+            .block_on(store.create(key, claim, ProposalId(1)))
+            .expect("create")
+            .value;
+        tokio
+            .block_on(store.publish_ready(key, created.write_fence(), ProposalId(2)))
+            .expect("publish");
+        store.set_stalled(true);
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut reader = pin!(resolver.resolve_from_store(key));
+        let mut joiner = pin!(resolver.resolve_from_store(key));
+        assert!(reader.as_mut().poll(&mut cx).is_pending());
+        assert!(joiner.as_mut().poll(&mut cx).is_pending());
+        store.set_stalled(false);
+        let Poll::Ready(Resolution::ReadyRoute(route)) = reader.as_mut().poll(&mut cx) else {
+            panic!("the reader's answer")
+        };
+        assert_eq!(resolver.flights_in_progress(), 0, "the reader left");
+        assert!(resolver.invalidate_fenced(key, &route.fence, InvalidationReason::StaleRoute));
+        assert!(matches!(
+            joiner.as_mut().poll(&mut cx),
+            Poll::Ready(Resolution::ReadyRoute(_))
+        ));
+        assert!(
+            resolver.lookup_cached(key).is_none(),
+            "the invalidated route came back into the cache"
+        );
     }
 }

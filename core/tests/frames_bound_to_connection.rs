@@ -421,3 +421,31 @@ fn a_tombstone_ack_from_another_node_than_the_previous_owner_releases_nothing() 
     ));
     assert_eq!(c.node(3).stats().tables.parked_binds, 0);
 }
+
+#[test]
+fn a_refusal_from_a_third_node_leaves_a_cached_route_to_another_node() {
+    let c = Cluster::with_defaults(3);
+    c.node(2).activate(ACTOR, "a").expect("activation");
+    let route = ready(c.node(1).resolve(ACTOR, "a").expect("valid id"));
+    for code in [
+        wire::RejectionCode::StaleRoute(StaleReason::NotOwner),
+        wire::RejectionCode::InvalidOperation,
+    ] {
+        // Node 3, on its own connection, names node 2's fence.
+        let forged = wire::RejectionFrame {
+            operation_id: OperationId(1),
+            target: actor("a"),
+            fence: route.fence,
+            rejected_by: c.node(3).node_ref(),
+            code,
+            reply_route: None,
+        };
+        c.node(1)
+            .on_frame(rid(3), &wire::encode(&Frame::Rejection(forged)));
+        assert_eq!(
+            c.node(1).lookup_cached(ACTOR, "a").expect("valid"),
+            Some(route),
+            "{code:?} from node 3 cleared a route to node 2"
+        );
+    }
+}

@@ -322,3 +322,23 @@ fn a_released_objects_tombstone_expires_and_its_id_never_reuses_a_generation() {
         "a live object's key does not expire"
     );
 }
+
+#[test]
+fn a_connection_the_client_had_to_re_establish_is_a_recovery_event() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let store = Arc::new(RedisStore::open_with(&server.url(), quick_options()).expect("connects"));
+    let (owner, sender) = pair(store);
+    owner.activate(ACTOR, "a").unwrap();
+    owner.activate(ACTOR, "b").unwrap();
+    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+    // The server drops every client connection (as a network cut would):
+    // what others wrote meanwhile was not seen, so nothing cached survives.
+    server.cli(&["CLIENT", "KILL", "TYPE", "normal"]).unwrap();
+    let give_up = Instant::now() + Duration::from_secs(15);
+    while sender.stats().store_recoveries == 0 && Instant::now() < give_up {
+        let _ = sender.resolve(ACTOR, "b");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(sender.stats().store_recoveries >= 1);
+    assert_eq!(sender.lookup_cached(ACTOR, "a").unwrap(), None);
+}

@@ -2077,19 +2077,46 @@ fn a_delayed_command_44_does_not_extend_the_route_past_the_owner_lease() {
 }
 
 #[test]
-fn closing_a_session_on_the_seal_timeout_ends_the_other_actors_bindings() {
+fn closing_a_session_on_the_seal_timeout_ends_every_actors_binding() {
     let (c, session) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2), ("a2", 3)]);
     seal(&c, "a1", 2, 5);
     c.advance_ms(SEAL_TIMEOUT_MS);
     let closed = closed_sessions(c.node(SESSION_OWNER));
     assert_eq!(closed.len(), 1);
     assert_eq!(closed[0].session, session);
-    assert_eq!(closed[0].notifications.len(), 1, "a2 only: a1 is sealed");
+    // a1 too, on its previous route: the relocation never committed, so its
+    // source still holds the registration and drops it.
+    assert_eq!(closed[0].notifications.len(), 2);
     carry(&c, closed[0].notifications.clone());
     assert!(
         c.node(3).bound_sessions(&actor("a2")).is_empty(),
         "a2 still bound"
     );
+    assert!(
+        c.node(2).bound_sessions(&actor("a1")).is_empty(),
+        "a1 still bound at its source"
+    );
+}
+
+#[test]
+fn a_seal_timeout_after_the_move_reaches_the_target_through_the_follow_route() {
+    let (c, _) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2)]);
+    seal(&c, "a1", 2, 5);
+    // The move commits but its command 44 is lost.
+    let _lost = commit(&c, "a1", 2, 3, 5);
+    assert_eq!(c.node(3).bound_sessions(&actor("a1")).len(), 1);
+    c.advance_ms(SEAL_TIMEOUT_MS);
+    let closed = closed_sessions(c.node(SESSION_OWNER));
+    assert_eq!(closed[0].notifications.len(), 1);
+    assert_eq!(
+        closed[0].notifications[0].to.rid,
+        NodeRid(2),
+        "the previous route"
+    );
+    let trace = carry(&c, closed[0].notifications.clone());
+    assert_eq!(trace.delivered.len(), 1, "delivered once, at the target");
+    assert_eq!(trace.delivered[0].0, 3);
+    assert!(c.node(3).bound_sessions(&actor("a1")).is_empty());
 }
 
 #[test]

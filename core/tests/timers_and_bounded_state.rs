@@ -116,7 +116,7 @@ fn next_deadline_is_the_earliest_deadline_of_every_machine_and_early_calls_do_no
 }
 
 #[test]
-fn a_bind_without_its_terminal_reply_ends_refused_and_a_late_reply_is_ignored() {
+fn a_bind_without_its_terminal_reply_ends_refused_and_a_late_reply_is_tombstoned() {
     let c = Cluster::with_defaults(2);
     let session = c.node(1).open_session(SessionId(7), SessionGeneration(1));
     c.node(2).activate(ACTOR, "a").expect("activation");
@@ -139,11 +139,21 @@ fn a_bind_without_its_terminal_reply_ends_refused_and_a_late_reply_is_ignored() 
     );
     assert_eq!(tables(c.node(1)).pending_binds, 0);
     assert_eq!(c.node(1).stats().sessions.bind_timeouts, 1);
-    assert!(matches!(
-        c.node(1).on_frame(NodeRid(2), &reply[0].bytes),
-        Inbound::Session(SessionEvent::Ignored(_))
-    ));
+    assert_eq!(c.node(2).bound_sessions(&actor("a")).len(), 1);
+    // The late Bound reply is answered with a tombstone: no registration
+    // stays on the Actor owner for a bind nobody waits for.
+    let Inbound::Send(tombstone) = c.node(1).on_frame(NodeRid(2), &reply[0].bytes) else {
+        panic!("tombstoned")
+    };
     assert_eq!(c.node(1).binding(SessionId(7), &actor("a")), None);
+    let Inbound::Send(ack) = c.node(2).on_frame(NodeRid(1), &tombstone[0].bytes) else {
+        panic!("acked")
+    };
+    assert!(c.node(2).bound_sessions(&actor("a")).is_empty());
+    assert_eq!(
+        c.node(1).on_frame(NodeRid(2), &ack[0].bytes),
+        Inbound::Send(Vec::new())
+    );
 }
 
 /// Node 1's Session 7 bound to `a` on node 2; `a` then moves to node 3
@@ -197,25 +207,62 @@ fn a_rebind_whose_previous_owner_never_acks_is_refused_and_releases_its_registra
         c.node(3).bound_sessions(&actor("a")).is_empty(),
         "registration released"
     );
-    // The Session owner's own bind deadline is due too: one terminal result.
+    // The Session owner's own bind deadline is due too: one terminal
+    // result. The previous route may be tombstoned already (it was not,
+    // here): it goes, and its owner is told to drop it too.
     let mine = fire(c.node(1));
-    assert!(matches!(
-        mine.as_slice(),
-        [Inbound::Session(SessionEvent::BindRefused {
+    let [
+        Inbound::Send(tombstone),
+        Inbound::Session(SessionEvent::BindRefused {
             reason: wire::BindRefusal::Timeout,
             ..
-        })]
-    ));
+        }),
+    ] = mine.as_slice()
+    else {
+        panic!("expected a tombstone and the refusal, got {mine:?}")
+    };
+    assert_eq!(tombstone[0].to.rid, NodeRid(2));
+    assert_eq!(c.node(1).binding(SessionId(7), &actor("a")), None);
     assert!(matches!(
         c.node(1).on_frame(NodeRid(3), &refusal.bytes),
         Inbound::Session(SessionEvent::Ignored(_))
     ));
-    let kept = c.node(1).binding(SessionId(7), &actor("a")).expect("kept");
-    assert_eq!(
-        kept.route.owner.rid,
-        NodeRid(2),
-        "the previous route is kept"
+    c.node(2).on_frame(NodeRid(1), &tombstone[0].bytes);
+    assert!(c.node(2).bound_sessions(&actor("a")).is_empty());
+}
+
+/// The Session owner's bind deadline (from the send) passes before the
+/// Actor owner's parked one (from the receipt), with the previous owner's
+/// ACK in between: the late Bound reply must not leave a registration.
+#[test]
+fn a_rebind_answered_after_the_session_gave_up_leaves_no_registration() {
+    let c = Cluster::with_defaults(3);
+    let moved = bound_then_moved(&c);
+    let rebind = c.node(1).bind(SessionId(7), &moved).expect("open");
+    c.advance_ms(3_000);
+    let Inbound::Send(tombstone) = c.node(3).on_frame(NodeRid(1), &rebind.bytes) else {
+        panic!("tombstoned")
+    };
+    let Inbound::Send(ack) = c.node(2).on_frame(NodeRid(3), &tombstone[0].bytes) else {
+        panic!("acked")
+    };
+    c.advance_ms(4_000);
+    let Inbound::Send(bound) = c.node(3).on_frame(NodeRid(2), &ack[0].bytes) else {
+        panic!("answered")
+    };
+    c.advance_ms(3_000);
+    assert!(
+        fire(c.node(1))
+            .iter()
+            .any(|a| matches!(a, Inbound::Session(SessionEvent::BindRefused { .. })))
     );
+    let Inbound::Send(late) = c.node(1).on_frame(NodeRid(3), &bound[0].bytes) else {
+        panic!("the late reply is tombstoned")
+    };
+    c.node(3).on_frame(NodeRid(1), &late[0].bytes);
+    assert!(c.node(3).bound_sessions(&actor("a")).is_empty());
+    assert!(c.node(2).bound_sessions(&actor("a")).is_empty());
+    assert_eq!(c.node(1).binding(SessionId(7), &actor("a")), None);
 }
 
 #[test]

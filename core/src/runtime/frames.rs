@@ -11,7 +11,6 @@ use crate::inbound::*;
 use crate::outbound::Outbound;
 use crate::reply::{Outcome, RequestError};
 use crate::resolve::UnavailableReason;
-use crate::stats::InvalidationReason;
 use crate::wire::{
     Command, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame, ReplyFrame,
     ReplyResult, ReplyRoute, WireError, decode, encode, last_sender,
@@ -224,19 +223,25 @@ impl Runtime {
     }
 
     fn refused(&self, r: RejectionFrame) -> Ended {
+        // Only the node a route leads to can call it stale: a rejection
+        // drops a cached route to its refuser, never one to another node.
+        let stale = || {
+            self.inner().resolver.invalidate_rejected(
+                r.target.as_ref(),
+                r.rejected_by.rid,
+                &r.fence,
+            )
+        };
         let failure = match r.code {
-            RejectionCode::StaleRoute(reason) => {
-                let rejection = Rejection::StaleRoute {
-                    reason,
-                    fence: r.fence,
-                };
-                Failure::Unavailable(self.on_rejection(r.target.as_ref(), &rejection))
+            RejectionCode::StaleRoute(_) => {
+                stale();
+                Failure::Unavailable(UnavailableReason::StaleRoute)
             }
             RejectionCode::Unavailable(reason) => Failure::Unavailable(reason),
             RejectionCode::InvalidOperation => {
                 // The route led to a move of another incarnation: it is stale
                 // too, or the next call would end the same way.
-                self.invalidate_fenced(r.target.as_ref(), &r.fence, InvalidationReason::StaleRoute);
+                stale();
                 Failure::InvalidOperation
             }
         };

@@ -275,7 +275,7 @@ impl Runtime {
                 session,
                 actor,
                 result,
-            } => sessions.on_bind_reply(from, operation_id, session, actor, result),
+            } => sessions.on_bind_reply(&self.ctx(), from, operation_id, session, actor, result),
             SessionFrame::Push {
                 session,
                 actor,

@@ -279,6 +279,21 @@ impl SessionOwner {
                     }
                     ctx.counters.sessions.bind_timeouts.incr();
                     tracing::warn!(session = %id, actor = %pending.actor, "no terminal bind reply within the bind timeout");
+                    // A rebind's previous binding may be tombstoned already by
+                    // the new owner: it goes too, told to drop it as well.
+                    if let Some(previous) = state.bindings.remove(&pending.actor) {
+                        let tombstone = SessionFrame::Tombstone {
+                            operation_id: OperationId(ctx.ids.next()),
+                            session: state.session,
+                            actor: pending.actor.clone(),
+                            binding: previous.binding,
+                            by: ctx.me,
+                        };
+                        actions.push(SessionStep::Send(vec![out(
+                            previous.route.owner,
+                            tombstone,
+                        )]));
+                    }
                     actions.push(SessionStep::Event(SessionEvent::BindRefused {
                         session: state.session,
                         actor: pending.actor,
@@ -294,13 +309,18 @@ impl SessionOwner {
 /// and every Actor not sealed is told on its stored route that the physical
 /// Session closed.
 fn close_on_seal_timeout(ctx: &Ctx<'_>, mut s: SessionState, actions: &mut Vec<SessionStep>) {
-    let now = ctx.now;
     ctx.counters.sessions.closed_by_seal_timeout.incr();
     tracing::warn!(session = %s.session.id, "no command 44 within the seal timeout: session closed");
+    // Every Actor is told on its stored route while it is valid (§3.2); a
+    // sealed one's notice goes on the previous route, where the source's
+    // Message Follow route takes it to the target if the move went on, so
+    // no owner keeps the registration. Unsealed Actors of a Session already
+    // disconnected were told then.
+    let (closing, now) = (s.closing, ctx.now);
     let notifications: Vec<Outbound> = s
         .bindings
         .values()
-        .filter(|b| b.seal.is_none() && now < b.admission_deadline)
+        .filter(|b| (b.seal.is_some() || !closing) && now < b.admission_deadline)
         .map(|b| {
             let sequence = s.next_sequence;
             s.next_sequence += 1;
@@ -326,32 +346,54 @@ fn close_on_seal_timeout(ctx: &Ctx<'_>, mut s: SessionState, actions: &mut Vec<S
 
 impl SessionOwner {
     /// The terminal reply of a bind: only now does the stored route change,
-    /// atomically, to the verified one.
+    /// atomically, to the verified one. A `Bound` reply no bind waits for
+    /// any more (it timed out, or the Session closed) is answered with a
+    /// tombstone, so its Actor owner does not keep a registration nobody
+    /// holds.
     pub(crate) fn on_bind_reply(
         &self,
+        ctx: &Ctx<'_>,
         from: NodeRid,
         operation_id: OperationId,
         session: SessionRef,
         actor: ObjectKey,
         result: BindResult,
     ) -> SessionStep {
+        let unwanted = |why| match result {
+            BindResult::Bound { route, binding } if route.owner.rid == from => {
+                let tombstone = SessionFrame::Tombstone {
+                    operation_id: OperationId(ctx.ids.next()),
+                    session,
+                    actor: actor.clone(),
+                    binding,
+                    by: ctx.me,
+                };
+                SessionStep::Send(vec![out(route.owner, tombstone)])
+            }
+            _ => SessionStep::Event(SessionEvent::Ignored(why)),
+        };
         let mut sessions = self.lock();
         let Some(state) = sessions
             .map
             .get_mut(&session.id)
             .filter(|s| s.session == session)
         else {
-            return SessionStep::Event(SessionEvent::Ignored("bind reply for an unknown session"));
+            return unwanted("bind reply for an unknown session");
         };
         let Some(pending) = state.pending_binds.get(&operation_id) else {
-            return SessionStep::Event(SessionEvent::Ignored("bind reply for no pending bind"));
+            return unwanted("bind reply for no pending bind");
         };
         if pending.actor != actor {
             return SessionStep::Event(SessionEvent::Ignored("bind reply for another actor"));
         }
-        // Only the node the bind went to answers it.
+        // Only the node the bind went to answers it, and a route it verified
+        // is its own.
         let to = pending.to;
-        if to != from {
+        let own = match result {
+            BindResult::Bound { route, .. } => route.owner.rid == from,
+            BindResult::Refused(_) => true,
+        };
+        if to != from || !own {
             drop(sessions);
             return SessionStep::Foreign(Some(to));
         }
@@ -360,15 +402,16 @@ impl SessionOwner {
         };
         match result {
             BindResult::Bound { route, binding } => {
+                // Counted from when the bind was sent (errs early), and never
+                // more than one owner lease, whatever the reply claims.
+                let lease = Duration::from_millis(route.lease_remaining_ms)
+                    .min(ctx.config.owner_lease_duration);
                 let stored = BindingRoute {
                     actor: actor.clone(),
                     route,
                     binding,
                     session,
-                    // Counted from when the bind was sent: errs early.
-                    admission_deadline: pending
-                        .sent
-                        .after(Duration::from_millis(route.lease_remaining_ms)),
+                    admission_deadline: pending.sent.after(lease),
                     seal: None,
                 };
                 state.bindings.insert(actor.clone(), stored.clone());
@@ -378,11 +421,18 @@ impl SessionOwner {
                     route: Box::new(stored),
                 })
             }
-            BindResult::Refused(reason) => SessionStep::Event(SessionEvent::BindRefused {
-                session,
-                actor,
-                reason,
-            }),
+            BindResult::Refused(reason) => {
+                if reason == BindRefusal::Timeout {
+                    // The new owner may have tombstoned the previous binding
+                    // before it gave up: that route can no longer be trusted.
+                    state.bindings.remove(&actor);
+                }
+                SessionStep::Event(SessionEvent::BindRefused {
+                    session,
+                    actor,
+                    reason,
+                })
+            }
         }
     }
 

@@ -126,9 +126,10 @@ impl SessionOwner {
             bound.route = route;
             // Counted from the seal, installed before the target committed:
             // a delayed 44 cannot stretch the route past the target's lease.
-            bound.admission_deadline = seal
-                .since
-                .after(Duration::from_millis(route.lease_remaining_ms));
+            // (and at most one owner lease, whatever the frame claims).
+            let lease = Duration::from_millis(route.lease_remaining_ms)
+                .min(ctx.config.owner_lease_duration);
+            bound.admission_deadline = seal.since.after(lease);
         }
         let frames = seal
             .held

@@ -62,7 +62,8 @@ pub enum BindRefusal {
     OwnerLease = 5,
     /// No terminal answer within `session_bind_timeout` (the previous owner
     /// never ACKed the rebind's tombstone, or no reply came at all): the
-    /// bind is not registered; any previous route is kept.
+    /// bind is not registered, and a rebind's previous route is dropped too
+    /// (it may be tombstoned already): bind again.
     Timeout = 6,
 }
 

@@ -793,11 +793,12 @@ static int test_a_seal_without_command_44_closes_the_session(void) {
     CHECK(closed.items[0].kind == ZLINK_DECISION_KIND_SESSION);
     CHECK(closed.items[0].session_event == ZLINK_SESSION_EVENT_CLOSED);
     CHECK(closed.items[0].session.id == 8);
-    /* Only the Actor that was not sealed is told. */
-    CHECK(closed.items[1].kind == ZLINK_DECISION_KIND_SEND && closed.items[1].frame_count == 1);
-    CHECK(closed.items[1].frames[0].to.rid == 3);
-    if (carry(&c, 1, closed.items[1].frames, 1, &t)) return 1;
-    CHECK(t.count == 1 && t.events[0].relay_kind == ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT);
+    /* Every Actor is told on its stored route, the sealed one too. */
+    CHECK(closed.items[1].kind == ZLINK_DECISION_KIND_SEND && closed.items[1].frame_count == 2);
+    CHECK(closed.items[1].frames[0].to.rid + closed.items[1].frames[1].to.rid == 2 + 3);
+    if (carry(&c, 1, closed.items[1].frames, 2, &t)) return 1;
+    CHECK(t.count == 2 && t.events[0].relay_kind == ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT);
+    CHECK(t.events[1].relay_kind == ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT);
     trace_free(&t);
     zlink_decision_list_free(&closed);
     zlink_decision_list_free(&closed);

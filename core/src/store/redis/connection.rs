@@ -137,19 +137,15 @@ impl Conn {
         matches!(self, Conn::Cluster(_))
     }
 
-    /// A number that changes when any primary restarts or fails over: a hash
-    /// of every primary's `run_id`.
+    /// A number that changes when any primary restarts or fails over, or
+    /// when the client re-established a connection it lost (the store may
+    /// have changed unseen meanwhile): a hash of every primary's `run_id`
+    /// and of this client's connection IDs.
     pub(super) async fn run_ids(mut self, limit: Duration) -> Result<u64, StoreError> {
         let mut info = redis::cmd("INFO");
         info.arg("server");
-        let answer = match &mut self {
-            Conn::Single(c) => info.query_async::<Value>(c).await,
-            Conn::Cluster(c) => {
-                let all = RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None));
-                c.route_command(info, all).await
-            }
-        }
-        .map_err(|e| store_error(e, limit))?;
+        let answer = self.on_every_primary(info).await;
+        let answer = answer.map_err(|e| store_error(e, limit))?;
         let mut text = String::new();
         collect_text(&answer, &mut text);
         let mut ids: Vec<&str> = text
@@ -160,7 +156,37 @@ impl Conn {
             return Err(StoreError::Protocol("INFO server has no run_id".into()));
         }
         ids.sort_unstable();
-        Ok(foldhash::fast::FixedState::with_seed(0).hash_one(ids))
+        let connections = self
+            .on_every_primary(redis::cmd("CLIENT").arg("ID").clone())
+            .await
+            .map_err(|e| store_error(e, limit))?;
+        let mut numbers = Vec::new();
+        collect_numbers(&connections, &mut numbers);
+        numbers.sort_unstable();
+        Ok(foldhash::fast::FixedState::with_seed(0).hash_one((ids, numbers)))
+    }
+
+    /// Runs `cmd` on the server, or on every primary of a cluster.
+    async fn on_every_primary(&mut self, cmd: Cmd) -> redis::RedisResult<Value> {
+        match self {
+            Conn::Single(c) => cmd.query_async::<Value>(c).await,
+            Conn::Cluster(c) => {
+                let all = RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None));
+                c.route_command(cmd, all).await
+            }
+        }
+    }
+}
+
+/// Every integer in an answer (one server's, or a cluster's node → value).
+fn collect_numbers(value: &Value, out: &mut Vec<i64>) {
+    match value {
+        Value::Int(n) => out.push(*n),
+        Value::Array(items) | Value::Set(items) => {
+            items.iter().for_each(|v| collect_numbers(v, out))
+        }
+        Value::Map(pairs) => pairs.iter().for_each(|(_, v)| collect_numbers(v, out)),
+        _ => {}
     }
 }
 

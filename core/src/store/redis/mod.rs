@@ -66,6 +66,9 @@ impl Default for RedisOptions {
     }
 }
 
+/// The longest tombstone retention a Redis store applies, in ms (a year).
+const MAX_RETENTION_MS: u64 = 365 * 24 * 3600 * 1000;
+
 /// A Location Store on Redis (`redis://`, `rediss://` for TLS, user and
 /// password for ACL) or on a Redis Cluster (`redis+cluster://` or
 /// `rediss+cluster://` with comma-separated seed nodes).
@@ -144,9 +147,11 @@ impl RedisStore {
             prefix: options.prefix,
             epoch,
             response_timeout: options.response_timeout,
+            // PEXPIRE refuses an expiry past what the server can add to its
+            // clock: a year is more than any retention needs.
             retention_ms: u64::try_from(options.tombstone_retention.as_millis())
                 .unwrap_or(u64::MAX)
-                .clamp(1, i64::MAX as u64),
+                .clamp(1, MAX_RETENTION_MS),
             io: Some(io),
         })
     }
