@@ -185,32 +185,11 @@ fn bound_session(n: u64, config: RoutingConfig) -> (Cluster, SessionRef, Binding
     let c = Cluster::new(n, config);
     let session = c.node(1).open_session(SESSION, SessionGeneration(1));
     c.node(2).activate(ACTOR, "a").expect("activation");
-    let bind = c
-        .node(1)
-        .bind(SESSION, &actor_ref(&c, 2, "a"))
-        .expect("open");
+    let bind = c.node(1).bind(SESSION, &c.actor_ref(2, "a")).expect("open");
     let reply = sends(c.node(2).on_frame(rid(1), &bind.bytes));
     match c.node(1).on_frame(rid(2), &reply[0].bytes) {
         Inbound::Session(SessionEvent::Bound { route, .. }) => (c, session, *route),
         other => panic!("expected Bound, got {other:?}"),
-    }
-}
-
-fn actor_ref(c: &Cluster, owner: u64, id: &str) -> ActorRef {
-    let end = c
-        .node(owner)
-        .owner_route_end(ACTOR, id)
-        .expect("valid")
-        .expect("owned");
-    ActorRef {
-        actor: actor(id),
-        route: ActorRoute {
-            owner: end.node,
-            object_generation: end.fence.object_generation,
-            authority_owner_generation: end.fence.authority_owner_generation,
-            owner_lease_generation: end.fence.owner_lease_generation,
-            lease_remaining_ms: 0,
-        },
     }
 }
 
@@ -230,10 +209,7 @@ fn a_bind_reply_from_another_node_than_the_binds_target_is_refused() {
     let c = Cluster::with_defaults(3);
     c.node(1).open_session(SESSION, SessionGeneration(1));
     c.node(2).activate(ACTOR, "a").expect("activation");
-    let bind = c
-        .node(1)
-        .bind(SESSION, &actor_ref(&c, 2, "a"))
-        .expect("open");
+    let bind = c.node(1).bind(SESSION, &c.actor_ref(2, "a")).expect("open");
     let reply = sends(c.node(2).on_frame(rid(1), &bind.bytes));
     // Node 3 carries node 2's answer: the pending bind stays, nothing stored.
     refused(c.node(1).on_frame(rid(3), &reply[0].bytes));
@@ -406,10 +382,7 @@ fn a_tombstone_ack_from_another_node_than_the_previous_owner_releases_nothing() 
     c.node(3)
         .commit_relocation(ACTOR, "a", fence)
         .expect("commit");
-    let rebind = c
-        .node(1)
-        .bind(SESSION, &actor_ref(&c, 3, "a"))
-        .expect("open");
+    let rebind = c.node(1).bind(SESSION, &c.actor_ref(3, "a")).expect("open");
     let tombstone = sends(c.node(3).on_frame(rid(1), &rebind.bytes));
     let ack = sends(c.node(2).on_frame(rid(3), &tombstone[0].bytes));
     refused(c.node(3).on_frame(rid(4), &ack[0].bytes));

@@ -59,14 +59,21 @@ fn resolve_until_answered(rt: &Runtime, id: &str) -> Resolution {
     }
 }
 
-#[test]
-fn a_pause_shorter_than_the_store_timeout_is_only_a_slow_answer() {
+/// A server, an owner of actors "a" and "b" on it, and a sender that
+/// cached the route to "a" only.
+fn a_cached_and_b_cold() -> (RedisServer, Runtime, Runtime) {
     let server = RedisServer::start().expect("redis-server starts");
     let store = Arc::new(RedisStore::open_with(&server.url(), quick_options()).expect("connects"));
     let (owner, sender) = pair(store);
-    owner.activate(ACTOR, "a").unwrap();
-    owner.activate(ACTOR, "b").unwrap();
-    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+    owner.activate(ACTOR, "a").expect("activation");
+    owner.activate(ACTOR, "b").expect("activation");
+    assert!(is_ready(&sender.resolve(ACTOR, "a").expect("valid id")));
+    (server, owner, sender)
+}
+
+#[test]
+fn a_pause_shorter_than_the_store_timeout_is_only_a_slow_answer() {
+    let (server, _owner, sender) = a_cached_and_b_cold();
 
     server.pause().unwrap();
     let started = Instant::now();
@@ -87,12 +94,7 @@ fn a_pause_shorter_than_the_store_timeout_is_only_a_slow_answer() {
 
 #[test]
 fn a_pause_longer_than_the_store_timeout_fails_in_time_and_flushes_nothing() {
-    let server = RedisServer::start().expect("redis-server starts");
-    let store = Arc::new(RedisStore::open_with(&server.url(), quick_options()).expect("connects"));
-    let (owner, sender) = pair(store);
-    owner.activate(ACTOR, "a").unwrap();
-    owner.activate(ACTOR, "b").unwrap();
-    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+    let (server, _owner, sender) = a_cached_and_b_cold();
 
     server.pause().unwrap();
     let started = Instant::now();
@@ -325,12 +327,7 @@ fn a_released_objects_tombstone_expires_and_its_id_never_reuses_a_generation() {
 
 #[test]
 fn a_connection_the_client_had_to_re_establish_is_a_recovery_event() {
-    let server = RedisServer::start().expect("redis-server starts");
-    let store = Arc::new(RedisStore::open_with(&server.url(), quick_options()).expect("connects"));
-    let (owner, sender) = pair(store);
-    owner.activate(ACTOR, "a").unwrap();
-    owner.activate(ACTOR, "b").unwrap();
-    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+    let (server, _owner, sender) = a_cached_and_b_cold();
     // The server drops every client connection (as a network cut would):
     // what others wrote meanwhile was not seen, so nothing cached survives.
     server.cli(&["CLIENT", "KILL", "TYPE", "normal"]).unwrap();

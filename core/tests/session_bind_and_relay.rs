@@ -186,25 +186,6 @@ fn carry(c: &Cluster, frames: impl IntoIterator<Item = Outbound>) -> Trace {
     trace
 }
 
-/// The ActorRef of `id` as its owner `owner` hands it out.
-fn actor_ref(c: &Cluster, owner: u64, id: &str) -> ActorRef {
-    let end = c
-        .node(owner)
-        .owner_route_end(ACTOR, id)
-        .expect("a valid id")
-        .expect("the owner owns it");
-    ActorRef {
-        actor: actor(id),
-        route: ActorRoute {
-            owner: end.node,
-            object_generation: end.fence.object_generation,
-            authority_owner_generation: end.fence.authority_owner_generation,
-            owner_lease_generation: end.fence.owner_lease_generation,
-            lease_remaining_ms: 0,
-        },
-    }
-}
-
 /// Node 1 binds Session 7 to what `r` names; the frames are carried.
 fn bind(c: &Cluster, r: &ActorRef) -> Trace {
     let frame = c
@@ -245,7 +226,7 @@ fn bound_cluster(n: u64, config: RoutingConfig, actors: &[(&str, u64)]) -> (Clus
         .open_session(SESSION, SessionGeneration(1));
     for (id, node) in actors {
         c.node(*node).activate(ACTOR, id).expect("activation");
-        bound(&c, &actor_ref(&c, *node, id));
+        bound(&c, &c.actor_ref(*node, id));
     }
     (c, session)
 }
@@ -326,7 +307,7 @@ fn bind_uses_the_callers_actor_ref_location_as_the_initial_route() {
     let session = c
         .node(SESSION_OWNER)
         .open_session(SESSION, SessionGeneration(1));
-    let r = actor_ref(&c, 2, "a1");
+    let r = c.actor_ref(2, "a1");
     // No lookup can happen: the store is down for the whole bind.
     c.store.set_down(true);
     let (calls, reads) = (c.store.calls(), store_reads(&c, 3));
@@ -360,7 +341,7 @@ fn bind_starts_from_a_stale_actor_ref_location_and_does_not_look_the_actor_up() 
     c.node(2).activate(ACTOR, "a1").unwrap();
     c.node(SESSION_OWNER)
         .open_session(SESSION, SessionGeneration(1));
-    let stale = actor_ref(&c, 2, "a1");
+    let stale = c.actor_ref(2, "a1");
     relocate(&c, "a1", 2, 3);
     let reads = store_reads(&c, 3);
 
@@ -385,7 +366,7 @@ fn bind_starts_from_a_stale_actor_ref_location_and_does_not_look_the_actor_up() 
     assert_eq!(store_reads(&c, 3), reads, "no lookup on any node");
 
     // The application binds again with a current ActorRef.
-    let current = bound(&c, &actor_ref(&c, 3, "a1"));
+    let current = bound(&c, &c.actor_ref(3, "a1"));
     assert_eq!(current.route.owner.rid, NodeRid(3));
 }
 
@@ -396,7 +377,7 @@ fn only_a_verified_route_is_stored_in_the_session_owner_binding() {
     let session = c
         .node(SESSION_OWNER)
         .open_session(SESSION, SessionGeneration(1));
-    let r = actor_ref(&c, 2, "a1");
+    let r = c.actor_ref(2, "a1");
     let start = c.clock.now();
 
     let frame = c.node(SESSION_OWNER).bind(SESSION, &r).unwrap();
@@ -449,7 +430,7 @@ fn a_refused_bind_stores_nothing_and_keeps_the_previous_route() {
     let key = actor("a1");
     let before = binding(&c, &key).unwrap();
     let registered = c.node(2).bound_sessions(&key);
-    let good = actor_ref(&c, 2, "a1");
+    let good = c.actor_ref(2, "a1");
 
     let mut other_incarnation = good.clone();
     other_incarnation.route.object_generation = good.route.object_generation.next();
@@ -500,7 +481,7 @@ fn a_bind_after_the_owner_lease_ran_out_is_refused_and_stores_nothing() {
     c.node(2).activate(ACTOR, "a1").unwrap();
     c.node(SESSION_OWNER)
         .open_session(SESSION, SessionGeneration(1));
-    let r = actor_ref(&c, 2, "a1");
+    let r = c.actor_ref(2, "a1");
     c.advance_ms(LEASE_MS);
     let trace = bind(&c, &r);
     assert!(matches!(
@@ -643,7 +624,7 @@ fn a_push_on_a_binding_the_session_no_longer_holds_is_ignored() {
     let (c, session) = bound_cluster(2, RoutingConfig::default(), &[("a1", 2)]);
     let key = actor("a1");
     let late = c.node(2).push(&key, &session, b"old").unwrap().unwrap();
-    bound(&c, &actor_ref(&c, 2, "a1"));
+    bound(&c, &c.actor_ref(2, "a1"));
     let trace = carry(&c, [late]);
     assert!(matches!(
         trace.events.as_slice(),
@@ -739,7 +720,7 @@ fn command_44_has_no_response() {
     let second = c
         .node(SESSION_OWNER)
         .open_session(SessionId(8), SessionGeneration(1));
-    let r = actor_ref(&c, 2, "a1");
+    let r = c.actor_ref(2, "a1");
     carry(&c, [c.node(SESSION_OWNER).bind(second.id, &r).unwrap()]);
 
     seal(&c, "a1", 2, 5);
@@ -994,7 +975,7 @@ fn rebind_to_another_owner_registers_tombstones_the_previous_owner_and_replies_o
     let old = binding(&c, &key).unwrap();
     // The Actor moved without the Session (its old owner kept the binding).
     relocate(&c, "a1", 2, 3);
-    let new_ref = actor_ref(&c, 3, "a1");
+    let new_ref = c.actor_ref(3, "a1");
 
     let bind_frame = c.node(SESSION_OWNER).bind(SESSION, &new_ref).unwrap();
     assert!(matches!(
@@ -1044,7 +1025,7 @@ fn rebind_to_another_owner_is_not_answered_without_the_previous_owners_ack() {
     relocate(&c, "a1", 2, 3);
     let bind_frame = c
         .node(SESSION_OWNER)
-        .bind(SESSION, &actor_ref(&c, 3, "a1"))
+        .bind(SESSION, &c.actor_ref(3, "a1"))
         .unwrap();
     let tombstone = one(c
         .node(3)
@@ -1068,7 +1049,7 @@ fn the_session_owner_keeps_the_old_route_until_the_terminal_reply_then_switches_
     relocate(&c, "a1", 2, 3);
     let bind_frame = c
         .node(SESSION_OWNER)
-        .bind(SESSION, &actor_ref(&c, 3, "a1"))
+        .bind(SESSION, &c.actor_ref(3, "a1"))
         .unwrap();
     let tombstone = one(c
         .node(3)
@@ -1103,7 +1084,7 @@ fn a_same_owner_replacements_tombstone_never_removes_the_new_identity() {
     let key = actor("a1");
     let old = binding(&c, &key).unwrap();
     // Atomic replacement on the same owner: no tombstone travels.
-    let trace = bind(&c, &actor_ref(&c, 2, "a1"));
+    let trace = bind(&c, &c.actor_ref(2, "a1"));
     assert_eq!(trace.names(), [("Bind", 2), ("BindReply", 1)]);
     let new = binding(&c, &key).unwrap();
     assert_ne!(new.binding, old.binding);
@@ -1136,7 +1117,7 @@ fn a_same_owner_replacements_tombstone_never_removes_the_new_identity() {
 fn a_late_relay_of_a_replaced_binding_or_a_previous_session_lifecycle_is_refused() {
     let (c, _) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2)]);
     let (replaced_id, _, replaced) = sent(session_send(&c, "a1", b"replaced"));
-    bound(&c, &actor_ref(&c, 2, "a1"));
+    bound(&c, &c.actor_ref(2, "a1"));
     let (previous_id, _, previous_lifecycle) = sent(session_send(&c, "a1", b"previous"));
     // The connection ends and the Session comes back as a new lifecycle.
     carry(
@@ -1148,7 +1129,7 @@ fn a_late_relay_of_a_replaced_binding_or_a_previous_session_lifecycle_is_refused
     let reopened = c
         .node(SESSION_OWNER)
         .open_session(SESSION, SessionGeneration(2));
-    bound(&c, &actor_ref(&c, 2, "a1"));
+    bound(&c, &c.actor_ref(2, "a1"));
 
     let trace = carry(&c, [replaced, previous_lifecycle]);
     assert!(trace.delivered.is_empty());
@@ -1655,7 +1636,7 @@ fn a_new_incarnation_never_inherits_a_binding() {
     assert_eq!(binding(&c, &key).as_ref(), Some(&old));
 
     // The application binds again with the new ActorRef.
-    let new = bound(&c, &actor_ref(&c, 2, "a1"));
+    let new = bound(&c, &c.actor_ref(2, "a1"));
     assert_eq!(new.route.object_generation, reborn.object_generation);
     assert_ne!(new.binding, old.binding);
     let (_, s, frame) = sent(session_send(&c, "a1", b"new binding"));
@@ -2125,7 +2106,7 @@ fn a_rebind_during_a_seal_is_refused_and_the_held_messages_are_kept() {
     seal(&c, "a1", 2, 5);
     let (op, _) = held(session_send(&c, "a1", b"accepted"));
     assert!(matches!(
-        c.node(SESSION_OWNER).bind(SESSION, &actor_ref(&c, 2, "a1")),
+        c.node(SESSION_OWNER).bind(SESSION, &c.actor_ref(2, "a1")),
         Err(SessionError::Sealed { .. })
     ));
     let trace = carry(

@@ -22,21 +22,6 @@ fn tables(rt: &Runtime) -> TableStats {
     rt.stats().tables
 }
 
-fn actor_route(c: &Cluster, owner: u64, id: &str) -> ActorRoute {
-    let end = c
-        .node(owner)
-        .owner_route_end(ACTOR, id)
-        .expect("valid")
-        .expect("owned");
-    ActorRoute {
-        owner: end.node,
-        object_generation: end.fence.object_generation,
-        authority_owner_generation: end.fence.authority_owner_generation,
-        owner_lease_generation: end.fence.owner_lease_generation,
-        lease_remaining_ms: 0,
-    }
-}
-
 /// Runs `rt`'s timers if one is due now; returns what they decided.
 fn fire(rt: &Runtime) -> Vec<Inbound> {
     let now = rt.now();
@@ -78,10 +63,7 @@ fn next_deadline_is_the_earliest_deadline_of_every_machine_and_early_calls_do_no
         Some(start.after(Duration::from_secs(6)))
     );
     rt.open_session(SessionId(1), SessionGeneration(1));
-    let r = ActorRef {
-        actor: actor("a"),
-        route: actor_route(&c, 1, "a"),
-    };
+    let r = c.actor_ref(1, "a");
     rt.bind(SessionId(1), &r).expect("open");
     assert_eq!(
         rt.next_deadline(),
@@ -120,10 +102,7 @@ fn a_bind_without_its_terminal_reply_ends_refused_and_a_late_reply_is_tombstoned
     let c = Cluster::with_defaults(2);
     let session = c.node(1).open_session(SessionId(7), SessionGeneration(1));
     c.node(2).activate(ACTOR, "a").expect("activation");
-    let r = ActorRef {
-        actor: actor("a"),
-        route: actor_route(&c, 2, "a"),
-    };
+    let r = c.actor_ref(2, "a");
     let bind = c.node(1).bind(SessionId(7), &r).expect("open");
     let Inbound::Send(reply) = c.node(2).on_frame(NodeRid(1), &bind.bytes) else {
         panic!("answered")
@@ -161,10 +140,7 @@ fn a_bind_without_its_terminal_reply_ends_refused_and_a_late_reply_is_tombstoned
 fn bound_then_moved(c: &Cluster) -> ActorRef {
     c.node(1).open_session(SessionId(7), SessionGeneration(1));
     c.node(2).activate(ACTOR, "a").expect("activation");
-    let r = ActorRef {
-        actor: actor("a"),
-        route: actor_route(c, 2, "a"),
-    };
+    let r = c.actor_ref(2, "a");
     let bind = c.node(1).bind(SessionId(7), &r).expect("open");
     let Inbound::Send(reply) = c.node(2).on_frame(NodeRid(1), &bind.bytes) else {
         panic!("answered")
@@ -181,10 +157,7 @@ fn bound_then_moved(c: &Cluster) -> ActorRef {
     c.node(3)
         .commit_relocation(ACTOR, "a", fence)
         .expect("commit");
-    ActorRef {
-        actor: actor("a"),
-        route: actor_route(c, 3, "a"),
-    }
+    c.actor_ref(3, "a")
 }
 
 #[test]
@@ -317,10 +290,7 @@ fn a_million_unanswered_binds_stay_within_one_bind_timeout() {
     let rt = c.node(1);
     rt.open_session(SessionId(1), SessionGeneration(1));
     c.node(2).activate(ACTOR, "a").expect("activation");
-    let r = ActorRef {
-        actor: actor("a"),
-        route: actor_route(&c, 2, "a"),
-    };
+    let r = c.actor_ref(2, "a");
     let (mut most, mut refused) = (TableStats::default(), 0u64);
     for _ in 0..MILLION {
         // One bind per 100 µs, none ever answered: 100,000 per timeout.
@@ -392,7 +362,7 @@ fn a_million_hostile_rebinds_whose_tombstones_are_never_acked_stay_within_one_bi
 fn a_million_sessions_that_bind_and_close_leave_no_registration() {
     let c = Cluster::with_defaults(2);
     c.node(2).activate(ACTOR, "a").expect("activation");
-    let route = actor_route(&c, 2, "a");
+    let route = c.actor_ref(2, "a").route;
     let owner = c.node(2);
     let node1 = c.node(1).node_ref();
     for i in 0..MILLION {

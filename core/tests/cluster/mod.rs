@@ -169,6 +169,25 @@ impl Cluster {
         (stale, route)
     }
 
+    /// The ActorRef of Actor `id` as its owner `owner` hands it out.
+    pub fn actor_ref(&self, owner: u64, id: &str) -> ActorRef {
+        let end = self
+            .node(owner)
+            .owner_route_end(ObjectKind::Actor, id)
+            .expect("a valid id")
+            .expect("the owner owns it");
+        ActorRef {
+            actor: ObjectKey::new(ObjectKind::Actor, id).expect("a valid id"),
+            route: wire::ActorRoute {
+                owner: end.node,
+                object_generation: end.fence.object_generation,
+                authority_owner_generation: end.fence.authority_owner_generation,
+                owner_lease_generation: end.fence.owner_lease_generation,
+                lease_remaining_ms: 0,
+            },
+        }
+    }
+
     pub fn advance_ms(&self, ms: u64) {
         self.clock.advance(std::time::Duration::from_millis(ms));
     }
