@@ -421,18 +421,14 @@ impl SessionOwner {
                     route: Box::new(stored),
                 })
             }
-            BindResult::Refused(reason) => {
-                if reason == BindRefusal::Timeout {
-                    // The new owner may have tombstoned the previous binding
-                    // before it gave up: that route can no longer be trusted.
-                    state.bindings.remove(&actor);
-                }
-                SessionStep::Event(SessionEvent::BindRefused {
-                    session,
-                    actor,
-                    reason,
-                })
-            }
+            // A refusal keeps any previous route: the Session owner's own
+            // bind deadline (which passes first, counted from the send)
+            // is what drops a rebind's previous route.
+            BindResult::Refused(reason) => SessionStep::Event(SessionEvent::BindRefused {
+                session,
+                actor,
+                reason,
+            }),
         }
     }
 

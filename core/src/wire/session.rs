@@ -62,8 +62,9 @@ pub enum BindRefusal {
     OwnerLease = 5,
     /// No terminal answer within `session_bind_timeout` (the previous owner
     /// never ACKed the rebind's tombstone, or no reply came at all): the
-    /// bind is not registered, and a rebind's previous route is dropped too
-    /// (it may be tombstoned already): bind again.
+    /// bind is not registered. When the Session owner's own bind deadline
+    /// passes, it drops a rebind's previous route too (it may be tombstoned
+    /// already) and tombstones it at its owner: bind again.
     Timeout = 6,
 }
 
