@@ -1107,3 +1107,24 @@ fn relinquish_to_refuses_a_later_tenure_the_store_never_committed() {
         "nothing changed"
     );
 }
+
+/// §2.2: a store answer that shows a higher StoreVersion removes an older
+/// cached entry, the source's own route to the object it just gave away
+/// included.
+#[test]
+fn the_source_drops_its_own_cached_route_to_what_it_gave_away() {
+    let c = Cluster::with_defaults(2);
+    c.node(1).activate(ACTOR, "self").unwrap();
+    let own = ready(c.node(1).resolve(ACTOR, "self").unwrap());
+    assert_eq!(own.route.node, NodeRid(1));
+    let fence = c.node(1).owned(key(ACTOR, "self")).unwrap().write_fence();
+    c.node(2).commit_relocation(ACTOR, "self", fence).unwrap();
+    let end = c.node(2).owner_route_end(ACTOR, "self").unwrap().unwrap();
+    c.node(1).relinquish_to(ACTOR, "self", end).unwrap();
+    assert_eq!(
+        c.node(1).lookup_cached(ACTOR, "self").unwrap(),
+        None,
+        "the confirming read showed a higher version"
+    );
+    assert_eq!(ready(c.node(1).resolve(ACTOR, "self").unwrap()).route.node, NodeRid(2));
+}

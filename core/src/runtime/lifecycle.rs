@@ -289,6 +289,11 @@ impl Runtime {
             result
         });
         let record = read.map_err(WriteError::Store)?.value;
+        // Every store answer that shows a higher version drops an older
+        // cached route (§2.2): the source's own route to what it gives away.
+        if let Some(rec) = &record {
+            self.inner().resolver.confirmed_version(key, rec.store_version);
+        }
         let d = &destination.fence;
         let committed = record.is_some_and(|rec| {
             rec.object_generation == d.object_generation
