@@ -1126,5 +1126,8 @@ fn the_source_drops_its_own_cached_route_to_what_it_gave_away() {
         None,
         "the confirming read showed a higher version"
     );
-    assert_eq!(ready(c.node(1).resolve(ACTOR, "self").unwrap()).route.node, NodeRid(2));
+    assert_eq!(
+        ready(c.node(1).resolve(ACTOR, "self").unwrap()).route.node,
+        NodeRid(2)
+    );
 }

@@ -7,7 +7,7 @@
 use crate::admission::{Admission, InboundDirect, Rejection, StaleReason};
 use crate::follow::{FollowCheck, RelayPlan};
 use crate::ids::NodeRid;
-use crate::inbound::*;
+use crate::inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeToken};
 use crate::outbound::Outbound;
 use crate::reply::{Outcome, RequestError};
 use crate::resolve::UnavailableReason;

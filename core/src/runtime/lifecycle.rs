@@ -292,7 +292,9 @@ impl Runtime {
         // Every store answer that shows a higher version drops an older
         // cached route (§2.2): the source's own route to what it gives away.
         if let Some(rec) = &record {
-            self.inner().resolver.confirmed_version(key, rec.store_version);
+            self.inner()
+                .resolver
+                .confirmed_version(key, rec.store_version);
         }
         let d = &destination.fence;
         let committed = record.is_some_and(|rec| {

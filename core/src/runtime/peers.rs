@@ -5,7 +5,7 @@
 use crate::ids::NodeRid;
 use crate::inbound::Inbound;
 use crate::lifecycle::LifecycleError;
-use crate::peer::*;
+use crate::peer::{Endpoint, PeerDescriptor, PeerIntent, PeerReplacement};
 use crate::store::{StoreError, WriteError};
 use crate::wire::{Frame, decode};
 

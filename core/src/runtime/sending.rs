@@ -4,7 +4,7 @@
 use crate::direct::{DirectSend, SendOptions};
 use crate::error::InputError;
 use crate::ids::{ObjectKind, OperationId};
-use crate::outbound::*;
+use crate::outbound::{Outbound, Sent};
 use crate::route::ReadyRoute;
 use crate::wire::{Frame, NodeRef, Operation, encode};
 
