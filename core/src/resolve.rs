@@ -135,9 +135,12 @@ impl Resolver {
             Ok(observed) => self.classify(key, observed, &flight, read_it),
             Err(e) => Resolution::StoreFailure(e),
         };
-        // Left only once the route is cached: a caller arriving in between
-        // joins this flight's answer rather than starting another read.
-        self.leave_flight(key, &flight);
+        // Left only by the reader, once the route is cached: a caller
+        // arriving in between joins this answer rather than reading anew,
+        // and an invalidation in between still finds the flight to mark.
+        if read_it {
+            self.leave_flight(key, &flight);
+        }
         self.count(&resolution);
         resolution
     }

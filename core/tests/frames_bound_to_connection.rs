@@ -422,3 +422,50 @@ fn a_refusal_from_a_third_node_leaves_a_cached_route_to_another_node() {
         );
     }
 }
+
+#[test]
+fn a_bound_reply_is_capped_at_one_owner_lease_and_must_name_its_sender() {
+    let config = RoutingConfig::default();
+    let lease = config.owner_lease_duration;
+    let c = Cluster::new(3, config);
+    c.node(1).open_session(SESSION, SessionGeneration(1));
+    c.node(2).activate(ACTOR, "a").expect("activation");
+    let bind = c.node(1).bind(SESSION, &c.actor_ref(2, "a")).expect("open");
+    let reply = sends(c.node(2).on_frame(rid(1), &bind.bytes));
+    let Frame::Session(SessionFrame::BindReply {
+        operation_id,
+        session,
+        actor: a,
+        result: wire::BindResult::Bound { route, binding },
+    }) = decode(&reply[0].bytes)
+    else {
+        panic!("bound")
+    };
+    let forged = |route: ActorRoute| {
+        wire::encode(&Frame::Session(SessionFrame::BindReply {
+            operation_id,
+            session,
+            actor: a.clone(),
+            result: wire::BindResult::Bound { route, binding },
+        }))
+    };
+    // A route naming another node than the reply's sender is refused.
+    let elsewhere = ActorRoute {
+        owner: c.node(3).node_ref(),
+        ..route
+    };
+    refused(c.node(1).on_frame(rid(2), &forged(elsewhere)));
+    assert_eq!(c.node(1).binding(SESSION, &actor("a")), None);
+    // An endless lease is stored as one owner lease from the bind.
+    let sent_at = c.node(1).now();
+    let endless = ActorRoute {
+        lease_remaining_ms: u64::MAX,
+        ..route
+    };
+    assert!(matches!(
+        c.node(1).on_frame(rid(2), &forged(endless)),
+        Inbound::Session(SessionEvent::Bound { .. })
+    ));
+    let stored = c.node(1).binding(SESSION, &actor("a")).expect("bound");
+    assert_eq!(stored.admission_deadline, sent_at.after(lease));
+}

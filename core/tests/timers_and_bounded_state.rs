@@ -531,3 +531,74 @@ fn a_generation_never_repeats_for_an_id_after_its_tombstone_expired() {
         assert!(again > first, "{again:?} after {first:?}");
     });
 }
+
+#[test]
+fn an_older_bind_timing_out_keeps_a_newer_successful_binding() {
+    let c = Cluster::with_defaults(3);
+    c.node(1).open_session(SessionId(7), SessionGeneration(1));
+    c.node(2).activate(ACTOR, "a").expect("activation");
+    let r = c.actor_ref(2, "a");
+    // Bind #1 is never answered; bind #2 is, five seconds later.
+    c.node(1).bind(SessionId(7), &r).expect("open");
+    c.advance_ms(5_000);
+    let second = c.node(1).bind(SessionId(7), &r).expect("open");
+    let Inbound::Send(reply) = c.node(2).on_frame(NodeRid(1), &second.bytes) else {
+        panic!("answered")
+    };
+    assert!(matches!(
+        c.node(1).on_frame(NodeRid(2), &reply[0].bytes),
+        Inbound::Session(SessionEvent::Bound { .. })
+    ));
+    c.advance_ms(5_000);
+    let fired = fire(c.node(1));
+    assert!(
+        matches!(
+            fired.as_slice(),
+            [Inbound::Session(SessionEvent::BindRefused { .. })]
+        ),
+        "only #1's refusal, no tombstone: {fired:?}"
+    );
+    let kept = c.node(1).binding(SessionId(7), &actor("a")).expect("kept");
+    assert_eq!(kept.route.owner.rid, NodeRid(2));
+    assert_eq!(c.node(2).bound_sessions(&actor("a")).len(), 1);
+}
+
+#[test]
+fn a_closing_session_takes_no_new_bind_and_tombstones_a_late_bound_reply() {
+    let c = Cluster::with_defaults(3);
+    c.node(1).open_session(SessionId(7), SessionGeneration(1));
+    c.node(2).activate(ACTOR, "a").expect("activation");
+    c.node(3).activate(ACTOR, "b").expect("activation");
+    let bind_a = c
+        .node(1)
+        .bind(SessionId(7), &c.actor_ref(2, "a"))
+        .expect("open");
+    let Inbound::Send(reply) = c.node(2).on_frame(NodeRid(1), &bind_a.bytes) else {
+        panic!("answered")
+    };
+    c.node(1).on_frame(NodeRid(2), &reply[0].bytes);
+    let bind_b = c
+        .node(1)
+        .bind(SessionId(7), &c.actor_ref(3, "b"))
+        .expect("open");
+    // a is sealed for a relocation, then the Session disconnects: it is
+    // closing until the seal settles.
+    let seals = c.node(2).seal_sessions(&actor("a"), RelocationId(5));
+    c.node(1).on_frame(NodeRid(2), &seals[0].bytes);
+    c.node(1)
+        .disconnect_session(SessionId(7), true)
+        .expect("open");
+    assert_eq!(
+        c.node(1).bind(SessionId(7), &c.actor_ref(3, "b")),
+        Err(SessionError::Closing(SessionId(7)))
+    );
+    // b's reply comes now: no Session will use it, so its owner is told.
+    let Inbound::Send(reply) = c.node(3).on_frame(NodeRid(1), &bind_b.bytes) else {
+        panic!("answered")
+    };
+    let Inbound::Send(tombstone) = c.node(1).on_frame(NodeRid(3), &reply[0].bytes) else {
+        panic!("tombstoned")
+    };
+    c.node(3).on_frame(NodeRid(1), &tombstone[0].bytes);
+    assert!(c.node(3).bound_sessions(&actor("b")).is_empty());
+}

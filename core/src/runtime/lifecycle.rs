@@ -291,10 +291,12 @@ impl Runtime {
         let record = read.map_err(WriteError::Store)?.value;
         // Every store answer that shows a higher version drops an older
         // cached route (§2.2): the source's own route to what it gives away.
-        if let Some(rec) = &record {
-            self.inner()
+        match &record {
+            Some(rec) => self
+                .inner()
                 .resolver
-                .confirmed_version(key, rec.store_version);
+                .confirmed_version(key, rec.store_version),
+            None => self.inner().resolver.forget(key),
         }
         let d = &destination.fence;
         let committed = record.is_some_and(|rec| {

@@ -75,6 +75,9 @@ impl SessionOwner {
             .map
             .get_mut(&session)
             .ok_or(SessionError::UnknownSession(session))?;
+        if state.closing {
+            return Err(SessionError::Closing(session));
+        }
         if state
             .bindings
             .get(&actor_ref.actor)
@@ -95,6 +98,7 @@ impl SessionOwner {
             operation_id,
             PendingBind {
                 actor: actor_ref.actor.clone(),
+                previous: previous.map(|(_, b)| b),
                 to: actor_ref.route.owner.rid,
                 sent: now,
             },
@@ -280,8 +284,16 @@ impl SessionOwner {
                     ctx.counters.sessions.bind_timeouts.incr();
                     tracing::warn!(session = %id, actor = %pending.actor, "no terminal bind reply within the bind timeout");
                     // A rebind's previous binding may be tombstoned already by
-                    // the new owner: it goes too, told to drop it as well.
-                    if let Some(previous) = state.bindings.remove(&pending.actor) {
+                    // the new owner: it goes too, told to drop it as well, if
+                    // it is still the one this bind named and not sealed.
+                    let replaced = state
+                        .bindings
+                        .get(&pending.actor)
+                        .is_some_and(|b| Some(b.binding) == pending.previous && b.seal.is_none());
+                    if let Some(previous) = replaced
+                        .then(|| state.bindings.remove(&pending.actor))
+                        .flatten()
+                    {
                         let tombstone = SessionFrame::Tombstone {
                             operation_id: OperationId(ctx.ids.next()),
                             session: state.session,
@@ -376,11 +388,17 @@ impl SessionOwner {
         let Some(state) = sessions
             .map
             .get_mut(&session.id)
-            .filter(|s| s.session == session)
+            .filter(|s| s.session == session && !s.closing)
         else {
-            return unwanted("bind reply for an unknown session");
+            return unwanted("bind reply for an unknown or closing session");
         };
         let Some(pending) = state.pending_binds.get(&operation_id) else {
+            // A copy of the reply that stored the binding in use: keep it.
+            let in_use = matches!(result, BindResult::Bound { binding, .. }
+                if state.bindings.get(&actor).is_some_and(|b| b.binding == binding));
+            if in_use {
+                return SessionStep::Event(SessionEvent::Ignored("a copy of a bind reply"));
+            }
             return unwanted("bind reply for no pending bind");
         };
         if pending.actor != actor {

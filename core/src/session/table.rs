@@ -49,6 +49,8 @@ pub struct BindingRoute {
 #[derive(Debug, Clone)]
 pub(crate) struct PendingBind {
     pub(crate) actor: ObjectKey,
+    /// The binding this bind replaces, as the frame named it.
+    pub(crate) previous: Option<Binding>,
     /// The node the bind went to: only it answers.
     pub(crate) to: crate::ids::NodeRid,
     pub(crate) sent: MonoTime,

@@ -156,12 +156,23 @@ impl Conn {
             return Err(StoreError::Protocol("INFO server has no run_id".into()));
         }
         ids.sort_unstable();
-        let connections = self
+        let mut numbers = Vec::new();
+        match self
             .on_every_primary(redis::cmd("CLIENT").arg("ID").clone())
             .await
-            .map_err(|e| store_error(e, limit))?;
-        let mut numbers = Vec::new();
-        collect_numbers(&connections, &mut numbers);
+        {
+            Ok(connections) => collect_numbers(&connections, &mut numbers),
+            // A server or user without CLIENT ID (an ACL without
+            // `+client|id`, a proxy): restarts are still seen by run id;
+            // a lost connection then only by the calls that failed on it.
+            Err(e)
+                if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoPerm)
+                    || e.to_string().contains("unknown") =>
+            {
+                tracing::debug!(error = %e, "CLIENT ID unavailable: reconnections are seen by failed calls only");
+            }
+            Err(e) => return Err(store_error(e, limit)),
+        }
         numbers.sort_unstable();
         Ok(foldhash::fast::FixedState::with_seed(0).hash_one((ids, numbers)))
     }
@@ -172,7 +183,12 @@ impl Conn {
             Conn::Single(c) => cmd.query_async::<Value>(c).await,
             Conn::Cluster(c) => {
                 let all = RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None));
-                c.route_command(cmd, all).await
+                // One primary's error comes back inside the answer map: make
+                // it the call's error, as a single server's would be, so it
+                // never changes the epoch.
+                c.route_command(cmd, all)
+                    .await
+                    .and_then(Value::extract_error)
             }
         }
     }
