@@ -2192,3 +2192,25 @@ fn a_lease_refresh_for_another_tenure_changes_nothing() {
     ));
     assert_eq!(binding(&c, &actor("a1")).unwrap(), b);
 }
+
+#[test]
+fn a_seal_timeout_after_a_logical_disconnect_tells_only_the_sealed_actor_and_in_kind() {
+    let (c, _) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2), ("a2", 3)]);
+    seal(&c, "a1", 2, 5);
+    // a2 is told now; a1's notice waits behind its seal.
+    let told = c
+        .node(SESSION_OWNER)
+        .disconnect_session(SESSION, false)
+        .unwrap();
+    assert_eq!(told.len(), 1);
+    carry(&c, told);
+    assert!(c.node(3).bound_sessions(&actor("a2")).is_empty());
+    c.advance_ms(SEAL_TIMEOUT_MS);
+    let closed = closed_sessions(c.node(SESSION_OWNER));
+    assert_eq!(closed[0].notifications.len(), 1, "a2 is not told twice");
+    let trace = carry(&c, closed[0].notifications.clone());
+    assert_eq!(trace.delivered.len(), 1);
+    assert_eq!(trace.delivered[0].1.actor, actor("a1"));
+    assert_eq!(trace.delivered[0].1.kind, RelayKind::LogicalDisconnect);
+    assert!(c.node(2).bound_sessions(&actor("a1")).is_empty());
+}

@@ -54,7 +54,7 @@ impl SessionOwner {
                 next_sequence: 1,
                 bindings: HashMap::new(),
                 pending_binds: HashMap::new(),
-                closing: false,
+                closing: None,
             },
         );
         session
@@ -75,7 +75,7 @@ impl SessionOwner {
             .map
             .get_mut(&session)
             .ok_or(SessionError::UnknownSession(session))?;
-        if state.closing {
+        if state.closing.is_some() {
             return Err(SessionError::Closing(session));
         }
         if state
@@ -147,7 +147,7 @@ impl SessionOwner {
             .map
             .get_mut(&session)
             .ok_or(SessionError::UnknownSession(session))?;
-        if state.closing {
+        if state.closing.is_some() {
             return Err(SessionError::Closing(session));
         }
         let sequence = state.next_sequence;
@@ -230,7 +230,7 @@ impl SessionOwner {
         let mut sessions = self.lock();
         if let Some(state) = sessions.map.get_mut(&session) {
             if state.sealed() {
-                state.closing = true;
+                state.closing = Some(kind);
             } else {
                 sessions.map.remove(&session);
             }
@@ -329,22 +329,18 @@ fn close_on_seal_timeout(ctx: &Ctx<'_>, mut s: SessionState, actions: &mut Vec<S
     // no owner keeps the registration. Unsealed Actors of a Session already
     // disconnected were told then.
     let (closing, now) = (s.closing, ctx.now);
+    // The kind the host asked for when it disconnected, else the physical
+    // close this timeout is.
+    let kind = closing.unwrap_or(RelayKind::PhysicalDisconnect);
     let notifications: Vec<Outbound> = s
         .bindings
         .values()
-        .filter(|b| (b.seal.is_some() || !closing) && now < b.admission_deadline)
+        .filter(|b| (b.seal.is_some() || closing.is_none()) && now < b.admission_deadline)
         .map(|b| {
             let sequence = s.next_sequence;
             s.next_sequence += 1;
             let op = OperationId(ctx.ids.next());
-            let frame = relay_frame(
-                s.session,
-                b,
-                op,
-                sequence,
-                RelayKind::PhysicalDisconnect,
-                Vec::new(),
-            );
+            let frame = relay_frame(s.session, b, op, sequence, kind, Vec::new());
             out(b.route.owner, frame)
         })
         .collect();
@@ -388,7 +384,7 @@ impl SessionOwner {
         let Some(state) = sessions
             .map
             .get_mut(&session.id)
-            .filter(|s| s.session == session && !s.closing)
+            .filter(|s| s.session == session && s.closing.is_none())
         else {
             return unwanted("bind reply for an unknown or closing session");
         };

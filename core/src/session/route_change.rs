@@ -152,7 +152,7 @@ impl SessionOwner {
         let closed = sessions
             .map
             .get(&session.id)
-            .is_some_and(|s| s.closing && !s.sealed());
+            .is_some_and(|s| s.closing.is_some() && !s.sealed());
         if closed {
             sessions.map.remove(&session.id);
         }

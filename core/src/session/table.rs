@@ -62,10 +62,10 @@ pub(crate) struct SessionState {
     pub(crate) next_sequence: u64,
     pub(crate) bindings: HashMap<ObjectKey, BindingRoute>,
     pub(crate) pending_binds: HashMap<OperationId, PendingBind>,
-    /// Disconnected while an Actor was sealed: no new sends; the Session
-    /// goes once the last seal is released (its held messages and
-    /// disconnect notification delivered) or times out.
-    pub(crate) closing: bool,
+    /// Disconnected (with this kind of notice) while an Actor was sealed:
+    /// no new sends; the Session goes once the last seal is released (its
+    /// held messages and disconnect notification delivered) or times out.
+    pub(crate) closing: Option<RelayKind>,
 }
 
 /// What a Session owner's deadline is for.
