@@ -269,12 +269,14 @@ pub(crate) struct PyMemoryStore(pub(crate) ForkBound<Arc<dyn LocationStore>>);
 #[pymethods]
 impl PyMemoryStore {
     #[new]
-    #[pyo3(signature = (clock = None))]
-    fn new(clock: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
-        let store: Arc<dyn LocationStore> = match clock {
-            Some(c) => Arc::new(zlink_core::MemoryStore::with_clock(clock_of(c)?)),
-            None => Arc::new(zlink_core::MemoryStore::new()),
+    #[pyo3(signature = (clock = None, *, tombstone_retention = 3_600_000))]
+    fn new(clock: Option<&Bound<'_, PyAny>>, tombstone_retention: u64) -> PyResult<Self> {
+        let store = match clock {
+            Some(c) => zlink_core::MemoryStore::with_clock(clock_of(c)?),
+            None => zlink_core::MemoryStore::new(),
         };
+        let retention = Duration::from_millis(tombstone_retention);
+        let store: Arc<dyn LocationStore> = Arc::new(store.with_retention(retention));
         Ok(PyMemoryStore(ForkBound::new(store)))
     }
     fn __repr__(&self) -> String {

@@ -91,3 +91,16 @@ def test_session_send_and_push_refuse_a_payload_over_the_bound() -> None:
         b.push("x", session, b"123456789")
     assert i.value.kind == "PayloadTooLarge"
     assert isinstance(a.session_send(7, "x", b"12345678"), zlink.SessionSent)
+
+
+def test_a_released_ids_generation_never_repeats_after_its_tombstone_expired() -> None:
+    clock = zlink.ManualClock()
+    store = zlink.MemoryStore(clock, tombstone_retention=1_000)
+    rt = Runtime(NodeIdentity("main", 1), store=store, clock=clock)
+    first = rt.activate("actor", "x").object_generation
+    rt.begin_release("actor", "x")
+    rt.complete_release("actor", "x")
+    clock.advance(1_001)
+    rt.activate("actor", "other")  # a write sweeps the expired tombstone
+    again = rt.activate("actor", "x").object_generation
+    assert again > first

@@ -114,7 +114,12 @@ class ManualClock:
 
 @final
 class MemoryStore:
-    def __new__(cls, clock: SystemClock | ManualClock | None = None) -> MemoryStore: ...
+    def __new__(
+        cls,
+        clock: SystemClock | ManualClock | None = None,
+        *,
+        tombstone_retention: int = 3600000,
+    ) -> MemoryStore: ...
 
 @final
 class RedisStore:
