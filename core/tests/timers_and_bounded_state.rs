@@ -484,14 +484,20 @@ async fn churn(store: &MemoryStore, id: &str, proposal: &mut u64) -> ObjectGener
     created.object_generation
 }
 
-#[test]
-fn a_million_released_ids_leave_only_the_tombstones_of_one_retention() {
+/// A MemoryStore keeping tombstones one second, its clock, an executor.
+fn retaining_one_second() -> (ManualClock, MemoryStore, tokio::runtime::Runtime) {
     let clock = ManualClock::new();
     let store = MemoryStore::with_clock(std::sync::Arc::new(clock.clone()))
         .with_retention(Duration::from_secs(1));
     let executor = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("an executor");
+    (clock, store, executor)
+}
+
+#[test]
+fn a_million_released_ids_leave_only_the_tombstones_of_one_retention() {
+    let (clock, store, executor) = retaining_one_second();
     let mut proposal = 0;
     let mut most = 0;
     let mut last = ObjectGeneration::default();
@@ -510,12 +516,7 @@ fn a_million_released_ids_leave_only_the_tombstones_of_one_retention() {
 
 #[test]
 fn a_generation_never_repeats_for_an_id_after_its_tombstone_expired() {
-    let clock = ManualClock::new();
-    let store = MemoryStore::with_clock(std::sync::Arc::new(clock.clone()))
-        .with_retention(Duration::from_secs(1));
-    let executor = tokio::runtime::Builder::new_current_thread()
-        .build()
-        .expect("an executor");
+    let (clock, store, executor) = retaining_one_second();
     let mut proposal = 0;
     executor.block_on(async {
         let first = churn(&store, "x", &mut proposal).await;

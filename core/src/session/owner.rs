@@ -71,13 +71,7 @@ impl SessionOwner {
     ) -> Result<Outbound, SessionError> {
         let now = ctx.now;
         let mut sessions = self.lock();
-        let state = sessions
-            .map
-            .get_mut(&session)
-            .ok_or(SessionError::UnknownSession(session))?;
-        if state.closing.is_some() {
-            return Err(SessionError::Closing(session));
-        }
+        let state = sessions.open_mut(session)?;
         if state
             .bindings
             .get(&actor_ref.actor)
@@ -143,13 +137,7 @@ impl SessionOwner {
         }
         let now = ctx.now;
         let mut sessions = self.lock();
-        let state = sessions
-            .map
-            .get_mut(&session)
-            .ok_or(SessionError::UnknownSession(session))?;
-        if state.closing.is_some() {
-            return Err(SessionError::Closing(session));
-        }
+        let state = sessions.open_mut(session)?;
         let sequence = state.next_sequence;
         let session_ref = state.session;
         let bound = state
@@ -294,17 +282,14 @@ impl SessionOwner {
                         .then(|| state.bindings.remove(&pending.actor))
                         .flatten()
                     {
-                        let tombstone = SessionFrame::Tombstone {
-                            operation_id: OperationId(ctx.ids.next()),
-                            session: state.session,
-                            actor: pending.actor.clone(),
-                            binding: previous.binding,
-                            by: ctx.me,
-                        };
-                        actions.push(SessionStep::Send(vec![out(
+                        let frame = tombstone(
+                            ctx,
                             previous.route.owner,
-                            tombstone,
-                        )]));
+                            state.session,
+                            &pending.actor,
+                            previous.binding,
+                        );
+                        actions.push(SessionStep::Send(vec![frame]));
                     }
                     actions.push(SessionStep::Event(SessionEvent::BindRefused {
                         session: state.session,
@@ -315,6 +300,25 @@ impl SessionOwner {
             }
         }
     }
+}
+
+/// Tells `to` to drop its registration of exactly `binding` (of `session`
+/// to `actor`): this Session owner does not hold it, or no longer trusts it.
+fn tombstone(
+    ctx: &Ctx<'_>,
+    to: NodeRef,
+    session: SessionRef,
+    actor: &ObjectKey,
+    binding: Binding,
+) -> Outbound {
+    let frame = SessionFrame::Tombstone {
+        operation_id: OperationId(ctx.ids.next()),
+        session,
+        actor: actor.clone(),
+        binding,
+        by: ctx.me,
+    };
+    out(to, frame)
 }
 
 /// A Session closed by the seal timeout: binding, held and seal state go,
@@ -369,14 +373,7 @@ impl SessionOwner {
     ) -> SessionStep {
         let unwanted = |why| match result {
             BindResult::Bound { route, binding } if route.owner.rid == from => {
-                let tombstone = SessionFrame::Tombstone {
-                    operation_id: OperationId(ctx.ids.next()),
-                    session,
-                    actor: actor.clone(),
-                    binding,
-                    by: ctx.me,
-                };
-                SessionStep::Send(vec![out(route.owner, tombstone)])
+                SessionStep::Send(vec![tombstone(ctx, route.owner, session, &actor, binding)])
             }
             _ => SessionStep::Event(SessionEvent::Ignored(why)),
         };

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use crate::clock::MonoTime;
 use crate::ids::{ObjectKey, OperationId, RelocationId, SessionId};
 use crate::timer::Deadlines;
+
+use super::SessionError;
 use crate::wire::{ActorRoute, Binding, RelayKind, SessionRef};
 
 /// A message held while its Actor's binding is sealed.
@@ -100,6 +102,18 @@ impl Sessions {
     /// The earliest deadline held.
     pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
         self.timers.next()
+    }
+
+    /// An open Session that still takes new work: not unknown, not closing.
+    pub(crate) fn open_mut(&mut self, id: SessionId) -> Result<&mut SessionState, SessionError> {
+        let state = self
+            .map
+            .get_mut(&id)
+            .ok_or(SessionError::UnknownSession(id))?;
+        if state.closing.is_some() {
+            return Err(SessionError::Closing(id));
+        }
+        Ok(state)
     }
 
     /// One deadline due at `now`.
