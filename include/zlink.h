@@ -149,6 +149,28 @@ enum zlink_result
    * subscriber: the log callback cannot be installed.
    */
   ZLINK_RESULT_LOG_SUBSCRIBER_TAKEN = 20,
+  /**
+   * The object is already relocating on this runtime (as source or
+   * target): finish or abort that relocation first.
+   */
+  ZLINK_RESULT_ALREADY_RELOCATING = 21,
+  /**
+   * No relocation of the object runs on this runtime.
+   */
+  ZLINK_RESULT_NOT_RELOCATING = 22,
+  /**
+   * The relocation is past relay-ready: it does not roll back.
+   */
+  ZLINK_RESULT_AFTER_RELAY_READY = 23,
+  /**
+   * The relocation state is over the config's
+   * `max_relocation_state_bytes`.
+   */
+  ZLINK_RESULT_STATE_TOO_LARGE = 24,
+  /**
+   * The relocation is not in the phase the call needs (see the message).
+   */
+  ZLINK_RESULT_RELOCATION_REFUSED = 25,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -236,6 +258,11 @@ enum zlink_unavailable_reason
    * A Message Follow chain reached its hop limit.
    */
   ZLINK_UNAVAILABLE_REASON_FOLLOW_HOP_LIMIT = 7,
+  /**
+   * The object's relocation failed while the operation was held for it:
+   * no owner ran it, and it is not resubmitted.
+   */
+  ZLINK_UNAVAILABLE_REASON_RELOCATION_FAILED = 8,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -349,6 +376,22 @@ enum zlink_decision_kind
    * (`detail`): refused and counted, nothing acted on.
    */
   ZLINK_DECISION_KIND_FOREIGN_SENDER = 13,
+  /**
+   * The operation (or session relay) is held for a relocation of its
+   * target (the source's ingress hold or the target's temporary queue):
+   * nothing to do now. It is delivered once, on the side that ends up
+   * owning the object (in a `RELOCATION` decision), or refused to its
+   * sender.
+   */
+  ZLINK_DECISION_KIND_HELD = 14,
+  /**
+   * A relocation step: `relocation_event` says which, and which fields
+   * mean something. Carry every frame of `frames`, then hand the object
+   * what `zlink_relocation_deliveries` returns, in order
+   * (`delivery_count` operations, then `session_delivery_count` session
+   * relays).
+   */
+  ZLINK_DECISION_KIND_RELOCATION = 15,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -624,6 +667,193 @@ typedef uint32_t zlink_session_refusal;
 #endif // __cplusplus
 
 /**
+ * Which step of a relocation a `ZLINK_DECISION_KIND_RELOCATION` decision is.
+ */
+enum zlink_relocation_event
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not a relocation decision.
+   */
+  ZLINK_RELOCATION_EVENT_NONE = 0,
+  /**
+   * Target: a Restore arrived (from `peer`). Build the object from
+   * `payload` (the state), then call `zlink_relocation_restored` (or
+   * `zlink_abort_relocation` if it cannot be built). Run nothing for it
+   * yet.
+   */
+  ZLINK_RELOCATION_EVENT_RESTORE = 1,
+  /**
+   * Source: the target is relay-ready; carry `frames` (the held work
+   * relayed, `relayed` operations, then the cutover). The object no
+   * longer runs here, whatever follows.
+   */
+  ZLINK_RELOCATION_EVENT_CUTOVER = 2,
+  /**
+   * Target: the owner CAS succeeded (the move from `peer` is done): carry
+   * `frames` and deliver the `delivery_count` operations in order; the
+   * object runs here from now on.
+   */
+  ZLINK_RELOCATION_EVENT_COMMITTED = 3,
+  /**
+   * Source: the target (`peer`) committed; what still arrives here
+   * follows the object on a Message Follow route. Drop the local
+   * instance.
+   */
+  ZLINK_RELOCATION_EVENT_HANDED_OFF = 4,
+  /**
+   * Either side, before relay-ready: the move is abandoned
+   * (`abort_reason`). On the source the object runs here again: deliver
+   * what `zlink_relocation_deliveries` returns (the saved work, then the
+   * held work) in order; on the target drop what was restored.
+   */
+  ZLINK_RELOCATION_EVENT_ABORTED = 5,
+  /**
+   * After relay-ready the move could not complete (`abort_reason`): the
+   * object runs on neither side; drop the local instance.
+   */
+  ZLINK_RELOCATION_EVENT_FAILED = 6,
+  /**
+   * The store could not be asked (the target's owner CAS, or an aborting
+   * source's fence); a later `zlink_on_timeout` retries it.
+   */
+  ZLINK_RELOCATION_EVENT_COMMIT_RETRY = 7,
+  /**
+   * A relocation frame that changed nothing (`relocation_refusal`):
+   * refused and counted; carry `frames` if any.
+   */
+  ZLINK_RELOCATION_EVENT_IGNORED = 8,
+  /**
+   * Source: the move is being given up (`abort_reason`: the host asked,
+   * or no relay-ready came in `relocation_timeout_ms`): carry `frames`
+   * (the target is told). The object stays sealed until the target
+   * confirms (then `ABORTED`) or it turns out the target already
+   * committed (then `HANDED_OFF`).
+   */
+  ZLINK_RELOCATION_EVENT_ABORTING = 9,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_relocation_event zlink_relocation_event;
+#else
+typedef uint32_t zlink_relocation_event;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why a relocation was abandoned or failed (the command 49 codes).
+ */
+enum zlink_abort_reason
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not an abort or failure.
+   */
+  ZLINK_ABORT_REASON_NONE = 0,
+  /**
+   * The source's host gave up the move.
+   */
+  ZLINK_ABORT_REASON_REQUESTED = 1,
+  /**
+   * A side waited longer than `relocation_timeout_ms`.
+   */
+  ZLINK_ABORT_REASON_TIMEOUT = 2,
+  /**
+   * The target could not take the Restore.
+   */
+  ZLINK_ABORT_REASON_REFUSED = 3,
+  /**
+   * The target's host could not restore the state.
+   */
+  ZLINK_ABORT_REASON_RESTORE_FAILED = 4,
+  /**
+   * The target's owner CAS was refused: the object moved or was
+   * released meanwhile.
+   */
+  ZLINK_ABORT_REASON_COMMIT_FAILED = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_abort_reason zlink_abort_reason;
+#else
+typedef uint32_t zlink_abort_reason;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * Why a relocation frame changed nothing (`ZLINK_RELOCATION_EVENT_IGNORED`).
+ */
+enum zlink_relocation_refusal
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not a refusal.
+   */
+  ZLINK_RELOCATION_REFUSAL_NONE = 0,
+  /**
+   * No relocation of the object runs here.
+   */
+  ZLINK_RELOCATION_REFUSAL_NOT_RELOCATING = 1,
+  /**
+   * A relocation of the object already runs on this side.
+   */
+  ZLINK_RELOCATION_REFUSAL_ALREADY_RELOCATING = 2,
+  /**
+   * The frame is for another object, or this node is not its target.
+   */
+  ZLINK_RELOCATION_REFUSAL_WRONG_TARGET = 3,
+  /**
+   * The frame is for another incarnation of the object.
+   */
+  ZLINK_RELOCATION_REFUSAL_WRONG_INCARNATION = 4,
+  /**
+   * The frame belongs to another relocation of the same incarnation.
+   */
+  ZLINK_RELOCATION_REFUSAL_WRONG_RELOCATION = 5,
+  /**
+   * The target has not restored the saved work yet.
+   */
+  ZLINK_RELOCATION_REFUSAL_NOT_RESTORED = 6,
+  /**
+   * The saved work was already restored.
+   */
+  ZLINK_RELOCATION_REFUSAL_ALREADY_RESTORED = 7,
+  /**
+   * Relay-ready has not happened yet on this side.
+   */
+  ZLINK_RELOCATION_REFUSAL_NOT_RELAY_READY = 8,
+  /**
+   * Relay-ready already happened on this side.
+   */
+  ZLINK_RELOCATION_REFUSAL_ALREADY_RELAY_READY = 9,
+  /**
+   * The cutover was already sent or taken.
+   */
+  ZLINK_RELOCATION_REFUSAL_ALREADY_CUT_OVER = 10,
+  /**
+   * Past relay-ready: the relocation does not roll back.
+   */
+  ZLINK_RELOCATION_REFUSAL_AFTER_RELAY_READY = 11,
+  /**
+   * This side of the relocation already ended.
+   */
+  ZLINK_RELOCATION_REFUSAL_ENDED = 12,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_relocation_refusal zlink_relocation_refusal;
+#else
+typedef uint32_t zlink_relocation_refusal;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * Severity of a log record. The numbers are stable; a lower number is more
  * severe. Functions take it as a `uint32_t` so that an out-of-range value
  * is an error code, not UB.
@@ -818,7 +1048,7 @@ typedef struct zlink_clock zlink_clock;
 
 /**
  * Library-private state of a decision (the delivered operation, the
- * notification token).
+ * notification token, a relocation's operations to deliver).
  */
 typedef struct zlink_decision_private zlink_decision_private;
 
@@ -1071,19 +1301,24 @@ typedef struct {
    */
   uint64_t operation_id;
   /**
-   * The operation's target kind (a `zlink_object_kind` value), 0 if none.
+   * The operation's target kind (a `zlink_object_kind` value), 0 if none;
+   * Relocation: the kind of the object moved.
    */
   uint32_t target_kind;
   /**
-   * The target's global ID (UTF-8, not NUL-terminated).
+   * The target's global ID (UTF-8, not NUL-terminated); Relocation: the
+   * ID of the object moved.
    */
   zlink_bytes target_id;
   /**
-   * Deliver / SessionDeliver: the application bytes; Completed: the reply.
+   * Deliver / SessionDeliver: the application bytes; Completed: the
+   * reply; `ZLINK_RELOCATION_EVENT_RESTORE`: the application state the
+   * source captured, to build the object from.
    */
   zlink_bytes payload;
   /**
-   * Deliver: the incarnation that processes it.
+   * Deliver: the incarnation that processes it; Relocation: the
+   * incarnation being moved.
    */
   uint64_t object_generation;
   /**
@@ -1091,7 +1326,7 @@ typedef struct {
    */
   bool is_request;
   /**
-   * Frames to carry (Relay, Reject, Send).
+   * Frames to carry (Relay, Reject, Send, Relocation).
    */
   zlink_outbound *frames;
   /**
@@ -1180,13 +1415,49 @@ typedef struct {
    */
   zlink_session_refusal session_refusal;
   /**
-   * `ZLINK_SESSION_EVENT_SEALED`: the relocation.
+   * `ZLINK_SESSION_EVENT_SEALED` / Relocation: the relocation.
    */
   uint64_t relocation;
   /**
    * `ZLINK_SESSION_EVENT_SEALED`: whether the seal was installed.
    */
   bool sealed;
+  /**
+   * Relocation: which step.
+   */
+  zlink_relocation_event relocation_event;
+  /**
+   * Relocation: the other runtime of the move (its mesh is this
+   * runtime's): the source for `RESTORE` and `COMMITTED`, the target for
+   * `HANDED_OFF`; zeroed for the other events.
+   */
+  zlink_node peer;
+  /**
+   * `ZLINK_RELOCATION_EVENT_ABORTING` / `ABORTED` / `FAILED`: why.
+   */
+  zlink_abort_reason abort_reason;
+  /**
+   * `ZLINK_RELOCATION_EVENT_IGNORED`: why the control frame changed
+   * nothing.
+   */
+  zlink_relocation_refusal relocation_refusal;
+  /**
+   * `ZLINK_RELOCATION_EVENT_CUTOVER`: operations relayed from the
+   * source's ingress hold to the target.
+   */
+  uint64_t relayed;
+  /**
+   * Relocation: how many operations to put on the object's queue, in
+   * order (`COMMITTED` on the target, `ABORTED` on the source): the
+   * first `DELIVER` decisions of `zlink_relocation_deliveries`.
+   */
+  size_t delivery_count;
+  /**
+   * Relocation: how many session relays held while the Actor moved to
+   * hand to it, in order: the `SESSION_DELIVER` decisions that follow
+   * the operations in `zlink_relocation_deliveries`.
+   */
+  size_t session_delivery_count;
   /**
    * Library-private; do not touch.
    */
@@ -1293,6 +1564,26 @@ typedef struct {
 } zlink_peer_descriptor_list;
 
 /**
+ * A relocation begun on the source by `zlink_begin_relocation`. Free
+ * `frames` with `zlink_outbound_list_free`.
+ */
+typedef struct {
+  /**
+   * The relocation: every `RELOCATION` decision of this move carries it.
+   */
+  uint64_t relocation;
+  /**
+   * The incarnation being moved.
+   */
+  uint64_t object_generation;
+  /**
+   * Frames to carry: the Restore to the target first, then command 42
+   * to every bound Session's owner.
+   */
+  zlink_outbound_list frames;
+} zlink_relocation_started;
+
+/**
  * The routing settings, durations in milliseconds (DESIGN §4). Start from
  * `zlink_config_default` (which sets `size`) and change what you need.
  */
@@ -1348,6 +1639,17 @@ typedef struct {
    * Largest payload of one operation, in bytes. Default 1048576.
    */
   uint64_t max_message_bytes;
+  /**
+   * How long a relocation's source waits for relay-ready and then for
+   * the target's commit, and how long a target waits for its host to
+   * restore (> 0). Default 5000.
+   */
+  uint64_t relocation_timeout_ms;
+  /**
+   * Largest application state one relocation carries, in bytes,
+   * 1..=1073741824. Default 16777216.
+   */
+  uint64_t max_relocation_state_bytes;
 } zlink_config;
 
 /**
@@ -1644,6 +1946,44 @@ typedef struct {
    */
   uint64_t bind_timeouts;
   /**
+   * Relocations begun here (source).
+   */
+  uint64_t relocation_begun;
+  /**
+   * Restore requests taken (target).
+   */
+  uint64_t relocation_restores;
+  /**
+   * Relocation owner CASes that succeeded here (target).
+   */
+  uint64_t relocation_committed;
+  /**
+   * Relocations this source handed off to a committed target.
+   */
+  uint64_t relocation_handed_off;
+  /**
+   * Relocations abandoned before relay-ready (either side).
+   */
+  uint64_t relocation_aborted;
+  /**
+   * Relocations that failed after relay-ready.
+   */
+  uint64_t relocation_failed;
+  /**
+   * Operations held for a relocation (source ingress hold or target
+   * temporary queue).
+   */
+  uint64_t relocation_held;
+  /**
+   * Operations a relocation source relayed to its target.
+   */
+  uint64_t relocation_relayed;
+  /**
+   * Relocation control frames refused (another relocation or
+   * incarnation, a duplicate, out of order, or from the wrong node).
+   */
+  uint64_t relocation_control_refused;
+  /**
    * Table sizes now (each bounded): pending requests.
    */
   uint64_t table_pending_requests;
@@ -1695,6 +2035,18 @@ typedef struct {
    * Store reads in flight.
    */
   uint64_t table_store_flights;
+  /**
+   * Relocations running here as source.
+   */
+  uint64_t table_relocation_sources;
+  /**
+   * Relocations running here as target.
+   */
+  uint64_t table_relocation_targets;
+  /**
+   * Relocation deadline entries (dead ones included).
+   */
+  uint64_t table_relocation_deadlines;
 } zlink_stats;
 
 /**
@@ -1722,37 +2074,6 @@ typedef struct {
    */
   zlink_unavailable_reason reason;
 } zlink_session_sent;
-
-/**
- * One Session bound to an Actor on its owner: what a relocation carries
- * from the source to the target (`zlink_export_bindings` →
- * `zlink_import_bindings`). Plain data: copy or serialise it freely.
- */
-typedef struct {
-  /**
-   * The Session.
-   */
-  zlink_session_ref session;
-  /**
-   * The binding issued.
-   */
-  zlink_binding binding;
-} zlink_registration;
-
-/**
- * Registrations the library allocated: `count` at `items` (NULL when empty
- * or freed). Free with `zlink_registration_list_free`.
- */
-typedef struct {
-  /**
-   * The registrations.
-   */
-  zlink_registration *items;
-  /**
-   * How many.
-   */
-  size_t count;
-} zlink_registration_list;
 
 #ifdef __cplusplus
 extern "C" {
@@ -2026,8 +2347,9 @@ zlink_result zlink_now(const zlink_runtime *rt, uint64_t *out_ns, zlink_error **
 /**
  * The earliest instant (runtime clock, nanoseconds) any of the runtime's
  * machines needs waking at: a request deadline, a seal or bind timeout, a
- * follow-route expiry. `*out_has` is false when nothing waits. Sleep until
- * then (or the next frame or call) and call `zlink_on_timeout`.
+ * follow-route expiry, a relocation's timeout or commit. `*out_has` is
+ * false when nothing waits. Sleep until then (or the next frame or call)
+ * and call `zlink_on_timeout`.
  *
  * # Safety
  * `out_ns` and `out_has` are writable; `error` is NULL or writable.
@@ -2046,8 +2368,15 @@ zlink_result zlink_next_deadline(const zlink_runtime *rt,
  * (`ZLINK_OUTCOME_TIMEOUT`) per request past its deadline, `SESSION`
  * `CLOSED` per Session closed by the seal timeout followed by a `SEND` of
  * its disconnect notifications, `SESSION` `BIND_REFUSED` (`TIMEOUT`) per
- * bind past `session_bind_timeout_ms`, and a `SEND` of the refusals an
- * Actor owner gives parked rebinds. Calling it early does nothing.
+ * bind past `session_bind_timeout_ms`, a `SEND` of the refusals an
+ * Actor owner gives parked rebinds, and a `RELOCATION` decision per
+ * relocation step due: on a source that heard no relay-ready `ABORTING`
+ * (`ZLINK_ABORT_REASON_TIMEOUT`, the target is told), and if the target
+ * does not confirm either, `ABORTED` once the store is fenced (the work
+ * to run again in `zlink_relocation_deliveries`); on a source that heard
+ * no commit `FAILED`; on a target whose host did not restore `ABORTED`;
+ * on a target 1000 ms after relay-ready the owner CAS (`COMMITTED`,
+ * `COMMIT_RETRY` or `FAILED`). Calling it early does nothing.
  *
  * # Safety
  * `out` is writable; `error` is NULL or writable.
@@ -2299,6 +2628,124 @@ zlink_result zlink_peer_intent_get(const zlink_runtime *rt,
                                    zlink_peer_intent *out,
                                    bool *found,
                                    zlink_error **error);
+
+/**
+ * Source, §3.3 step 1: starts moving the object `(kind, id)` this runtime
+ * owns (Ready) to the runtime `target_rid` / `target_generation` of this
+ * runtime's mesh, after the host's current handler for it ended. From this
+ * call on nothing for the object is delivered here: arrivals are `HELD`,
+ * then relayed to the target.
+ *
+ * The host hands over what it captured and no longer runs it: `saved`, the
+ * `saved_count` DELIVER decisions (from `zlink_on_frame`, or from
+ * `zlink_relocation_deliveries`) it accepted and has not run, in queue
+ * order (NULL allowed when 0; the decisions stay the caller's to free), and
+ * `state`, `state_len` bytes of the object's application state (NULL
+ * allowed when 0; at most the config's `max_relocation_state_bytes`). If
+ * the move is abandoned before relay-ready, both come back: the saved
+ * work as deliveries of the `ABORTED` decision.
+ *
+ * `*out` receives the relocation and the frames to carry. Errors:
+ * `ZLINK_RESULT_NOT_OWNED`, `ZLINK_RESULT_ALREADY_RELOCATING`,
+ * `ZLINK_RESULT_STATE_TOO_LARGE`, `ZLINK_RESULT_INVALID_ARGUMENT` (the
+ * target is this runtime, a saved decision is not a DELIVER decision or is
+ * for another object), `ZLINK_RESULT_TOO_LONG` (over 65536 saved
+ * operations, or a saved payload over `max_message_bytes`).
+ *
+ * # Safety
+ * `id` points to `id_len` readable bytes; `saved` to `saved_count`
+ * pointers, each to a decision this library filled in and not yet freed;
+ * `state` to `state_len` readable bytes; `out` is writable; `error` is
+ * NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_begin_relocation(const zlink_runtime *rt,
+                                    uint32_t kind,
+                                    const uint8_t *id,
+                                    size_t id_len,
+                                    uint64_t target_rid,
+                                    uint64_t target_generation,
+                                    const zlink_decision *const *saved,
+                                    size_t saved_count,
+                                    const uint8_t *state,
+                                    size_t state_len,
+                                    zlink_relocation_started *out,
+                                    zlink_error **error);
+
+/**
+ * Target, §3.3 step 2: the host built the object `(kind, id)` from the
+ * state of its `RESTORE` decision. `*out` receives relay-ready for the
+ * source: the point of no return. The owner CAS follows on the source's
+ * cutover (or 1000 ms later, from `zlink_on_timeout`). Errors:
+ * `ZLINK_RESULT_NOT_RELOCATING` (no Restore for the object here),
+ * `ZLINK_RESULT_RELOCATION_REFUSED` (already restored, or withdrawn).
+ *
+ * # Safety
+ * `id` points to `id_len` readable bytes; `out` is writable; `error` is
+ * NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_relocation_restored(const zlink_runtime *rt,
+                                       uint32_t kind,
+                                       const uint8_t *id,
+                                       size_t id_len,
+                                       zlink_outbound_list *out,
+                                       zlink_error **error);
+
+/**
+ * Abandons the relocation of `(kind, id)` before relay-ready, on either
+ * side. `*out` receives a `RELOCATION` decision; carry its frames and free
+ * it with `zlink_decision_free`:
+ *
+ * - on the source (the host gives the move up) it is `ABORTING`: the
+ *   target is told, and the object stays sealed until the target confirms.
+ *   Then `zlink_on_frame` gives `ABORTED`, with the work to run here again
+ *   (`zlink_relocation_deliveries`), or `HANDED_OFF` if the target had
+ *   already committed;
+ * - on the target (the host could not restore the state) it is `ABORTED`
+ *   at once, and the source is told.
+ *
+ * Errors: `ZLINK_RESULT_NOT_RELOCATING`, `ZLINK_RESULT_AFTER_RELAY_READY`
+ * (the move does not roll back).
+ *
+ * # Safety
+ * `id` points to `id_len` readable bytes; `out` is writable; `error` is
+ * NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_runtime_free` of the same runtime.
+ */
+zlink_result zlink_abort_relocation(const zlink_runtime *rt,
+                                    uint32_t kind,
+                                    const uint8_t *id,
+                                    size_t id_len,
+                                    zlink_decision *out,
+                                    zlink_error **error);
+
+/**
+ * What a `RELOCATION` decision asks the host to hand the object, in
+ * order: `*out` receives its `delivery_count` operations as `DELIVER`
+ * decisions, then its `session_delivery_count` session relays as
+ * `SESSION_DELIVER` decisions, each usable like one from `zlink_on_frame`
+ * (a `DELIVER` with `zlink_reply`, or saved again by
+ * `zlink_begin_relocation`). They are copies: free the list with
+ * `zlink_decision_list_free` and the relocation decision with
+ * `zlink_decision_free`, in any order. `ZLINK_RESULT_INVALID_ARGUMENT`
+ * for another kind of decision.
+ *
+ * # Safety
+ * `decision` is a decision this library filled in, not yet freed; `out`
+ * is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread; the decision is only read.
+ */
+zlink_result zlink_relocation_deliveries(const zlink_decision *decision,
+                                         zlink_decision_list *out,
+                                         zlink_error **error);
 
 /**
  * Makes a handle on the system's monotonic clock.
@@ -2701,30 +3148,9 @@ zlink_result zlink_complete_release(const zlink_runtime *rt,
                                     zlink_error **error);
 
 /**
- * Relocation commit on the target node: takes ownership by a
- * compare-and-set on `from` (the fence the relocation started from, e.g.
- * the source's `zlink_owned.fence`). The owner generation goes up by one.
- *
- * # Safety
- * `id` points to `id_len` readable bytes; `from` to an initialised
- * struct; `out` is NULL or writable; `error` is NULL or writable.
- *
- * Thread-safety: any thread, concurrently with every call but
- * `zlink_runtime_free` of the same runtime.
- */
-zlink_result zlink_commit_relocation(const zlink_runtime *rt,
-                                     uint32_t kind,
-                                     const uint8_t *id,
-                                     size_t id_len,
-                                     const zlink_write_fence *from,
-                                     zlink_owned *out,
-                                     zlink_error **error);
-
-/**
  * This node's tenure of an object it owns, as a Message Follow route names
- * it: after `zlink_commit_relocation`, the target gives this to the source
- * for `zlink_relinquish_to`. On OK, `*found` says whether this node owns
- * the object; `*out` is written only when it does.
+ * it (and as an ActorRef hands out its location). On OK, `*found` says
+ * whether this node owns the object; `*out` is written only when it does.
  *
  * # Safety
  * `id` points to `id_len` readable bytes; `out` and `found` are writable;
@@ -2740,46 +3166,6 @@ zlink_result zlink_owner_route_end(const zlink_runtime *rt,
                                    zlink_route_end *out,
                                    bool *found,
                                    zlink_error **error);
-
-/**
- * The source's side of a committed relocation: stops owning locally and,
- * for `message_follow_duration_ms`, relays operations still routed here to
- * `destination` (the target's `zlink_owner_route_end`). Reads the store
- * once to confirm the commit (`ZLINK_RESULT_NOT_COMMITTED` otherwise).
- *
- * # Safety
- * `id` points to `id_len` readable bytes; `destination` to an initialised
- * struct; `out` is NULL or writable; `error` is NULL or writable.
- *
- * Thread-safety: any thread, concurrently with every call but
- * `zlink_runtime_free` of the same runtime.
- */
-zlink_result zlink_relinquish_to(const zlink_runtime *rt,
-                                 uint32_t kind,
-                                 const uint8_t *id,
-                                 size_t id_len,
-                                 const zlink_route_end *destination,
-                                 zlink_owned *out,
-                                 zlink_error **error);
-
-/**
- * Stops owning an object locally without a Message Follow route: messages
- * still routed here are then rejected as stale. `*was_owned` (if not NULL)
- * says whether this node owned it.
- *
- * # Safety
- * `id` points to `id_len` readable bytes; `was_owned` is NULL or writable;
- * `error` is NULL or writable.
- *
- * Thread-safety: any thread, concurrently with every call but
- * `zlink_runtime_free` of the same runtime.
- */
-zlink_result zlink_relinquish(const zlink_runtime *rt,
-                              uint32_t kind,
-                              const uint8_t *id,
-                              size_t id_len,
-                              bool *was_owned,
-                              zlink_error **error);
 
 /**
  * Reads every counter now into `*out`.
@@ -2920,65 +3306,6 @@ zlink_result zlink_push(const zlink_runtime *rt,
                         zlink_error **error);
 
 /**
- * Relocation source, step 1: command 42 (seal) to every Session bound to
- * the local Actor; `*out` receives the frames (empty when the Actor is not
- * owned here). The Sessions answer with command 43 (a `SESSION` decision
- * `ZLINK_SESSION_EVENT_SEALED` here).
- *
- * # Safety
- * `id` points to `id_len` bytes; `out` is writable; `error` is NULL or
- * writable.
- *
- * Thread-safety: any thread, concurrently with every call but
- * `zlink_runtime_free` of the same runtime.
- */
-zlink_result zlink_seal_sessions(const zlink_runtime *rt,
-                                 uint32_t kind,
-                                 const uint8_t *id,
-                                 size_t id_len,
-                                 uint64_t relocation,
-                                 zlink_outbound_list *out,
-                                 zlink_error **error);
-
-/**
- * Relocation target, step 7: command 44 commit (one-way) to every bound
- * Session, carrying this node's route; the Sessions switch and release
- * their held messages. Call after `zlink_commit_relocation` and
- * `zlink_import_bindings`.
- *
- * # Safety
- * As `zlink_seal_sessions`.
- *
- * Thread-safety: any thread, concurrently with every call but
- * `zlink_runtime_free` of the same runtime.
- */
-zlink_result zlink_commit_session_routes(const zlink_runtime *rt,
-                                         uint32_t kind,
-                                         const uint8_t *id,
-                                         size_t id_len,
-                                         uint64_t relocation,
-                                         zlink_outbound_list *out,
-                                         zlink_error **error);
-
-/**
- * Relocation source, failure before relay-ready: command 44 abort to every
- * bound Session, so held messages go to this (source) route again.
- *
- * # Safety
- * As `zlink_seal_sessions`.
- *
- * Thread-safety: any thread, concurrently with every call but
- * `zlink_runtime_free` of the same runtime.
- */
-zlink_result zlink_abort_session_routes(const zlink_runtime *rt,
-                                        uint32_t kind,
-                                        const uint8_t *id,
-                                        size_t id_len,
-                                        uint64_t relocation,
-                                        zlink_outbound_list *out,
-                                        zlink_error **error);
-
-/**
  * After `zlink_renew_lease`: a command 44 refresh (relocation id 0) to
  * every bound Session, so their stored routes carry the lease time left.
  *
@@ -2997,57 +3324,8 @@ zlink_result zlink_refresh_session_routes(const zlink_runtime *rt,
                                           zlink_error **error);
 
 /**
- * The Sessions bound to the local Actor, to carry to a relocation target
- * with the Actor's state (`zlink_import_bindings` there). Free `*out` with
- * `zlink_registration_list_free`.
- *
- * # Safety
- * `id` points to `id_len` bytes; `out` is writable; `error` is NULL or
- * writable.
- *
- * Thread-safety: any thread, concurrently with every call but
- * `zlink_runtime_free` of the same runtime.
- */
-zlink_result zlink_export_bindings(const zlink_runtime *rt,
-                                   uint32_t kind,
-                                   const uint8_t *id,
-                                   size_t id_len,
-                                   zlink_registration_list *out,
-                                   zlink_error **error);
-
-/**
- * Frees a registration list and zeroes `*list`. NULL, or a list already
- * freed, is a no-op.
- *
- * # Safety
- * `list` is NULL or a list this library filled in (or zeroed).
- *
- * Thread-safety: any thread; the list is not shared state.
- */
-void zlink_registration_list_free(zlink_registration_list *list);
-
-/**
- * Relocation target: registers the bindings carried from the source
- * (`count` registrations at `items`; NULL allowed when 0).
- *
- * # Safety
- * `id` points to `id_len` bytes; `items` to `count` initialised structs;
- * `error` is NULL or writable.
- *
- * Thread-safety: any thread, concurrently with every call but
- * `zlink_runtime_free` of the same runtime.
- */
-zlink_result zlink_import_bindings(const zlink_runtime *rt,
-                                   uint32_t kind,
-                                   const uint8_t *id,
-                                   size_t id_len,
-                                   const zlink_registration *items,
-                                   size_t count,
-                                   zlink_error **error);
-
-/**
- * Drops every binding of the Actor here (the source after a relocation,
- * or when the Actor is removed: a new incarnation never inherits one).
+ * Drops every binding of the Actor here (the Actor was removed: a new
+ * incarnation never inherits one). A relocation moves the bindings itself.
  *
  * # Safety
  * `id` points to `id_len` bytes; `error` is NULL or writable.

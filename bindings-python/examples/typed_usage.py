@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections import deque
+from collections.abc import Iterable
 
 import zlink
 from zlink import Missing, ReadyRoute, StoreFailure, Unavailable
@@ -19,6 +21,36 @@ def describe(result: zlink.Resolution) -> str:
             return f"unavailable: {reason}"
         case StoreFailure(kind, error):
             return f"store failure {kind}: {error}"
+
+
+def carry(nodes: dict[int, zlink.Runtime], sender: int,
+          frames: Iterable[zlink.Outbound]) -> list[zlink.Deliver]:
+    """Carries frames (and every answer) until none is left, as a host
+    would: restores a relocated object, queues what is delivered."""
+    queue = deque((sender, f) for f in frames)
+    delivered: list[zlink.Deliver] = []
+    while queue:
+        by, out = queue.popleft()
+        at = out.to.rid
+        match nodes[at].on_frame(by, out.bytes):
+            case zlink.Relocation(zlink.RelocationRestore(identity, _, _, state), _, send):
+                queue.extend((at, f) for f in send)
+                print("restoring", identity.id, len(state), "bytes")
+                restored = nodes[at].relocation_restored(identity.kind, identity.id)
+                queue.extend((at, f) for f in restored)
+            case zlink.Relocation(event, deliver, send):
+                print(type(event).__name__, event.identity.relocation)
+                delivered.extend(deliver)
+                queue.extend((at, f) for f in send)
+            case zlink.Deliver() as d:
+                delivered.append(d)
+            case zlink.Held():
+                pass
+            case zlink.Send(more):
+                queue.extend((at, f) for f in more)
+            case _:
+                pass
+    return delivered
 
 
 def main() -> None:
@@ -46,6 +78,18 @@ def main() -> None:
         zlink.RoutingConfig(route_cache_max_age=60_000)
     except zlink.ConfigError as e:
         print("invalid:", e.kind)
+
+    # Move the actor to node 3 with its state; the host carries the frames.
+    target = zlink.Runtime(zlink.NodeIdentity("main", 3), store=store, clock=clock)
+    nodes = {1: owner, 2: sender, 3: target}
+    started: zlink.RelocationStarted = owner.begin_relocation(
+        "actor", "user-42", 3, state=b"counter=1")
+    moved = carry(nodes, 1, started.send)
+    print("delivered after the move:", [d.operation.payload for d in moved])
+    try:
+        owner.relocation_restored("actor", "user-42")
+    except zlink.RelocationError as e:
+        print("refused:", e.kind, e.refusal)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ use std::fmt::Display;
 
 use pyo3::prelude::*;
 use zlink_core::store::{WriteError, WriteRejection};
-use zlink_core::{ConfigError, InputError, LifecycleError, StoreError};
+use zlink_core::{ConfigError, InputError, LifecycleError, RelocationError, StoreError};
 
 /// An instance of `zlink._errors.<class>(message, kind)` as a `PyErr`.
 pub(crate) fn raise(class: &str, kind: &str, message: impl Display) -> PyErr {
@@ -30,6 +30,7 @@ pub(crate) fn config(e: &ConfigError) -> PyErr {
         ConfigError::ObjectIdCap { .. } => "ObjectIdCap",
         ConfigError::MessageBound { .. } => "MessageBound",
         ConfigError::ZeroStoreAttempts => "ZeroStoreAttempts",
+        ConfigError::StateBound { .. } => "StateBound",
     };
     raise("ConfigError", kind, e)
 }
@@ -103,4 +104,36 @@ pub(crate) fn session(e: &zlink_core::SessionError) -> PyErr {
         SessionError::PayloadTooLarge { .. } => "PayloadTooLarge",
     };
     raise("SessionError", kind, e)
+}
+
+/// A relocation call refused (nothing changed): a bad ID or saved payload
+/// is an `InputError`; everything else a `RelocationError` whose `kind` is
+/// the core's variant name and, for `Refused`, whose `refusal` names why.
+pub(crate) fn relocation(e: &RelocationError) -> PyErr {
+    let kind = match e {
+        RelocationError::Input(i) => return input(i),
+        RelocationError::NotOwned(_) => "NotOwned",
+        RelocationError::TargetIsSelf => "TargetIsSelf",
+        RelocationError::AlreadyRelocating(_) => "AlreadyRelocating",
+        RelocationError::StateTooLarge { .. } => "StateTooLarge",
+        RelocationError::TooManySaved { .. } => "TooManySaved",
+        RelocationError::ForeignOperation(_) => "ForeignOperation",
+        RelocationError::NotRelocating(_) => "NotRelocating",
+        RelocationError::AfterRelayReady => "AfterRelayReady",
+        RelocationError::Refused(_) => "Refused",
+    };
+    let refusal = match e {
+        RelocationError::Refused(r) => Some(format!("{r:?}")),
+        _ => None,
+    };
+    Python::attach(|py| {
+        let made = py
+            .import("zlink._errors")
+            .and_then(|m| m.getattr("RelocationError"))
+            .and_then(|cls| cls.call1((e.to_string(), kind, refusal)));
+        match made {
+            Ok(instance) => PyErr::from_value(instance),
+            Err(e) => e,
+        }
+    })
 }

@@ -6,6 +6,7 @@
 mod errors;
 mod fork;
 mod logs;
+mod relocation;
 mod results;
 mod runtime;
 mod sessions;
@@ -30,6 +31,7 @@ fn _zlink(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<runtime::PyRuntime>()?;
     results::register(m)?;
     sessions::register(m)?;
+    relocation::register(m)?;
     wire::register(m)?;
     Ok(())
 }

@@ -569,7 +569,7 @@ impl PyOperation {
 /// Put `operation` on the local queue of the current Ready object.
 #[pyclass(name = "Deliver", module = "zlink", frozen, eq)]
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct PyDeliver(zlink_core::Delivery);
+pub(crate) struct PyDeliver(pub(crate) zlink_core::Delivery);
 
 #[pymethods]
 impl PyDeliver {
@@ -802,6 +802,13 @@ macro_rules! unit_outcome {
 unit_outcome!(PyTimeout, "Timeout", "The request's deadline passed first.");
 unit_outcome!(PyCancelled, "Cancelled", "The caller cancelled first.");
 unit_outcome!(PyShutdown, "Shutdown", "The runtime shut down first.");
+unit_outcome!(
+    PyHeld,
+    "Held",
+    "The operation is held for a relocation of its object: nothing to do \
+     now; it is delivered once, on the side that ends up owning the object \
+     (in a `Relocation`'s `deliver`), or refused to its sender."
+);
 unit_outcome!(
     PyPeerRefused,
     "PeerRefused",
@@ -1072,6 +1079,8 @@ pub(crate) fn inbound(py: Python<'_>, i: Inbound) -> PyResult<Obj> {
         Inbound::SessionDeliver(d) => crate::sessions::session_deliver(py, d),
         Inbound::Session(ev) => crate::sessions::session_event(py, ev),
         Inbound::PeerRefused => new(py, PyPeerRefused),
+        Inbound::Held => new(py, PyHeld),
+        Inbound::Relocation(action) => crate::relocation::relocation(py, action),
         Inbound::ForeignSender {
             connection,
             claimed,
@@ -1112,6 +1121,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCancelled>()?;
     m.add_class::<PyShutdown>()?;
     m.add_class::<PyPeerRefused>()?;
+    m.add_class::<PyHeld>()?;
     m.add_class::<PyForeignSender>()?;
     m.add_class::<PyCompletion>()?;
     m.add_class::<PyCompleted>()?;

@@ -7,16 +7,17 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use zlink_core::wire::ActorRoute;
-use zlink_core::wire::{MAX_ERROR_MESSAGE_BYTES, ReplyError, ReplyErrorKind, ReplyResult};
+use zlink_core::wire::{
+    ActorRoute, MAX_ERROR_MESSAGE_BYTES, NodeRef, ReplyError, ReplyErrorKind, ReplyResult,
+};
 use zlink_core::{
-    AuthorityOwnerGeneration, CorrelationId, InputError, NodeRid, ObjectGeneration, ObjectKind,
-    OwnerLeaseGeneration, RelocationId, RequestOptions, SendOptions, SessionGeneration, SessionId,
-    Stats, WriteFence,
+    Capture, CorrelationId, InputError, NodeGeneration, NodeRid, ObjectKind, OwnerLeaseGeneration,
+    RequestOptions, SendOptions, SessionGeneration, SessionId, Stats,
 };
 
 use crate::errors;
 use crate::fork::ForkBound;
+use crate::relocation::{self, PyRelocationStarted};
 use crate::results::{self, PyNoticeToken, PyOperation, PyOutbound, PyOwnedObject, PyRouteEnd};
 use crate::sessions::{
     self, PyActorRoute, PyBindingRoute, PyPeerDescriptor, PyPeerIntent, PyPeerReplacement,
@@ -292,9 +293,12 @@ impl PyRuntime {
     /// connection to node `from_node` (its routing ID): Deliver | Relay |
     /// Reject | Ended | Completed | Late | RouteRefreshed | Dropped | Send |
     /// SessionDeliver | Bound | BindRefused | Pushed | RelayRefused | Sealed |
-    /// SessionClosed | Ignored | PeerRefused | ForeignSender. Never blocks.
+    /// SessionClosed | Ignored | PeerRefused | ForeignSender | Held |
+    /// Relocation. A relocation's cutover runs the owner CAS on the store:
+    /// the GIL is released for the call.
     fn on_frame(&self, py: Python<'_>, from_node: u64, frame: &[u8]) -> PyResult<Obj> {
-        let inbound = self.rt()?.on_frame(NodeRid(from_node), frame);
+        let rt = self.rt()?;
+        let inbound = py.detach(|| rt.on_frame(NodeRid(from_node), frame));
         results::inbound(py, inbound)
     }
 
@@ -312,12 +316,14 @@ impl PyRuntime {
 
     /// Runs every deadline due at `now` (ns, default: the runtime's clock
     /// now) and returns the decisions, as `on_frame` does: Completed
-    /// (Timeout), SessionClosed then Send, BindRefused ("Timeout"), Send.
+    /// (Timeout), SessionClosed then Send, BindRefused ("Timeout"), Send,
+    /// Relocation. A due relocation commit writes the store: the GIL is
+    /// released for the call.
     #[pyo3(signature = (now = None))]
     fn on_timeout(&self, py: Python<'_>, now: Option<u64>) -> PyResult<Vec<Obj>> {
         let rt = self.rt()?;
         let now = now.map_or_else(|| rt.now(), zlink_core::MonoTime);
-        rt.on_timeout(now)
+        py.detach(|| rt.on_timeout(now))
             .into_iter()
             .map(|a| results::inbound(py, a))
             .collect()
@@ -467,35 +473,8 @@ impl PyRuntime {
             .map_err(|e| errors::lifecycle(&e))
     }
 
-    /// Relocation commit on the target: takes ownership by compare-and-set
-    /// on `from_fence` (anything with `object_generation` and
-    /// `authority_owner_generation`: a ReadyRoute, RouteFence, OwnedObject).
-    fn commit_relocation(
-        &self,
-        py: Python<'_>,
-        kind: &str,
-        id: &str,
-        from_fence: &Bound<'_, PyAny>,
-    ) -> PyResult<PyOwnedObject> {
-        let kind = kind_of(kind)?;
-        let fence = WriteFence {
-            object_generation: ObjectGeneration(
-                from_fence.getattr("object_generation")?.extract()?,
-            ),
-            authority_owner_generation: AuthorityOwnerGeneration(
-                from_fence
-                    .getattr("authority_owner_generation")?
-                    .extract()?,
-            ),
-        };
-        let rt = self.rt()?;
-        py.detach(|| rt.commit_relocation(kind, id, fence))
-            .map(PyOwnedObject)
-            .map_err(|e| errors::lifecycle(&e))
-    }
-
-    /// This node's tenure of an object it owns (give it to the source of a
-    /// relocation after the commit), or None.
+    /// This node's tenure of an object it owns (what an ActorRef carries
+    /// as its location), or None.
     fn owner_route_end(&self, kind: &str, id: &str) -> PyResult<Option<PyRouteEnd>> {
         let kind = kind_of(kind)?;
         self.rt()?
@@ -504,29 +483,70 @@ impl PyRuntime {
             .map_err(|e| errors::input(&e))
     }
 
-    /// The source's side of a committed relocation with Message Follow.
-    fn relinquish_to(
+    // ---- relocation (spec §3.3) -----------------------------------------
+
+    /// Source: starts moving the object this node owns (Ready) to the
+    /// runtime `target_rid` / `target_generation` of this mesh, after the
+    /// host's current handler ended. `saved`: the Operations (from Deliver
+    /// results) accepted but not run, in order; `state`: the object's
+    /// application state. From now on nothing for the object is delivered
+    /// here. Carry every frame of the result's `send`.
+    #[pyo3(signature = (kind, id, target_rid, target_generation = 1, *, saved = None, state = <&[u8]>::default()))]
+    #[allow(clippy::too_many_arguments)]
+    fn begin_relocation(
         &self,
         py: Python<'_>,
         kind: &str,
         id: &str,
-        destination: &PyRouteEnd,
-    ) -> PyResult<PyOwnedObject> {
+        target_rid: u64,
+        target_generation: u64,
+        saved: Option<&Bound<'_, PyAny>>,
+        state: &[u8],
+    ) -> PyResult<PyRelocationStarted> {
         let kind = kind_of(kind)?;
         let rt = self.rt()?;
-        let end = destination.0;
-        py.detach(|| rt.relinquish_to(kind, id, end))
-            .map(PyOwnedObject)
-            .map_err(|e| errors::lifecycle(&e))
+        let mut operations = Vec::new();
+        if let Some(saved) = saved {
+            for op in saved.try_iter()? {
+                operations.push(op?.cast::<PyOperation>()?.get().0.clone());
+            }
+        }
+        let target = NodeRef {
+            mesh: rt.identity().mesh,
+            rid: NodeRid(target_rid),
+            generation: NodeGeneration(target_generation),
+        };
+        let capture = Capture {
+            saved: operations,
+            state: state.to_vec(),
+        };
+        // Encoding the Restore copies and checksums the whole state.
+        py.detach(|| rt.begin_relocation(kind, id, target, capture))
+            .map(PyRelocationStarted)
+            .map_err(|e| errors::relocation(&e))
     }
 
-    /// Stops owning locally without a Message Follow route.
-    fn relinquish(&self, kind: &str, id: &str) -> PyResult<Option<PyOwnedObject>> {
+    /// Target: the host built the object from the RelocationRestore's
+    /// state. Returns relay-ready for the source (the point of no return);
+    /// the object runs here once a later Relocation says Committed.
+    fn relocation_restored(&self, kind: &str, id: &str) -> PyResult<Vec<PyOutbound>> {
         let kind = kind_of(kind)?;
         self.rt()?
-            .relinquish(kind, id)
-            .map(|o| o.map(PyOwnedObject))
-            .map_err(|e| errors::input(&e))
+            .relocation_restored(kind, id)
+            .map(outbounds)
+            .map_err(|e| errors::relocation(&e))
+    }
+
+    /// Abandons a relocation before relay-ready, on the source (its held
+    /// work comes back in `deliver`) or on the target (the state could not
+    /// be restored). RelocationError("AfterRelayReady") after it.
+    fn abort_relocation(&self, py: Python<'_>, kind: &str, id: &str) -> PyResult<Obj> {
+        let kind = kind_of(kind)?;
+        let action = self
+            .rt()?
+            .abort_relocation(kind, id)
+            .map_err(|e| errors::relocation(&e))?;
+        relocation::relocation(py, action)
     }
 
     /// What this node owns for the ID, if anything.
@@ -660,59 +680,11 @@ impl PyRuntime {
             .collect())
     }
 
-    /// Relocation source, step 1: command 42 to every bound Session.
-    fn seal_sessions(&self, actor: &str, relocation: u64) -> PyResult<Vec<PyOutbound>> {
-        let key = actor_key(actor)?;
-        Ok(outbounds(
-            self.rt()?.seal_sessions(&key, RelocationId(relocation)),
-        ))
-    }
-
-    /// The registrations to carry to the relocation target.
-    fn export_bindings(&self, actor: &str) -> PyResult<Vec<PyRegistration>> {
-        let key = actor_key(actor)?;
-        Ok(self
-            .rt()?
-            .export_bindings(&key)
-            .into_iter()
-            .map(PyRegistration)
-            .collect())
-    }
-
-    /// Relocation target: registers the bindings carried from the source.
-    fn import_bindings(&self, actor: &str, registrations: &Bound<'_, PyAny>) -> PyResult<()> {
-        let key = actor_key(actor)?;
-        let mut regs = Vec::new();
-        for r in registrations.try_iter()? {
-            regs.push(r?.cast::<PyRegistration>()?.get().0);
-        }
-        self.rt()?.import_bindings(&key, &regs);
-        Ok(())
-    }
-
     /// Drops every binding of Actor `actor` here.
     fn forget_bindings(&self, actor: &str) -> PyResult<()> {
         let key = actor_key(actor)?;
         self.rt()?.forget_bindings(&key);
         Ok(())
-    }
-
-    /// Relocation target: command 44 commit to every bound Session.
-    fn commit_session_routes(&self, actor: &str, relocation: u64) -> PyResult<Vec<PyOutbound>> {
-        let key = actor_key(actor)?;
-        Ok(outbounds(
-            self.rt()?
-                .commit_session_routes(&key, RelocationId(relocation)),
-        ))
-    }
-
-    /// Relocation source, failure before relay-ready: command 44 abort.
-    fn abort_session_routes(&self, actor: &str, relocation: u64) -> PyResult<Vec<PyOutbound>> {
-        let key = actor_key(actor)?;
-        Ok(outbounds(
-            self.rt()?
-                .abort_session_routes(&key, RelocationId(relocation)),
-        ))
     }
 
     /// After a lease renewal: a command 44 refresh to every bound Session.
@@ -800,7 +772,8 @@ impl PyRuntime {
     /// PeerRefused unless the connection carries an installed descriptor,
     /// is open with its routing ID, and the sender's lifecycle matches.
     fn on_peer_frame(&self, py: Python<'_>, endpoint: &str, frame: &[u8]) -> PyResult<Obj> {
-        let inbound = self.rt()?.on_peer_frame(endpoint, frame);
+        let rt = self.rt()?;
+        let inbound = py.detach(|| rt.on_peer_frame(endpoint, frame));
         results::inbound(py, inbound)
     }
 
@@ -873,6 +846,22 @@ fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {
     ss.set_item("closed_by_seal_timeout", s.sessions.closed_by_seal_timeout)?;
     ss.set_item("bind_timeouts", s.sessions.bind_timeouts)?;
     d.set_item("sessions", ss)?;
+    let rel = PyDict::new(py);
+    let r = &s.relocation;
+    for (name, value) in [
+        ("begun", r.begun),
+        ("restores", r.restores),
+        ("committed", r.committed),
+        ("handed_off", r.handed_off),
+        ("aborted", r.aborted),
+        ("failed", r.failed),
+        ("held", r.held),
+        ("relayed", r.relayed),
+        ("control_refused", r.control_refused),
+    ] {
+        rel.set_item(name, value)?;
+    }
+    d.set_item("relocation", rel)?;
     let t = PyDict::new(py);
     let tables = &s.tables;
     for (name, value) in [
@@ -889,6 +878,9 @@ fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {
         ("dedup_entries", tables.dedup_entries),
         ("dedup_evictions", tables.dedup_evictions),
         ("store_flights", tables.store_flights),
+        ("relocation_sources", tables.relocation_sources),
+        ("relocation_targets", tables.relocation_targets),
+        ("relocation_deadlines", tables.relocation_deadlines),
     ] {
         t.set_item(name, value)?;
     }

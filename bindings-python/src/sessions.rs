@@ -311,7 +311,7 @@ pub(crate) fn session_send(py: Python<'_>, s: SessionSend) -> PyResult<Obj> {
 /// disconnect `relay_kind` names) to the Actor, in `sequence` order.
 #[pyclass(name = "SessionDeliver", module = "zlink", frozen, eq)]
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct PySessionDeliver(SessionDelivery);
+pub(crate) struct PySessionDeliver(pub(crate) SessionDelivery);
 
 #[pymethods]
 impl PySessionDeliver {

@@ -107,6 +107,8 @@ impl PyRoutingConfig {
         store_attempts = 3,
         max_object_id_bytes = 1024,
         max_message_bytes = 1_048_576,
+        relocation_timeout = 5_000,
+        max_relocation_state_bytes = 16_777_216,
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -121,6 +123,8 @@ impl PyRoutingConfig {
         store_attempts: i64,
         max_object_id_bytes: i64,
         max_message_bytes: i64,
+        relocation_timeout: i64,
+        max_relocation_state_bytes: i64,
     ) -> PyResult<Self> {
         let config = RoutingConfig {
             route_cache_max_age: ms("route_cache_max_age", route_cache_max_age)?,
@@ -137,6 +141,11 @@ impl PyRoutingConfig {
             store_attempts: count("store_attempts", store_attempts)?,
             max_object_id_bytes: count("max_object_id_bytes", max_object_id_bytes)?,
             max_message_bytes: count("max_message_bytes", max_message_bytes)?,
+            relocation_timeout: ms("relocation_timeout", relocation_timeout)?,
+            max_relocation_state_bytes: count(
+                "max_relocation_state_bytes",
+                max_relocation_state_bytes,
+            )?,
         };
         config.validate().map_err(|e| errors::config(&e))?;
         Ok(PyRoutingConfig(config))
@@ -186,13 +195,22 @@ impl PyRoutingConfig {
     fn max_message_bytes(&self) -> usize {
         self.0.max_message_bytes
     }
+    #[getter]
+    fn relocation_timeout(&self) -> u64 {
+        millis(self.0.relocation_timeout)
+    }
+    #[getter]
+    fn max_relocation_state_bytes(&self) -> usize {
+        self.0.max_relocation_state_bytes
+    }
     fn __repr__(&self) -> String {
         let c = &self.0;
         format!(
             "RoutingConfig(route_cache_max_age={}, message_follow_duration={}, max_follow_hops={}, \
              session_relocation_seal_timeout={}, session_bind_timeout={}, route_cache_capacity={}, \
              owner_lease_duration={}, \
-             store_timeout={}, store_attempts={}, max_object_id_bytes={}, max_message_bytes={})",
+             store_timeout={}, store_attempts={}, max_object_id_bytes={}, max_message_bytes={}, \
+             relocation_timeout={}, max_relocation_state_bytes={})",
             millis(c.route_cache_max_age),
             millis(c.message_follow_duration),
             c.max_follow_hops,
@@ -203,7 +221,9 @@ impl PyRoutingConfig {
             millis(c.store_timeout),
             c.store_attempts,
             c.max_object_id_bytes,
-            c.max_message_bytes
+            c.max_message_bytes,
+            millis(c.relocation_timeout),
+            c.max_relocation_state_bytes
         )
     }
 }

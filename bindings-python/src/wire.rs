@@ -16,7 +16,7 @@ pub(crate) struct PyFrame(Frame);
 #[pymethods]
 impl PyFrame {
     /// The command's name: "Message", "Request", "Reply", "Rejection",
-    /// "MessageFollow", "SessionBind", ...
+    /// "MessageFollow", "SessionBind", ..., and the relocation commands.
     #[getter]
     fn command(&self) -> &'static str {
         json::command_name(&self.0)
@@ -36,11 +36,17 @@ impl PyFrame {
 
 /// Decodes one frame strictly; raises `WireError` (with `kind`) otherwise.
 #[pyfunction]
-#[pyo3(name = "_wire_decode", signature = (data, *, max_object_id_bytes = 1024, max_payload_bytes = 1_048_576))]
-fn decode(data: &[u8], max_object_id_bytes: usize, max_payload_bytes: usize) -> PyResult<PyFrame> {
+#[pyo3(name = "_wire_decode", signature = (data, *, max_object_id_bytes = 1024, max_payload_bytes = 1_048_576, max_state_bytes = 16_777_216))]
+fn decode(
+    data: &[u8],
+    max_object_id_bytes: usize,
+    max_payload_bytes: usize,
+    max_state_bytes: usize,
+) -> PyResult<PyFrame> {
     let limits = DecodeLimits {
         max_object_id_bytes,
         max_payload_bytes,
+        max_state_bytes,
     };
     wire::decode(data, &limits)
         .map(PyFrame)

@@ -19,7 +19,8 @@ def rt() -> zlink.Runtime:
 
 def test_hierarchy() -> None:
     for cls in (zlink.ConfigError, zlink.InputError, zlink.StoreError, zlink.LifecycleError,
-                zlink.WireError, zlink.ReplyRouteError, zlink.ForkedRuntimeError):
+                zlink.WireError, zlink.ReplyRouteError, zlink.ForkedRuntimeError,
+                zlink.RelocationError, zlink.SessionError):
         assert issubclass(cls, zlink.ZlinkError)
     for cls in (zlink.ConfigError, zlink.InputError, zlink.WireError):
         assert issubclass(cls, ValueError)
@@ -68,6 +69,9 @@ def test_unknown_kind(rt: zlink.Runtime) -> None:
         ({"store_attempts": 0}, "ZeroStoreAttempts"),
         ({"max_object_id_bytes": 0}, "ObjectIdCap"),
         ({"max_message_bytes": 0}, "MessageBound"),
+        ({"relocation_timeout": 0}, "ZeroDuration"),
+        ({"max_relocation_state_bytes": 0}, "StateBound"),
+        ({"max_relocation_state_bytes": (1 << 30) + 1}, "StateBound"),
         ({"route_cache_max_age": -1}, "Negative"),
         ({"max_follow_hops": 300}, "OutOfRange"),
     ],

@@ -20,6 +20,7 @@ from zlink import (
     Unavailable,
 )
 
+from carrier import relocate
 from conftest import World
 
 SPOT, ACTOR = "spot", "actor"
@@ -131,8 +132,7 @@ def test_higher_store_version_replaces_the_cached_route(world: World) -> None:
     a.activate(ACTOR, "x")
     old = b.resolve(ACTOR, "x")
     assert isinstance(old, ReadyRoute) and old.node == 1
-    c.commit_relocation(ACTOR, "x", old)
-    a.relinquish(ACTOR, "x")
+    relocate(a, c, ACTOR, "x")
     assert b.lookup_cached(ACTOR, "x") == old, "nothing told b yet"
     b.on_store_recovery()
     new = b.resolve(ACTOR, "x")
@@ -142,11 +142,12 @@ def test_higher_store_version_replaces_the_cached_route(world: World) -> None:
 
 
 def test_stale_route_result_invalidates_the_entry_and_ends_the_operation(world: World) -> None:
-    a, b, c = world.node(1), world.node(2), world.node(3)
+    # Without Message Follow the old owner refuses what still comes to it.
+    a = world.node(1, config=RoutingConfig(message_follow_duration=0))
+    b, c = world.node(2), world.node(3)
     a.activate(ACTOR, "x")
-    old = b.resolve(ACTOR, "x")
-    c.commit_relocation(ACTOR, "x", old)
-    a.relinquish(ACTOR, "x")
+    b.resolve(ACTOR, "x")
+    relocate(a, c, ACTOR, "x")
     sent = b.send(ACTOR, "x", b"m")
     assert isinstance(sent, Submitted) and sent.outbound.to.rid == 1
     refusal = a.on_frame(2, sent.outbound.bytes)
@@ -209,15 +210,16 @@ def test_route_cache_lifetime_never_exceeds_message_follow_duration(
 
 
 def test_target_admission_checks_owner_generation_and_lease_fence(world: World) -> None:
-    a, b, c = world.node(1), world.node(2), world.node(3)
+    a = world.node(1, config=RoutingConfig(message_follow_duration=0))
+    b, c = world.node(2), world.node(3)
     a.activate(ACTOR, "x")
     route = b.resolve(ACTOR, "x")
     sent = b.send(ACTOR, "x", b"1")
     assert isinstance(sent, Submitted) and isinstance(route, ReadyRoute)
     assert isinstance(a.on_frame(2, sent.outbound.bytes), Deliver)
-    # After a relocation a -> c, the old route is refused by its old owner.
-    c.commit_relocation(ACTOR, "x", route)
-    a.relinquish(ACTOR, "x")
+    # After a relocation a -> c (no Message Follow), the old route is
+    # refused by its old owner.
+    relocate(a, c, ACTOR, "x")
     assert isinstance(a.on_frame(2, sent.outbound.bytes), Reject)
 
 
@@ -242,13 +244,13 @@ def test_new_incarnation_accepts_a_message_for_the_old_one(world: World) -> None
 def test_message_follow_relays_and_refreshes_the_sender(world: World) -> None:
     a, b, c = world.node(1), world.node(2), world.node(3)
     a.activate(ACTOR, "x")
-    old = b.resolve(ACTOR, "x")
+    b.resolve(ACTOR, "x")
     sent = b.send(ACTOR, "x", b"late")
     assert isinstance(sent, Submitted)
-    c.commit_relocation(ACTOR, "x", old)
+    # The move installs a Message Follow route on the source at its handoff.
+    relocate(a, c, ACTOR, "x")
     end = c.owner_route_end(ACTOR, "x")
     assert end is not None and end.node.rid == 3
-    a.relinquish_to(ACTOR, "x", end)
     relay = a.on_frame(2, sent.outbound.bytes)
     assert isinstance(relay, zlink.Relay)
     assert relay.forward.to.rid == 3 and relay.notice is not None

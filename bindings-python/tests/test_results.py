@@ -73,4 +73,9 @@ def test_stats_is_a_dict() -> None:
         "higher_store_version", "stale_route", "store_recovery",
         "owner_lease_invalidated", "relay_notification",
     }
-    assert {"follow", "requests", "sessions"} <= set(s)
+    assert {"follow", "requests", "sessions", "relocation"} <= set(s)
+    assert set(s["relocation"]) == {
+        "begun", "restores", "committed", "handed_off", "aborted", "failed", "held",
+        "relayed", "control_refused",
+    }
+    assert {"relocation_sources", "relocation_targets", "relocation_deadlines"} <= set(s["tables"])

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import deque
 from collections.abc import Iterable
 
 import pytest
@@ -18,12 +17,16 @@ from zlink import (
     NodeIdentity,
     Outbound,
     PeerRefused,
+    RelocationCommitted,
+    RelocationCutover,
+    RelocationHandedOff,
+    RelocationIdentity,
+    RelocationRestore,
     Reply,
     RoutingConfig,
     Runtime,
     Sealed,
     Send,
-    SessionDeliver,
     SessionHeld,
     SessionRef,
     SessionClosed,
@@ -32,43 +35,30 @@ from zlink import (
     Submitted,
 )
 
+from carrier import Carrier
+
 SESSION = 7
 
 
-class Cluster:
+class Cluster(Carrier):
     """Runtimes of one mesh on one MemoryStore and one ManualClock."""
 
     def __init__(self, n: int, config: RoutingConfig | None = None) -> None:
         self.clock = zlink.ManualClock()
         self.store = zlink.MemoryStore(self.clock)
-        self.nodes = {
-            rid: Runtime(NodeIdentity("main", rid), config=config, store=self.store,
-                         clock=self.clock)
+        super().__init__(
+            Runtime(NodeIdentity("main", rid), config=config, store=self.store, clock=self.clock)
             for rid in range(1, n + 1)
-        }
-        self.delivered: list[tuple[int, SessionDeliver]] = []
-        self.events: list[tuple[int, object]] = []
-
-    def __getitem__(self, rid: int) -> Runtime:
-        return self.nodes[rid]
+        )
 
     def carry(self, sender: int, frames: Iterable[Outbound]) -> None:
         """Carries `frames` sent by node `sender` and every answer, FIFO,
         until none is left; each arrives on the connection to its sender."""
-        queue = deque((sender, f) for f in frames)
-        while queue:
-            sent_by, out = queue.popleft()
-            to = out.to.rid
-            match self.nodes[to].on_frame(sent_by, out.bytes):
-                case Send(more):
-                    queue.extend((to, f) for f in more)
-                case SessionDeliver() as d:
-                    self.delivered.append((to, d))
-                case other:
-                    self.events.append((to, other))
+        self.post(sender, frames)
+        self.run()
 
     def deliveries(self, actor: str) -> list[tuple[int, int, bytes]]:
-        return [(node, d.sequence, d.payload) for node, d in self.delivered
+        return [(node, d.sequence, d.payload) for node, d in self.session_delivered
                 if d.actor == actor]
 
 
@@ -98,16 +88,22 @@ def send(c: Cluster, actor: str, payload: bytes) -> SessionSent | SessionHeld:
     return result
 
 
-def seal(c: Cluster, actor: str, source: int, relocation: int) -> None:
-    frames = c[source].seal_sessions(actor, relocation)
+def seal(c: Cluster, actor: str, source: int, target: int) -> tuple[RelocationIdentity, Outbound]:
+    """Begins moving `actor` from `source` to `target` and carries only its
+    command 42 to the Session owner: returns the relocation and its Restore,
+    not carried yet."""
+    started = c[source].begin_relocation("actor", actor, target)
+    restore, *frames = started.send
+    assert restore.to.rid == target
     assert [f.to.rid for f in frames] == [1]
     c.carry(source, frames)
     match c.events.pop():
         case (node, Sealed(session, a, reloc, sealed)):
-            assert (node, session.id, a, reloc, sealed) == (source, SESSION, actor, relocation,
-                                                           True)
+            assert (node, session.id, a, reloc, sealed) == (
+                source, SESSION, actor, started.identity.relocation, True)
         case other:
             pytest.fail(f"expected Sealed, got {other!r}")
+    return started.identity, restore
 
 
 def test_a_session_keeps_order_across_one_of_its_two_actors_relocating() -> None:
@@ -116,10 +112,11 @@ def test_a_session_keeps_order_across_one_of_its_two_actors_relocating() -> None
     assert isinstance(first, SessionSent) and first.outbound.to.rid == 2
     c.carry(1, [first.outbound])
     assert c.deliveries("a1") == [(2, first.sequence, b"before")]
-    assert c.delivered[-1][1].session == session
-    assert c.delivered[-1][1].relay_kind == "Message"
+    assert c.session_delivered[-1][1].session == session
+    assert c.session_delivered[-1][1].relay_kind == "Message"
 
-    seal(c, "a1", 2, 5)
+    registrations = c[2].bound_sessions("a1")
+    identity, restore = seal(c, "a1", 2, 4)
     held = [send(c, "a1", bytes([i])) for i in range(3)]
     assert all(isinstance(h, SessionHeld) for h in held)
     # The other Actor is not sealed: its relay leaves at once.
@@ -133,21 +130,16 @@ def test_a_session_keeps_order_across_one_of_its_two_actors_relocating() -> None
         c[1].bind(SESSION, "a1", c[2].owner_route_end("actor", "a1"))  # type: ignore[arg-type]
     assert e.value.kind == "Sealed"
 
-    # Relocation: the target commits and takes the bindings; its command 44
-    # switches the stored route and releases the held relays in order.
-    registrations = c[2].export_bindings("a1")
-    owned = c[2].owned("actor", "a1")
-    assert owned is not None
-    c[4].commit_relocation("actor", "a1", owned)
-    destination = c[4].owner_route_end("actor", "a1")
-    assert destination is not None
-    c[2].relinquish_to("actor", "a1", destination)
-    c[4].import_bindings("a1", registrations)
-    c[2].forget_bindings("a1")
+    # Relocation: the Restore carries the bindings to the target; once its
+    # owner CAS commits, its command 44 switches the stored route and
+    # releases the held relays there, in order.
+    c.carry(2, [restore])
+    assert [type(e) for e in c.relocation_events(4)] == [RelocationRestore, RelocationCommitted]
+    assert [type(e) for e in c.relocation_events(2)] == [RelocationCutover, RelocationHandedOff]
+    assert all(e.identity == identity for _, e in c.events  # type: ignore[attr-defined]
+               if type(e).__name__.startswith("Relocation"))
     assert c[4].bound_sessions("a1") == registrations
-    commit = c[4].commit_session_routes("a1", 5)
-    assert [f.to.rid for f in commit] == [1]
-    c.carry(4, commit)
+    assert c[2].bound_sessions("a1") == []
     assert c.deliveries("a1")[1:] == [(4, h.sequence, bytes([i])) for i, h in enumerate(held)]
     route = c[1].binding(SESSION, "a1")
     assert route is not None and route.route.owner.rid == 4
@@ -162,7 +154,7 @@ def test_a_session_keeps_order_across_one_of_its_two_actors_relocating() -> None
 def test_without_command_44_within_the_seal_timeout_the_session_is_closed() -> None:
     c, session = bound_cluster(3, {"a1": 2, "a2": 3},
                                RoutingConfig(session_relocation_seal_timeout=1_000))
-    seal(c, "a1", 2, 9)
+    seal(c, "a1", 2, 3)  # the Restore is never carried: no command 44 comes
     assert isinstance(send(c, "a1", b"held"), SessionHeld)
     c.clock.advance(999)
     assert c[1].next_deadline() == c[1].now() + 1_000_000
@@ -177,8 +169,12 @@ def test_without_command_44_within_the_seal_timeout_the_session_is_closed() -> N
         case _:
             pytest.fail(f"expected SessionClosed then Send, got {closed!r}")
     c.carry(1, notifications)
-    assert sorted((n, d.actor, d.relay_kind) for n, d in c.delivered) == [
-        (2, "a1", "PhysicalDisconnect"), (3, "a2", "PhysicalDisconnect")]
+    # The sealed Actor runs nothing on its source while it moves: that
+    # relay waits there for the move's outcome (or is refused).
+    assert sorted((n, d.actor, d.relay_kind) for n, d in c.session_delivered) == [
+        (3, "a2", "PhysicalDisconnect")]
+    refused = [e for _, e in c.events if isinstance(e, zlink.RelayRefused)]
+    assert c.held + len(refused) == 1, c.events
     assert c[1].stats()["sessions"]["closed_by_seal_timeout"] == 1
     assert c[1].binding(SESSION, "a1") is None
     with pytest.raises(zlink.SessionError) as e:
@@ -211,7 +207,8 @@ def test_session_calls_on_unknown_state_raise_typed_errors() -> None:
             pytest.fail(f"expected Pushed, got {other!r}")
     frames = c[1].disconnect_session(SESSION, physical=False)
     c.carry(1, frames)
-    assert [(d.actor, d.relay_kind) for _, d in c.delivered] == [("a1", "LogicalDisconnect")]
+    assert [(d.actor, d.relay_kind) for _, d in c.session_delivered] == [
+        ("a1", "LogicalDisconnect")]
     assert c[2].bound_sessions("a1") == []
 
 

@@ -43,6 +43,7 @@ def test_invalid_vector_fails_with_its_kind(path: Path) -> None:
             path.read_bytes(),
             max_object_id_bytes=limits["max_object_id_bytes"],
             max_payload_bytes=limits["max_payload_bytes"],
+            max_state_bytes=limits.get("max_state_bytes", 16 << 20),
         )
     assert caught.value.kind == desc["error"]["kind"]
     assert isinstance(caught.value, ValueError)

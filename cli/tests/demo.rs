@@ -74,6 +74,7 @@ fn demo_json_reports_the_cliff_with_notifications_on_and_off() {
             "unavailable",
             "cliff",
             "request_reply",
+            "handoff",
             "session"
         ])
     );
@@ -165,7 +166,8 @@ fn demo_narrates_the_cliff_after_the_other_scenes() {
         "== e. ",
         "== f. the performance cliff",
         "== g. request/reply through a relocation",
-        "== h. a session bound to three actors, one relocating mid-stream",
+        "== h. relocation handoff: an actor moves a -> b -> c -> a under load",
+        "== i. a session bound to three actors, one relocating mid-stream",
         "== totals",
     ]
     .iter()
@@ -178,7 +180,7 @@ fn demo_narrates_the_cliff_after_the_other_scenes() {
     for line in [
         "in-process mesh",
         "notifications off: the network drops every command 50 notification",
-        "8 scenes checked",
+        "9 scenes checked",
         "node-a stores each route as its bind reply verified it",
         "no store read, no cache lookup",
         "quest-8's 4 messages (seq 14, 17, 20, 23) are Held on node-a",

@@ -114,12 +114,14 @@ fn demo_on_redis_checks_every_scene_and_counts_what_the_embedded_demo_counts() {
         "the demo waited 300ms",
         "node-c's next_deadline is due: on_timeout -> q3 Timeout",
         "completed twice: 0; late results dropped: 2",
-        "== h. a session bound to three actors, one relocating mid-stream",
+        "== h. relocation handoff: an actor moves a -> b -> c -> a under load",
+        "run by a node that no longer owned the actor 0",
+        "== i. a session bound to three actors, one relocating mid-stream",
         "0 order violations",
     ] {
         assert!(text.contains(line), "no {line:?} in:\n{text}");
     }
-    // Scenes f. and h. both say why they are not on Redis.
+    // Scenes f. and i. both say why they are not on Redis.
     assert_eq!(
         text.matches("(not Redis: the mesh harness is in-process by design)")
             .count(),

@@ -19,10 +19,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use zlink_core::wire::{
-    self, ActorRoute, BindRefusal, BindResult, Binding, DecodeLimits, Frame, HEADER_LEN,
-    MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, NodeRef, Operation, RejectionCode, RejectionFrame,
-    RelayKind, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult, ReplyRoute, RouteChange,
-    RouteEnd, SessionFrame, SessionRef, SessionRefusal, json,
+    self, AbortReason, ActorRoute, BindRefusal, BindResult, Binding, DecodeLimits, Frame,
+    HEADER_LEN, MAX_ERROR_MESSAGE_BYTES, MAX_RESTORE_REGISTRATIONS, MAX_SAVED_OPERATIONS,
+    MessageFollowFrame, NodeRef, Operation, Registration, RejectionCode, RejectionFrame, RelayKind,
+    RelocationFrame, RelocationIdentity, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult,
+    ReplyRoute, Restore, RouteChange, RouteEnd, SessionFrame, SessionRef, SessionRefusal, crc32c,
+    json,
 };
 use zlink_core::{
     AuthorityOwnerGeneration, BindingGeneration, BindingToken, CorrelationId, MeshName,
@@ -69,7 +71,7 @@ fn main() -> Res<()> {
 
     let invalid = invalid_cases()?;
     for case in &invalid {
-        let limits = DecodeLimits::default();
+        let limits = case.limits;
         let error = match wire::decode(&case.bytes, &limits) {
             Ok(_) => return Err(format!("invalid/{}: decodes", case.name).into()),
             Err(e) => e,
@@ -81,14 +83,23 @@ fn main() -> Res<()> {
             )
             .into());
         }
+        let mut limits_json = json!({
+            "max_object_id_bytes": limits.max_object_id_bytes,
+            "max_payload_bytes": limits.max_payload_bytes,
+        });
+        // The state bound is stated on the Restores (command 45), the one
+        // frame it bounds, and wherever it is not the default; absent, a
+        // reader takes the default.
+        if case.bytes.get(3) == Some(&45)
+            || limits.max_state_bytes != DecodeLimits::default().max_state_bytes
+        {
+            limits_json["max_state_bytes"] = json!(limits.max_state_bytes);
+        }
         let description = json!({
             "name": case.name,
             "note": case.note,
             "size": case.bytes.len(),
-            "limits": {
-                "max_object_id_bytes": limits.max_object_id_bytes,
-                "max_payload_bytes": limits.max_payload_bytes,
-            },
+            "limits": limits_json,
             "error": json::describe_error(&error),
         });
         write(&invalid_dir, case.name, &case.bytes, &description)?;
@@ -385,6 +396,11 @@ fn valid_cases() -> Res<Vec<Valid>> {
             "Unavailable/FollowHopLimit (class 2, reason 7): a Message Follow chain hit max_follow_hops or looped.",
             UnavailableReason::FollowHopLimit,
         ),
+        (
+            "rejection_unavailable_relocation_failed",
+            "Unavailable/RelocationFailed (class 2, reason 8): the object's relocation failed while the operation was held for it (the owner CAS was refused, or the move was abandoned); no owner ran it.",
+            UnavailableReason::RelocationFailed,
+        ),
     ] {
         add(
             name,
@@ -525,6 +541,7 @@ fn valid_cases() -> Res<Vec<Valid>> {
         Frame::Reply(reply),
     );
     cases.extend(session_valid_cases()?);
+    cases.extend(relocation_valid_cases()?);
     Ok(cases)
 }
 
@@ -535,6 +552,8 @@ struct Invalid {
     note: &'static str,
     kind: &'static str,
     bytes: Vec<u8>,
+    /// The limits it is decoded under (and that its JSON states).
+    limits: DecodeLimits,
 }
 
 /// The bytes of `frame` with its body changed by `edit` and the header's
@@ -606,6 +625,7 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
             note,
             kind,
             bytes,
+            limits: DecodeLimits::default(),
         })
     };
 
@@ -683,7 +703,7 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
     add(
         "unknown_command_5",
         "UnknownCommand",
-        "Command 5, one past Rejection (4): commands 5..=9, 17..=41 and 45..=49 are not defined.",
+        "Command 5, one past Rejection (4): commands 5..=9, 17..=41 and 51..=255 are not defined.",
         patch_header(&message, 3, 5),
     );
     add(
@@ -908,10 +928,10 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
             5,
         ),
         (
-            "invalid_unavailable_reason_8",
-            "Unavailable reason 8: one past the table.",
+            "invalid_unavailable_reason_9",
+            "Unavailable reason 9: one past the table.",
             2,
-            8,
+            9,
         ),
         (
             "invalid_invalid_operation_reason_1",
@@ -1089,6 +1109,7 @@ fn invalid_cases() -> Res<Vec<Invalid>> {
         edit_body(&reply_err, |b| b.extend_from_slice(b"!!")),
     );
     cases.extend(session_invalid_cases()?);
+    cases.extend(relocation_invalid_cases()?);
     Ok(cases)
 }
 
@@ -1649,6 +1670,7 @@ fn session_invalid_cases() -> Res<Vec<Invalid>> {
             note,
             kind,
             bytes,
+            limits: DecodeLimits::default(),
         })
     };
 
@@ -1670,9 +1692,9 @@ fn session_invalid_cases() -> Res<Vec<Invalid>> {
             41,
         ),
         (
-            "unknown_command_45",
-            "Command 45, one past sessionRelocationRoute (44): not defined.",
-            45,
+            "unknown_command_51",
+            "Command 51, one past messageFollow (50): not defined (45..=49 are the relocation commands).",
+            51,
         ),
     ] {
         add(
@@ -2059,6 +2081,490 @@ fn session_invalid_cases() -> Res<Vec<Invalid>> {
         "Truncated",
         "A command 44 header declaring an empty body.",
         edit_body(&s(&abort), Vec::clear),
+    );
+    Ok(cases)
+}
+
+// ------------------------------------------------------------ relocation --
+
+/// Relocation 61 of Actor "user-42", incarnation 4: the relocation the
+/// session seal vectors (42–44) belong to.
+fn relocation_identity() -> Res<RelocationIdentity> {
+    Ok(RelocationIdentity {
+        relocation: RelocationId(61),
+        key: actor("user-42")?,
+        object_generation: ObjectGeneration(4),
+    })
+}
+
+/// The source: the Actor's owner, node 2 of mesh "main" (lifecycle 5).
+fn relocation_source() -> Res<NodeRef> {
+    node("main", 2, 5)
+}
+
+/// The target: node 3 (lifecycle 8).
+fn relocation_target() -> Res<NodeRef> {
+    node("main", 3, 8)
+}
+
+/// The source's tenure (owner generation 2, lease 9, store version 17).
+fn source_fence() -> RouteFence {
+    fence(4, 2, 9, 5, 17)
+}
+
+/// The target's tenure after its owner CAS (owner generation 3, lease 11,
+/// store version 18).
+fn target_fence() -> RouteFence {
+    fence(4, 3, 11, 8, 18)
+}
+
+/// Application state holding 0x00, 0xff, a frame-header look-alike ("ZL",
+/// 2, 45, no flags, body 0) and bytes equal to the saved-operation kinds (0,
+/// 1) and the abort reasons: opaque to the codec.
+const RESTORE_STATE: [u8; 16] = [
+    0x00, 0xff, 0x5a, 0x4c, 0x02, 0x2d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x05, 0x80, 0x7f,
+];
+
+/// Two saved operations (a one-way message sent straight to the source,
+/// and a request the source got relayed by a previous owner), one Session
+/// registration and `RESTORE_STATE`.
+fn full_restore() -> Res<Restore> {
+    let message = Operation {
+        operation_id: OperationId(71),
+        target: actor("user-42")?,
+        origin: origin()?,
+        to_node: NodeRid(2),
+        fence: source_fence(),
+        object_generation: ObjectGeneration(4),
+        hop_count: 0,
+        relayer: None,
+        reply_route: None,
+        payload: b"saved".to_vec(),
+    };
+    let request = Operation {
+        operation_id: OperationId(72),
+        target: actor("user-42")?,
+        origin: node("main", 4, 2)?,
+        to_node: NodeRid(2),
+        fence: source_fence(),
+        object_generation: ObjectGeneration(4),
+        hop_count: 1,
+        relayer: Some(node("main", 7, 3)?),
+        reply_route: Some(ReplyRoute {
+            node: node("main", 4, 2)?,
+            correlation: CorrelationId(5150),
+        }),
+        payload: vec![0x00, 0x01, 0xff],
+    };
+    Ok(Restore {
+        identity: relocation_identity()?,
+        source: relocation_source()?,
+        target: relocation_target()?,
+        from: source_fence(),
+        saved: vec![message, request],
+        registrations: vec![Registration {
+            session: base_session()?,
+            binding: first_binding(),
+        }],
+        state: RESTORE_STATE.to_vec(),
+    })
+}
+
+/// A Spot's Restore with nothing saved, no registration and empty state.
+fn empty_restore() -> Res<Restore> {
+    Ok(Restore {
+        identity: RelocationIdentity {
+            relocation: RelocationId(62),
+            key: spot("cart/9")?,
+            object_generation: ObjectGeneration(1),
+        },
+        source: relocation_source()?,
+        target: relocation_target()?,
+        from: fence(1, 2, 9, 5, 17),
+        saved: Vec::new(),
+        registrations: Vec::new(),
+        state: Vec::new(),
+    })
+}
+
+fn relay_ready() -> Res<RelocationFrame> {
+    Ok(RelocationFrame::RelayReady {
+        identity: relocation_identity()?,
+        target: relocation_target()?,
+        destination: target_fence(),
+    })
+}
+
+fn cutover() -> Res<RelocationFrame> {
+    Ok(RelocationFrame::Cutover {
+        identity: relocation_identity()?,
+        source: relocation_source()?,
+        relayed: 2,
+    })
+}
+
+fn committed() -> Res<RelocationFrame> {
+    Ok(RelocationFrame::Committed {
+        identity: relocation_identity()?,
+        target: relocation_target()?,
+        destination: target_fence(),
+    })
+}
+
+fn abort(by: NodeRef, reason: AbortReason) -> Res<RelocationFrame> {
+    Ok(RelocationFrame::Abort {
+        identity: relocation_identity()?,
+        by,
+        reason,
+    })
+}
+
+fn relocation_valid_cases() -> Res<Vec<Valid>> {
+    let mut cases = Vec::new();
+    let mut add = |name, note, frame| {
+        cases.push(Valid {
+            name,
+            note,
+            frame: Frame::Relocation(frame),
+        })
+    };
+
+    add(
+        "relocation_restore_saved_operations_and_registration",
+        "Command 45 Restore, source (node 2) → target (node 3), relocation 61 of Actor \"user-42\" incarnation 4, from the source's tenure (owner generation 2, lease 9). Two saved operations in order: a one-way message (kind byte 0, then a Message body) and a request relayed once to the source (kind byte 1, then a Request body: relayer node 7, reply route to node 4, correlation 5150); one Session registration (session 7 of node 1, binding 1/9001); 16 bytes of state holding 0x00, 0xff and a frame-header look-alike. The last 4 bytes are the CRC-32C of every body byte before them.",
+        RelocationFrame::Restore(Box::new(full_restore()?)),
+    );
+    add(
+        "relocation_restore_nothing_saved_empty_state",
+        "Command 45 Restore of Spot \"cart/9\" (relocation 62, incarnation 1) with no saved operation (count 0), no registration (count 0) and empty state (length 0): the smallest Restore, still closed by its CRC-32C.",
+        RelocationFrame::Restore(Box::new(empty_restore()?)),
+    );
+    add(
+        "relocation_relay_ready",
+        "Command 46 relay-ready, target (node 3) → source: restored; the destination is the tenure the target will hold after its owner CAS (owner generation 3, lease 11), which the source's relays carry. From here the move does not roll back.",
+        relay_ready()?,
+    );
+    add(
+        "relocation_cutover",
+        "Command 47 cutover, source (node 2) → target: the end of the pre-boundary relay span, after 2 relayed operations.",
+        cutover()?,
+    );
+    add(
+        "relocation_cutover_around_2p53",
+        "Command 47 with the relocation id at 2^53+1 (9007199254740993), the object generation at 2^53-1 (9007199254740991), the source's rid at 2^53 and the relayed count at u64::MAX (18446744073709551615): decimal strings in this JSON.",
+        RelocationFrame::Cutover {
+            identity: RelocationIdentity {
+                relocation: RelocationId(P53 + 1),
+                key: actor("user-42")?,
+                object_generation: ObjectGeneration(P53 - 1),
+            },
+            source: node("main", P53, P53 + 1)?,
+            relayed: u64::MAX,
+        },
+    );
+    add(
+        "relocation_committed",
+        "Command 48 committed, target (node 3, now the owner) → source: the owner CAS succeeded with the tenure the store recorded (owner generation 3, lease 11, store version 18); the source installs its Message Follow route to it.",
+        committed()?,
+    );
+    for (name, note, by_source, reason) in [
+        (
+            "relocation_abort_requested",
+            "Command 49 abort Requested (reason 1), by the source (node 2): its host gave up the move.",
+            true,
+            AbortReason::Requested,
+        ),
+        (
+            "relocation_abort_timeout",
+            "Command 49 abort Timeout (reason 2), by the source: no relay-ready within relocation_timeout (a target whose host did not restore in it sends the same reason).",
+            true,
+            AbortReason::Timeout,
+        ),
+        (
+            "relocation_abort_refused",
+            "Command 49 abort Refused (reason 3), by the target (node 3): not the named target, already relocating the object here, or already its owner.",
+            false,
+            AbortReason::Refused,
+        ),
+        (
+            "relocation_abort_restore_failed",
+            "Command 49 abort RestoreFailed (reason 4), by the target: its host could not restore the state.",
+            false,
+            AbortReason::RestoreFailed,
+        ),
+        (
+            "relocation_abort_commit_failed",
+            "Command 49 abort CommitFailed (reason 5), by the target after relay-ready: its owner CAS was refused (the object moved or was released meanwhile).",
+            false,
+            AbortReason::CommitFailed,
+        ),
+    ] {
+        let by = if by_source {
+            relocation_source()?
+        } else {
+            relocation_target()?
+        };
+        add(name, note, abort(by, reason)?);
+    }
+    Ok(cases)
+}
+
+/// Writes the CRC-32C of every body byte but the last 4 into those 4, so a
+/// malformed Restore fails on the field it was built to break, not on its
+/// checksum.
+fn reseal(body: &mut [u8]) {
+    let end = body.len() - 4;
+    let sum = crc32c(&body[..end]);
+    body[end..].copy_from_slice(&sum.to_be_bytes());
+}
+
+fn relocation_invalid_cases() -> Res<Vec<Invalid>> {
+    let full = full_restore()?;
+    let saved_at = json::restore_saved_at(&full);
+    let restore = Frame::Relocation(RelocationFrame::Restore(Box::new(full.clone())));
+    // Body offset of the state length: the state and the checksum follow.
+    let state_at = wire::encode(&restore).len() - HEADER_LEN - 4 - RESTORE_STATE.len() - 4;
+    let empty = empty_restore()?;
+    let empty_saved_at = json::restore_saved_at(&empty);
+    let empty_restore = Frame::Relocation(RelocationFrame::Restore(Box::new(empty)));
+    let abort_frame = Frame::Relocation(abort(relocation_target()?, AbortReason::Refused)?);
+    let r = |f: RelocationFrame| Frame::Relocation(f);
+
+    let mut cases = Vec::new();
+    let mut add_under = |name, kind, note, bytes, limits| {
+        cases.push(Invalid {
+            name,
+            note,
+            kind,
+            bytes,
+            limits,
+        })
+    };
+    let default = DecodeLimits::default();
+
+    // Header.
+    add_under(
+        "flags_on_relocation_restore",
+        "FlagsNotAllowed",
+        "Command 45 with flag bit 0x01: no relocation command takes a flag.",
+        patch_header(&restore, 4, 0x01),
+        default,
+    );
+    add_under(
+        "flags_high_bit_on_relocation_abort",
+        "FlagsNotAllowed",
+        "Command 49 with flag bit 0x80.",
+        patch_header(&abort_frame, 4, 0x80),
+        default,
+    );
+    add_under(
+        "reserved_byte_set_on_relocation_cutover",
+        "FlagsNotAllowed",
+        "Command 47 with its reserved header byte set.",
+        patch_header(&r(cutover()?), 5, 0x01),
+        default,
+    );
+
+    // Command 45: the checksum.
+    add_under(
+        "invalid_relocation_restore_checksum_bit_flipped",
+        "Invalid",
+        "relocation_restore_saved_operations_and_registration with the lowest bit of its checksum's last byte flipped: the CRC-32C no longer matches the body, and the whole frame is refused.",
+        edit_body(&restore, |b| {
+            let last = b.len() - 1;
+            b[last] ^= 0x01;
+        }),
+        default,
+    );
+    add_under(
+        "invalid_relocation_restore_state_byte_flipped",
+        "Invalid",
+        "relocation_restore_saved_operations_and_registration with its third state byte changed from 0x5a to 0x5b and the checksum left as it was: every field still reads, but the CRC-32C over the body does not match.",
+        edit_body(&restore, |b| b[state_at + 4 + 2] ^= 0x01),
+        default,
+    );
+    add_under(
+        "invalid_relocation_restore_checksum_of_state_only",
+        "Invalid",
+        "relocation_restore_saved_operations_and_registration whose checksum is the CRC-32C of the state bytes alone: the checksum covers every body byte before it, from the relocation id on.",
+        edit_body(&restore, |b| {
+            let end = b.len() - 4;
+            let sum = crc32c(&RESTORE_STATE);
+            b[end..].copy_from_slice(&sum.to_be_bytes());
+        }),
+        default,
+    );
+
+    // Command 45: saved operations.
+    add_under(
+        "invalid_relocation_restore_saved_kind_2",
+        "Invalid",
+        "A Restore whose first saved operation's kind byte is 2: only 0 (message) and 1 (request) exist. The checksum is recomputed over the edited body, so the kind byte is the only fault.",
+        edit_body(&restore, |b| {
+            b[saved_at + 4] = 2;
+            reseal(b);
+        }),
+        default,
+    );
+    add_under(
+        "invalid_relocation_restore_saved_kind_1_without_reply_route",
+        "Invalid",
+        "A Restore whose first saved operation (a message, no reply route) is marked 1 (request): a saved request needs a reply route, as a Request does. Checksum recomputed.",
+        edit_body(&restore, |b| {
+            b[saved_at + 4] = 1;
+            reseal(b);
+        }),
+        default,
+    );
+    let mut other = full.clone();
+    other.saved[0].target = spot("s")?;
+    add_under(
+        "invalid_relocation_restore_saved_operation_for_another_object",
+        "Invalid",
+        "A Restore of Actor \"user-42\" whose first saved operation targets Spot \"s\": a Restore carries only the moved object's operations. Its checksum is right.",
+        wire::encode(&r(RelocationFrame::Restore(Box::new(other)))),
+        default,
+    );
+
+    // Command 45: bounds.
+    let over = |n: usize| u32::try_from(n + 1).expect("a u32 bound").to_be_bytes();
+    add_under(
+        "too_long_relocation_restore_saved_count",
+        "TooLong",
+        "A Restore whose saved-operation count is 65537, one over MAX_SAVED_OPERATIONS (65536), with nothing after it: refused from the count alone, before any operation is read.",
+        edit_body(&empty_restore, |b| {
+            b[empty_saved_at..empty_saved_at + 4].copy_from_slice(&over(MAX_SAVED_OPERATIONS));
+            b.truncate(empty_saved_at + 4);
+        }),
+        default,
+    );
+    add_under(
+        "too_long_relocation_restore_registration_count",
+        "TooLong",
+        "A Restore with no saved operation whose registration count is 65537, one over MAX_RESTORE_REGISTRATIONS (65536), with nothing after it: refused from the count alone.",
+        edit_body(&empty_restore, |b| {
+            let at = empty_saved_at + 4;
+            b[at..at + 4].copy_from_slice(&over(MAX_RESTORE_REGISTRATIONS));
+            b.truncate(at + 4);
+        }),
+        default,
+    );
+    add_under(
+        "too_long_relocation_restore_state",
+        "TooLong",
+        "A Restore whose state length is 16 MiB + 1 (16777217), over the default max_state_bytes (16777216), with no state bytes or checksum: refused from the length alone.",
+        edit_body(&empty_restore, |b| {
+            let at = empty_saved_at + 8;
+            b[at..at + 4].copy_from_slice(&over(default.max_state_bytes));
+            b.truncate(at + 4);
+        }),
+        default,
+    );
+    add_under(
+        "too_long_relocation_restore_state_over_limit_8",
+        "TooLong",
+        "relocation_restore_saved_operations_and_registration, unchanged (its 16 bytes of state and its checksum are all there), decoded under limits.max_state_bytes 8: the state bound is the decoder's, not the frame's.",
+        wire::encode(&restore),
+        DecodeLimits {
+            max_state_bytes: 8,
+            ..default
+        },
+    );
+
+    // Command 45: truncations and trailing bytes.
+    add_under(
+        "truncated_relocation_restore_in_checksum",
+        "Truncated",
+        "A Restore body that stops 2 bytes into its 4-byte checksum.",
+        edit_body(&restore, |b| {
+            let len = b.len() - 2;
+            b.truncate(len);
+        }),
+        default,
+    );
+    add_under(
+        "truncated_relocation_restore_in_saved_operation",
+        "Truncated",
+        "A Restore body that stops 10 bytes into its first saved operation (inside the operation's target key).",
+        edit_body(&restore, |b| b.truncate(saved_at + 4 + 1 + 10)),
+        default,
+    );
+    add_under(
+        "truncated_relocation_restore_state",
+        "Truncated",
+        "A Restore whose state length says 20 bytes: the 16 state bytes and the 4 checksum bytes are read as state, and the checksum is missing.",
+        edit_body(&restore, |b| {
+            b[state_at..state_at + 4].copy_from_slice(&20u32.to_be_bytes());
+        }),
+        default,
+    );
+    add_under(
+        "trailing_bytes_after_relocation_restore_checksum",
+        "TrailingBytes",
+        "A whole Restore body, checksum included, then 2 bytes more: the checksum ends the body.",
+        edit_body(&restore, |b| b.extend_from_slice(&[0, 0])),
+        default,
+    );
+
+    // Commands 46–49.
+    add_under(
+        "truncated_relocation_relay_ready_in_destination",
+        "Truncated",
+        "A relay-ready body that stops 3 bytes into the destination fence's store version.",
+        edit_body(&r(relay_ready()?), |b| {
+            let len = b.len() - 5;
+            b.truncate(len);
+        }),
+        default,
+    );
+    add_under(
+        "truncated_relocation_cutover_in_relayed",
+        "Truncated",
+        "A cutover body that stops 4 bytes into its relayed count.",
+        edit_body(&r(cutover()?), |b| {
+            let len = b.len() - 4;
+            b.truncate(len);
+        }),
+        default,
+    );
+    add_under(
+        "trailing_bytes_after_relocation_committed",
+        "TrailingBytes",
+        "A whole committed body, then one byte more.",
+        edit_body(&r(committed()?), |b| b.push(0)),
+        default,
+    );
+    for (name, note, reason) in [
+        (
+            "invalid_relocation_abort_reason_0",
+            "An abort reason of 0: reasons count from 1.",
+            0,
+        ),
+        (
+            "invalid_relocation_abort_reason_6",
+            "An abort reason of 6, one past the table (1..=5).",
+            6,
+        ),
+    ] {
+        add_under(
+            name,
+            "Invalid",
+            note,
+            edit_body(&abort_frame, |b| {
+                let last = b.len() - 1;
+                b[last] = reason;
+            }),
+            default,
+        );
+    }
+    add_under(
+        "truncated_relocation_abort_before_reason",
+        "Truncated",
+        "An abort body that stops after the `by` node, before its reason byte.",
+        edit_body(&abort_frame, |b| {
+            b.pop();
+        }),
+        default,
     );
     Ok(cases)
 }

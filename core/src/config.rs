@@ -10,6 +10,9 @@ use crate::ids::MAX_OBJECT_ID_BYTES;
 /// Largest message bound a config may set (bytes): 1 GiB.
 pub const MAX_MESSAGE_BYTES: usize = 1 << 30;
 
+/// Default bound of the application state one relocation carries: 16 MiB.
+pub const DEFAULT_MAX_RELOCATION_STATE_BYTES: usize = 16 << 20;
+
 /// How far the route cache must stay below Message Follow (§2.5): the cache
 /// must expire before the detour path closes.
 pub const CACHE_FOLLOW_GAP: Duration = Duration::from_secs(5);
@@ -48,6 +51,14 @@ pub struct RoutingConfig {
     /// The negotiated message bound: the largest application payload one
     /// operation may carry, in bytes (≥ 1). Default 1 MiB.
     pub max_message_bytes: usize,
+    /// How long a relocation's source waits for relay-ready, and then for
+    /// the target's commit, and how long a target waits for its host to
+    /// restore; past it the move is abandoned (before relay-ready) or the
+    /// source's side ends (after). Default 5 s.
+    pub relocation_timeout: Duration,
+    /// Largest application state one relocation may carry, in bytes:
+    /// 1..=1 GiB, default 16 MiB.
+    pub max_relocation_state_bytes: usize,
 }
 
 impl Default for RoutingConfig {
@@ -64,6 +75,8 @@ impl Default for RoutingConfig {
             store_attempts: 3,
             max_object_id_bytes: 1024,
             max_message_bytes: 1 << 20,
+            relocation_timeout: Duration::from_secs(5),
+            max_relocation_state_bytes: DEFAULT_MAX_RELOCATION_STATE_BYTES,
         }
     }
 }
@@ -86,6 +99,7 @@ impl RoutingConfig {
             ("session_bind_timeout", self.session_bind_timeout),
             ("owner_lease_duration", self.owner_lease_duration),
             ("store_timeout", self.store_timeout),
+            ("relocation_timeout", self.relocation_timeout),
         ] {
             if d.is_zero() {
                 return Err(ConfigError::ZeroDuration { field });
@@ -106,6 +120,14 @@ impl RoutingConfig {
         if self.max_message_bytes == 0 || self.max_message_bytes > MAX_MESSAGE_BYTES {
             return Err(ConfigError::MessageBound {
                 got: self.max_message_bytes,
+                max: MAX_MESSAGE_BYTES,
+            });
+        }
+        if self.max_relocation_state_bytes == 0
+            || self.max_relocation_state_bytes > MAX_MESSAGE_BYTES
+        {
+            return Err(ConfigError::StateBound {
+                got: self.max_relocation_state_bytes,
                 max: MAX_MESSAGE_BYTES,
             });
         }
@@ -130,6 +152,7 @@ pub(crate) struct LiveConfig {
     max_id_bytes: AtomicU64,
     max_message_bytes: AtomicU64,
     max_follow_hops: AtomicU64,
+    max_state_bytes: AtomicU64,
 }
 
 impl LiveConfig {
@@ -140,6 +163,7 @@ impl LiveConfig {
             max_id_bytes: AtomicU64::new(0),
             max_message_bytes: AtomicU64::new(0),
             max_follow_hops: AtomicU64::new(0),
+            max_state_bytes: AtomicU64::new(0),
             full: RwLock::new(Arc::new(config.clone())),
         };
         live.mirror(&config);
@@ -164,6 +188,8 @@ impl LiveConfig {
             .store(config.max_message_bytes as u64, Ordering::Relaxed);
         self.max_follow_hops
             .store(u64::from(config.max_follow_hops), Ordering::Relaxed);
+        self.max_state_bytes
+            .store(config.max_relocation_state_bytes as u64, Ordering::Relaxed);
     }
 
     pub(crate) fn get(&self) -> Arc<RoutingConfig> {
@@ -188,11 +214,17 @@ impl LiveConfig {
         self.max_follow_hops.load(Ordering::Relaxed) as u8
     }
 
+    /// The bound of one relocation's application state (no lock).
+    pub(crate) fn max_state_bytes(&self) -> usize {
+        self.max_state_bytes.load(Ordering::Relaxed) as usize
+    }
+
     /// What an inbound frame is decoded against.
     pub(crate) fn decode_limits(&self) -> crate::wire::DecodeLimits {
         crate::wire::DecodeLimits {
             max_object_id_bytes: self.max_id_bytes(),
             max_payload_bytes: self.max_message_bytes(),
+            max_state_bytes: self.max_state_bytes(),
         }
     }
 }

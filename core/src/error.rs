@@ -113,4 +113,12 @@ pub enum ConfigError {
     /// At least one store attempt must be allowed.
     #[error("store_attempts must be at least 1")]
     ZeroStoreAttempts,
+    /// The relocation state bound is out of range.
+    #[error("max_relocation_state_bytes must be 1..={max}, got {got}")]
+    StateBound {
+        /// The bound given.
+        got: usize,
+        /// The largest bound allowed.
+        max: usize,
+    },
 }

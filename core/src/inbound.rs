@@ -6,6 +6,7 @@
 use crate::follow::DedupKey;
 use crate::ids::{CorrelationId, NodeRid, ObjectGeneration, ObjectKey, OperationId};
 use crate::outbound::Outbound;
+use crate::relocation::RelocationAction;
 use crate::reply::Completion;
 use crate::resolve::UnavailableReason;
 use crate::session::{SessionDelivery, SessionEvent};
@@ -56,6 +57,13 @@ pub enum Inbound {
     /// (no descriptor installed, not open, another routing ID or lifecycle
     /// generation): dropped, nothing acted on.
     PeerRefused,
+    /// The operation is held for a relocation (the source's ingress hold or
+    /// the target's temporary queue): nothing to do now; it is delivered
+    /// once, on the side that ends up owning the object, or refused.
+    Held,
+    /// A relocation step (§3.3): an event, operations to deliver in order,
+    /// frames to carry.
+    Relocation(RelocationAction),
     /// A frame whose last sender is not the node of the connection it came
     /// on (DESIGN §5.10): refused and counted, nothing acted on.
     ForeignSender {

@@ -45,7 +45,9 @@ pub use authority::{
 };
 pub use cache::INLINE_ID_BYTES;
 pub use clock::{COARSE_SLACK, Clock, ManualClock, MonoTime, SystemClock};
-pub use config::{CACHE_FOLLOW_GAP, MAX_MESSAGE_BYTES, RoutingConfig};
+pub use config::{
+    CACHE_FOLLOW_GAP, DEFAULT_MAX_RELOCATION_STATE_BYTES, MAX_MESSAGE_BYTES, RoutingConfig,
+};
 pub use direct::{DirectSend, SendOptions};
 pub use error::{ConfigError, InputError};
 pub use ids::{
@@ -61,6 +63,9 @@ pub use ownership::OwnedObject;
 pub use peer::{
     Endpoint, Liveness, MAX_PEER_FIELD_BYTES, PeerDescriptor, PeerIntent, PeerReplacement,
 };
+pub use relocation::{
+    Capture, RelocationAction, RelocationError, RelocationEvent, RelocationStarted,
+};
 pub use reply::{
     Completion, Outcome, PendingRequest, ReplyRouteError, RequestError, RequestOptions, Requested,
     SpotExecution,
@@ -72,7 +77,8 @@ pub use session::{
     ActorRef, BindingRoute, Registration, SessionDelivery, SessionError, SessionEvent, SessionSend,
 };
 pub use stats::{
-    FollowStats, InvalidationReason, RequestStats, ResolutionCounts, SessionStats, Stats,
-    TableStats,
+    FollowStats, InvalidationReason, RelocationStats, RequestStats, ResolutionCounts, SessionStats,
+    Stats, TableStats,
 };
 pub use store::{LocationStore, MemoryStore, RedisOptions, RedisStore, StoreError};
+pub use wire::{AbortReason, RelocationIdentity};

@@ -33,6 +33,10 @@ pub enum UnavailableReason {
     AdmissionDeadlinePassed,
     /// A Message Follow chain reached `max_follow_hops` (or looped).
     FollowHopLimit,
+    /// The object's relocation failed while the operation was held for it
+    /// (the owner CAS was refused, or the move was abandoned): no owner
+    /// ran it, and it is not resubmitted.
+    RelocationFailed,
 }
 
 impl UnavailableReason {
@@ -46,6 +50,7 @@ impl UnavailableReason {
             UnavailableReason::StaleRoute => "StaleRoute",
             UnavailableReason::AdmissionDeadlinePassed => "AdmissionDeadlinePassed",
             UnavailableReason::FollowHopLimit => "FollowHopLimit",
+            UnavailableReason::RelocationFailed => "RelocationFailed",
         }
     }
 }

@@ -175,6 +175,7 @@ pub(crate) struct Counters {
     pub(crate) follow: FollowCounters,
     pub(crate) requests: RequestCounters,
     pub(crate) sessions: SessionCounters,
+    pub(crate) relocation: RelocationCounters,
     invalidations: [Counter; 5],
 }
 
@@ -209,9 +210,64 @@ impl Counters {
                 closed_by_seal_timeout: self.sessions.closed_by_seal_timeout.get(),
                 bind_timeouts: self.sessions.bind_timeouts.get(),
             },
+            relocation: self.relocation.snapshot(),
             tables: TableStats::default(),
         }
     }
+}
+
+/// Relocation handoff counters (§3.3).
+#[derive(Debug, Default)]
+pub(crate) struct RelocationCounters {
+    pub(crate) begun: Counter,
+    pub(crate) restores: Counter,
+    pub(crate) committed: Counter,
+    pub(crate) handed_off: Counter,
+    pub(crate) aborted: Counter,
+    pub(crate) failed: Counter,
+    pub(crate) held: Counter,
+    pub(crate) relayed: Counter,
+    pub(crate) refused: Counter,
+}
+
+impl RelocationCounters {
+    fn snapshot(&self) -> RelocationStats {
+        RelocationStats {
+            begun: self.begun.get(),
+            restores: self.restores.get(),
+            committed: self.committed.get(),
+            handed_off: self.handed_off.get(),
+            aborted: self.aborted.get(),
+            failed: self.failed.get(),
+            held: self.held.get(),
+            relayed: self.relayed.get(),
+            control_refused: self.refused.get(),
+        }
+    }
+}
+
+/// Relocations on this runtime, as source and as target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RelocationStats {
+    /// Moves begun here (source).
+    pub begun: u64,
+    /// Restore requests taken (target).
+    pub restores: u64,
+    /// Owner CASes that succeeded here (target).
+    pub committed: u64,
+    /// Moves this source handed off to a committed target.
+    pub handed_off: u64,
+    /// Moves abandoned before relay-ready (either side).
+    pub aborted: u64,
+    /// Moves that failed after relay-ready: CAS refused, or no commit came.
+    pub failed: u64,
+    /// Operations held (source ingress hold or target temporary queue).
+    pub held: u64,
+    /// Operations relayed by a source to its target.
+    pub relayed: u64,
+    /// Control frames refused: another relocation or incarnation, a
+    /// duplicate, out of order, or from the wrong node.
+    pub control_refused: u64,
 }
 
 /// Session counters.
@@ -267,6 +323,12 @@ pub struct TableStats {
     pub dedup_evictions: u64,
     /// Store reads in flight (single-flight groups).
     pub store_flights: u64,
+    /// Relocations running here as source.
+    pub relocation_sources: u64,
+    /// Relocations running here as target.
+    pub relocation_targets: u64,
+    /// Relocation deadline entries (dead ones included).
+    pub relocation_deadlines: u64,
 }
 
 /// Request/reply counters.
@@ -434,6 +496,8 @@ pub struct Stats {
     pub requests: RequestStats,
     /// Session relays.
     pub sessions: SessionStats,
+    /// Relocation handoffs.
+    pub relocation: RelocationStats,
     /// Table sizes.
     pub tables: TableStats,
 }

@@ -114,17 +114,7 @@ fn a_forged_rejection_does_not_touch_the_cache_or_the_request() {
         panic!("submitted")
     };
     // Node 1 no longer owns it: it refuses the stale route.
-    c.node(3)
-        .commit_relocation(
-            ACTOR,
-            "a",
-            c.node(1)
-                .owned(cluster::key(ACTOR, "a"))
-                .expect("owned")
-                .write_fence(),
-        )
-        .expect("commit");
-    c.node(1).relinquish(ACTOR, "a").expect("relinquish");
+    c.relocate(ACTOR, "a", 1, 3);
     let Inbound::Reject(refusal) = c.node(1).on_frame(rid(2), &outbound.bytes) else {
         panic!("refused")
     };
@@ -268,29 +258,17 @@ fn a_forged_command_43_is_refused() {
     ));
 }
 
-/// Seals `a` on node 2 for relocation 5 and moves it to node 3; returns the
+/// Moves `a` from node 2 to node 3 with the relocation protocol, carrying
+/// command 42 to the Session owner (node 1) and its answer back; returns the
 /// target's command 44 commit frame (not carried).
 fn sealed_and_moved(c: &Cluster) -> Outbound {
-    let seals = c.node(2).seal_sessions(&actor("a"), RelocationId(5));
-    let answer = sends(c.node(1).on_frame(rid(2), &seals[0].bytes));
+    let mut others = c.relocate(ACTOR, "a", 2, 3).into_iter();
+    let seal = others.next().expect("command 42 to the Session owner");
+    let answer = sends(c.node(1).on_frame(rid(2), &seal.bytes));
     c.node(2).on_frame(rid(1), &answer[0].bytes);
-    let key = actor("a");
-    let bindings = c.node(2).export_bindings(&key);
-    let fence = c.node(2).owned(key.as_ref()).expect("owned").write_fence();
-    c.node(3)
-        .commit_relocation(ACTOR, "a", fence)
-        .expect("commit");
-    let end = c
-        .node(3)
-        .owner_route_end(ACTOR, "a")
-        .expect("valid")
-        .expect("owned");
-    c.node(2)
-        .relinquish_to(ACTOR, "a", end)
-        .expect("relinquish");
-    c.node(3).import_bindings(&key, &bindings);
-    let mut commits = c.node(3).commit_session_routes(&key, RelocationId(5));
-    commits.remove(0)
+    others
+        .next()
+        .expect("command 44 commit to the Session owner")
 }
 
 #[test]
@@ -313,9 +291,17 @@ fn a_command_44_commit_on_another_connection_than_its_targets_changes_nothing() 
 #[test]
 fn a_command_44_abort_from_another_node_than_the_routes_owner_keeps_the_seal() {
     let (c, _, _) = bound_session(3, RoutingConfig::default());
-    let seals = c.node(2).seal_sessions(&actor("a"), RelocationId(5));
-    sends(c.node(1).on_frame(rid(2), &seals[0].bytes));
-    let aborts = c.node(2).abort_session_routes(&actor("a"), RelocationId(5));
+    let started = c
+        .node(2)
+        .begin_relocation(ACTOR, "a", c.node(3).node_ref(), Capture::default())
+        .expect("owned");
+    sends(c.node(1).on_frame(rid(2), &started.send[1].bytes));
+    let aborted = cluster::abort_relocation(c.node(2), c.node(3), ACTOR, "a");
+    let aborts: Vec<_> = aborted
+        .send
+        .into_iter()
+        .filter(|f| f.to.rid == rid(1))
+        .collect();
     refused(c.node(1).on_frame(rid(3), &aborts[0].bytes));
     assert!(matches!(
         c.node(1).session_send(SESSION, &actor("a"), b"x"),
@@ -373,15 +359,9 @@ fn a_push_from_another_node_than_the_actor_owner_is_refused() {
 #[test]
 fn a_tombstone_ack_from_another_node_than_the_previous_owner_releases_nothing() {
     let (c, _, _) = bound_session(4, RoutingConfig::default());
-    // The Actor moved without the Session: its old owner keeps the binding.
-    let fence = c
-        .node(2)
-        .owned(actor("a").as_ref())
-        .expect("owned")
-        .write_fence();
-    c.node(3)
-        .commit_relocation(ACTOR, "a", fence)
-        .expect("commit");
+    // The Actor moved; its command 44 never reached the Session owner, whose
+    // route still names the old owner.
+    c.relocate(ACTOR, "a", 2, 3);
     let rebind = c.node(1).bind(SESSION, &c.actor_ref(3, "a")).expect("open");
     let tombstone = sends(c.node(3).on_frame(rid(1), &rebind.bytes));
     let ack = sends(c.node(2).on_frame(rid(3), &tombstone[0].bytes));

@@ -23,18 +23,9 @@ fn rejection(admission: Admission) -> Rejection {
     }
 }
 
-/// Moves `id` from node `from` to node `to` (the target commits, the source
-/// lets go).
+/// Moves `id` from node `from` to node `to` with the relocation protocol.
 fn relocate(c: &Cluster, kind: ObjectKind, id: &str, from: u64, to: u64) {
-    let fence = c
-        .node(from)
-        .owned(key(kind, id))
-        .expect("source owns it")
-        .write_fence();
-    c.node(to)
-        .commit_relocation(kind, id, fence)
-        .expect("relocation commits");
-    c.node(from).relinquish(kind, id).expect("valid id");
+    c.relocate(kind, id, from, to);
 }
 
 // §5 bullet 1 -----------------------------------------------------------------
@@ -218,10 +209,10 @@ fn positive_cache_entry_is_removed_at_once_on_a_higher_store_version() {
     let c = Cluster::with_defaults(3);
     c.node(1).activate(ACTOR, "a").unwrap();
     let old = ready(c.node(3).resolve(ACTOR, "a").unwrap());
-    // Node 3 itself commits a relocation: its own write confirms a higher
-    // StoreVersion than the one its cached route was read from.
-    let from = c.node(1).owned(key(ACTOR, "a")).unwrap().write_fence();
-    let owned = c.node(3).commit_relocation(ACTOR, "a", from).unwrap();
+    // Node 3 itself is the relocation's target: its own owner CAS confirms
+    // a higher StoreVersion than the one its cached route was read from.
+    c.relocate(ACTOR, "a", 1, 3);
+    let owned = c.node(3).owned(key(ACTOR, "a")).unwrap();
     assert!(owned.store_version > old.fence.store_version);
     assert_eq!(c.node(3).lookup_cached(ACTOR, "a").unwrap(), None);
     assert_eq!(

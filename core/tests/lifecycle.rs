@@ -2,17 +2,19 @@
 //! sharing one `MemoryStore` and one `ManualClock`, plus what a store outage
 //! (`FaultyStore`) does to writes.
 
+mod cluster;
+
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use zlink_core::store::{FaultyStore, WriteError, WriteRejection};
 use zlink_core::{
-    AuthorityOwnerGeneration, AuthorityRecord, AuthorityState, BuildError, Clock, ConfigError,
-    InputError, KeyRef, LifecycleError, LocationStore, MAX_OBJECT_ID_BYTES, ManualClock,
-    MemoryStore, MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectGeneration, ObjectKind,
-    OwnedObject, OwnerClaim, OwnerLeaseGeneration, ProposalId, Resolution, RoutingConfig, Runtime,
-    StoreError, UnavailableReason, WriteFence,
+    AuthorityOwnerGeneration, AuthorityRecord, AuthorityState, BuildError, Capture, Clock,
+    ConfigError, InputError, KeyRef, LifecycleError, LocationStore, MAX_OBJECT_ID_BYTES,
+    ManualClock, MemoryStore, MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectGeneration,
+    ObjectKind, OwnedObject, OwnerClaim, OwnerLeaseGeneration, ProposalId, RelocationError,
+    Resolution, RoutingConfig, Runtime, StoreError, UnavailableReason,
 };
 
 const KIND: ObjectKind = ObjectKind::Spot;
@@ -214,13 +216,12 @@ fn publish_on_a_not_owned_object_is_not_owned() {
 }
 
 #[test]
-fn commit_relocation_from_a_stale_fence_is_refused() {
+fn a_relocation_commits_by_an_owner_cas_and_a_second_cas_from_the_old_fence_is_refused() {
     let c = cluster();
     let from = c.a.activate(KIND, "room").expect("activate").write_fence();
     c.clock.advance(Duration::from_secs(3));
-    let moved =
-        c.b.commit_relocation(KIND, "room", from)
-            .expect("relocation from the current authority");
+    cluster::relocate(&c.a, &c.b, KIND, "room");
+    let moved = c.b.owned(key("room")).expect("the target owns it");
     assert_eq!(moved.state, AuthorityState::Ready);
     assert_eq!(moved.object_generation, from.object_generation);
     assert_eq!(
@@ -229,42 +230,30 @@ fn commit_relocation_from_a_stale_fence_is_refused() {
     );
     assert_eq!(moved.lease_generation, c.b.identity().lease);
     assert_eq!(moved.admission_deadline, c.clock.now().after(lease()));
-    assert_eq!(c.b.owned(key("room")), Some(moved));
 
-    // A second commit from the authority the first one replaced is stale,
-    // from either node.
-    for (who, rt) in [("A", &c.a), ("B", &c.b)] {
-        assert_eq!(
-            rejection(rt.commit_relocation(KIND, "room", from), who),
-            WriteRejection::StaleGeneration {
-                expected: from,
-                current: moved.write_fence(),
-            },
-            "{who}"
-        );
-    }
-    let other_incarnation = WriteFence {
-        object_generation: ObjectGeneration(2),
-        ..moved.write_fence()
+    // A second owner CAS from the authority the first one replaced is stale.
+    let claim = OwnerClaim {
+        mesh: c.a.identity().mesh,
+        node: c.a.identity().rid,
+        node_generation: c.a.identity().generation,
+        lease_generation: c.a.identity().lease,
+        lease_millis: 30_000,
     };
+    let again = block_on(
+        c.store
+            .transfer_owner(key("room"), from, claim, ProposalId(77)),
+    );
     assert!(matches!(
-        rejection(
-            c.a.commit_relocation(KIND, "room", other_incarnation),
-            "other incarnation"
-        ),
-        WriteRejection::StaleGeneration { .. }
+        again,
+        Err(WriteError::Rejected(WriteRejection::StaleGeneration { expected, current }))
+            if expected == from && current == moved.write_fence()
     ));
     let record = c.record("room").expect("the record exists");
     assert_eq!(record.owner.route.node, NodeRid(2), "B still owns it");
     assert_eq!(record.store_version, moved.store_version, "nothing written");
 
-    // The old owner's table still names the old authority: its writes are
-    // stale until it relinquishes, then it owns nothing.
-    assert!(matches!(
-        rejection(c.a.renew_lease(KIND, "room"), "renew by the old owner"),
-        WriteRejection::StaleGeneration { .. }
-    ));
-    assert!(c.a.relinquish(KIND, "room").expect("valid id").is_some());
+    // The source gave the object up at relay-ready: it owns nothing.
+    assert_eq!(c.a.owned(key("room")), None);
     assert!(matches!(
         c.a.renew_lease(KIND, "room"),
         Err(LifecycleError::NotOwned { .. })
@@ -358,10 +347,6 @@ fn bad_ids_are_input_errors_naming_the_problem() {
         ..RoutingConfig::default()
     };
     let rt = node(1, 11, &clock, faulty.clone(), config);
-    let fence = WriteFence {
-        object_generation: ObjectGeneration(1),
-        authority_owner_generation: AuthorityOwnerGeneration(1),
-    };
     let too_long = "x".repeat(17);
     // Nine characters, eighteen bytes: the cap counts bytes.
     let multibyte = "é".repeat(9);
@@ -379,14 +364,10 @@ fn bad_ids_are_input_errors_naming_the_problem() {
         ),
     ];
     for (id, expected, words) in cases {
-        let results: [(&str, Result<(), LifecycleError>); 7] = [
+        let results: [(&str, Result<(), LifecycleError>); 6] = [
             ("create", rt.create(KIND, id).map(drop)),
             ("publish_ready", rt.publish_ready(KIND, id).map(drop)),
             ("activate", rt.activate(KIND, id).map(drop)),
-            (
-                "commit_relocation",
-                rt.commit_relocation(KIND, id, fence).map(drop),
-            ),
             ("renew_lease", rt.renew_lease(KIND, id).map(drop)),
             ("begin_release", rt.begin_release(KIND, id).map(drop)),
             ("complete_release", rt.complete_release(KIND, id)),
@@ -404,7 +385,10 @@ fn bad_ids_are_input_errors_naming_the_problem() {
         }
         assert_eq!(rt.resolve(KIND, id), Err(expected.clone()));
         assert_eq!(rt.lookup_cached(KIND, id), Err(expected.clone()));
-        assert_eq!(rt.relinquish(KIND, id), Err(expected.clone()));
+        assert_eq!(
+            rt.begin_relocation(KIND, id, rt.node_ref(), Capture::default()),
+            Err(RelocationError::Input(expected.clone()))
+        );
     }
     assert_eq!(faulty.calls(), 0, "a bad id never reaches the store");
 
@@ -529,10 +513,6 @@ fn faulty_store_outage_refuses_writes_without_reaching_the_store() {
     assert_unreachable(a.renew_lease(KIND, "room"), "renew_lease");
     assert_unreachable(a.begin_release(KIND, "room"), "begin_release");
     assert_unreachable(a.complete_release(KIND, "room"), "complete_release");
-    assert_unreachable(
-        b.commit_relocation(KIND, "room", owned.write_fence()),
-        "commit_relocation",
-    );
     assert_unreachable(b.create(KIND, "other"), "create");
     assert_unreachable(b.activate(KIND, "other"), "activate");
     assert!(faulty.calls() > calls, "the writes were attempted");

@@ -9,7 +9,7 @@ mod cluster;
 
 use std::time::Duration;
 
-use cluster::{Cluster, key, ready, sender};
+use cluster::{Cluster, ready, sender};
 use zlink_core::mesh::{Carried, Mesh};
 use zlink_core::wire::{
     self, DecodeLimits, Frame, MessageFollowFrame, Operation, RejectionCode, ReplyRoute, RouteEnd,
@@ -23,31 +23,21 @@ fn secs(s: u64) -> Duration {
     Duration::from_secs(s)
 }
 
-/// A committed relocation with Message Follow: the target commits (owner
-/// CAS), then the source relinquishes to the target's new tenure. Returns
-/// the route's (source, destination) ends.
+/// A committed relocation with Message Follow, by the relocation protocol:
+/// the target's owner CAS, then the source's follow route to the target's
+/// new tenure. Returns the route's (source, destination) ends.
 fn relocate(c: &Cluster, id: &str, from: u64, to: u64) -> (RouteEnd, RouteEnd) {
     let source = c
         .node(from)
         .owner_route_end(ACTOR, id)
         .expect("a valid id")
         .expect("the source owns it");
-    let fence = c
-        .node(from)
-        .owned(key(ACTOR, id))
-        .expect("the source owns it")
-        .write_fence();
-    c.node(to)
-        .commit_relocation(ACTOR, id, fence)
-        .expect("relocation commits");
+    c.relocate(ACTOR, id, from, to);
     let destination = c
         .node(to)
         .owner_route_end(ACTOR, id)
         .expect("a valid id")
         .expect("the target owns it");
-    c.node(from)
-        .relinquish_to(ACTOR, id, destination)
-        .expect("a committed move");
     (source, destination)
 }
 
@@ -153,60 +143,16 @@ fn warmed(c: &Cluster, id: &str) -> ReadyRoute {
 fn a_message_follow_relay_only_uses_a_committed_route() {
     let c = Cluster::with_defaults(3);
     warmed(&c, "p");
-    warmed(&c, "q");
     let (_, stale_p) = send(&c, 3, "p", b"p");
-    let (_, stale_q) = send(&c, 3, "q", b"q");
 
     // Before the target commits there is no tenure to relay to.
     assert_eq!(c.node(2).owner_route_end(ACTOR, "p").unwrap(), None);
-
-    // A move without a Message Follow route: nothing relays.
-    let fence = c.node(1).owned(key(ACTOR, "q")).unwrap().write_fence();
-    c.node(2).commit_relocation(ACTOR, "q", fence).unwrap();
-    c.node(1).relinquish(ACTOR, "q").unwrap();
-    let refused = rejected(c.node(1).on_frame(sender(&stale_q.bytes), &stale_q.bytes));
-    assert_eq!(
-        rejection_code(&refused),
-        RejectionCode::StaleRoute(StaleReason::NotOwner)
-    );
 
     // With the committed later tenure, the same kind of frame is relayed.
     let (_, destination) = relocate(&c, "p", 1, 2);
     let (forward, _) = relayed(c.node(1).on_frame(sender(&stale_p.bytes), &stale_p.bytes));
     assert_eq!(forward.to, destination.node);
     assert_eq!(c.node(1).stats().follow.relays, 1);
-}
-
-#[test]
-fn relinquish_to_refuses_a_destination_that_is_not_a_later_tenure_of_the_same_incarnation() {
-    let c = Cluster::with_defaults(3);
-    warmed(&c, "p");
-    let (_, stale) = send(&c, 3, "p", b"x");
-    let own = c.node(1).owner_route_end(ACTOR, "p").unwrap().unwrap();
-
-    let same_tenure = RouteEnd {
-        node: c.node(2).node_ref(),
-        ..own
-    };
-    let mut older = same_tenure;
-    older.fence.authority_owner_generation = AuthorityOwnerGeneration(0);
-    let mut other_incarnation = same_tenure;
-    other_incarnation.fence.object_generation = own.fence.object_generation.next();
-    other_incarnation.fence.authority_owner_generation =
-        own.fence.authority_owner_generation.next();
-    for destination in [same_tenure, older, other_incarnation] {
-        assert!(
-            matches!(
-                c.node(1).relinquish_to(ACTOR, "p", destination),
-                Err(LifecycleError::Input(InputError::NotACommittedMove(_)))
-            ),
-            "{destination:?} accepted"
-        );
-    }
-    // Refused means nothing changed: node 1 still owns and delivers.
-    assert!(c.node(1).owned(key(ACTOR, "p")).is_some());
-    delivered(c.node(1).on_frame(sender(&stale.bytes), &stale.bytes));
-    assert_eq!(c.node(1).stats().follow.relays, 0);
 }
 
 #[test]
@@ -1075,39 +1021,6 @@ fn dedup_entries_leave_with_the_route_when_it_is_replaced() {
     assert!(m.ledger.ended.is_empty() && m.ledger.duplicated().is_empty());
 }
 
-#[test]
-fn relinquish_to_refuses_a_later_tenure_the_store_never_committed() {
-    let c = Cluster::with_defaults(3);
-    warmed(&c, "p");
-    let mut forged = c.node(2).node_ref();
-    forged.generation = NodeGeneration(1);
-    let mut fence = c
-        .node(1)
-        .owner_route_end(ACTOR, "p")
-        .unwrap()
-        .unwrap()
-        .fence;
-    fence.authority_owner_generation = fence.authority_owner_generation.next();
-    let destination = wire::RouteEnd {
-        node: forged,
-        fence,
-    };
-    assert!(matches!(
-        c.node(1).relinquish_to(ACTOR, "p", destination),
-        Err(LifecycleError::Input(InputError::NotACommittedMove(_)))
-    ));
-    c.store.set_down(true);
-    assert!(matches!(
-        c.node(1).relinquish_to(ACTOR, "p", destination),
-        Err(LifecycleError::Write(_))
-    ));
-    c.store.set_down(false);
-    assert!(
-        c.node(1).owned(key(ACTOR, "p")).is_some(),
-        "nothing changed"
-    );
-}
-
 /// §2.2: a store answer that shows a higher StoreVersion removes an older
 /// cached entry, the source's own route to the object it just gave away
 /// included.
@@ -1117,14 +1030,11 @@ fn the_source_drops_its_own_cached_route_to_what_it_gave_away() {
     c.node(1).activate(ACTOR, "self").unwrap();
     let own = ready(c.node(1).resolve(ACTOR, "self").unwrap());
     assert_eq!(own.route.node, NodeRid(1));
-    let fence = c.node(1).owned(key(ACTOR, "self")).unwrap().write_fence();
-    c.node(2).commit_relocation(ACTOR, "self", fence).unwrap();
-    let end = c.node(2).owner_route_end(ACTOR, "self").unwrap().unwrap();
-    c.node(1).relinquish_to(ACTOR, "self", end).unwrap();
+    c.relocate(ACTOR, "self", 1, 2);
     assert_eq!(
         c.node(1).lookup_cached(ACTOR, "self").unwrap(),
         None,
-        "the confirming read showed a higher version"
+        "the commit notice showed a higher version"
     );
     assert_eq!(
         ready(c.node(1).resolve(ACTOR, "self").unwrap()).route.node,

@@ -222,9 +222,23 @@ fn generations_and_versions_past_2_pow_53_are_exact() {
         object_generation: ObjectGeneration(9_007_199_254_740_993),
         authority_owner_generation: AuthorityOwnerGeneration(9_007_199_254_740_991),
     };
-    let moved = owner
-        .commit_relocation(ACTOR, "big", from)
-        .expect("exact compare of 2^53 + 1");
+    let me = owner.identity();
+    let claim = OwnerClaim {
+        mesh: me.mesh,
+        node: me.rid,
+        node_generation: me.generation,
+        lease_generation: me.lease,
+        lease_millis: 30_000,
+    };
+    let key = KeyRef {
+        kind: ACTOR,
+        id: "big",
+    };
+    let exec = store.executor().expect("the redis store runs its own I/O");
+    let cas = |from: WriteFence, proposal: u64| {
+        exec.block_on(store.transfer_owner(key, from, claim, ProposalId(proposal)))
+    };
+    let moved = cas(from, 1).expect("exact compare of 2^53 + 1").value;
     assert_eq!(
         moved.object_generation,
         ObjectGeneration(9_007_199_254_740_993)
@@ -238,10 +252,7 @@ fn generations_and_versions_past_2_pow_53_are_exact() {
         authority_owner_generation: AuthorityOwnerGeneration(9_007_199_254_740_993),
         ..from
     };
-    assert!(
-        owner.commit_relocation(ACTOR, "big", off_by_one).is_err(),
-        "2^53 + 1 is not 2^53"
-    );
+    assert!(cas(off_by_one, 2).is_err(), "2^53 + 1 is not 2^53");
     assert_eq!(
         server.cli(&["HGET", &redis_key, "aog"]).unwrap().trim(),
         "9007199254740992"

@@ -16,7 +16,7 @@ use std::rc::Rc;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
-use cluster::{Cluster, expired, key, ready, sender};
+use cluster::{Cluster, expired, ready, sender};
 use zlink_core::mesh::{Carried, Mesh};
 use zlink_core::wire::{
     self, DecodeLimits, Frame, HEADER_LEN, Operation, ReplyError, ReplyErrorKind, ReplyFrame,
@@ -146,26 +146,14 @@ fn warmed(c: &Cluster, id: &str, sender: u64) -> ReadyRoute {
     ready(c.node(sender).resolve(ACTOR, id).expect("a valid id"))
 }
 
-/// A committed relocation with Message Follow: the target commits (owner
-/// CAS), then the source relinquishes to the target's new tenure.
+/// A committed relocation with Message Follow, by the relocation protocol.
+/// Returns the target's new tenure.
 fn relocate(c: &Cluster, kind: ObjectKind, id: &str, from: u64, to: u64) -> RouteEnd {
-    let fence = c
-        .node(from)
-        .owned(key(kind, id))
-        .expect("the source owns it")
-        .write_fence();
+    c.relocate(kind, id, from, to);
     c.node(to)
-        .commit_relocation(kind, id, fence)
-        .expect("relocation commits");
-    let destination = c
-        .node(to)
         .owner_route_end(kind, id)
         .expect("a valid id")
-        .expect("the target owns it");
-    c.node(from)
-        .relinquish_to(kind, id, destination)
-        .expect("a committed move");
-    destination
+        .expect("the target owns it")
 }
 
 /// The application's answer: echo the request.
@@ -1375,9 +1363,7 @@ fn a_refusal_arriving_after_a_timeout_is_late_and_counted() {
     else {
         panic!("submitted")
     };
-    let fence = c.node(1).owned(key(ACTOR, "p")).unwrap().write_fence();
-    c.node(2).commit_relocation(ACTOR, "p", fence).unwrap();
-    c.node(1).relinquish(ACTOR, "p").unwrap();
+    c.relocate(ACTOR, "p", 1, 2);
     let Inbound::Reject(refusal) = c.node(1).on_frame(sender(&outbound.bytes), &outbound.bytes)
     else {
         panic!("refused")

@@ -236,48 +236,106 @@ fn relocate(c: &Cluster, id: &str, from: u64, to: u64) {
     relocate_kind(c, ACTOR, id, from, to);
 }
 
-/// Moves `id` from `from` to `to` with a Message Follow route (owner CAS on
-/// the target, then the source relinquishes to the target's tenure).
+/// Moves `id` from `from` to `to` by the relocation protocol (owner CAS on
+/// the target, a Message Follow route on the source); the command 42/44
+/// frames for Session owners are not carried.
 fn relocate_kind(c: &Cluster, kind: ObjectKind, id: &str, from: u64, to: u64) {
-    let fence = c
-        .node(from)
-        .owned(KeyRef { kind, id })
-        .expect("the source owns it")
-        .write_fence();
-    c.node(to)
-        .commit_relocation(kind, id, fence)
-        .expect("relocation commits");
-    let destination = c
-        .node(to)
-        .owner_route_end(kind, id)
-        .expect("a valid id")
-        .expect("the target owns it");
-    c.node(from)
-        .relinquish_to(kind, id, destination)
-        .expect("a committed move");
+    c.relocate(kind, id, from, to);
 }
 
-/// §3.3 step 1 on the source: command 42 to every bound Session, carried
-/// (with the command 43 answers).
-fn seal(c: &Cluster, id: &str, from: u64, relocation: u64) -> Trace {
-    carry(
-        c,
-        c.node(from)
-            .seal_sessions(&actor(id), RelocationId(relocation)),
+thread_local! {
+    /// Relocations begun by `seal`: the Actor, its parked Restore (with its
+    /// sender) and the relocation's identity.
+    static SEALED: std::cell::RefCell<Vec<(String, NodeRid, Outbound, RelocationId)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The relocation `seal` began for Actor `id`.
+fn relocation_of(id: &str) -> RelocationId {
+    SEALED.with(|s| {
+        s.borrow()
+            .iter()
+            .rev()
+            .find(|(a, ..)| a == id)
+            .map(|(.., r)| *r)
+            .expect("sealed")
+    })
+}
+
+/// §3.3 step 1 on the source: `begin_relocation` of Actor `id` toward node
+/// 3; command 42 to every bound Session is carried (with the command 43
+/// answers); the Restore is parked until `commit`.
+fn seal(c: &Cluster, id: &str, from: u64, _relocation: u64) -> Trace {
+    let started = c
+        .node(from)
+        .begin_relocation(ACTOR, id, c.node(3).node_ref(), Capture::default())
+        .expect("the source owns it");
+    let mut frames = started.send.into_iter();
+    let restore = frames.next().expect("the Restore");
+    SEALED.with(|s| {
+        s.borrow_mut().push((
+            id.to_owned(),
+            NodeRid(from),
+            restore,
+            started.identity.relocation,
+        ))
+    });
+    carry(c, frames)
+}
+
+/// The rest of §3.3 once sealed: the parked Restore goes to the target, the
+/// protocol runs (relay-ready, cutover, owner CAS), and the target's command
+/// 44 commit frames are returned, not yet carried.
+fn commit(c: &Cluster, id: &str, from: u64, to: u64, _relocation: u64) -> Vec<Outbound> {
+    let (sender, restore) = SEALED.with(|s| {
+        let s = s.borrow();
+        let i = s.iter().rposition(|(a, ..)| a == id).expect("sealed");
+        let (_, sender, restore, _) = s[i].clone();
+        (sender, restore)
+    });
+    cluster::carry_relocation(
+        &[c.node(from), c.node(to)],
+        vec![(sender, restore)],
+        ACTOR,
+        id,
     )
 }
 
-/// The rest of §3.3 once sealed: the target commits and takes the
-/// bindings, the source relays on Message Follow, and the target's command
-/// 44 commit frames are returned, not yet carried.
-fn commit(c: &Cluster, id: &str, from: u64, to: u64, relocation: u64) -> Vec<Outbound> {
-    let key = actor(id);
-    let bindings = c.node(from).export_bindings(&key);
-    relocate(c, id, from, to);
-    c.node(to).import_bindings(&key, &bindings);
-    c.node(from).forget_bindings(&key);
-    c.node(to)
-        .commit_session_routes(&key, RelocationId(relocation))
+/// The source `rid` gives up its move on its relocation timeout (no
+/// relay-ready came: the Restore was parked); everything it sends, command
+/// 44 abort included, is lost.
+fn abort_lost(c: &Cluster, rid: u64) {
+    let node = c.node(rid);
+    // Its Abort is lost too: it fences the store on its next deadline.
+    for _ in 0..3 {
+        let actions = node.on_timeout(node.now());
+        let unsealed = actions.iter().any(|a| {
+            matches!(
+                a,
+                Inbound::Relocation(RelocationAction {
+                    event: RelocationEvent::Aborted { .. },
+                    ..
+                })
+            )
+        });
+        if unsealed {
+            return;
+        }
+        c.advance_ms(5_000);
+    }
+    panic!("the move was never abandoned");
+}
+
+/// Explicit failure before relay-ready on the source: the command 44 abort
+/// frames for the Session owners, once the target (which never got the
+/// parked Restore) confirmed.
+fn abort(c: &Cluster, id: &str, from: u64) -> Vec<Outbound> {
+    let action = cluster::abort_relocation(c.node(from), c.node(3), ACTOR, id);
+    action
+        .send
+        .into_iter()
+        .filter(|f| f.to.rid == NodeRid(SESSION_OWNER))
+        .collect()
 }
 
 fn route_frame(frame: &Outbound) -> (Binding, ObjectGeneration, RelocationId, RouteChange) {
@@ -649,7 +707,7 @@ fn actor_relocation_applies_command_44_one_way_for_the_same_object_generation() 
     let (b, generation, relocation, change) = route_frame(&frames[0]);
     assert_eq!(b, before.binding);
     assert_eq!(generation, before.route.object_generation);
-    assert_eq!(relocation, RelocationId(5));
+    assert_eq!(relocation, relocation_of("a1"));
     let RouteChange::Commit(new_route) = change else {
         panic!("expected a commit, got {change:?}");
     };
@@ -763,7 +821,7 @@ fn command_44_is_not_retried_as_a_request() {
     m.run();
     // Every command 44 is lost.
     let seen = tap(&mut m, |f| matches!(f, SessionFrame::Route { .. }));
-    m.relocate_bound("a1", 2, 3, 5).unwrap();
+    m.relocate(ACTOR, "a1", 2, 3).unwrap();
     m.run();
     let routes = || {
         seen.borrow()
@@ -1286,7 +1344,7 @@ fn command_42_holds_messages_and_command_43_answers_the_source() {
             SessionEvent::Sealed {
                 session,
                 actor: key.clone(),
-                relocation: RelocationId(5),
+                relocation: relocation_of("a1"),
                 sealed: true,
             }
         )]
@@ -1424,9 +1482,7 @@ fn command_44_abort_releases_held_messages_to_the_source_and_only_the_matching_s
     held(session_send(&c, "a2", b"waits"));
 
     // Explicit failure before relay-ready: the source sends command 44 abort.
-    let aborts = c
-        .node(2)
-        .abort_session_routes(&actor("a1"), RelocationId(5));
+    let aborts = abort(&c, "a1", 2);
     assert_eq!(aborts.len(), 1);
     assert_eq!(route_frame(&aborts[0]).3, RouteChange::Abort);
     let trace = carry(&c, aborts);
@@ -1445,11 +1501,7 @@ fn command_44_abort_releases_held_messages_to_the_source_and_only_the_matching_s
     let (_, _, f) = sent(session_send(&c, "a1", b"three"));
     assert_eq!(f.to, before.route.owner);
     held(session_send(&c, "a2", b"still waits"));
-    let trace = carry(
-        &c,
-        c.node(2)
-            .abort_session_routes(&actor("a2"), RelocationId(6)),
-    );
+    let trace = carry(&c, abort(&c, "a2", 2));
     assert_eq!(trace.deliveries("a2").len(), 2);
 }
 
@@ -1472,7 +1524,7 @@ fn command_44_for_another_session_binding_generation_or_relocation_is_ignored() 
         actor: key.clone(),
         binding: b.binding,
         object_generation: b.route.object_generation,
-        relocation: RelocationId(5),
+        relocation: relocation_of("a1"),
         change: RouteChange::Commit(new_route),
     };
     let with = |edit: fn(&mut SessionFrame)| {
@@ -1760,11 +1812,7 @@ fn a_disconnect_during_a_seal_is_held_behind_the_held_messages_and_leaves_with_c
 fn a_disconnect_during_a_seal_leaves_with_command_44_abort_to_the_source() {
     let (c, _) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2), ("a2", 2)]);
     disconnect_while_sealed(&c);
-    let trace = carry(
-        &c,
-        c.node(2)
-            .abort_session_routes(&actor("a1"), RelocationId(5)),
-    );
+    let trace = carry(&c, abort(&c, "a1", 2));
     assert_eq!(
         kinds(&trace, "a1"),
         [
@@ -1850,7 +1898,7 @@ fn mesh_a_session_bound_to_three_actors_with_one_relocating_mid_stream_keeps_ord
         m.step();
         m.step();
         if i == 10 {
-            m.seal_bound("a1", 2, 42).unwrap();
+            m.seal_bound("a1", 2, 3).unwrap();
         }
         // The source moves on once its Session answered command 43.
         let sealed = m
@@ -1859,7 +1907,7 @@ fn mesh_a_session_bound_to_three_actors_with_one_relocating_mid_stream_keeps_ord
             .iter()
             .any(|e| matches!(e, SessionEvent::Sealed { sealed: true, .. }));
         if sealed && !committed {
-            m.commit_bound("a1", 2, 3, 42).unwrap();
+            m.commit_bound();
             committed = true;
         }
     }
@@ -1904,7 +1952,7 @@ fn mesh_a_session_bound_to_three_actors_with_one_relocating_mid_stream_keeps_ord
 fn mesh_seal_timeout_closes_the_session_and_cleans_its_state() {
     let mut m = mesh_with(&[("a1", 2), ("a2", 3)]);
     // The relocation stalls after the seal: command 44 never comes in time.
-    m.seal_bound("a1", 2, 42).unwrap();
+    m.seal_bound("a1", 2, 3).unwrap();
     m.run();
     for i in 0..3u8 {
         assert!(matches!(
@@ -1928,7 +1976,7 @@ fn mesh_seal_timeout_closes_the_session_and_cleans_its_state() {
         Err(SessionError::UnknownSession(SESSION))
     );
     // The late commit changes nothing and releases nothing.
-    m.commit_bound("a1", 2, 3, 42).unwrap();
+    m.commit_bound();
     m.run();
     assert!(mesh_deliveries(&m, "a1").is_empty());
     assert_eq!(mesh_deliveries(&m, "a2").len(), 3);
@@ -1947,7 +1995,7 @@ fn mesh_abort_releases_held_messages_to_the_source_in_order() {
     for i in 0..3u8 {
         sent.push(sequence_of(&mesh_send(&mut m, "a1", &[i])));
     }
-    m.seal_bound("a1", 2, 42).unwrap();
+    m.seal_bound("a1", 2, 3).unwrap();
     m.run();
     for i in 3..6u8 {
         let send = mesh_send(&mut m, "a1", &[i]);
@@ -1956,7 +2004,7 @@ fn mesh_abort_releases_held_messages_to_the_source_in_order() {
         mesh_send(&mut m, "a2", &[i]);
     }
     m.run();
-    m.abort_bound("a1", 2, 42).unwrap();
+    m.abort_bound("a1", 2).unwrap();
     for i in 6..9u8 {
         sent.push(sequence_of(&mesh_send(&mut m, "a1", &[i])));
     }
@@ -1981,7 +2029,11 @@ fn mesh_abort_releases_held_messages_to_the_source_in_order() {
 fn mesh_rebind_across_owners_goes_bind_tombstone_ack_then_reply() {
     let mut m = mesh_with(&[("a1", 2)]);
     let old = m.node(1).binding(SESSION, &actor("a1")).unwrap();
+    // The Session never hears of the move (commands 42 and 44 are lost):
+    // its binding still names the old owner.
+    m.drop_when(Some(Box::new(|e| e.carried == Carried::Session)));
     m.relocate(ACTOR, "a1", 2, 3).unwrap();
+    m.drop_when(None);
     let seen = tap(&mut m, |_| false);
     let r = m.actor_ref(3, "a1").unwrap();
     m.bind(1, SESSION.get(), &r).unwrap();
@@ -2062,6 +2114,7 @@ fn closing_a_session_on_the_seal_timeout_ends_every_actors_binding() {
     let (c, session) = bound_cluster(3, RoutingConfig::default(), &[("a1", 2), ("a2", 3)]);
     seal(&c, "a1", 2, 5);
     c.advance_ms(SEAL_TIMEOUT_MS);
+    abort_lost(&c, 2);
     let closed = closed_sessions(c.node(SESSION_OWNER));
     assert_eq!(closed.len(), 1);
     assert_eq!(closed[0].session, session);
@@ -2109,11 +2162,7 @@ fn a_rebind_during_a_seal_is_refused_and_the_held_messages_are_kept() {
         c.node(SESSION_OWNER).bind(SESSION, &c.actor_ref(2, "a1")),
         Err(SessionError::Sealed { .. })
     ));
-    let trace = carry(
-        &c,
-        c.node(2)
-            .abort_session_routes(&actor("a1"), RelocationId(5)),
-    );
+    let trace = carry(&c, abort(&c, "a1", 2));
     assert!(
         trace.delivered.iter().any(|(_, d)| d.operation_id == op),
         "held message vanished"
@@ -2131,7 +2180,7 @@ fn command_44_whose_committed_route_names_another_incarnation_is_ignored() {
         actor: key.clone(),
         binding: b.binding,
         object_generation: b.route.object_generation,
-        relocation: RelocationId(5),
+        relocation: relocation_of("a1"),
         change: RouteChange::Commit(ActorRoute {
             owner: c.node(3).node_ref(),
             object_generation: b.route.object_generation.next(),
@@ -2206,6 +2255,7 @@ fn a_seal_timeout_after_a_logical_disconnect_tells_only_the_sealed_actor_and_in_
     carry(&c, told);
     assert!(c.node(3).bound_sessions(&actor("a2")).is_empty());
     c.advance_ms(SEAL_TIMEOUT_MS);
+    abort_lost(&c, 2);
     let closed = closed_sessions(c.node(SESSION_OWNER));
     assert_eq!(closed[0].notifications.len(), 1, "a2 is not told twice");
     let trace = carry(&c, closed[0].notifications.clone());

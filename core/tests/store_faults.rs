@@ -197,7 +197,10 @@ fn bad_ids_are_typed_errors_at_every_entry() {
         n.activate(ACTOR, ""),
         Err(LifecycleError::Input(InputError::EmptyObjectId))
     ));
-    assert!(n.relinquish(ACTOR, "").is_err());
+    assert!(matches!(
+        n.begin_relocation(ACTOR, "", n.node_ref(), Capture::default()),
+        Err(RelocationError::Input(InputError::EmptyObjectId))
+    ));
     assert!(
         InputError::ObjectIdTooLong { len: 9, max: 8 }
             .to_string()

@@ -12,10 +12,12 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use zlink_core::wire::{
-    self, ActorRoute, BindRefusal, BindResult, Binding, DecodeLimits, Frame, HEADER_LEN,
-    MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, NodeRef, Operation, RejectionCode, RejectionFrame,
-    RelayKind, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult, ReplyRoute, RouteChange,
-    RouteEnd, SessionFrame, SessionRef, SessionRefusal, WireError,
+    self, AbortReason, ActorRoute, BindRefusal, BindResult, Binding, DecodeLimits, Frame,
+    HEADER_LEN, MAX_ERROR_MESSAGE_BYTES, MAX_RESTORE_REGISTRATIONS, MAX_SAVED_OPERATIONS,
+    MessageFollowFrame, NodeRef, Operation, Registration, RejectionCode, RejectionFrame, RelayKind,
+    RelocationFrame, RelocationIdentity, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult,
+    ReplyRoute, Restore, RouteChange, RouteEnd, SessionFrame, SessionRef, SessionRefusal,
+    WireError,
 };
 use zlink_core::{
     AuthorityOwnerGeneration, BindingGeneration, BindingToken, CorrelationId, MeshName,
@@ -218,6 +220,7 @@ fn code_of(v: &Value) -> RejectionCode {
                 "StaleRoute" => (UnavailableReason::StaleRoute, 5),
                 "AdmissionDeadlinePassed" => (UnavailableReason::AdmissionDeadlinePassed, 6),
                 "FollowHopLimit" => (UnavailableReason::FollowHopLimit, 7),
+                "RelocationFailed" => (UnavailableReason::RelocationFailed, 8),
                 other => panic!("unknown unavailable reason {other:?}"),
             };
             (RejectionCode::Unavailable(r), 2, n)
@@ -516,6 +519,126 @@ fn session_frame_of(command: &str, f: &Value) -> Option<(SessionFrame, u8)> {
     })
 }
 
+fn identity_of(v: &Value) -> RelocationIdentity {
+    RelocationIdentity {
+        relocation: RelocationId(u64_of(v, "relocation")),
+        key: key_of(field(v, "key")),
+        object_generation: ObjectGeneration(u64_of(v, "object_generation")),
+    }
+}
+
+/// A Restore's saved operation: `request` names its kind byte (0 message,
+/// 1 request), `operation` is described as a Message or Request body.
+fn saved_of(v: &Value) -> Operation {
+    let op = operation_of(field(v, "operation"));
+    assert_eq!(
+        bool_of(v, "request"),
+        op.reply_route.is_some(),
+        "a saved request, and only it, has a reply route: {v}"
+    );
+    op
+}
+
+fn registration_of(v: &Value) -> Registration {
+    Registration {
+        session: session_of(field(v, "session")),
+        binding: binding_of(field(v, "binding")),
+    }
+}
+
+fn abort_reason_of(v: &Value) -> AbortReason {
+    let (reason, code) = match str_of(v, "reason") {
+        "Requested" => (AbortReason::Requested, 1),
+        "Timeout" => (AbortReason::Timeout, 2),
+        "Refused" => (AbortReason::Refused, 3),
+        "RestoreFailed" => (AbortReason::RestoreFailed, 4),
+        "CommitFailed" => (AbortReason::CommitFailed, 5),
+        other => panic!("unknown abort reason {other:?}"),
+    };
+    assert_eq!(u8_of(v, "reason_code"), code, "reason_code");
+    reason
+}
+
+fn list_of<'a>(v: &'a Value, name: &str) -> &'a Vec<Value> {
+    field(v, name)
+        .as_array()
+        .unwrap_or_else(|| panic!("{name} must be a list: {v}"))
+}
+
+/// CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), bit by bit: the
+/// checksum docs/wire.md specifies, computed here without the codec's.
+fn crc32c(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x82F6_3B78
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// The relocation frame a vector's `frame` describes for `command`, and its
+/// number (docs/wire.md command table). A Restore's `checksum` is checked
+/// against the vector's bytes by the caller: it is not a field of the frame.
+fn relocation_frame_of(command: &str, f: &Value) -> Option<(RelocationFrame, u8)> {
+    let identity = || identity_of(field(f, "identity"));
+    Some(match command {
+        "RelocationRestore" => (
+            RelocationFrame::Restore(Box::new(Restore {
+                identity: identity(),
+                source: node_of(field(f, "source")),
+                target: node_of(field(f, "target")),
+                from: fence_of(field(f, "from")),
+                saved: list_of(f, "saved").iter().map(saved_of).collect(),
+                registrations: list_of(f, "registrations")
+                    .iter()
+                    .map(registration_of)
+                    .collect(),
+                state: unhex(str_of(f, "state_hex")),
+            })),
+            45,
+        ),
+        "RelocationRelayReady" => (
+            RelocationFrame::RelayReady {
+                identity: identity(),
+                target: node_of(field(f, "target")),
+                destination: fence_of(field(f, "destination")),
+            },
+            46,
+        ),
+        "RelocationCutover" => (
+            RelocationFrame::Cutover {
+                identity: identity(),
+                source: node_of(field(f, "source")),
+                relayed: u64_of(f, "relayed"),
+            },
+            47,
+        ),
+        "RelocationCommitted" => (
+            RelocationFrame::Committed {
+                identity: identity(),
+                target: node_of(field(f, "target")),
+                destination: fence_of(field(f, "destination")),
+            },
+            48,
+        ),
+        "RelocationAbort" => (
+            RelocationFrame::Abort {
+                identity: identity(),
+                by: node_of(field(f, "by")),
+                reason: abort_reason_of(f),
+            },
+            49,
+        ),
+        _ => return None,
+    })
+}
+
 /// The frame a valid vector's JSON describes, and its command number.
 fn expected_frame(json: &Value) -> (Frame, u8) {
     let f = field(json, "frame");
@@ -555,9 +678,10 @@ fn expected_frame(json: &Value) -> (Frame, u8) {
             }),
             50,
         ),
-        other => match session_frame_of(other, f) {
-            Some((frame, number)) => (Frame::Session(frame), number),
-            None => panic!("unknown command {other:?}"),
+        other => match (session_frame_of(other, f), relocation_frame_of(other, f)) {
+            (Some((frame, number)), _) => (Frame::Session(frame), number),
+            (None, Some((frame, number))) => (Frame::Relocation(frame), number),
+            (None, None) => panic!("unknown command {other:?}"),
         },
     };
     assert_eq!(u8_of(json, "command_number"), number, "command_number");
@@ -578,13 +702,22 @@ fn kind_of(e: &WireError) -> &'static str {
     }
 }
 
+/// An invalid vector's `limits`. `max_state_bytes` is optional (the
+/// Restore vectors state it): absent, it is the default.
 fn limits_of(json: &Value) -> DecodeLimits {
+    let number = |l: &Value, name: &str| {
+        l.get(name).map(|v| {
+            v.as_u64()
+                .unwrap_or_else(|| panic!("{name} must be a number: {l}")) as usize
+        })
+    };
     match json.get("limits") {
         None => DecodeLimits::default(),
         Some(l) => DecodeLimits {
-            max_object_id_bytes: field(l, "max_object_id_bytes").as_u64().expect("a number")
-                as usize,
-            max_payload_bytes: field(l, "max_payload_bytes").as_u64().expect("a number") as usize,
+            max_object_id_bytes: number(l, "max_object_id_bytes").expect("max_object_id_bytes"),
+            max_payload_bytes: number(l, "max_payload_bytes").expect("max_payload_bytes"),
+            max_state_bytes: number(l, "max_state_bytes")
+                .unwrap_or(DecodeLimits::default().max_state_bytes),
         },
     }
 }
@@ -612,6 +745,15 @@ fn valid_vectors_decode_to_the_frame_their_json_describes() {
         let decoded = wire::decode(&v.bytes, &DecodeLimits::default())
             .unwrap_or_else(|e| panic!("{}: {e}", v.name));
         assert_eq!(decoded, expected, "{}", v.name);
+        if number == 45 {
+            // The checksum: the last 4 bytes, the CRC-32C of every body
+            // byte before them.
+            let (covered, sum) = v.bytes[HEADER_LEN..].split_at(v.bytes.len() - HEADER_LEN - 4);
+            let sum = u32::from_be_bytes(sum.try_into().expect("4 bytes"));
+            assert_eq!(crc32c(covered), sum, "{}: checksum", v.name);
+            let described = field(field(&v.json, "frame"), "checksum").as_u64();
+            assert_eq!(described, Some(u64::from(sum)), "{}: checksum", v.name);
+        }
     }
 }
 
@@ -691,6 +833,11 @@ fn vectors_cover_every_command_rejection_code_and_error_kind() {
             "Message",
             "MessageFollow",
             "Rejection",
+            "RelocationAbort",
+            "RelocationCommitted",
+            "RelocationCutover",
+            "RelocationRelayReady",
+            "RelocationRestore",
             "Reply",
             "Request",
             "SessionBind",
@@ -713,7 +860,9 @@ fn vectors_cover_every_command_rejection_code_and_error_kind() {
     numbers.dedup();
     assert_eq!(
         numbers,
-        [1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 42, 43, 44, 50]
+        [
+            1, 2, 3, 4, 10, 11, 12, 13, 14, 15, 16, 42, 43, 44, 45, 46, 47, 48, 49, 50
+        ]
     );
 
     // Rejections: every class/reason code once without a reply route (a
@@ -738,7 +887,7 @@ fn vectors_cover_every_command_rejection_code_and_error_kind() {
     codes.sort();
     let all: Vec<(u8, u8)> = (1..=4)
         .map(|r| (1, r))
-        .chain((1..=7).map(|r| (2, r)))
+        .chain((1..=8).map(|r| (2, r)))
         .chain([(3, 0)])
         .collect();
     assert_eq!(codes, all, "one rejection vector per class/reason code");
@@ -1141,7 +1290,7 @@ const STALE: [StaleReason; 4] = [
     StaleReason::OwnerGenerationMismatch,
     StaleReason::LeaseMismatch,
 ];
-const UNAVAILABLE: [UnavailableReason; 7] = [
+const UNAVAILABLE: [UnavailableReason; 8] = [
     UnavailableReason::Creating,
     UnavailableReason::Releasing,
     UnavailableReason::LeaseExpired,
@@ -1149,6 +1298,7 @@ const UNAVAILABLE: [UnavailableReason; 7] = [
     UnavailableReason::StaleRoute,
     UnavailableReason::AdmissionDeadlinePassed,
     UnavailableReason::FollowHopLimit,
+    UnavailableReason::RelocationFailed,
 ];
 
 fn random_reply_frame(rng: &mut Rng) -> ReplyFrame {
@@ -1348,7 +1498,9 @@ fn random_frame(rng: &mut Rng) -> Frame {
         2 => {
             let code = match rng.below(3) {
                 0 => RejectionCode::StaleRoute(STALE[rng.below(4) as usize]),
-                1 => RejectionCode::Unavailable(UNAVAILABLE[rng.below(7) as usize]),
+                1 => RejectionCode::Unavailable(
+                    UNAVAILABLE[rng.below(UNAVAILABLE.len() as u64) as usize],
+                ),
                 _ => RejectionCode::InvalidOperation,
             };
             Frame::Rejection(RejectionFrame {
@@ -1646,6 +1798,7 @@ fn decode_limits_bound_session_ids_and_payloads() {
     let limits = DecodeLimits {
         max_object_id_bytes: 8,
         max_payload_bytes: 16,
+        ..DecodeLimits::default()
     };
     let relay = |id: &str, payload: usize| {
         Frame::Session(SessionFrame::Relay {
@@ -1715,8 +1868,9 @@ fn session_commands_take_no_flags() {
             );
         }
     }
-    // The commands around the session ranges stay unknown.
-    for command in [5, 9, 17, 41, 45, 49, 51] {
+    // The commands around the session ranges stay unknown (45..=49 are
+    // the relocation commands).
+    for command in [5, 9, 17, 41, 51, 255] {
         assert_eq!(
             wire::decode(
                 &with_command(bytes.clone(), command),
@@ -1902,6 +2056,7 @@ fn decode_limits_bound_the_object_id() {
     let limits = DecodeLimits {
         max_object_id_bytes: 8,
         max_payload_bytes: 1 << 20,
+        ..DecodeLimits::default()
     };
     let at_limit = wire::encode(&Frame::Message(message("12345678", Vec::new())));
     assert!(wire::decode(&at_limit, &limits).is_ok());
@@ -1938,6 +2093,7 @@ fn decode_limits_bound_the_payload() {
     let limits = DecodeLimits {
         max_object_id_bytes: 1024,
         max_payload_bytes: 16,
+        ..DecodeLimits::default()
     };
     let ok = wire::encode(&Frame::Message(message("a", vec![7; 16])));
     assert!(wire::decode(&ok, &limits).is_ok());
@@ -2087,6 +2243,7 @@ fn decode_limits_bound_the_reply_payload() {
     let limits = DecodeLimits {
         max_object_id_bytes: 1024,
         max_payload_bytes: 16,
+        ..DecodeLimits::default()
     };
     let ok = wire::encode(&Frame::Reply(reply(ReplyResult::Ok(vec![7; 16]))));
     assert!(wire::decode(&ok, &limits).is_ok());
@@ -2215,4 +2372,496 @@ fn reply_tags_and_kinds_outside_their_tables_are_invalid() {
             ..
         }))
     ));
+}
+
+// ------------------------------------------------------------ relocation --
+
+/// The relocation vectors cover every command 45–49, every abort reason on
+/// its own vector, a Restore with saved messages, requests and
+/// registrations and one with nothing, and the relocation faults.
+#[test]
+fn vectors_cover_every_relocation_command_and_reason() {
+    let valid = valid_vectors();
+    let frames = |command: &str| -> Vec<&Value> {
+        valid
+            .iter()
+            .filter(|v| str_of(&v.json, "command") == command)
+            .map(|v| field(&v.json, "frame"))
+            .collect()
+    };
+
+    let mut reasons: Vec<u8> = frames("RelocationAbort")
+        .iter()
+        .map(|f| u8_of(f, "reason_code"))
+        .collect();
+    reasons.sort();
+    assert_eq!(reasons, [1, 2, 3, 4, 5], "one abort vector per reason");
+
+    let restores = frames("RelocationRestore");
+    let kinds: Vec<bool> = restores
+        .iter()
+        .flat_map(|f| list_of(f, "saved"))
+        .map(|s| bool_of(s, "request"))
+        .collect();
+    assert!(
+        kinds.contains(&false) && kinds.contains(&true),
+        "saved kinds"
+    );
+    assert!(
+        restores
+            .iter()
+            .any(|f| !list_of(f, "registrations").is_empty())
+    );
+    assert!(restores.iter().any(|f| {
+        list_of(f, "saved").is_empty()
+            && list_of(f, "registrations").is_empty()
+            && str_of(f, "state_hex").is_empty()
+    }));
+    for command in [
+        "RelocationRelayReady",
+        "RelocationCutover",
+        "RelocationCommitted",
+    ] {
+        assert!(!frames(command).is_empty(), "a {command} vector");
+    }
+
+    let invalid = invalid_vectors();
+    let relocation: Vec<&Vector> = invalid
+        .iter()
+        .filter(|v| v.name.contains("relocation") && !v.name.contains("session"))
+        .collect();
+    let fields: Vec<&str> = relocation
+        .iter()
+        .filter_map(|v| field(&v.json, "error").get("field").and_then(Value::as_str))
+        .collect();
+    for f in [
+        "restore checksum",
+        "saved operation kind",
+        "saved operation",
+        "abort reason",
+        "relocation state",
+        "saved operations",
+        "registrations",
+    ] {
+        assert!(fields.contains(&f), "an invalid relocation vector for {f}");
+    }
+    for kind in ["Truncated", "TrailingBytes", "TooLong", "FlagsNotAllowed"] {
+        assert!(
+            relocation
+                .iter()
+                .any(|v| str_of(field(&v.json, "error"), "kind") == kind),
+            "a {kind} relocation vector"
+        );
+    }
+    // One vector is decoded under a state bound of its own.
+    assert!(relocation.iter().any(|v| {
+        limits_of(&v.json).max_state_bytes < DecodeLimits::default().max_state_bytes
+            && str_of(field(&v.json, "error"), "kind") == "TooLong"
+    }));
+    // The commands the relocation commands took stay unknown around them.
+    assert!(invalid.iter().any(|v| v.name == "unknown_command_51"));
+    assert!(!invalid.iter().any(|v| v.name == "unknown_command_45"));
+}
+
+fn relocation_identity() -> RelocationIdentity {
+    RelocationIdentity {
+        relocation: RelocationId(61),
+        key: actor_key("a"),
+        object_generation: ObjectGeneration(4),
+    }
+}
+
+fn node_ref(rid: u64) -> NodeRef {
+    NodeRef {
+        mesh: MeshName::new("main").expect("a valid mesh name"),
+        rid: NodeRid(rid),
+        generation: NodeGeneration(1),
+    }
+}
+
+/// A Restore of Actor "a" from node 2 to node 3 with `saved` copies of a
+/// saved message, `registrations` registrations and `state`.
+fn restore(saved: usize, registrations: usize, state: Vec<u8>) -> Restore {
+    Restore {
+        identity: relocation_identity(),
+        source: node_ref(2),
+        target: node_ref(3),
+        from: message("a", Vec::new()).fence,
+        saved: vec![message("a", b"m".to_vec()); saved],
+        registrations: vec![
+            Registration {
+                session: session_ref(),
+                binding: a_binding(),
+            };
+            registrations
+        ],
+        state,
+    }
+}
+
+fn restore_bytes(r: Restore) -> Vec<u8> {
+    wire::encode(&Frame::Relocation(RelocationFrame::Restore(Box::new(r))))
+}
+
+/// One frame of each relocation command.
+fn relocation_frames() -> Vec<RelocationFrame> {
+    let mut request = message("a", b"q".to_vec());
+    request.reply_route = Some(ReplyRoute {
+        node: request.origin,
+        correlation: CorrelationId(8),
+    });
+    let mut r = restore(1, 1, vec![0, 0xff]);
+    r.saved.push(request);
+    vec![
+        RelocationFrame::Restore(Box::new(r)),
+        RelocationFrame::RelayReady {
+            identity: relocation_identity(),
+            target: node_ref(3),
+            destination: message("a", Vec::new()).fence,
+        },
+        RelocationFrame::Cutover {
+            identity: relocation_identity(),
+            source: node_ref(2),
+            relayed: 5,
+        },
+        RelocationFrame::Committed {
+            identity: relocation_identity(),
+            target: node_ref(3),
+            destination: message("a", Vec::new()).fence,
+        },
+        RelocationFrame::Abort {
+            identity: relocation_identity(),
+            by: node_ref(2),
+            reason: AbortReason::Requested,
+        },
+    ]
+}
+
+#[test]
+fn relocation_commands_take_no_flags() {
+    let frames = relocation_frames();
+    let mut commands = Vec::new();
+    for frame in frames {
+        let bytes = wire::encode(&Frame::Relocation(frame.clone()));
+        let command = frame.command();
+        assert_eq!(bytes[3], command);
+        commands.push(command);
+        assert_eq!(
+            wire::decode(&bytes, &DecodeLimits::default()),
+            Ok(Frame::Relocation(frame))
+        );
+        for flags in 1..=u8::MAX {
+            let mut flagged = bytes.clone();
+            flagged[4] = flags;
+            assert_eq!(
+                wire::decode(&flagged, &DecodeLimits::default()),
+                Err(WireError::FlagsNotAllowed { command, flags }),
+                "command {command}, flags {flags:#04x}"
+            );
+        }
+        let mut reserved = bytes.clone();
+        reserved[5] = 0x01;
+        assert_eq!(
+            wire::decode(&reserved, &DecodeLimits::default()),
+            Err(WireError::FlagsNotAllowed { command, flags: 1 }),
+            "command {command}, reserved byte"
+        );
+    }
+    assert_eq!(commands, [45, 46, 47, 48, 49]);
+}
+
+/// The node each relocation frame names as its sender: a Restore's and a
+/// cutover's source, a relay-ready's and a committed's target, an abort's
+/// `by` (docs/wire.md).
+#[test]
+fn relocation_frames_name_their_last_sender() {
+    let senders: Vec<Option<NodeRid>> = relocation_frames()
+        .into_iter()
+        .map(|f| wire::last_sender(&Frame::Relocation(f)))
+        .collect();
+    let (source, target) = (Some(NodeRid(2)), Some(NodeRid(3)));
+    assert_eq!(senders, [source, target, source, target, source]);
+    let by_target = Frame::Relocation(RelocationFrame::Abort {
+        identity: relocation_identity(),
+        by: node_ref(3),
+        reason: AbortReason::RestoreFailed,
+    });
+    assert_eq!(wire::last_sender(&by_target), target);
+}
+
+#[test]
+fn every_abort_reason_round_trips_and_others_are_invalid() {
+    let abort = |reason| {
+        wire::encode(&Frame::Relocation(RelocationFrame::Abort {
+            identity: relocation_identity(),
+            by: node_ref(2),
+            reason,
+        }))
+    };
+    let reasons = [
+        AbortReason::Requested,
+        AbortReason::Timeout,
+        AbortReason::Refused,
+        AbortReason::RestoreFailed,
+        AbortReason::CommitFailed,
+    ];
+    for (i, reason) in reasons.into_iter().enumerate() {
+        assert_eq!(*abort(reason).last().expect("a body") as usize, i + 1);
+        assert_eq!(AbortReason::from_code(i as u8 + 1), Some(reason));
+    }
+    let bytes = abort(AbortReason::Requested);
+    let last = bytes.len() - 1;
+    for code in 0..=u8::MAX {
+        let mut edited = bytes.clone();
+        edited[last] = code;
+        match wire::decode(&edited, &DecodeLimits::default()) {
+            Ok(frame) if (1..=5).contains(&code) => assert_eq!(wire::encode(&frame), edited),
+            Err(WireError::Invalid {
+                field: "abort reason",
+                ..
+            }) if !(1..=5).contains(&code) => {}
+            other => panic!("reason {code}: {other:?}"),
+        }
+    }
+}
+
+/// A Restore ends with the CRC-32C of every body byte before it: the
+/// codec's checksum is that one, and no single-bit change anywhere in the
+/// body (checksum included) decodes.
+#[test]
+fn every_bit_flip_in_a_restore_body_is_refused() {
+    let bytes = restore_bytes(restore(1, 1, vec![0x5a, 0x4c, 0, 0xff]));
+    let body = &bytes[HEADER_LEN..];
+    let (covered, sum) = body.split_at(body.len() - 4);
+    assert_eq!(
+        crc32c(covered),
+        u32::from_be_bytes(sum.try_into().expect("4 bytes"))
+    );
+    assert_eq!(wire::crc32c(covered), crc32c(covered));
+    for at in HEADER_LEN..bytes.len() {
+        for bit in 0..8 {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 1 << bit;
+            assert!(
+                wire::decode(&flipped, &DecodeLimits::default()).is_err(),
+                "byte {at} bit {bit} decodes"
+            );
+        }
+    }
+    // A body byte changed and the checksum recomputed: the frame decodes,
+    // to the changed frame.
+    let mut resealed = bytes.clone();
+    let state_byte = resealed.len() - 4 - 1;
+    resealed[state_byte] = 0x00;
+    let end = resealed.len() - 4;
+    let sum = crc32c(&resealed[HEADER_LEN..end]);
+    resealed[end..].copy_from_slice(&sum.to_be_bytes());
+    match wire::decode(&resealed, &DecodeLimits::default()) {
+        Ok(Frame::Relocation(RelocationFrame::Restore(r))) => {
+            assert_eq!(r.state, [0x5a, 0x4c, 0, 0])
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Body offset of a Restore's saved-operation count, for identity key "a"
+/// and "main" source and target: relocation id, key, object generation,
+/// two nodes, the fence.
+const RESTORE_SAVED_AT: usize = 8 + 4 + 8 + 21 + 21 + 40;
+
+#[test]
+fn restore_counts_are_bounded() {
+    // Over MAX_SAVED_OPERATIONS / MAX_RESTORE_REGISTRATIONS: refused from
+    // the count, before anything after it is read.
+    let bytes = restore_bytes(restore(0, 0, Vec::new()));
+    let over = |at: usize, max: usize, field: &'static str| {
+        let mut body = bytes[HEADER_LEN..HEADER_LEN + at + 4].to_vec();
+        body[at..].copy_from_slice(&(max as u32 + 1).to_be_bytes());
+        let mut frame = bytes[..6].to_vec();
+        frame.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        frame.extend_from_slice(&body);
+        assert_eq!(
+            wire::decode(&frame, &DecodeLimits::default()),
+            Err(WireError::TooLong {
+                field,
+                len: max + 1,
+                max
+            })
+        );
+    };
+    over(RESTORE_SAVED_AT, MAX_SAVED_OPERATIONS, "saved operations");
+    over(
+        RESTORE_SAVED_AT + 4,
+        MAX_RESTORE_REGISTRATIONS,
+        "registrations",
+    );
+    assert_eq!(
+        &bytes[HEADER_LEN + RESTORE_SAVED_AT..HEADER_LEN + RESTORE_SAVED_AT + 12],
+        &[0; 12],
+        "saved count, registration count and state length of an empty Restore"
+    );
+
+    // At the bounds, whole frames: accepted; one more: TooLong.
+    let at_max = restore(0, MAX_RESTORE_REGISTRATIONS, Vec::new());
+    let bytes = restore_bytes(at_max.clone());
+    assert_eq!(
+        wire::decode(&bytes, &DecodeLimits::default()),
+        Ok(Frame::Relocation(RelocationFrame::Restore(Box::new(
+            at_max
+        ))))
+    );
+    let bytes = restore_bytes(restore(0, MAX_RESTORE_REGISTRATIONS + 1, Vec::new()));
+    assert!(matches!(
+        wire::decode(&bytes, &DecodeLimits::default()),
+        Err(WireError::TooLong {
+            field: "registrations",
+            ..
+        })
+    ));
+    let at_max = restore(MAX_SAVED_OPERATIONS, 0, Vec::new());
+    let bytes = restore_bytes(at_max.clone());
+    assert_eq!(
+        wire::decode(&bytes, &DecodeLimits::default()),
+        Ok(Frame::Relocation(RelocationFrame::Restore(Box::new(
+            at_max
+        ))))
+    );
+    let bytes = restore_bytes(restore(MAX_SAVED_OPERATIONS + 1, 0, Vec::new()));
+    assert!(matches!(
+        wire::decode(&bytes, &DecodeLimits::default()),
+        Err(WireError::TooLong {
+            field: "saved operations",
+            ..
+        })
+    ));
+}
+
+/// The state has its own bound, `max_state_bytes`; a saved operation's
+/// payload is bounded by `max_payload_bytes` like any operation's.
+#[test]
+fn decode_limits_bound_the_restore_state_and_saved_payloads() {
+    let limits = DecodeLimits {
+        max_state_bytes: 16,
+        max_payload_bytes: 4,
+        ..DecodeLimits::default()
+    };
+    let ok = restore_bytes(restore(1, 0, vec![7; 16]));
+    assert!(wire::decode(&ok, &limits).is_ok());
+    let over = restore_bytes(restore(1, 0, vec![7; 17]));
+    assert!(wire::decode(&over, &DecodeLimits::default()).is_ok());
+    assert_eq!(
+        wire::decode(&over, &limits),
+        Err(WireError::TooLong {
+            field: "relocation state",
+            len: 17,
+            max: 16
+        })
+    );
+    // The state bound is not the payload bound: 16 state bytes pass a
+    // 4-byte payload bound, a 5-byte saved payload does not.
+    let mut r = restore(1, 0, vec![7; 16]);
+    r.saved[0].payload = vec![1; 5];
+    assert_eq!(
+        wire::decode(&restore_bytes(r), &limits),
+        Err(WireError::TooLong {
+            field: "payload",
+            len: 5,
+            max: 4
+        })
+    );
+    let zero = DecodeLimits {
+        max_state_bytes: 0,
+        ..DecodeLimits::default()
+    };
+    assert!(wire::decode(&restore_bytes(restore(0, 0, Vec::new())), &zero).is_ok());
+    assert!(wire::decode(&restore_bytes(restore(0, 0, vec![0])), &zero).is_err());
+}
+
+fn random_relocation_frame(rng: &mut Rng, which: u64) -> RelocationFrame {
+    let identity = RelocationIdentity {
+        relocation: RelocationId(rng.u64()),
+        key: random_key(rng),
+        object_generation: ObjectGeneration(rng.u64()),
+    };
+    match which % 5 {
+        0 => {
+            let saved = (0..rng.below(4))
+                .map(|_| {
+                    let hop_count = rng.next() as u8;
+                    Operation {
+                        operation_id: OperationId(rng.u64()),
+                        target: identity.key.clone(),
+                        origin: random_node(rng),
+                        to_node: NodeRid(rng.u64()),
+                        fence: random_fence(rng),
+                        object_generation: ObjectGeneration(rng.u64()),
+                        hop_count,
+                        relayer: (hop_count > 0).then(|| random_node(rng)),
+                        reply_route: rng.bool().then(|| random_reply(rng)),
+                        payload: rng.bytes(64),
+                    }
+                })
+                .collect();
+            let registrations = (0..rng.below(4))
+                .map(|_| Registration {
+                    session: random_session(rng),
+                    binding: random_binding(rng),
+                })
+                .collect();
+            RelocationFrame::Restore(Box::new(Restore {
+                identity,
+                source: random_node(rng),
+                target: random_node(rng),
+                from: random_fence(rng),
+                saved,
+                registrations,
+                state: rng.bytes(300),
+            }))
+        }
+        1 => RelocationFrame::RelayReady {
+            identity,
+            target: random_node(rng),
+            destination: random_fence(rng),
+        },
+        2 => RelocationFrame::Cutover {
+            identity,
+            source: random_node(rng),
+            relayed: rng.u64(),
+        },
+        3 => RelocationFrame::Committed {
+            identity,
+            target: random_node(rng),
+            destination: random_fence(rng),
+        },
+        _ => RelocationFrame::Abort {
+            identity,
+            by: random_node(rng),
+            reason: AbortReason::from_code(rng.below(5) as u8 + 1).expect("1..=5"),
+        },
+    }
+}
+
+#[test]
+fn generated_relocation_frames_of_every_command_round_trip() {
+    let mut rng = Rng(0x2e10_ca71_0a45_0049);
+    let limits = DecodeLimits::default();
+    let mut seen = std::collections::BTreeSet::new();
+    for i in 0..1500 {
+        let frame = random_relocation_frame(&mut rng, i);
+        let bytes = wire::encode(&Frame::Relocation(frame.clone()));
+        assert_eq!(bytes[3], frame.command(), "#{i}");
+        seen.insert(bytes[3]);
+        let back = wire::decode(&bytes, &limits).unwrap_or_else(|e| panic!("#{i}: {e}"));
+        assert_eq!(back, Frame::Relocation(frame), "#{i}");
+        assert_eq!(wire::encode(&back), bytes, "#{i}");
+        // Every cut of the body runs out: never Invalid, never a panic.
+        if i < 100 {
+            for body_len in 0..bytes.len() - HEADER_LEN {
+                let err = wire::decode(&cut_body(&bytes, body_len), &limits)
+                    .expect_err("a cut body fails");
+                assert_eq!(kind_of(&err), "Truncated", "#{i} cut to {body_len}: {err}");
+            }
+        }
+    }
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), [45, 46, 47, 48, 49]);
 }

@@ -7,11 +7,15 @@ use std::time::Duration;
 
 use zlink_core::wire::{Operation, ReplyError, ReplyErrorKind, ReplyResult};
 use zlink_core::{
-    Completion, CorrelationId, Failure, Inbound, NodeRid, NoticeToken, ObjectGeneration, ObjectKey,
-    ObjectKind, Outbound, Outcome, RequestError, RequestOptions, Requested, SendOptions, Sent,
-    SessionEvent, SpotExecution,
+    Completion, CorrelationId, Delivery, Failure, Inbound, NodeRid, NoticeToken, ObjectGeneration,
+    ObjectKey, ObjectKind, Outbound, Outcome, RequestError, RequestOptions, Requested, SendOptions,
+    Sent, SessionDelivery, SessionEvent, SpotExecution,
 };
 
+use crate::relocation::{
+    RelocationWork, relocation_decision, zlink_abort_reason, zlink_relocation_event,
+    zlink_relocation_refusal,
+};
 use crate::runtime::{runtime_in, zlink_runtime};
 use crate::session::*;
 use crate::types::*;
@@ -534,6 +538,18 @@ pub enum zlink_decision_kind {
     /// A frame whose sender is not the node of the connection it came on
     /// (`detail`): refused and counted, nothing acted on.
     ForeignSender = 13,
+    /// The operation (or session relay) is held for a relocation of its
+    /// target (the source's ingress hold or the target's temporary queue):
+    /// nothing to do now. It is delivered once, on the side that ends up
+    /// owning the object (in a `RELOCATION` decision), or refused to its
+    /// sender.
+    Held = 14,
+    /// A relocation step: `relocation_event` says which, and which fields
+    /// mean something. Carry every frame of `frames`, then hand the object
+    /// what `zlink_relocation_deliveries` returns, in order
+    /// (`delivery_count` operations, then `session_delivery_count` session
+    /// relays).
+    Relocation = 15,
 }
 
 /// How an operation ended without delivery.
@@ -569,10 +585,12 @@ pub enum zlink_outcome {
 }
 
 /// Library-private state of a decision (the delivered operation, the
-/// notification token).
+/// notification token, a relocation's operations to deliver).
 pub struct zlink_decision_private {
-    operation: Option<Operation>,
-    notice: Option<NoticeToken>,
+    pub(crate) operation: Option<Operation>,
+    pub(crate) notice: Option<NoticeToken>,
+    /// Relocation decisions only (`None` marks every other kind).
+    pub(crate) relocation: Option<RelocationWork>,
 }
 
 /// A decision about one inbound frame; `kind` says which fields mean
@@ -584,17 +602,22 @@ pub struct zlink_decision {
     pub kind: zlink_decision_kind,
     /// Deliver / SessionDeliver / Ended / Completed: the operation.
     pub operation_id: u64,
-    /// The operation's target kind (a `zlink_object_kind` value), 0 if none.
+    /// The operation's target kind (a `zlink_object_kind` value), 0 if none;
+    /// Relocation: the kind of the object moved.
     pub target_kind: u32,
-    /// The target's global ID (UTF-8, not NUL-terminated).
+    /// The target's global ID (UTF-8, not NUL-terminated); Relocation: the
+    /// ID of the object moved.
     pub target_id: zlink_bytes,
-    /// Deliver / SessionDeliver: the application bytes; Completed: the reply.
+    /// Deliver / SessionDeliver: the application bytes; Completed: the
+    /// reply; `ZLINK_RELOCATION_EVENT_RESTORE`: the application state the
+    /// source captured, to build the object from.
     pub payload: zlink_bytes,
-    /// Deliver: the incarnation that processes it.
+    /// Deliver: the incarnation that processes it; Relocation: the
+    /// incarnation being moved.
     pub object_generation: u64,
     /// Deliver: the operation is a request (answer it with `zlink_reply`).
     pub is_request: bool,
-    /// Frames to carry (Relay, Reject, Send).
+    /// Frames to carry (Relay, Reject, Send, Relocation).
     pub frames: *mut zlink_outbound,
     /// How many.
     pub frame_count: usize,
@@ -639,10 +662,32 @@ pub struct zlink_decision {
     pub bind_refusal: zlink_bind_refusal,
     /// `ZLINK_SESSION_EVENT_RELAY_REFUSED`: why (`operation_id` ends).
     pub session_refusal: zlink_session_refusal,
-    /// `ZLINK_SESSION_EVENT_SEALED`: the relocation.
+    /// `ZLINK_SESSION_EVENT_SEALED` / Relocation: the relocation.
     pub relocation: u64,
     /// `ZLINK_SESSION_EVENT_SEALED`: whether the seal was installed.
     pub sealed: bool,
+    /// Relocation: which step.
+    pub relocation_event: zlink_relocation_event,
+    /// Relocation: the other runtime of the move (its mesh is this
+    /// runtime's): the source for `RESTORE` and `COMMITTED`, the target for
+    /// `HANDED_OFF`; zeroed for the other events.
+    pub peer: zlink_node,
+    /// `ZLINK_RELOCATION_EVENT_ABORTING` / `ABORTED` / `FAILED`: why.
+    pub abort_reason: zlink_abort_reason,
+    /// `ZLINK_RELOCATION_EVENT_IGNORED`: why the control frame changed
+    /// nothing.
+    pub relocation_refusal: zlink_relocation_refusal,
+    /// `ZLINK_RELOCATION_EVENT_CUTOVER`: operations relayed from the
+    /// source's ingress hold to the target.
+    pub relayed: u64,
+    /// Relocation: how many operations to put on the object's queue, in
+    /// order (`COMMITTED` on the target, `ABORTED` on the source): the
+    /// first `DELIVER` decisions of `zlink_relocation_deliveries`.
+    pub delivery_count: usize,
+    /// Relocation: how many session relays held while the Actor moved to
+    /// hand to it, in order: the `SESSION_DELIVER` decisions that follow
+    /// the operations in `zlink_relocation_deliveries`.
+    pub session_delivery_count: usize,
     /// Library-private; do not touch.
     pub private_: *mut zlink_decision_private,
 }
@@ -655,7 +700,7 @@ fn kind_code(kind: ObjectKind) -> u32 {
 }
 
 impl zlink_decision {
-    fn new(kind: zlink_decision_kind) -> Self {
+    pub(crate) fn new(kind: zlink_decision_kind) -> Self {
         zlink_decision {
             kind,
             operation_id: 0,
@@ -688,21 +733,63 @@ impl zlink_decision {
             session_refusal: zlink_session_refusal::None,
             relocation: 0,
             sealed: false,
+            relocation_event: zlink_relocation_event::None,
+            peer: zlink_node::zeroed(),
+            abort_reason: zlink_abort_reason::None,
+            relocation_refusal: zlink_relocation_refusal::None,
+            relayed: 0,
+            delivery_count: 0,
+            session_delivery_count: 0,
             private_: std::ptr::null_mut(),
         }
     }
 
-    fn target(&mut self, key: &ObjectKey) {
+    pub(crate) fn target(&mut self, key: &ObjectKey) {
         self.target_kind = kind_code(key.kind());
         self.target_id = zlink_bytes::from_vec(key.id().as_bytes().to_vec());
     }
 
-    fn frames(&mut self, frames: Vec<Outbound>) {
+    pub(crate) fn frames(&mut self, frames: Vec<Outbound>) {
         (self.frames, self.frame_count) = outbound_array(frames);
     }
 
-    fn private(&mut self, operation: Option<Operation>, notice: Option<NoticeToken>) {
-        self.private_ = Box::into_raw(Box::new(zlink_decision_private { operation, notice }));
+    pub(crate) fn private(
+        &mut self,
+        operation: Option<Operation>,
+        notice: Option<NoticeToken>,
+        relocation: Option<RelocationWork>,
+    ) {
+        self.private_ = Box::into_raw(Box::new(zlink_decision_private {
+            operation,
+            notice,
+            relocation,
+        }));
+    }
+
+    /// A `SESSION_DELIVER` decision.
+    pub(crate) fn session_deliver(d: SessionDelivery) -> Self {
+        let mut out = zlink_decision::new(zlink_decision_kind::SessionDeliver);
+        out.operation_id = d.operation_id.get();
+        out.target(&d.actor);
+        out.session = (&d.session).into();
+        out.sequence = d.sequence;
+        out.relay_kind = relay_kind_out(d.kind);
+        out.payload = zlink_bytes::from_vec(d.payload);
+        out
+    }
+
+    /// A `DELIVER` decision: the operation is kept privately for
+    /// `zlink_reply` and `zlink_begin_relocation`.
+    pub(crate) fn deliver(d: Delivery) -> Self {
+        let mut out = zlink_decision::new(zlink_decision_kind::Deliver);
+        let op = d.operation;
+        out.operation_id = op.operation_id.get();
+        out.target(&op.target);
+        out.payload = zlink_bytes::from_vec(op.payload.clone());
+        out.object_generation = d.object_generation.get();
+        out.is_request = op.reply_route.is_some();
+        out.private(Some(op), None, None);
+        out
     }
 
     fn completed(c: Completion) -> Self {
@@ -822,17 +909,7 @@ impl zlink_decision {
     pub(crate) fn from_core(inbound: Inbound) -> Self {
         use zlink_decision_kind as K;
         match inbound {
-            Inbound::Deliver(d) => {
-                let mut out = zlink_decision::new(K::Deliver);
-                let op = d.operation;
-                out.operation_id = op.operation_id.get();
-                out.target(&op.target);
-                out.payload = zlink_bytes::from_vec(op.payload.clone());
-                out.object_generation = d.object_generation.get();
-                out.is_request = op.reply_route.is_some();
-                out.private(Some(op), None);
-                out
-            }
+            Inbound::Deliver(d) => zlink_decision::deliver(d),
             Inbound::Relay { forward, notice } => {
                 let mut out = zlink_decision::new(K::Relay);
                 let mut frames = vec![forward];
@@ -842,7 +919,7 @@ impl zlink_decision {
                 });
                 out.has_notice = token.is_some();
                 out.frames(frames);
-                out.private(None, token);
+                out.private(None, token, None);
                 out
             }
             Inbound::Reject(o) => {
@@ -884,18 +961,11 @@ impl zlink_decision {
                 out.frames(frames);
                 out
             }
-            Inbound::SessionDeliver(d) => {
-                let mut out = zlink_decision::new(K::SessionDeliver);
-                out.operation_id = d.operation_id.get();
-                out.target(&d.actor);
-                out.session = (&d.session).into();
-                out.sequence = d.sequence;
-                out.relay_kind = relay_kind_out(d.kind);
-                out.payload = zlink_bytes::from_vec(d.payload);
-                out
-            }
+            Inbound::SessionDeliver(d) => zlink_decision::session_deliver(d),
             Inbound::Session(e) => zlink_decision::session(e),
             Inbound::PeerRefused => zlink_decision::new(K::PeerRefused),
+            Inbound::Held => zlink_decision::new(K::Held),
+            Inbound::Relocation(action) => relocation_decision(action),
             Inbound::ForeignSender {
                 connection,
                 claimed,
@@ -987,7 +1057,9 @@ pub unsafe extern "C" fn zlink_decision_free(decision: *mut zlink_decision) {
 
 /// # Safety
 /// `decision` is NULL or a library-filled decision not yet freed.
-unsafe fn private_of<'a>(decision: *const zlink_decision) -> FfiResult<&'a zlink_decision_private> {
+pub(crate) unsafe fn private_of<'a>(
+    decision: *const zlink_decision,
+) -> FfiResult<&'a zlink_decision_private> {
     if decision.is_null() {
         return Err(null("decision"));
     }
@@ -1190,7 +1262,7 @@ fn completion_list(completions: Vec<Completion>) -> zlink_decision_list {
     )
 }
 
-fn decision_list(decisions: Vec<zlink_decision>) -> zlink_decision_list {
+pub(crate) fn decision_list(decisions: Vec<zlink_decision>) -> zlink_decision_list {
     if decisions.is_empty() {
         return zlink_decision_list {
             items: std::ptr::null_mut(),
@@ -1258,8 +1330,9 @@ pub unsafe extern "C" fn zlink_now(
 
 /// The earliest instant (runtime clock, nanoseconds) any of the runtime's
 /// machines needs waking at: a request deadline, a seal or bind timeout, a
-/// follow-route expiry. `*out_has` is false when nothing waits. Sleep until
-/// then (or the next frame or call) and call `zlink_on_timeout`.
+/// follow-route expiry, a relocation's timeout or commit. `*out_has` is
+/// false when nothing waits. Sleep until then (or the next frame or call)
+/// and call `zlink_on_timeout`.
 ///
 /// # Safety
 /// `out_ns` and `out_has` are writable; `error` is NULL or writable.
@@ -1292,8 +1365,15 @@ pub unsafe extern "C" fn zlink_next_deadline(
 /// (`ZLINK_OUTCOME_TIMEOUT`) per request past its deadline, `SESSION`
 /// `CLOSED` per Session closed by the seal timeout followed by a `SEND` of
 /// its disconnect notifications, `SESSION` `BIND_REFUSED` (`TIMEOUT`) per
-/// bind past `session_bind_timeout_ms`, and a `SEND` of the refusals an
-/// Actor owner gives parked rebinds. Calling it early does nothing.
+/// bind past `session_bind_timeout_ms`, a `SEND` of the refusals an
+/// Actor owner gives parked rebinds, and a `RELOCATION` decision per
+/// relocation step due: on a source that heard no relay-ready `ABORTING`
+/// (`ZLINK_ABORT_REASON_TIMEOUT`, the target is told), and if the target
+/// does not confirm either, `ABORTED` once the store is fenced (the work
+/// to run again in `zlink_relocation_deliveries`); on a source that heard
+/// no commit `FAILED`; on a target whose host did not restore `ABORTED`;
+/// on a target 1000 ms after relay-ready the owner CAS (`COMMITTED`,
+/// `COMMIT_RETRY` or `FAILED`). Calling it early does nothing.
 ///
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.

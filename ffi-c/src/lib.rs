@@ -22,6 +22,7 @@ mod frames;
 mod handle;
 mod log;
 mod peer;
+mod relocation;
 mod runtime;
 mod session;
 mod types;
@@ -32,6 +33,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 pub use frames::*;
 pub use log::*;
 pub use peer::*;
+pub use relocation::*;
 pub use runtime::*;
 pub use session::*;
 pub use types::*;
@@ -96,6 +98,18 @@ pub enum zlink_result {
     /// Other Rust code in the process already set the global `tracing`
     /// subscriber: the log callback cannot be installed.
     LogSubscriberTaken = 20,
+    /// The object is already relocating on this runtime (as source or
+    /// target): finish or abort that relocation first.
+    AlreadyRelocating = 21,
+    /// No relocation of the object runs on this runtime.
+    NotRelocating = 22,
+    /// The relocation is past relay-ready: it does not roll back.
+    AfterRelayReady = 23,
+    /// The relocation state is over the config's
+    /// `max_relocation_state_bytes`.
+    StateTooLarge = 24,
+    /// The relocation is not in the phase the call needs (see the message).
+    RelocationRefused = 25,
 }
 
 impl zlink_result {
@@ -124,10 +138,15 @@ impl zlink_result {
             zlink_result::LogSubscriberTaken => {
                 c"a global tracing subscriber is already set in this process"
             }
+            zlink_result::AlreadyRelocating => c"the object is already relocating",
+            zlink_result::NotRelocating => c"the object is not relocating here",
+            zlink_result::AfterRelayReady => c"the relocation is past relay-ready",
+            zlink_result::StateTooLarge => c"the relocation state is over its bound",
+            zlink_result::RelocationRefused => c"the relocation refused the call in its phase",
         }
     }
 
-    const ALL: [zlink_result; 21] = [
+    const ALL: [zlink_result; 26] = [
         zlink_result::Ok,
         zlink_result::NullPointer,
         zlink_result::InvalidHandle,
@@ -149,6 +168,11 @@ impl zlink_result {
         zlink_result::BindingSealed,
         zlink_result::NotBound,
         zlink_result::LogSubscriberTaken,
+        zlink_result::AlreadyRelocating,
+        zlink_result::NotRelocating,
+        zlink_result::AfterRelayReady,
+        zlink_result::StateTooLarge,
+        zlink_result::RelocationRefused,
     ];
 }
 

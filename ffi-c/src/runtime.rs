@@ -956,48 +956,9 @@ pub unsafe extern "C" fn zlink_complete_release(
     })
 }
 
-/// Relocation commit on the target node: takes ownership by a
-/// compare-and-set on `from` (the fence the relocation started from, e.g.
-/// the source's `zlink_owned.fence`). The owner generation goes up by one.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `from` to an initialised
-/// struct; `out` is NULL or writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_commit_relocation(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    from: *const zlink_write_fence,
-    out: *mut zlink_owned,
-    error: *mut *mut zlink_error,
-) -> zlink_result {
-    boundary(error, || {
-        let rt = runtime_in(rt)?;
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        // SAFETY: NULL or initialised (the caller's contract).
-        let from = unsafe { from.as_ref() }.ok_or_else(|| null("from"))?;
-        let owned = rt
-            .core
-            .commit_relocation(kind_in(kind)?, id, from.to_core())
-            .map_err(lifecycle_fail)?;
-        if !out.is_null() {
-            // SAFETY: non-NULL and writable by contract.
-            unsafe { write(out, (&owned).into()) };
-        }
-        Ok(())
-    })
-}
-
 /// This node's tenure of an object it owns, as a Message Follow route names
-/// it: after `zlink_commit_relocation`, the target gives this to the source
-/// for `zlink_relinquish_to`. On OK, `*found` says whether this node owns
-/// the object; `*out` is written only when it does.
+/// it (and as an ActorRef hands out its location). On OK, `*found` says
+/// whether this node owns the object; `*out` is written only when it does.
 ///
 /// # Safety
 /// `id` points to `id_len` readable bytes; `out` and `found` are writable;
@@ -1031,77 +992,6 @@ pub unsafe extern "C" fn zlink_owner_route_end(
         }
         // SAFETY: checked above.
         unsafe { write(found, end.is_some()) };
-        Ok(())
-    })
-}
-
-/// The source's side of a committed relocation: stops owning locally and,
-/// for `message_follow_duration_ms`, relays operations still routed here to
-/// `destination` (the target's `zlink_owner_route_end`). Reads the store
-/// once to confirm the commit (`ZLINK_RESULT_NOT_COMMITTED` otherwise).
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `destination` to an initialised
-/// struct; `out` is NULL or writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_relinquish_to(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    destination: *const zlink_route_end,
-    out: *mut zlink_owned,
-    error: *mut *mut zlink_error,
-) -> zlink_result {
-    boundary(error, || {
-        let rt = runtime_in(rt)?;
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        // SAFETY: NULL or initialised (the caller's contract).
-        let destination = unsafe { destination.as_ref() }.ok_or_else(|| null("destination"))?;
-        let owned = rt
-            .core
-            .relinquish_to(kind_in(kind)?, id, destination.to_core()?)
-            .map_err(lifecycle_fail)?;
-        if !out.is_null() {
-            // SAFETY: non-NULL and writable by contract.
-            unsafe { write(out, (&owned).into()) };
-        }
-        Ok(())
-    })
-}
-
-/// Stops owning an object locally without a Message Follow route: messages
-/// still routed here are then rejected as stale. `*was_owned` (if not NULL)
-/// says whether this node owned it.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `was_owned` is NULL or writable;
-/// `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_relinquish(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    was_owned: *mut bool,
-    error: *mut *mut zlink_error,
-) -> zlink_result {
-    boundary(error, || {
-        let rt = runtime_in(rt)?;
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        let owned = rt.core.relinquish(kind_in(kind)?, id).map_err(input_fail)?;
-        if !was_owned.is_null() {
-            // SAFETY: non-NULL and writable by contract.
-            unsafe { write(was_owned, owned.is_some()) };
-        }
         Ok(())
     })
 }
@@ -1178,6 +1068,26 @@ pub struct zlink_stats {
     pub frames_foreign_sender: u64,
     /// Binds refused by the bind timeout.
     pub bind_timeouts: u64,
+    /// Relocations begun here (source).
+    pub relocation_begun: u64,
+    /// Restore requests taken (target).
+    pub relocation_restores: u64,
+    /// Relocation owner CASes that succeeded here (target).
+    pub relocation_committed: u64,
+    /// Relocations this source handed off to a committed target.
+    pub relocation_handed_off: u64,
+    /// Relocations abandoned before relay-ready (either side).
+    pub relocation_aborted: u64,
+    /// Relocations that failed after relay-ready.
+    pub relocation_failed: u64,
+    /// Operations held for a relocation (source ingress hold or target
+    /// temporary queue).
+    pub relocation_held: u64,
+    /// Operations a relocation source relayed to its target.
+    pub relocation_relayed: u64,
+    /// Relocation control frames refused (another relocation or
+    /// incarnation, a duplicate, out of order, or from the wrong node).
+    pub relocation_control_refused: u64,
     /// Table sizes now (each bounded): pending requests.
     pub table_pending_requests: u64,
     /// Request deadline entries.
@@ -1204,6 +1114,12 @@ pub struct zlink_stats {
     pub table_dedup_evictions: u64,
     /// Store reads in flight.
     pub table_store_flights: u64,
+    /// Relocations running here as source.
+    pub table_relocation_sources: u64,
+    /// Relocations running here as target.
+    pub table_relocation_targets: u64,
+    /// Relocation deadline entries (dead ones included).
+    pub table_relocation_deadlines: u64,
 }
 
 /// Reads every counter now into `*out`.
@@ -1258,6 +1174,15 @@ pub unsafe extern "C" fn zlink_stats_get(
             requests_unroutable: s.requests.unroutable,
             frames_foreign_sender: s.follow.frames_foreign_sender,
             bind_timeouts: s.sessions.bind_timeouts,
+            relocation_begun: s.relocation.begun,
+            relocation_restores: s.relocation.restores,
+            relocation_committed: s.relocation.committed,
+            relocation_handed_off: s.relocation.handed_off,
+            relocation_aborted: s.relocation.aborted,
+            relocation_failed: s.relocation.failed,
+            relocation_held: s.relocation.held,
+            relocation_relayed: s.relocation.relayed,
+            relocation_control_refused: s.relocation.control_refused,
             table_pending_requests: s.tables.pending_requests,
             table_request_deadlines: s.tables.request_deadlines,
             table_sessions: s.tables.sessions,
@@ -1271,6 +1196,9 @@ pub unsafe extern "C" fn zlink_stats_get(
             table_dedup_entries: s.tables.dedup_entries,
             table_dedup_evictions: s.tables.dedup_evictions,
             table_store_flights: s.tables.store_flights,
+            table_relocation_sources: s.tables.relocation_sources,
+            table_relocation_targets: s.tables.relocation_targets,
+            table_relocation_deadlines: s.tables.relocation_deadlines,
         };
         // SAFETY: checked above.
         unsafe { write(out, stats) };

@@ -1,17 +1,15 @@
 //! Sessions (spec §3): the Session owner's side (open, bind, relay on the
 //! stored route, disconnect, seal timeouts) and the Actor owner's side
-//! (push, the relocation commands 42 and 44, bindings carried to a
-//! relocation target). Session frames are carried by the host like every
-//! other frame; what arrives comes back from `zlink_on_frame` as
-//! `SEND`, `SESSION_DELIVER` or `SESSION` decisions.
-
-use std::ptr::addr_of_mut;
+//! (push, lease refreshes). A relocation's commands 42 and 44 and the
+//! bindings it carries to the target are the runtime's own part of the
+//! handoff (`zlink_begin_relocation`). Session frames are carried by the
+//! host like every other frame; what arrives comes back from
+//! `zlink_on_frame` as `SEND`, `SESSION_DELIVER` or `SESSION` decisions.
 
 use zlink_core::wire::{ActorRoute, BindRefusal, Binding, RelayKind, SessionRef, SessionRefusal};
 use zlink_core::{
-    ActorRef, AuthorityOwnerGeneration, BindingGeneration, BindingRoute, BindingToken,
-    ObjectGeneration, ObjectKey, OwnerLeaseGeneration, Registration, RelocationId, SessionError,
-    SessionGeneration, SessionId, SessionSend,
+    ActorRef, AuthorityOwnerGeneration, BindingRoute, ObjectGeneration, ObjectKey,
+    OwnerLeaseGeneration, SessionError, SessionGeneration, SessionId, SessionSend,
 };
 
 use crate::frames::{zlink_outbound, zlink_outbound_list};
@@ -74,29 +72,6 @@ pub struct zlink_binding_route {
     pub session: zlink_session_ref,
     /// Past this instant (ns, runtime clock) the route is not used.
     pub admission_deadline_ns: u64,
-}
-
-/// One Session bound to an Actor on its owner: what a relocation carries
-/// from the source to the target (`zlink_export_bindings` →
-/// `zlink_import_bindings`). Plain data: copy or serialise it freely.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct zlink_registration {
-    /// The Session.
-    pub session: zlink_session_ref,
-    /// The binding issued.
-    pub binding: zlink_binding,
-}
-
-/// Registrations the library allocated: `count` at `items` (NULL when empty
-/// or freed). Free with `zlink_registration_list_free`.
-#[repr(C)]
-#[derive(Debug)]
-pub struct zlink_registration_list {
-    /// The registrations.
-    pub items: *mut zlink_registration,
-    /// How many.
-    pub count: usize,
 }
 
 /// What a session relay carries.
@@ -260,15 +235,6 @@ impl From<&Binding> for zlink_binding {
         zlink_binding {
             generation: b.generation.get(),
             token: b.token.get(),
-        }
-    }
-}
-
-impl zlink_binding {
-    fn to_core(self) -> Binding {
-        Binding {
-            generation: BindingGeneration(self.generation),
-            token: BindingToken(self.token),
         }
     }
 }
@@ -671,89 +637,6 @@ pub unsafe extern "C" fn zlink_push(
     })
 }
 
-/// Relocation source, step 1: command 42 (seal) to every Session bound to
-/// the local Actor; `*out` receives the frames (empty when the Actor is not
-/// owned here). The Sessions answer with command 43 (a `SESSION` decision
-/// `ZLINK_SESSION_EVENT_SEALED` here).
-///
-/// # Safety
-/// `id` points to `id_len` bytes; `out` is writable; `error` is NULL or
-/// writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_seal_sessions(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    relocation: u64,
-    out: *mut zlink_outbound_list,
-    error: *mut *mut zlink_error,
-) -> zlink_result {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        frames_call(rt, kind, id, id_len, out, error, |rt, a| {
-            rt.core.seal_sessions(a, RelocationId(relocation))
-        })
-    }
-}
-
-/// Relocation target, step 7: command 44 commit (one-way) to every bound
-/// Session, carrying this node's route; the Sessions switch and release
-/// their held messages. Call after `zlink_commit_relocation` and
-/// `zlink_import_bindings`.
-///
-/// # Safety
-/// As `zlink_seal_sessions`.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_commit_session_routes(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    relocation: u64,
-    out: *mut zlink_outbound_list,
-    error: *mut *mut zlink_error,
-) -> zlink_result {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        frames_call(rt, kind, id, id_len, out, error, |rt, a| {
-            rt.core.commit_session_routes(a, RelocationId(relocation))
-        })
-    }
-}
-
-/// Relocation source, failure before relay-ready: command 44 abort to every
-/// bound Session, so held messages go to this (source) route again.
-///
-/// # Safety
-/// As `zlink_seal_sessions`.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_abort_session_routes(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    relocation: u64,
-    out: *mut zlink_outbound_list,
-    error: *mut *mut zlink_error,
-) -> zlink_result {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        frames_call(rt, kind, id, id_len, out, error, |rt, a| {
-            rt.core.abort_session_routes(a, RelocationId(relocation))
-        })
-    }
-}
-
 /// After `zlink_renew_lease`: a command 44 refresh (relocation id 0) to
 /// every bound Session, so their stored routes carry the lease time left.
 ///
@@ -780,136 +663,8 @@ pub unsafe extern "C" fn zlink_refresh_session_routes(
     }
 }
 
-/// The Sessions bound to the local Actor, to carry to a relocation target
-/// with the Actor's state (`zlink_import_bindings` there). Free `*out` with
-/// `zlink_registration_list_free`.
-///
-/// # Safety
-/// `id` points to `id_len` bytes; `out` is writable; `error` is NULL or
-/// writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_export_bindings(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_registration_list,
-    error: *mut *mut zlink_error,
-) -> zlink_result {
-    boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let rt = runtime_in(rt)?;
-        // SAFETY: the caller's contract on `id`.
-        let actor = unsafe { actor_in(&rt, kind, id, id_len) }?;
-        let regs = rt.core.export_bindings(&actor);
-        let list = if regs.is_empty() {
-            zlink_registration_list {
-                items: std::ptr::null_mut(),
-                count: 0,
-            }
-        } else {
-            let items: Box<[zlink_registration]> = regs
-                .iter()
-                .map(|r| zlink_registration {
-                    session: (&r.session).into(),
-                    binding: (&r.binding).into(),
-                })
-                .collect();
-            let count = items.len();
-            zlink_registration_list {
-                items: Box::into_raw(items).cast(),
-                count,
-            }
-        };
-        // SAFETY: checked above.
-        unsafe { write(out, list) };
-        Ok(())
-    })
-}
-
-/// Frees a registration list and zeroes `*list`. NULL, or a list already
-/// freed, is a no-op.
-///
-/// # Safety
-/// `list` is NULL or a list this library filled in (or zeroed).
-///
-/// Thread-safety: any thread; the list is not shared state.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_registration_list_free(list: *mut zlink_registration_list) {
-    // SAFETY: NULL or a library-filled list (the caller's contract); its
-    // array came from `Box::into_raw` of `count` entries, released once.
-    unsafe {
-        if list.is_null() {
-            return;
-        }
-        let items = addr_of_mut!((*list).items).read();
-        let count = addr_of_mut!((*list).count).read();
-        if !items.is_null() {
-            drop(Box::from_raw(std::ptr::slice_from_raw_parts_mut(
-                items, count,
-            )));
-        }
-        addr_of_mut!((*list).items).write(std::ptr::null_mut());
-        addr_of_mut!((*list).count).write(0);
-    }
-}
-
-/// Relocation target: registers the bindings carried from the source
-/// (`count` registrations at `items`; NULL allowed when 0).
-///
-/// # Safety
-/// `id` points to `id_len` bytes; `items` to `count` initialised structs;
-/// `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_import_bindings(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    items: *const zlink_registration,
-    count: usize,
-    error: *mut *mut zlink_error,
-) -> zlink_result {
-    boundary(error, || {
-        let rt = runtime_in(rt)?;
-        // SAFETY: the caller's contract on `id`.
-        let actor = unsafe { actor_in(&rt, kind, id, id_len) }?;
-        if count > 1 << 24 {
-            return Err(Fail::new(
-                zlink_result::TooLong,
-                format!("{count} registrations, over the 16777216 bound"),
-            ));
-        }
-        let regs: &[zlink_registration] = if count == 0 {
-            &[]
-        } else if items.is_null() {
-            return Err(null("items"));
-        } else {
-            // SAFETY: `count` initialised structs (the caller's contract).
-            unsafe { std::slice::from_raw_parts(items, count) }
-        };
-        let regs = regs
-            .iter()
-            .map(|r| {
-                Ok(Registration {
-                    session: r.session.to_core()?,
-                    binding: r.binding.to_core(),
-                })
-            })
-            .collect::<FfiResult<Vec<_>>>()?;
-        rt.core.import_bindings(&actor, &regs);
-        Ok(())
-    })
-}
-
-/// Drops every binding of the Actor here (the source after a relocation,
-/// or when the Actor is removed: a new incarnation never inherits one).
+/// Drops every binding of the Actor here (the Actor was removed: a new
+/// incarnation never inherits one). A relocation moves the bindings itself.
 ///
 /// # Safety
 /// `id` points to `id_len` bytes; `error` is NULL or writable.

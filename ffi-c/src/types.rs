@@ -9,7 +9,7 @@ use zlink_core::{
     AuthorityOwnerGeneration, AuthorityState, InputError, LifecycleError, MAX_MESH_NAME_BYTES,
     MAX_OBJECT_ID_BYTES, MeshName, NodeGeneration, NodeRid, ObjectGeneration, ObjectKind,
     OwnedObject, OwnerLeaseGeneration, ReadyRoute, Resolution, RouteFence, RoutingConfig,
-    StoreError, StoreVersion, UnavailableReason, WriteFence,
+    StoreError, StoreVersion, UnavailableReason,
 };
 
 use crate::{Fail, FfiResult, ZLINK_MAX_TEXT_BYTES, zlink_result};
@@ -64,6 +64,9 @@ pub enum zlink_unavailable_reason {
     AdmissionDeadlinePassed = 6,
     /// A Message Follow chain reached its hop limit.
     FollowHopLimit = 7,
+    /// The object's relocation failed while the operation was held for it:
+    /// no owner ran it, and it is not resubmitted.
+    RelocationFailed = 8,
 }
 
 /// Why a store call failed (`ZLINK_STORE_ERROR_NONE` when it did not).
@@ -126,6 +129,13 @@ pub struct zlink_config {
     pub max_object_id_bytes: u64,
     /// Largest payload of one operation, in bytes. Default 1048576.
     pub max_message_bytes: u64,
+    /// How long a relocation's source waits for relay-ready and then for
+    /// the target's commit, and how long a target waits for its host to
+    /// restore (> 0). Default 5000.
+    pub relocation_timeout_ms: u64,
+    /// Largest application state one relocation carries, in bytes,
+    /// 1..=1073741824. Default 16777216.
+    pub max_relocation_state_bytes: u64,
 }
 
 fn ms(d: Duration) -> u64 {
@@ -147,6 +157,8 @@ impl From<&RoutingConfig> for zlink_config {
             store_attempts: c.store_attempts,
             max_object_id_bytes: c.max_object_id_bytes as u64,
             max_message_bytes: c.max_message_bytes as u64,
+            relocation_timeout_ms: ms(c.relocation_timeout),
+            max_relocation_state_bytes: c.max_relocation_state_bytes as u64,
         }
     }
 }
@@ -172,6 +184,11 @@ impl zlink_config {
             store_attempts: self.store_attempts,
             max_object_id_bytes: size(self.max_object_id_bytes, "max_object_id_bytes")?,
             max_message_bytes: size(self.max_message_bytes, "max_message_bytes")?,
+            relocation_timeout: Duration::from_millis(self.relocation_timeout_ms),
+            max_relocation_state_bytes: size(
+                self.max_relocation_state_bytes,
+                "max_relocation_state_bytes",
+            )?,
         };
         config
             .validate()
@@ -418,6 +435,7 @@ pub(crate) fn reason_out(r: UnavailableReason) -> zlink_unavailable_reason {
             zlink_unavailable_reason::AdmissionDeadlinePassed
         }
         UnavailableReason::FollowHopLimit => zlink_unavailable_reason::FollowHopLimit,
+        UnavailableReason::RelocationFailed => zlink_unavailable_reason::RelocationFailed,
     }
 }
 
@@ -473,15 +491,6 @@ impl From<&OwnedObject> for zlink_owned {
             lease_generation: o.lease_generation.get(),
             store_version: o.store_version.get(),
             admission_deadline_ns: o.admission_deadline.0,
-        }
-    }
-}
-
-impl zlink_write_fence {
-    pub(crate) fn to_core(self) -> WriteFence {
-        WriteFence {
-            object_generation: ObjectGeneration(self.object_generation),
-            authority_owner_generation: AuthorityOwnerGeneration(self.authority_owner_generation),
         }
     }
 }

@@ -93,6 +93,7 @@ fn check(bytes: &[u8]) -> Result<Frame, WireError> {
     let tight = DecodeLimits {
         max_object_id_bytes: 4,
         max_payload_bytes: 4,
+        ..DecodeLimits::default()
     };
     if let Ok(frame) = wire::decode(bytes, &tight) {
         assert!(

@@ -58,6 +58,20 @@ class SessionError(ZlinkError):
     UnknownSession, Closing, NotBound, Sealed)."""
 
 
+class RelocationError(ZlinkError):
+    """A relocation call was refused; nothing changed (``kind``: NotOwned,
+    TargetIsSelf, AlreadyRelocating, StateTooLarge, TooManySaved,
+    ForeignOperation, NotRelocating, AfterRelayReady, Refused). For
+    ``Refused``, ``refusal`` names why (e.g. AlreadyRelayReady); it is None
+    otherwise. A bad ID or an oversized saved payload is an InputError."""
+
+    refusal: str | None
+
+    def __init__(self, message: str, kind: str = "", refusal: str | None = None) -> None:
+        super().__init__(message, kind)
+        self.refusal = refusal
+
+
 class ForkedRuntimeError(ZlinkError):
     """This object was created in the parent of a ``fork()``: its threads do
     not exist in the child. Create a new Runtime in the child."""
@@ -72,5 +86,6 @@ __all__ = [
     "WireError",
     "ReplyRouteError",
     "SessionError",
+    "RelocationError",
     "ForkedRuntimeError",
 ]

@@ -10,11 +10,19 @@ from ._zlink import WIRE_VERSION, Frame, _wire_decode, _wire_encode
 
 
 def decode(
-    data: bytes, *, max_object_id_bytes: int = 1024, max_payload_bytes: int = 1_048_576
+    data: bytes,
+    *,
+    max_object_id_bytes: int = 1024,
+    max_payload_bytes: int = 1_048_576,
+    max_state_bytes: int = 16_777_216,
 ) -> Frame:
-    """Decodes one frame strictly; raises ``WireError`` (with ``kind``)."""
+    """Decodes one frame strictly; raises ``WireError`` (with ``kind``).
+    ``max_state_bytes`` bounds a relocation Restore's state."""
     return _wire_decode(
-        data, max_object_id_bytes=max_object_id_bytes, max_payload_bytes=max_payload_bytes
+        data,
+        max_object_id_bytes=max_object_id_bytes,
+        max_payload_bytes=max_payload_bytes,
+        max_state_bytes=max_state_bytes,
     )
 
 

@@ -18,6 +18,7 @@ use zlink_core::{
 };
 
 use super::cliff::Cliff;
+use super::handoff::Handoff;
 use super::requests::Tally;
 use super::session::SessionRun;
 use super::{DemoResult, Unexpected};
@@ -136,9 +137,11 @@ pub(super) struct Cluster {
     pub(super) c: Node,
     /// What scene f. measured on its own in-process mesh, once it has run.
     pub(super) cliff: OnceCell<Cliff>,
+    /// What the relocation handoff scene measured, once it has run.
+    pub(super) handoff: OnceCell<Handoff>,
     /// What scene g. saw at the requester, once it has run.
     pub(super) requests: OnceCell<Tally>,
-    /// What scene h. did on its own in-process mesh, once it has run.
+    /// What scene i. did on its own in-process mesh, once it has run.
     pub(super) session: OnceCell<SessionRun>,
 }
 
@@ -184,6 +187,7 @@ impl Cluster {
             b: node("node-b", 2)?,
             c: node("node-c", 3)?,
             cliff: OnceCell::new(),
+            handoff: OnceCell::new(),
             requests: OnceCell::new(),
             session: OnceCell::new(),
             backend,

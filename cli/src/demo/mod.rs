@@ -6,8 +6,11 @@
 //! core's in-process mesh harness. Scene g. (`requests`) runs
 //! request/reply of spec §4 on the three nodes again: replies on the reply
 //! route through a relocation, a timeout, a cancellation, late replies
-//! dropped, and exactly one terminal result per request. The last scene,
-//! h. (`session`), added after g. and before the totals, is spec §3 on its
+//! dropped, and exactly one terminal result per request. Scene h.
+//! (`handoff`) moves an actor three times under load with the relocation
+//! protocol of §3.3 and fails if any operation is lost, runs twice or runs
+//! on a node that no longer owned the actor. The last scene, i.
+//! (`session`), added after h. and before the totals, is spec §3 on its
 //! own in-process mesh: a session bound to three actors, one of them
 //! relocated mid-stream (seal, held messages, command 44), session order
 //! kept per actor, a push and a disconnect.
@@ -48,6 +51,8 @@ macro_rules! ensure {
 
 mod cliff;
 mod cluster;
+mod handoff;
+mod moves;
 mod requests;
 mod scenes;
 mod session;
@@ -187,6 +192,29 @@ mod tests {
             .sum();
         assert_eq!(late, 2, "the core counts late arrivals under that name");
         assert!(cluster.nodes().iter().all(|n| n.rt.pending_requests() == 0));
+    }
+
+    #[test]
+    fn the_handoff_scene_moves_three_times_with_nothing_lost_and_one_owner() {
+        let cluster = Cluster::start(Backend::Embedded).expect("the runtimes start");
+        let quiet = Narrator { quiet: true };
+        for (name, scene) in SCENES {
+            scene(&cluster, &quiet).unwrap_or_else(|e| panic!("scene {name}: {e}"));
+        }
+        let doc = summary::summary(&cluster);
+        assert_eq!(doc["relocations"], 3, "{doc}");
+        assert_eq!(doc["two_owner_deliveries"], 0, "{doc}");
+        assert!(doc["held"].as_u64().is_some_and(|n| n > 0), "{doc}");
+        assert!(doc["relayed_after_capture"].as_u64().is_some_and(|n| n > 0));
+        let h = &doc["handoff"];
+        assert_eq!(h["lost"], 0, "{h}");
+        assert_eq!(h["duplicated"], 0, "{h}");
+        assert_eq!(
+            h["delivered"].as_u64(),
+            Some(h["messages_sent"].as_u64().unwrap() + h["requests_sent"].as_u64().unwrap()),
+            "{h}"
+        );
+        assert_eq!(h["replies"], h["requests_sent"], "{h}");
     }
 
     #[test]

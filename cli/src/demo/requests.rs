@@ -361,14 +361,9 @@ pub(super) fn scene(cl: &Cluster, n: &Narrator) -> DemoResult {
     let from =
         a.rt.owned(key)
             .ok_or_else(|| Unexpected(format!("node-a should own {ACCOUNT}")))?;
-    let moved =
-        b.rt.commit_relocation(key.kind, ACCOUNT, from.write_fence())?;
-    let end =
-        b.rt.owner_route_end(key.kind, ACCOUNT)?
-            .ok_or_else(|| Unexpected(format!("node-b should own {ACCOUNT} after its commit")))?;
-    a.rt.relinquish_to(key.kind, ACCOUNT, end)?;
+    let moved = super::moves::relocate(&a.rt, &b.rt, key.kind, ACCOUNT)?.owned;
     n.say(format_args!(
-        "q2 leaves node-c on its cached route to node-a; while it is in flight {ACCOUNT} moves: node-b commits (owner gen {} -> {}), node-a relinquishes it with a Message Follow route to node-b",
+        "q2 leaves node-c on its cached route to node-a; while it is in flight {ACCOUNT} moves: node-b commits (owner gen {} -> {}), node-a keeps a Message Follow route to node-b",
         from.authority_owner_generation, moved.authority_owner_generation,
     ));
     let before = a.rt.stats();

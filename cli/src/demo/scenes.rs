@@ -1,7 +1,8 @@
-//! The demo's scenes, a. to h., in the order `SCENES` runs them (f., the
+//! The demo's scenes, a. to i., in the order `SCENES` runs them (f., the
 //! performance cliff, lives in `cliff`; g., request/reply through a
-//! relocation, in `requests`; h., a session bound to three actors, one
-//! relocating mid-stream, in `session`). Each narrates what it does and
+//! relocation, in `requests`; h., the relocation handoff under load, in
+//! `handoff`; i., a session bound to three actors, one relocating
+//! mid-stream, in `session`). Each narrates what it does and
 //! checks every outcome it narrates.
 
 use zlink_core::{
@@ -21,7 +22,7 @@ const GUILD: &str = "guild-2";
 
 pub(super) type Scene = fn(&Cluster, &Narrator) -> DemoResult;
 
-pub(super) const SCENES: [(&str, Scene); 8] = [
+pub(super) const SCENES: [(&str, Scene); 9] = [
     ("activate", activate),
     ("cold_then_warm", cold_then_warm),
     ("relocation", relocation),
@@ -29,6 +30,7 @@ pub(super) const SCENES: [(&str, Scene); 8] = [
     ("unavailable", unavailable),
     ("cliff", super::cliff::scene),
     ("request_reply", super::requests::scene),
+    ("handoff", super::handoff::scene),
     ("session", super::session::scene),
 ];
 
@@ -103,20 +105,20 @@ fn relocation(cl: &Cluster, n: &Narrator) -> DemoResult {
             .owned(key)
             .ok_or_else(|| Unexpected(format!("node-a should own {PLAYER}")))?
             .write_fence();
-    let moved = cl.b.rt.commit_relocation(key.kind, PLAYER, from)?;
+    let moved = super::moves::relocate(&cl.a.rt, &cl.b.rt, key.kind, PLAYER)?;
     n.say(format_args!(
-        "node-b commits the relocation of actor {PLAYER}: owner gen {} -> {}",
-        from.authority_owner_generation, moved.authority_owner_generation
+        "node-a begins relocating actor {PLAYER} to node-b: sealed, Restore, relay-ready, cutover in {} frames; node-b's owner CAS: owner gen {} -> {}",
+        moved.frames, from.authority_owner_generation, moved.owned.authority_owner_generation
     ));
     ensure!(
-        moved.authority_owner_generation == from.authority_owner_generation.next(),
+        moved.owned.authority_owner_generation == from.authority_owner_generation.next(),
         "a relocation commit should bump the owner generation by one"
     );
     ensure!(
-        cl.a.rt.relinquish(key.kind, PLAYER)?.is_some(),
-        "node-a should have owned {PLAYER} until it relinquished it"
+        cl.a.rt.owned(key).is_none(),
+        "node-a should have let {PLAYER} go at relay-ready"
     );
-    n.say("node-a relinquishes it");
+    n.say("node-a no longer owns it (its Message Follow route carries what still arrives)");
 
     let reads = cl.c.rt.stats().store_reads;
     let old = expect_route(

@@ -45,8 +45,6 @@ const SESSION: u64 = 8;
 const ACTORS: [&str; 3] = ["chat-8", "quest-8", "wallet-8"];
 /// The one that relocates mid-stream (index in `ACTORS`).
 const MOVER: usize = 1;
-/// The relocation's identity, carried by commands 42, 43 and 44.
-const RELOCATION: u64 = 1;
 /// Rounds 1..=4 before the seal, 5..=8 sealed, 9..=12 after command 44.
 const SEAL_AFTER: u64 = 4;
 const COMMIT_AFTER: u64 = 8;
@@ -246,7 +244,7 @@ impl Play {
 /// h. The session scene: bind, stream, relocate one bound Actor, push,
 /// disconnect; every outcome checked.
 pub(super) fn scene(cl: &Cluster, n: &Narrator) -> DemoResult {
-    n.scene("h. a session bound to three actors, one relocating mid-stream");
+    n.scene("i. a session bound to three actors, one relocating mid-stream");
     let where_ = match cl.backend {
         Backend::Embedded => "",
         Backend::Redis { .. } => " (not Redis: the mesh harness is in-process by design)",
@@ -474,7 +472,7 @@ impl Play {
     /// node-a answers 43 and keeps the route until command 44.
     fn seal(&mut self, n: &Narrator, bound: &[BindingRoute]) -> DemoResult {
         let mover = ACTORS[MOVER];
-        self.m.seal_bound(mover, HOME, RELOCATION)?;
+        let moving = self.m.seal_bound(mover, HOME, TARGET)?;
         self.m.run();
         let events = &self.m.ledger.session_events;
         ensure!(
@@ -483,7 +481,7 @@ impl Play {
                 [SessionEvent::Sealed { session, actor, relocation, sealed: true }]
                     if *session == self.session
                         && *actor == self.refs[MOVER].actor
-                        && relocation.get() == RELOCATION
+                        && *relocation == moving.relocation
             ),
             "node-b should learn by command 43 that node-a sealed {mover}: {events:?}"
         );
@@ -505,8 +503,7 @@ impl Play {
         let mover = ACTORS[MOVER];
         let events = self.m.ledger.session_events.len();
         let before = self.m.ledger.session_delivered.len();
-        self.m.commit_bound(mover, HOME, TARGET, RELOCATION)?;
-        self.m.run();
+        self.m.commit_bound();
         ensure!(
             self.m.ledger.session_events.len() == events,
             "command 44 has no reply: {:?}",

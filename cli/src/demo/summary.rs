@@ -66,7 +66,13 @@ pub(super) fn counters_json(stats: &[Stats]) -> Map<String, Value> {
 /// `session_order_violations` (deliveries to an actor whose session
 /// sequence was not above the previous one delivered to it, from the mesh
 /// ledger's `session_delivered` and the disconnect notifications: 0, or the
-/// scene fails) and a `session` object with the scene's own tally.
+/// scene fails) and a `session` object with the scene's own tally. The
+/// relocation handoff scene adds `relocations`, `held`, `held_most`,
+/// `relayed_after_capture` and `two_owner_deliveries` (operations run by a
+/// node that no longer owned the object: 0, or the scene fails), and a
+/// `handoff` object with those, its own `delivered`, `lost` and
+/// `duplicated` (the top-level keys of those names are the cliff's) and
+/// its traffic.
 pub(super) fn summary(cl: &Cluster) -> Value {
     let all: Vec<Stats> = cl.nodes().iter().map(|n| n.rt.stats()).collect();
     let mut doc = counters_json(&all);
@@ -95,6 +101,10 @@ pub(super) fn summary(cl: &Cluster) -> Value {
     }
     if let Some(requests) = cl.requests.get() {
         doc.extend(requests.json());
+    }
+    if let Some(handoff) = cl.handoff.get() {
+        doc.extend(handoff.json());
+        doc.insert("handoff".into(), handoff.detail_json());
     }
     if let Some(session) = cl.session.get() {
         doc.extend(session.json());

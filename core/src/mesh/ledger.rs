@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use super::Carried;
 use crate::ids::{NodeRid, OperationId, SessionId};
 use crate::inbound::Failure;
+use crate::relocation::RelocationEvent;
 use crate::session::SessionEvent;
 
 /// Every operation's fate.
@@ -33,6 +34,13 @@ pub struct Ledger {
     pub notices_applied: u64,
     /// Notifications that invalidated a cached route.
     pub notices_effective: u64,
+    /// Operations held for a relocation when they arrived.
+    pub held: u64,
+    /// Deliveries by a node that did not own the object at that moment
+    /// (must be 0: never two owners).
+    pub two_owner_deliveries: u64,
+    /// Relocation events, in order, with the node they happened on.
+    pub relocation_events: Vec<(NodeRid, RelocationEvent)>,
 }
 
 impl Ledger {

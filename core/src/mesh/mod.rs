@@ -10,25 +10,32 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::authority::{AuthorityRecord, OwnerClaim, WriteFence};
 use crate::clock::{ManualClock, MonoTime};
 use crate::config::RoutingConfig;
 use crate::direct::SendOptions;
 use crate::error::InputError;
+use crate::ids::{KeyRef, ProposalId};
 use crate::ids::{
     MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectKind, OwnerLeaseGeneration,
 };
-use crate::ids::{ObjectKey, RelocationId, SessionGeneration, SessionId};
-use crate::inbound::{Inbound, NoticeToken};
+use crate::ids::{ObjectKey, SessionGeneration, SessionId};
+use crate::inbound::{Delivery, Inbound, NoticeToken};
 use crate::lifecycle::LifecycleError;
 use crate::outbound::{Outbound, Sent};
+use crate::relocation::{
+    Capture, RelocationAction, RelocationError, RelocationEvent, RelocationIdentity,
+};
 use crate::reply::{Completion, RequestOptions, Requested};
 use crate::runtime::Runtime;
 use crate::session::{ActorRef, SessionError, SessionSend};
-use crate::store::MemoryStore;
+use crate::store::{LocationStore, MemoryStore};
 use crate::wire::{ActorRoute, ReplyResult, SessionRef};
 
 mod ledger;
+mod moves;
 pub use ledger::Ledger;
+pub use moves::RestoreMode;
 
 /// What an envelope carries, for fault rules and counting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -45,6 +52,21 @@ pub enum Carried {
     Reply,
     /// A session frame (bind, tombstone, relay, push, 42/43/44 …).
     Session,
+    /// A relocation frame (commands 45–49) or an operation a relocation
+    /// source relayed to its target.
+    Relocation,
+}
+
+impl Carried {
+    /// What a frame a relocation step produced carries, by its command.
+    fn of(bytes: &[u8]) -> Carried {
+        match bytes.get(3) {
+            Some(1 | 2) => Carried::Relayed,
+            Some(4) => Carried::Rejection,
+            Some(10..=16 | 42..=44) => Carried::Session,
+            _ => Carried::Relocation,
+        }
+    }
 }
 
 /// One frame in flight.
@@ -77,6 +99,9 @@ pub struct Mesh {
     fail_notices: bool,
     answer_requests: bool,
     sequence: u64,
+    restore: RestoreMode,
+    parked: Vec<Envelope>,
+    dead: Vec<NodeRid>,
     /// What happened to every operation.
     pub ledger: Ledger,
 }
@@ -106,6 +131,9 @@ impl Mesh {
             fail_notices: false,
             answer_requests: true,
             sequence: 0,
+            restore: RestoreMode::Ready,
+            parked: Vec::new(),
+            dead: Vec::new(),
             ledger: Ledger::default(),
         })
     }
@@ -164,30 +192,6 @@ impl Mesh {
     /// Activates an object on node `rid`.
     pub fn activate(&self, rid: u64, kind: ObjectKind, id: &str) -> Result<(), LifecycleError> {
         self.node(rid).activate(kind, id).map(drop)
-    }
-
-    /// Moves `id` from node `from` to node `to`: the target commits (owner
-    /// CAS), the source hands over with a Message Follow route.
-    pub fn relocate(
-        &self,
-        kind: ObjectKind,
-        id: &str,
-        from: u64,
-        to: u64,
-    ) -> Result<(), LifecycleError> {
-        let source = self.node(from);
-        let key = source.key(kind, id)?;
-        let fence = source
-            .owned(key)
-            .ok_or_else(|| InputError::NotOwned(format!("{kind} {id:?} on node {from}")))?
-            .write_fence();
-        self.node(to).commit_relocation(kind, id, fence)?;
-        let destination = self
-            .node(to)
-            .owner_route_end(kind, id)?
-            .ok_or_else(|| InputError::NotOwned(format!("{kind} {id:?} on node {to}")))?;
-        source.relinquish_to(kind, id, destination)?;
-        Ok(())
     }
 
     /// Node `from` sends a one-way message; the frame goes on the network.
@@ -251,6 +255,9 @@ impl Mesh {
     /// acts on what it returns.
     pub fn fire_timers(&mut self) {
         for rid in 1..=self.nodes.len() as u64 {
+            if self.dead.contains(&NodeRid(rid)) {
+                continue;
+            }
             let node = self.node(rid);
             let now = node.now();
             if node.next_deadline().is_some_and(|at| at <= now) {
@@ -295,7 +302,12 @@ impl Mesh {
             return false;
         };
         let to = envelope.to;
-        let Some(node) = self.nodes.get((to.get() as usize).wrapping_sub(1)) else {
+        let dead = self.dead.contains(&to) || self.dead.contains(&envelope.from);
+        let Some(node) = self
+            .nodes
+            .get((to.get() as usize).wrapping_sub(1))
+            .filter(|_| !dead)
+        else {
             self.ledger.dropped.push(envelope.carried);
             return true;
         };
@@ -322,20 +334,9 @@ impl Mesh {
                 self.ledger.dropped.push(carried)
             }
             Inbound::Late { .. } => self.ledger.late += 1,
-            Inbound::Deliver(d) => {
-                let op = &d.operation;
-                self.ledger
-                    .delivered
-                    .push((op.operation_id, at, op.hop_count));
-                if self.answer_requests && op.reply_route.is_some() {
-                    let answer = ReplyResult::Ok(op.payload.clone());
-                    let reply = self
-                        .node(at.get())
-                        .reply(op, answer)
-                        .expect("a request has a reply route");
-                    self.post(at, reply, Carried::Reply);
-                }
-            }
+            Inbound::Deliver(d) => self.deliver(at, d),
+            Inbound::Held => self.ledger.held += 1,
+            Inbound::Relocation(action) => self.relocation(at, action),
             Inbound::Relay { forward, notice } => {
                 self.post(at, forward, Carried::Relayed);
                 if let Some(notice) = notice {
@@ -348,6 +349,24 @@ impl Mesh {
                 self.ledger.notices_applied += 1;
                 self.ledger.notices_effective += u64::from(invalidated);
             }
+        }
+    }
+
+    fn deliver(&mut self, at: NodeRid, d: Delivery) {
+        let op = &d.operation;
+        if self.node(at.get()).owned(op.target.as_ref()).is_none() {
+            self.ledger.two_owner_deliveries += 1;
+        }
+        self.ledger
+            .delivered
+            .push((op.operation_id, at, op.hop_count));
+        if self.answer_requests && op.reply_route.is_some() {
+            let answer = ReplyResult::Ok(op.payload.clone());
+            let reply = self
+                .node(at.get())
+                .reply(op, answer)
+                .expect("a request has a reply route");
+            self.post(at, reply, Carried::Reply);
         }
     }
 
@@ -444,78 +463,6 @@ impl Mesh {
             .disconnect_session(SessionId(session), physical)?
         {
             self.post(NodeRid(rid), frame, Carried::Session);
-        }
-        Ok(())
-    }
-
-    /// Relocates a bound Actor from `from` to `to` following §3.3: seal every
-    /// bound Session (42/43), run the network, then [`commit_bound`](Self::commit_bound).
-    pub fn relocate_bound(
-        &mut self,
-        actor: &str,
-        from: u64,
-        to: u64,
-        relocation: u64,
-    ) -> Result<(), LifecycleError> {
-        self.seal_bound(actor, from, relocation)?;
-        self.run();
-        self.commit_bound(actor, from, to, relocation)
-    }
-
-    /// Relocation step 1 on the source: command 42 to every bound Session.
-    pub fn seal_bound(
-        &mut self,
-        actor: &str,
-        from: u64,
-        relocation: u64,
-    ) -> Result<(), LifecycleError> {
-        let key = self.node(from).key(ObjectKind::Actor, actor)?.to_owned();
-        for seal in self
-            .node(from)
-            .seal_sessions(&key, RelocationId(relocation))
-        {
-            self.post(NodeRid(from), seal, Carried::Session);
-        }
-        Ok(())
-    }
-
-    /// The rest of §3.3 once sealed: commit on the target (owner CAS), carry
-    /// the bindings, hand over with a Message Follow route, and send command
-    /// 44 commit from the target to every bound Session.
-    pub fn commit_bound(
-        &mut self,
-        actor: &str,
-        from: u64,
-        to: u64,
-        relocation: u64,
-    ) -> Result<(), LifecycleError> {
-        let key = self.node(from).key(ObjectKind::Actor, actor)?.to_owned();
-        let bindings = self.node(from).export_bindings(&key);
-        self.relocate(ObjectKind::Actor, actor, from, to)?;
-        self.node(to).import_bindings(&key, &bindings);
-        self.node(from).forget_bindings(&key);
-        for commit in self
-            .node(to)
-            .commit_session_routes(&key, RelocationId(relocation))
-        {
-            self.post(NodeRid(to), commit, Carried::Session);
-        }
-        Ok(())
-    }
-
-    /// Explicit failure before relay-ready: command 44 abort from the source.
-    pub fn abort_bound(
-        &mut self,
-        actor: &str,
-        from: u64,
-        relocation: u64,
-    ) -> Result<(), LifecycleError> {
-        let key = self.node(from).key(ObjectKind::Actor, actor)?.to_owned();
-        for abort in self
-            .node(from)
-            .abort_session_routes(&key, RelocationId(relocation))
-        {
-            self.post(NodeRid(from), abort, Carried::Session);
         }
         Ok(())
     }

@@ -22,6 +22,8 @@
 //! in as a [`MonoTime`] argument, every call returns a closed result, and an
 //! operation the module does not take is handed back, never dropped.
 
+pub(crate) mod handoff;
+mod host;
 mod source;
 mod target;
 #[cfg(test)]
@@ -30,25 +32,13 @@ mod tests;
 use std::collections::HashMap;
 
 use crate::clock::MonoTime;
-use crate::ids::{ObjectGeneration, ObjectKey, RelocationId};
+use crate::ids::ObjectKey;
 use crate::wire::Operation;
+pub use crate::wire::RelocationIdentity;
 
+pub use host::{Capture, RelocationAction, RelocationError, RelocationEvent, RelocationStarted};
 pub use source::{RelocationSource, SourcePhase, SourceStep};
 pub use target::{COMMIT_AFTER_RELAY_READY, RelocationTarget, TargetPhase, TargetStep};
-
-/// Which relocation a queue belongs to: the relocation, the object it moves
-/// and the incarnation of that object. Every control call names it, so a
-/// late control message of another relocation or incarnation changes
-/// nothing (§2.6 "Relocation and Message Follow").
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RelocationIdentity {
-    /// The relocation.
-    pub relocation: RelocationId,
-    /// The Spot or Actor being moved.
-    pub key: ObjectKey,
-    /// The incarnation being moved.
-    pub object_generation: ObjectGeneration,
-}
 
 impl RelocationIdentity {
     /// Whether a control call names this relocation; the most basic mismatch
@@ -314,6 +304,16 @@ impl RelocationQueues {
     /// registration is removed. See [`RelocationTarget::switch`].
     pub fn target_switch(&mut self, identity: &RelocationIdentity) -> TargetStep {
         self.on_target(identity, |t| t.switch(identity))
+    }
+
+    /// Target: the source withdrew; see [`RelocationTarget::withdraw`].
+    pub fn target_withdraw(&mut self, identity: &RelocationIdentity) -> TargetStep {
+        self.on_target(identity, |t| t.withdraw(identity))
+    }
+
+    /// Target: the owner CAS was refused; see [`RelocationTarget::abandon`].
+    pub fn target_abandon(&mut self, identity: &RelocationIdentity) -> TargetStep {
+        self.on_target(identity, |t| t.abandon(identity))
     }
 
     /// Target: explicit failure; on [`Discarded`](TargetStep::Discarded) the

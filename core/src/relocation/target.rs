@@ -243,6 +243,35 @@ impl RelocationTarget {
         }
     }
 
+    /// The source abandoned the relocation before it accepted relay-ready
+    /// (its abort crossed our relay-ready, or came before it): the source
+    /// runs the saved work itself, so the restored copy is dropped and the
+    /// temporary queue is [`Discarded`](TargetStep::Discarded). Allowed in
+    /// every phase before the switch: the source's abort proves it never
+    /// relayed, so nothing of the relay span can be lost.
+    pub fn withdraw(&mut self, identity: &RelocationIdentity) -> TargetStep {
+        if let Err(reason) = self.check(identity) {
+            return refuse(reason);
+        }
+        self.phase = TargetPhase::Discarded;
+        self.saved.clear();
+        TargetStep::Discarded(mem::take(&mut self.temporary))
+    }
+
+    /// The owner CAS was refused after relay-ready (the object moved or was
+    /// released meanwhile): no owner will run this work, so everything held
+    /// here, saved work first, is [`Discarded`](TargetStep::Discarded) for
+    /// the host to end Unavailable, never run.
+    pub fn abandon(&mut self, identity: &RelocationIdentity) -> TargetStep {
+        if let Err(reason) = self.check(identity) {
+            return refuse(reason);
+        }
+        self.phase = TargetPhase::Discarded;
+        let mut all = mem::take(&mut self.saved);
+        all.append(&mut self.temporary);
+        TargetStep::Discarded(all)
+    }
+
     /// Refuses a control call of another relocation, or on an ended side.
     fn check(&self, identity: &RelocationIdentity) -> Result<(), Refusal> {
         self.identity.check_control(identity)?;

@@ -7,8 +7,8 @@ use std::time::Duration;
 use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::ids::{
-    AuthorityOwnerGeneration, CorrelationId, MeshName, NodeGeneration, NodeRid, ObjectKind,
-    OperationId, OwnerLeaseGeneration, StoreVersion,
+    AuthorityOwnerGeneration, CorrelationId, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
+    ObjectKind, OperationId, OwnerLeaseGeneration, RelocationId, StoreVersion,
 };
 use crate::route::RouteFence;
 use crate::wire::{NodeRef, ReplyRoute};

@@ -44,6 +44,7 @@ impl Runtime {
                 invalidated: self.on_follow_frame(&f),
             },
             Frame::Session(f) => self.on_session_frame(from, f),
+            Frame::Relocation(f) => self.on_relocation_frame(f),
         }
     }
 
@@ -80,6 +81,10 @@ impl Runtime {
     }
 
     fn on_operation(&self, op: Operation, max_hops: u8) -> Inbound {
+        let op = match self.relocating_operation(op) {
+            Ok(decided) => return decided,
+            Err(op) => op,
+        };
         let msg = InboundDirect {
             target: op.target.as_ref(),
             to_node: op.to_node,
@@ -173,7 +178,7 @@ impl Runtime {
         }
     }
 
-    fn reject(&self, op: &Operation, code: RejectionCode) -> Inbound {
+    pub(crate) fn reject(&self, op: &Operation, code: RejectionCode) -> Inbound {
         self.counters().follow.rejections_sent.incr();
         let frame = RejectionFrame {
             operation_id: op.operation_id,

@@ -9,7 +9,6 @@ use std::time::Duration;
 use crate::authority::{AuthorityRecord, OwnerClaim, WriteFence};
 use crate::clock::MonoTime;
 use crate::error::InputError;
-use crate::follow::FollowRoute;
 use crate::ids::{KeyRef, ObjectKind, ProposalId};
 use crate::lifecycle::LifecycleError;
 use crate::ownership::OwnedObject;
@@ -20,7 +19,7 @@ use crate::wire::RouteEnd;
 
 use super::{Inner, Runtime};
 
-enum Write {
+pub(super) enum Write {
     Create,
     PublishReady,
     TakeOwnership(WriteFence),
@@ -77,7 +76,17 @@ impl Inner {
 
     /// Runs one authority write and makes this node's view follow it.
     async fn write(&self, key: KeyRef<'_>, write: Write) -> Result<OwnedObject, LifecycleError> {
-        let proposal = ProposalId(self.ids.next());
+        self.write_as(key, write, ProposalId(self.ids.next())).await
+    }
+
+    /// [`write`](Self::write) under a proposal the caller keeps, so a later
+    /// retry of the same intent is recognised by the store.
+    pub(super) async fn write_as(
+        &self,
+        key: KeyRef<'_>,
+        write: Write,
+        proposal: ProposalId,
+    ) -> Result<OwnedObject, LifecycleError> {
         let (observed, started) = self
             .retried(|| self.start_write(key, &write, proposal))
             .await?;
@@ -184,29 +193,6 @@ impl Runtime {
         self.publish_ready(kind, id)
     }
 
-    /// Relocation commit on the target: this node takes ownership by a
-    /// compare-and-set on `from` (the authority the relocation started
-    /// from). The authority owner generation increases by one.
-    pub fn commit_relocation(
-        &self,
-        kind: ObjectKind,
-        id: &str,
-        from: WriteFence,
-    ) -> Result<OwnedObject, LifecycleError> {
-        self.run_write(kind, id, Write::TakeOwnership(from))
-    }
-
-    /// The source's side of a committed relocation: stop owning locally.
-    /// Messages still routed here are then rejected as stale.
-    pub fn relinquish(
-        &self,
-        kind: ObjectKind,
-        id: &str,
-    ) -> Result<Option<OwnedObject>, InputError> {
-        let key = self.key(kind, id)?;
-        Ok(self.ownership().remove(key))
-    }
-
     /// This node's tenure of an object it owns, as the other end of a
     /// Message Follow route names it: the target of a relocation gives this
     /// to the source after its commit.
@@ -227,94 +213,6 @@ impl Runtime {
                 store_version: owned.store_version,
             },
         }))
-    }
-
-    /// The source's side of a committed relocation with Message Follow: stop
-    /// owning locally and, for `message_follow_duration` (the value in force
-    /// now; 0 = off), relay operations still routed here to `destination`.
-    ///
-    /// Only committed routes relay: `destination` must be a later tenure of
-    /// the same incarnation (what [`owner_route_end`](Self::owner_route_end)
-    /// returns on the target after its commit), and the store is read once
-    /// here to confirm the commit (relaying itself never reads it). On a
-    /// store failure nothing changes: retry, or [`relinquish`](Self::relinquish)
-    /// without a route.
-    pub fn relinquish_to(
-        &self,
-        kind: ObjectKind,
-        id: &str,
-        destination: RouteEnd,
-    ) -> Result<OwnedObject, LifecycleError> {
-        let key = self.key(kind, id)?;
-        let not_owned = || InputError::NotOwned(format!("{kind} {id:?}"));
-        let owned = self.ownership().get(key).ok_or_else(not_owned)?;
-        let source = self.owner_route_end(kind, id)?.ok_or_else(not_owned)?;
-        let d = &destination.fence;
-        if d.object_generation != owned.object_generation
-            || d.authority_owner_generation <= owned.authority_owner_generation
-        {
-            return Err(InputError::NotACommittedMove(format!(
-                "this node holds generation {}/{}, destination names {}/{}",
-                owned.object_generation,
-                owned.authority_owner_generation,
-                d.object_generation,
-                d.authority_owner_generation
-            ))
-            .into());
-        }
-        self.confirm_commit(key, &destination)?;
-        let duration = self.config().message_follow_duration;
-        if !duration.is_zero() {
-            let now = self.clock().now();
-            let route = FollowRoute::new(source, destination, now.after(duration));
-            self.inner().follow.install(key.to_owned(), route);
-        }
-        self.ownership().remove(key);
-        Ok(owned)
-    }
-
-    /// Reads authority to confirm `destination`'s tenure was committed: the
-    /// record is that tenure, or a later one of the same incarnation.
-    fn confirm_commit(
-        &self,
-        key: KeyRef<'_>,
-        destination: &RouteEnd,
-    ) -> Result<(), LifecycleError> {
-        let inner = self.inner().clone();
-        let owned_key = key.to_owned();
-        let read = self.block_on(async move {
-            let r = &inner.resolver;
-            let result = r.timed(inner.store.read(owned_key.as_ref())).await;
-            let _ = r.observe(result.as_ref().map(|o| o.epoch));
-            result
-        });
-        let record = read.map_err(WriteError::Store)?.value;
-        // Every store answer that shows a higher version drops an older
-        // cached route (§2.2): the source's own route to what it gives away.
-        match &record {
-            Some(rec) => self
-                .inner()
-                .resolver
-                .confirmed_version(key, rec.store_version),
-            None => self.inner().resolver.forget(key),
-        }
-        let d = &destination.fence;
-        let committed = record.is_some_and(|rec| {
-            rec.object_generation == d.object_generation
-                && (rec.authority_owner_generation > d.authority_owner_generation
-                    || (rec.authority_owner_generation == d.authority_owner_generation
-                        && rec.owner.route.node == destination.node.rid
-                        && rec.owner.node_generation == destination.node.generation))
-        });
-        if committed {
-            Ok(())
-        } else {
-            Err(InputError::NotACommittedMove(format!(
-                "authority does not show {}'s tenure {}",
-                destination.node.rid, d.authority_owner_generation
-            ))
-            .into())
-        }
     }
 
     /// Extends this node's owner lease on the object.

@@ -19,6 +19,7 @@ mod direct;
 mod frames;
 mod lifecycle;
 mod peers;
+mod relocation;
 mod requests;
 mod sending;
 mod sessions;
@@ -34,6 +35,7 @@ use crate::ids::{
 use crate::inbound::Inbound;
 use crate::ownership::{OwnedObject, Ownership};
 use crate::peer::PeerRegistry;
+use crate::relocation::handoff::Handoffs;
 use crate::reply::Requests;
 use crate::resolve::{Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
@@ -105,6 +107,7 @@ impl RuntimeBuilder {
                 sessions: SessionOwner::default(),
                 bindings: ActorBindings::default(),
                 peers: PeerRegistry::default(),
+                handoffs: Handoffs::default(),
             }),
             tokio: Some(tokio),
         })
@@ -136,6 +139,7 @@ pub(crate) struct Inner {
     pub(crate) sessions: SessionOwner,
     pub(crate) bindings: ActorBindings,
     pub(crate) peers: PeerRegistry,
+    pub(crate) handoffs: Handoffs,
 }
 
 /// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.
@@ -345,6 +349,7 @@ impl Runtime {
         let (sessions, pending_binds, session_deadlines) = inner.sessions.sizes();
         let (registrations, parked_binds, parked_deadlines) = inner.bindings.sizes();
         let follow = inner.follow.sizes();
+        let (sources, targets, relocation_deadlines) = inner.handoffs.sizes();
         let n = |v: usize| v as u64;
         TableStats {
             pending_requests: n(inner.pending.len()),
@@ -360,6 +365,9 @@ impl Runtime {
             dedup_entries: n(follow.notices),
             dedup_evictions: follow.evictions,
             store_flights: n(inner.resolver.flights_in_progress()),
+            relocation_sources: n(sources),
+            relocation_targets: n(targets),
+            relocation_deadlines: n(relocation_deadlines),
         }
     }
 
@@ -381,6 +389,7 @@ impl Runtime {
             inner.sessions.next_deadline(),
             inner.bindings.next_deadline(),
             inner.follow.next_deadline(),
+            inner.handoffs.next_deadline(),
         ]
         .into_iter()
         .fold(None, earliest)
@@ -401,6 +410,7 @@ impl Runtime {
             .map(Inbound::Completed)
             .collect();
         self.session_timeouts(now, &mut actions);
+        self.relocation_timeouts(now, &mut actions);
         self.inner.follow.expire(now);
         actions
     }

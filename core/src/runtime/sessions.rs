@@ -27,7 +27,7 @@ impl Runtime {
         }
     }
 
-    fn ctx(&self) -> Ctx<'_> {
+    pub(super) fn ctx(&self) -> Ctx<'_> {
         self.ctx_at(self.clock().now())
     }
 
@@ -129,27 +129,20 @@ impl Runtime {
 
     /// Source coordinator, relocation step 1: command 42 to every Session
     /// bound to `actor`.
-    pub fn seal_sessions(&self, actor: &ObjectKey, relocation: RelocationId) -> Vec<Outbound> {
+    pub(crate) fn seal_sessions(
+        &self,
+        actor: &ObjectKey,
+        relocation: RelocationId,
+    ) -> Vec<Outbound> {
         let owned = self.owned(actor.as_ref());
         self.inner()
             .bindings
             .seal(&self.ctx(), owned, actor, relocation)
     }
 
-    /// The registrations to carry to the relocation target with the Actor's
-    /// state (the Session owner keeps its route until command 44).
-    pub fn export_bindings(&self, actor: &ObjectKey) -> Vec<Registration> {
-        self.bound_sessions(actor)
-    }
-
-    /// Target: registers the bindings carried from the source.
-    pub fn import_bindings(&self, actor: &ObjectKey, registrations: &[Registration]) {
-        self.inner().bindings.import(actor, registrations);
-    }
-
     /// Target, relocation step 7: command 44 commit (one-way) to every
     /// bound Session, carrying this node's new route.
-    pub fn commit_session_routes(
+    pub(crate) fn commit_session_routes(
         &self,
         actor: &ObjectKey,
         relocation: RelocationId,
@@ -183,7 +176,7 @@ impl Runtime {
 
     /// Source, failure before relay-ready: command 44 abort to every bound
     /// Session, so held messages go to this (source) route again.
-    pub fn abort_session_routes(
+    pub(crate) fn abort_session_routes(
         &self,
         actor: &ObjectKey,
         relocation: RelocationId,
@@ -263,6 +256,12 @@ impl Runtime {
                     hop_count,
                     kind,
                     payload,
+                };
+                // A relocating Actor's relays are held or carried to the
+                // target, never run by a node that is not its owner.
+                let relay = match self.relocating_relay(relay) {
+                    Ok(decided) => return decided,
+                    Err(relay) => relay,
                 };
                 let ctx = self.ctx();
                 let actor = relay.actor.clone();

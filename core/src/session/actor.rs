@@ -16,20 +16,11 @@ use crate::outbound::Outbound;
 use crate::ownership::OwnedObject;
 use crate::timer::Deadlines;
 use crate::wire::{
-    ActorRoute, BindRefusal, BindResult, Binding, NodeRef, RelayKind, RouteChange, SessionFrame,
-    SessionRef, SessionRefusal,
+    ActorRoute, BindRefusal, BindResult, Binding, NodeRef, Registration, RelayKind, RouteChange,
+    SessionFrame, SessionRef, SessionRefusal,
 };
 
 use super::{Ctx, SessionDelivery, SessionStep, out};
-
-/// One Session bound to an Actor here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Registration {
-    /// The Session.
-    pub session: SessionRef,
-    /// The binding issued.
-    pub binding: Binding,
-}
 
 /// A rebind's reply, parked until the previous owner ACKs its tombstone
 /// (or `session_bind_timeout` passes: then the bind is refused).
@@ -175,6 +166,7 @@ fn check_route(
 }
 
 /// A session relay as it reached this node.
+#[derive(Debug)]
 pub(crate) struct RelayIn {
     pub(crate) operation_id: OperationId,
     pub(crate) session: SessionRef,
@@ -353,6 +345,11 @@ impl ActorBindings {
                 };
             }
             Err(BindRefusal::ObjectGeneration) => return refuse(SessionRefusal::ObjectGeneration),
+            // A disconnect ends the binding it names wherever this node
+            // still holds the incarnation (a later tenure of its own, after
+            // a relocation it gave up, included): the registration must not
+            // outlive the Session.
+            Err(_) if r.kind != RelayKind::Message => {}
             // Same incarnation here but another tenure than the binding
             // names: that binding's route is stale.
             Err(_) => return refuse(SessionRefusal::StaleRoute),

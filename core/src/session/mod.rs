@@ -10,7 +10,7 @@ mod table;
 
 use std::sync::Arc;
 
-pub use actor::Registration;
+pub use crate::wire::Registration;
 pub(crate) use actor::{ActorBindings, RelayIn, own_route};
 pub(crate) use owner::SessionOwner;
 pub use table::BindingRoute;

@@ -34,6 +34,10 @@ pub fn encode(frame: &Frame) -> Vec<u8> {
             body.session_frame(f);
             f.command()
         }
+        Frame::Relocation(f) => {
+            body.relocation_frame(f);
+            f.command()
+        }
     };
     let body = body.0;
     let mut out = Vec::with_capacity(HEADER_LEN + body.len());
@@ -83,6 +87,7 @@ pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Frame, WireError> {
         4 => Frame::Rejection(r.rejection()?),
         50 => Frame::MessageFollow(r.follow()?),
         10..=16 | 42..=44 => Frame::Session(r.session_frame(command)?),
+        45..=49 => Frame::Relocation(r.relocation_frame(command)?),
         other => return Err(WireError::UnknownCommand(other)),
     };
     match r.bytes.len() {
@@ -95,6 +100,10 @@ pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Frame, WireError> {
 pub(super) struct Writer(Vec<u8>);
 
 impl Writer {
+    pub(super) fn bytes_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.0
+    }
+
     pub(super) fn u8(&mut self, v: u8) {
         self.0.push(v);
     }
@@ -119,7 +128,7 @@ impl Writer {
         self.u64(node.generation.get());
     }
 
-    fn fence(&mut self, f: &RouteFence) {
+    pub(super) fn fence(&mut self, f: &RouteFence) {
         self.u64(f.object_generation.get());
         self.u64(f.authority_owner_generation.get());
         self.u64(f.owner_lease_generation.get());
@@ -138,7 +147,7 @@ impl Writer {
         }
     }
 
-    fn operation(&mut self, op: &Operation) {
+    pub(super) fn operation(&mut self, op: &Operation) {
         self.u64(op.operation_id.get());
         self.key(&op.target);
         self.node(&op.origin);
@@ -258,7 +267,7 @@ impl<'a> Reader<'a> {
         Ok(u16::from_be_bytes(self.array(field)?))
     }
 
-    fn u32(&mut self, field: &'static str) -> Result<u32, WireError> {
+    pub(super) fn u32(&mut self, field: &'static str) -> Result<u32, WireError> {
         Ok(u32::from_be_bytes(self.array(field)?))
     }
 
@@ -304,7 +313,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn fence(&mut self) -> Result<RouteFence, WireError> {
+    pub(super) fn fence(&mut self) -> Result<RouteFence, WireError> {
         Ok(RouteFence {
             object_generation: ObjectGeneration(self.u64("fence object generation")?),
             authority_owner_generation: AuthorityOwnerGeneration(
@@ -330,7 +339,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn operation(&mut self, request: bool) -> Result<Operation, WireError> {
+    pub(super) fn operation(&mut self, request: bool) -> Result<Operation, WireError> {
         let operation_id = OperationId(self.u64("operation id")?);
         let target = self.key()?;
         let origin = self.node()?;
@@ -385,15 +394,25 @@ impl<'a> Reader<'a> {
     }
 
     pub(super) fn payload(&mut self) -> Result<Vec<u8>, WireError> {
+        self.bounded_bytes("payload", self.limits.max_payload_bytes)
+    }
+
+    /// A relocation's application state, within its own bound.
+    pub(super) fn state(&mut self) -> Result<Vec<u8>, WireError> {
+        self.bounded_bytes("relocation state", self.limits.max_state_bytes)
+    }
+
+    fn bounded_bytes(&mut self, field: &'static str, max: usize) -> Result<Vec<u8>, WireError> {
         let len = self.u32("payload length")? as usize;
-        if len > self.limits.max_payload_bytes {
-            return Err(WireError::TooLong {
-                field: "payload",
-                len,
-                max: self.limits.max_payload_bytes,
-            });
+        if len > max {
+            return Err(WireError::TooLong { field, len, max });
         }
-        Ok(self.take(len, "payload")?.to_vec())
+        Ok(self.take(len, field)?.to_vec())
+    }
+
+    /// The bytes not read yet.
+    pub(super) fn remaining(&self) -> &'a [u8] {
+        self.bytes
     }
 
     fn reply(&mut self) -> Result<ReplyFrame, WireError> {
@@ -485,7 +504,7 @@ const STALE: [StaleReason; 4] = [
     StaleReason::LeaseMismatch,
 ];
 
-const UNAVAILABLE: [UnavailableReason; 7] = [
+const UNAVAILABLE: [UnavailableReason; 8] = [
     UnavailableReason::Creating,
     UnavailableReason::Releasing,
     UnavailableReason::LeaseExpired,
@@ -493,6 +512,7 @@ const UNAVAILABLE: [UnavailableReason; 7] = [
     UnavailableReason::StaleRoute,
     UnavailableReason::AdmissionDeadlinePassed,
     UnavailableReason::FollowHopLimit,
+    UnavailableReason::RelocationFailed,
 ];
 
 /// (class, reason): class 1 stale route, 2 unavailable, 3 invalid

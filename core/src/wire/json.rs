@@ -9,14 +9,20 @@
 use serde_json::{Value, json};
 
 use super::{
-    ActorRoute, BindRefusal, BindResult, Binding, Frame, HEADER_LEN, NodeRef, RejectionCode,
-    RelayKind, ReplyErrorKind, ReplyResult, ReplyRoute, RouteChange, RouteEnd, SessionFrame,
-    SessionRef, SessionRefusal, WireError,
+    ActorRoute, BindRefusal, BindResult, Binding, Frame, HEADER_LEN, NodeRef, Operation,
+    RejectionCode, RelayKind, ReplyErrorKind, ReplyResult, ReplyRoute, RouteChange, RouteEnd,
+    SessionFrame, SessionRef, SessionRefusal, WireError,
 };
 use crate::{ObjectKey, RouteFence, StaleReason};
 
+// The relocation frames' descriptions (commands 45–49), beside this file.
+#[path = "json_relocation.rs"]
+mod relocation;
+pub use relocation::restore_saved_at;
+
 /// The command's name as the vectors' `command` field states it: "Message",
-/// "Request", "Reply", "Rejection", "MessageFollow", "SessionBind", ...
+/// "Request", "Reply", "Rejection", "MessageFollow", "SessionBind", ...,
+/// "RelocationRestore", ...
 pub fn command_name(frame: &Frame) -> &'static str {
     match frame {
         Frame::Message(_) => "Message",
@@ -36,6 +42,7 @@ pub fn command_name(frame: &Frame) -> &'static str {
             SessionFrame::Sealed { .. } => "SessionRelocationSealed",
             SessionFrame::Route { .. } => "SessionRelocationRoute",
         },
+        Frame::Relocation(f) => relocation::command_name(f),
     }
 }
 
@@ -115,18 +122,7 @@ fn stale_name(reason: StaleReason) -> &'static str {
 /// the frame's encoding, so the description states what is on the wire.
 pub fn describe(frame: &Frame) -> Value {
     match frame {
-        Frame::Message(op) | Frame::Request(op) => json!({
-            "operation_id": n(op.operation_id.get()),
-            "target": key_json(&op.target),
-            "origin": node_json(&op.origin),
-            "to_node": n(op.to_node.get()),
-            "fence": fence_json(&op.fence),
-            "object_generation": n(op.object_generation.get()),
-            "hop_count": op.hop_count,
-            "relayer": op.relayer.as_ref().map(node_json),
-            "reply_route": reply_json(&op.reply_route),
-            "payload_hex": hex(&op.payload),
-        }),
+        Frame::Message(op) | Frame::Request(op) => operation_json(op),
         Frame::Reply(r) => {
             // The tag and kind numbers are read back from the encoded bytes
             // (after correlation, operation id and replier), so the JSON
@@ -204,7 +200,24 @@ pub fn describe(frame: &Frame) -> Value {
             })
         }
         Frame::Session(f) => session_frame_json(frame, f),
+        Frame::Relocation(f) => relocation::describe(frame, f),
     }
+}
+
+/// A Message or Request body (also a Restore's saved operation).
+fn operation_json(op: &Operation) -> Value {
+    json!({
+        "operation_id": n(op.operation_id.get()),
+        "target": key_json(&op.target),
+        "origin": node_json(&op.origin),
+        "to_node": n(op.to_node.get()),
+        "fence": fence_json(&op.fence),
+        "object_generation": n(op.object_generation.get()),
+        "hop_count": op.hop_count,
+        "relayer": op.relayer.as_ref().map(node_json),
+        "reply_route": reply_json(&op.reply_route),
+        "payload_hex": hex(&op.payload),
+    })
 }
 
 fn session_json(s: &SessionRef) -> Value {
@@ -578,6 +591,18 @@ mod tests {
         out
     }
 
+    /// An invalid vector's `limits`; `max_state_bytes` is optional (given
+    /// on the Restore vectors), the default when absent.
+    fn limits(l: &Value) -> DecodeLimits {
+        let get = |name: &str| l[name].as_u64().map(|v| v as usize);
+        let default = DecodeLimits::default();
+        DecodeLimits {
+            max_object_id_bytes: get("max_object_id_bytes").expect("max_object_id_bytes"),
+            max_payload_bytes: get("max_payload_bytes").expect("max_payload_bytes"),
+            max_state_bytes: get("max_state_bytes").unwrap_or(default.max_state_bytes),
+        }
+    }
+
     #[test]
     fn descriptions_are_the_golden_vectors() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/wire");
@@ -596,7 +621,7 @@ mod tests {
         }
         for (path, json) in vectors(&dir.join("invalid")) {
             let bytes = fs::read(path.with_extension("bin")).expect("vector bin");
-            let Err(e) = decode(&bytes, &DecodeLimits::default()) else {
+            let Err(e) = decode(&bytes, &limits(&json["limits"])) else {
                 panic!("{} decodes", path.display());
             };
             assert_eq!(describe_error(&e), json["error"], "{}", path.display());

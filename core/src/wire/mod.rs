@@ -6,13 +6,21 @@
 //! strictly, what arrives. Decoding never panics: every length is bounded,
 //! every enum value checked, trailing bytes refused.
 
+mod checksum;
 mod codec;
 #[cfg(feature = "json")]
 pub mod json;
+mod relocation;
+mod relocation_codec;
 mod session;
 mod session_codec;
 
+pub use checksum::crc32c;
 pub use codec::{decode, encode};
+pub use relocation::{
+    AbortReason, MAX_RESTORE_REGISTRATIONS, MAX_SAVED_OPERATIONS, Registration, RelocationFrame,
+    RelocationIdentity, Restore,
+};
 pub use session::{
     ActorRoute, BindRefusal, BindResult, Binding, RelayKind, RouteChange, SessionFrame, SessionRef,
     SessionRefusal,
@@ -234,6 +242,8 @@ pub enum Frame {
     MessageFollow(MessageFollowFrame),
     /// Session commands 10–16 and 42/43/44.
     Session(SessionFrame),
+    /// Relocation handoff commands 45–49.
+    Relocation(RelocationFrame),
 }
 
 /// The node a frame names as its last sender, for frames that name one: an
@@ -264,6 +274,7 @@ pub fn last_sender(frame: &Frame) -> Option<NodeRid> {
             | SessionFrame::Refused { .. }
             | SessionFrame::Route { .. } => return None,
         },
+        Frame::Relocation(f) => f.sender(),
     };
     Some(node.rid)
 }
@@ -275,6 +286,8 @@ pub struct DecodeLimits {
     pub max_object_id_bytes: usize,
     /// Longest payload accepted (the negotiated message bound).
     pub max_payload_bytes: usize,
+    /// Longest relocation state a Restore may carry.
+    pub max_state_bytes: usize,
 }
 
 impl Default for DecodeLimits {
@@ -282,6 +295,7 @@ impl Default for DecodeLimits {
         DecodeLimits {
             max_object_id_bytes: 1024,
             max_payload_bytes: 1 << 20,
+            max_state_bytes: crate::config::DEFAULT_MAX_RELOCATION_STATE_BYTES,
         }
     }
 }

@@ -10,13 +10,13 @@ use crate::ids::{
 };
 
 impl Writer {
-    fn session(&mut self, s: &SessionRef) {
+    pub(super) fn session(&mut self, s: &SessionRef) {
         self.node(&s.owner);
         self.u64(s.id.get());
         self.u64(s.generation.get());
     }
 
-    fn binding(&mut self, b: &Binding) {
+    pub(super) fn binding(&mut self, b: &Binding) {
         self.u64(b.generation.get());
         self.u64(b.token.get());
     }
@@ -198,7 +198,7 @@ impl Writer {
 }
 
 impl Reader<'_> {
-    fn session(&mut self) -> Result<SessionRef, WireError> {
+    pub(super) fn session(&mut self) -> Result<SessionRef, WireError> {
         Ok(SessionRef {
             owner: self.node()?,
             id: SessionId(self.u64("session id")?),
@@ -206,7 +206,7 @@ impl Reader<'_> {
         })
     }
 
-    fn binding(&mut self) -> Result<Binding, WireError> {
+    pub(super) fn binding(&mut self) -> Result<Binding, WireError> {
         Ok(Binding {
             generation: BindingGeneration(self.u64("binding generation")?),
             token: BindingToken(self.u64("binding token")?),

@@ -150,23 +150,14 @@ impl Cluster {
             Sent::Submitted { outbound, .. } => outbound,
             other => panic!("not submitted: {other:?}"),
         };
-        let fence = self
-            .node(1)
-            .owned(KeyRef { kind, id })
-            .expect("owned")
-            .write_fence();
-        self.node(3)
-            .commit_relocation(kind, id, fence)
-            .expect("commit");
-        let end = self
-            .node(3)
-            .owner_route_end(kind, id)
-            .expect("valid id")
-            .expect("owned by the target");
-        self.node(1)
-            .relinquish_to(kind, id, end)
-            .expect("relinquish");
+        self.relocate(kind, id, 1, 3);
         (stale, route)
+    }
+
+    /// Moves `id` from node `from` to node `to` with the relocation
+    /// protocol; see [`relocate`].
+    pub fn relocate(&self, kind: ObjectKind, id: &str, from: u64, to: u64) -> Vec<Outbound> {
+        relocate(self.node(from), self.node(to), kind, id)
     }
 
     /// The ActorRef of Actor `id` as its owner `owner` hands it out.
@@ -212,4 +203,78 @@ pub fn inbound<'a>(target: KeyRef<'a>, route: &ReadyRoute) -> InboundDirect<'a> 
         to_node: route.route.node,
         fence: route.fence,
     }
+}
+
+/// Moves `id` from `source` to `target` with the relocation protocol (an
+/// empty capture; the target's host restores at once), carrying the frames
+/// between the two runtimes until the move is done. Frames for other nodes
+/// (command 42 to Session owners, command 44 …) are returned, in order,
+/// uncarried.
+#[allow(dead_code)]
+pub fn relocate(source: &Runtime, target: &Runtime, kind: ObjectKind, id: &str) -> Vec<Outbound> {
+    let started = source
+        .begin_relocation(kind, id, target.node_ref(), Capture::default())
+        .expect("the source owns it");
+    let from = source.identity().rid;
+    let frames = started.send.into_iter().map(|o| (from, o)).collect();
+    carry_relocation(&[source, target], frames, kind, id)
+}
+
+/// Carries `frames` (each with its sender) among `nodes` until quiet,
+/// answering a Restore of `id` at once (its host restores); returns the
+/// frames for nodes not in `nodes`, in order, uncarried.
+#[allow(dead_code)]
+pub fn carry_relocation(
+    nodes: &[&Runtime],
+    frames: Vec<(NodeRid, Outbound)>,
+    kind: ObjectKind,
+    id: &str,
+) -> Vec<Outbound> {
+    let rt = |rid: NodeRid| nodes.iter().find(|r| r.identity().rid == rid);
+    let mut queue: std::collections::VecDeque<(NodeRid, Outbound)> = frames.into();
+    let mut others = Vec::new();
+    while let Some((sender, out)) = queue.pop_front() {
+        let Some(at) = rt(out.to.rid) else {
+            others.push(out);
+            continue;
+        };
+        let here = at.identity().rid;
+        match at.on_frame(sender, &out.bytes) {
+            Inbound::Relocation(action) => {
+                queue.extend(action.send.into_iter().map(|f| (here, f)));
+                if matches!(action.event, RelocationEvent::Restore { .. }) {
+                    let ready = at.relocation_restored(kind, id).expect("restored");
+                    queue.extend(ready.into_iter().map(|f| (here, f)));
+                }
+            }
+            Inbound::Send(frames) => others.extend(frames),
+            _ => {}
+        }
+    }
+    others
+}
+
+/// The source's host gives up the move of `id` before relay-ready: the
+/// Abort goes to `target`, which confirms; returns the source's final
+/// action (its held work, command 44 abort to the Session owners …).
+#[allow(dead_code)]
+pub fn abort_relocation(
+    source: &Runtime,
+    target: &Runtime,
+    kind: ObjectKind,
+    id: &str,
+) -> RelocationAction {
+    let aborting = source.abort_relocation(kind, id).expect("sealed");
+    let from = source.identity().rid;
+    let to = target.identity().rid;
+    for frame in aborting.send.iter().filter(|f| f.to.rid == to) {
+        if let Inbound::Relocation(confirm) = target.on_frame(from, &frame.bytes) {
+            for back in confirm.send.iter().filter(|f| f.to.rid == from) {
+                if let Inbound::Relocation(done) = source.on_frame(to, &back.bytes) {
+                    return done;
+                }
+            }
+        }
+    }
+    panic!("the target did not confirm the abort")
 }

@@ -81,6 +81,154 @@ static int cluster_free(cluster *c) {
     return 0;
 }
 
+#define ACTOR ZLINK_OBJECT_KIND_ACTOR
+#define BYTES_EQ(b, s) ((b).len == strlen(s) && memcmp((b).data, (s), (b).len) == 0)
+
+/* Decisions other than SEND that carrying some frames produced, in order. */
+typedef struct {
+    zlink_decision events[32];
+    int count;
+} trace;
+
+static void trace_free(trace *t) {
+    for (int i = 0; i < t->count; i++) zlink_decision_free(&t->events[i]);
+    t->count = 0;
+}
+
+/* The first RELOCATION decision of `t` with `event`, or NULL. */
+static const zlink_decision *find_event(const trace *t, zlink_relocation_event event) {
+    for (int i = 0; i < t->count; i++) {
+        if (t->events[i].kind == ZLINK_DECISION_KIND_RELOCATION &&
+            t->events[i].relocation_event == event)
+            return &t->events[i];
+    }
+    return NULL;
+}
+
+typedef struct {
+    uint64_t from;
+    uint64_t to;
+    uint8_t *data;
+    size_t len;
+} frame_copy;
+
+typedef struct {
+    frame_copy q[64];
+    size_t head, n;
+} frame_queue;
+
+static int enqueue(frame_queue *q, uint64_t from, const zlink_outbound *frames, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        CHECK(q->n < 64);
+        frame_copy *f = &q->q[q->n++];
+        f->from = from;
+        f->to = frames[i].to.rid;
+        f->len = frames[i].bytes.len;
+        f->data = malloc(f->len);
+        CHECK(f->data != NULL);
+        memcpy(f->data, frames[i].bytes.data, f->len);
+    }
+    return 0;
+}
+
+static void queue_free(frame_queue *q) {
+    while (q->head < q->n) free(q->q[q->head++].data);
+}
+
+/* Carries frames sent by node `from` (a rid) to their nodes (rid n is
+ * node[n - 1]) until none is left: the frames of SEND and RELOCATION
+ * decisions are carried on; every decision but SEND is kept in `t`. With
+ * `restore`, a node given a RESTORE restores at once. A frame arrives on
+ * the receiver's connection to its sender. */
+static int carry_ex(cluster *c, uint64_t from, const zlink_outbound *frames, size_t count,
+                    trace *t, bool restore) {
+    frame_queue queue;
+    frame_queue *q = &queue;
+    memset(q, 0, sizeof *q);
+    int rc = enqueue(q, from, frames, count);
+    while (rc == 0 && q->head < q->n) {
+        frame_copy f = q->q[q->head++];
+        zlink_runtime *rt = f.to >= 1 && f.to <= 3 ? c->node[f.to - 1] : NULL;
+        zlink_decision d;
+        if (rt == NULL ||
+            zlink_on_frame(rt, f.from, f.data, f.len, &d, NULL) != ZLINK_RESULT_OK) {
+            fprintf(stderr, "  FAIL in %s: frame for node %llu not taken\n", current,
+                    (unsigned long long)f.to);
+            free(f.data);
+            rc = 1;
+            break;
+        }
+        free(f.data);
+        if (d.kind == ZLINK_DECISION_KIND_SEND || d.kind == ZLINK_DECISION_KIND_RELOCATION) {
+            rc = enqueue(q, f.to, d.frames, d.frame_count);
+        }
+        if (rc == 0 && restore && d.kind == ZLINK_DECISION_KIND_RELOCATION &&
+            d.relocation_event == ZLINK_RELOCATION_EVENT_RESTORE) {
+            zlink_outbound_list ready;
+            if (zlink_relocation_restored(rt, d.target_kind, d.target_id.data, d.target_id.len,
+                                          &ready, NULL) != ZLINK_RESULT_OK) {
+                rc = 1;
+            } else {
+                rc = enqueue(q, f.to, ready.items, ready.count);
+                zlink_outbound_list_free(&ready);
+            }
+        }
+        if (d.kind == ZLINK_DECISION_KIND_SEND) {
+            zlink_decision_free(&d);
+        } else if (d.kind == ZLINK_DECISION_KIND_DROPPED ||
+                   d.kind == ZLINK_DECISION_KIND_REJECT || t->count >= 32) {
+            fprintf(stderr, "  FAIL in %s: decision kind %u while carrying\n", current, d.kind);
+            zlink_decision_free(&d);
+            rc = 1;
+        } else {
+            t->events[t->count++] = d;
+        }
+    }
+    queue_free(q);
+    return rc;
+}
+
+static int carry(cluster *c, uint64_t from, const zlink_outbound *frames, size_t count,
+                 trace *t) {
+    return carry_ex(c, from, frames, count, t, false);
+}
+
+static int carry_list(cluster *c, uint64_t from, zlink_outbound_list *list, trace *t) {
+    int rc = carry(c, from, list->items, list->count, t);
+    zlink_outbound_list_free(list);
+    zlink_outbound_list_free(list); /* a second free is a no-op */
+    return rc;
+}
+
+/* Runs `rt`'s timers due on its clock now: the one timer surface. */
+static int on_timeout(zlink_runtime *rt, zlink_decision_list *out) {
+    uint64_t now = 0;
+    OK(zlink_now(rt, &now, NULL));
+    OK(zlink_on_timeout(rt, now, out, NULL));
+    return 0;
+}
+
+/* Moves Actor `id` from node[from] to node[to] with nothing saved: the whole
+ * handoff, every frame carried, the target restoring at once. */
+static int move_actor(cluster *c, int from, int to, const char *id) {
+    zlink_relocation_started started;
+    OK(zlink_begin_relocation(c->node[from], ACTOR, ID(id), (uint64_t)to + 1, 1, NULL, 0, NULL,
+                              0, &started, NULL));
+    CHECK(started.relocation != 0 && started.frames.count >= 1);
+    CHECK(started.frames.items[0].to.rid == (uint64_t)to + 1);
+    trace t = {0};
+    int rc = carry_ex(c, (uint64_t)from + 1, started.frames.items, started.frames.count, &t, true);
+    zlink_outbound_list_free(&started.frames);
+    const zlink_decision *committed = find_event(&t, ZLINK_RELOCATION_EVENT_COMMITTED);
+    const zlink_decision *handed = find_event(&t, ZLINK_RELOCATION_EVENT_HANDED_OFF);
+    int ok = rc == 0 && committed && handed && committed->relocation == started.relocation &&
+             handed->relocation == started.relocation &&
+             handed->peer.rid == (uint64_t)to + 1 && committed->peer.rid == (uint64_t)from + 1;
+    trace_free(&t);
+    CHECK(ok);
+    return 0;
+}
+
 static int test_version_macros_match_the_library(void) {
     char want[64];
     snprintf(want, sizeof want, "%d.%d.%d", ZLINK_VERSION_MAJOR, ZLINK_VERSION_MINOR,
@@ -90,6 +238,10 @@ static int test_version_macros_match_the_library(void) {
     CHECK(strcmp(zlink_result_text(9999), "unknown zlink_result code") == 0);
     CHECK(ZLINK_RESULT_INVALID_HANDLE == 2 && ZLINK_RESULT_PANIC == 15);
     CHECK(ZLINK_RESULT_UNKNOWN_SESSION == 16 && ZLINK_RESULT_NOT_BOUND == 19);
+    CHECK(ZLINK_RESULT_ALREADY_RELOCATING == 21 && ZLINK_RESULT_RELOCATION_REFUSED == 25);
+    CHECK(ZLINK_DECISION_KIND_HELD == 14 && ZLINK_DECISION_KIND_RELOCATION == 15);
+    CHECK(strcmp(zlink_result_text(ZLINK_RESULT_STATE_TOO_LARGE),
+                 "the relocation state is over its bound") == 0);
     return 0;
 }
 
@@ -153,37 +305,35 @@ static int test_lease_expiry_on_the_manual_clock(void) {
     return cluster_free(&c);
 }
 
-/* Node 1 owns the actor, node 2 has its route cached, node 3 takes it over. */
-static int relocate(cluster *c, const char *id, bool follow) {
-    zlink_owned source, target;
-    OK(zlink_activate(c->node[0], ZLINK_OBJECT_KIND_ACTOR, ID(id), &source, NULL));
+/* Node 1 owns the actor, node 2 has its route cached, node 3 takes it over
+ * by the relocation handoff. */
+static int relocate(cluster *c, const char *id) {
+    zlink_owned source;
+    OK(zlink_activate(c->node[0], ACTOR, ID(id), &source, NULL));
     zlink_resolution r;
-    OK(zlink_resolve(c->node[1], ZLINK_OBJECT_KIND_ACTOR, ID(id), &r, NULL));
+    OK(zlink_resolve(c->node[1], ACTOR, ID(id), &r, NULL));
     CHECK(r.tag == ZLINK_RESOLUTION_TAG_READY_ROUTE && r.route.node_rid == 1);
-    OK(zlink_commit_relocation(c->node[2], ZLINK_OBJECT_KIND_ACTOR, ID(id), &source.fence,
-                               &target, NULL));
-    CHECK(target.fence.authority_owner_generation ==
-          source.fence.authority_owner_generation + 1);
-    if (follow) {
-        zlink_route_end end;
-        bool found = false;
-        OK(zlink_owner_route_end(c->node[2], ZLINK_OBJECT_KIND_ACTOR, ID(id), &end, &found,
-                                 NULL));
-        CHECK(found && end.node.rid == 3);
-        OK(zlink_relinquish_to(c->node[0], ZLINK_OBJECT_KIND_ACTOR, ID(id), &end, NULL,
-                               NULL));
-    } else {
-        bool was = false;
-        OK(zlink_relinquish(c->node[0], ZLINK_OBJECT_KIND_ACTOR, ID(id), &was, NULL));
-        CHECK(was);
-    }
+    if (move_actor(c, 0, 2, id)) return 1;
+    zlink_route_end end;
+    bool found = true;
+    OK(zlink_owner_route_end(c->node[0], ACTOR, ID(id), &end, &found, NULL));
+    CHECK(!found);
+    OK(zlink_owner_route_end(c->node[2], ACTOR, ID(id), &end, &found, NULL));
+    CHECK(found && end.node.rid == 3);
+    CHECK(end.fence.object_generation == source.fence.object_generation);
+    CHECK(end.fence.authority_owner_generation == source.fence.authority_owner_generation + 1);
     return 0;
 }
 
 static int test_relocation_with_a_stale_route_is_rejected_then_refreshed(void) {
     cluster c;
     if (cluster_new(&c, 3)) return 1;
-    if (relocate(&c, "actor-7", false)) return 1;
+    /* Without a Message Follow route, node 1 refuses what still comes. */
+    zlink_config config;
+    OK(zlink_config_get(c.node[0], &config, NULL));
+    config.message_follow_duration_ms = 0;
+    OK(zlink_update_config(c.node[0], &config, NULL));
+    if (relocate(&c, "actor-7")) return 1;
 
     /* Node 2 still routes to node 1. */
     zlink_sent sent;
@@ -222,7 +372,7 @@ static int test_relocation_with_a_stale_route_is_rejected_then_refreshed(void) {
 static int test_relocation_with_message_follow_relays_and_notifies(void) {
     cluster c;
     if (cluster_new(&c, 3)) return 1;
-    if (relocate(&c, "actor-8", true)) return 1;
+    if (relocate(&c, "actor-8")) return 1;
 
     zlink_sent sent;
     OK(zlink_send(c.node[1], ZLINK_OBJECT_KIND_ACTOR, ID("actor-8"), ID("move"), NULL, &sent,
@@ -471,14 +621,6 @@ static int test_bad_input_of_every_kind_is_an_error_code(void) {
     return cluster_free(&c);
 }
 
-/* Runs `rt`'s timers due on its clock now: the one timer surface. */
-static int on_timeout(zlink_runtime *rt, zlink_decision_list *out) {
-    uint64_t now = 0;
-    OK(zlink_now(rt, &now, NULL));
-    OK(zlink_on_timeout(rt, now, out, NULL));
-    return 0;
-}
-
 /* A frame carried on another node's connection than its sender's is
  * refused, counted, and changes nothing. */
 static int test_a_frame_on_another_nodes_connection_is_refused(void) {
@@ -515,76 +657,6 @@ static int test_a_frame_on_another_nodes_connection_is_refused(void) {
 }
 
 /* ---------------------------------------------------------------- sessions */
-
-#define ACTOR ZLINK_OBJECT_KIND_ACTOR
-#define BYTES_EQ(b, s) ((b).len == strlen(s) && memcmp((b).data, (s), (b).len) == 0)
-
-/* Decisions other than SEND that carrying some frames produced, in order. */
-typedef struct {
-    zlink_decision events[16];
-    int count;
-} trace;
-
-static void trace_free(trace *t) {
-    for (int i = 0; i < t->count; i++) zlink_decision_free(&t->events[i]);
-    t->count = 0;
-}
-
-typedef struct {
-    uint64_t from;
-    uint64_t to;
-    uint8_t *data;
-    size_t len;
-} frame_copy;
-
-/* Carries frames sent by node `from` (a rid) to their nodes (rid n is
- * node[n - 1]) until no SEND decision is left; every other decision is kept
- * in `t`. A frame arrives on the receiver's connection to its sender. */
-static int carry(cluster *c, uint64_t from, const zlink_outbound *frames, size_t count,
-                 trace *t) {
-    frame_copy q[64];
-    size_t head = 0, n = 0;
-    for (size_t i = 0; i < count; i++) {
-        CHECK(n < 64);
-        q[n].from = from;
-        q[n].to = frames[i].to.rid;
-        q[n].len = frames[i].bytes.len;
-        q[n].data = malloc(q[n].len);
-        memcpy(q[n].data, frames[i].bytes.data, q[n].len);
-        n++;
-    }
-    while (head < n) {
-        frame_copy f = q[head++];
-        CHECK(f.to >= 1 && f.to <= 3 && c->node[f.to - 1] != NULL);
-        zlink_decision d;
-        OK(zlink_on_frame(c->node[f.to - 1], f.from, f.data, f.len, &d, NULL));
-        free(f.data);
-        if (d.kind == ZLINK_DECISION_KIND_SEND) {
-            for (size_t i = 0; i < d.frame_count; i++) {
-                CHECK(n < 64);
-                q[n].from = f.to;
-                q[n].to = d.frames[i].to.rid;
-                q[n].len = d.frames[i].bytes.len;
-                q[n].data = malloc(q[n].len);
-                memcpy(q[n].data, d.frames[i].bytes.data, q[n].len);
-                n++;
-            }
-            zlink_decision_free(&d);
-        } else {
-            CHECK(d.kind != ZLINK_DECISION_KIND_DROPPED && d.kind != ZLINK_DECISION_KIND_REJECT);
-            CHECK(t->count < 16);
-            t->events[t->count++] = d;
-        }
-    }
-    return 0;
-}
-
-static int carry_list(cluster *c, uint64_t from, zlink_outbound_list *list, trace *t) {
-    int rc = carry(c, from, list->items, list->count, t);
-    zlink_outbound_list_free(list);
-    zlink_outbound_list_free(list); /* a second free is a no-op */
-    return rc;
-}
 
 /* The ActorRef of `id` as its owner node[owner] hands it out. */
 static int actor_ref(cluster *c, int owner, const char *id, zlink_actor_route *out) {
@@ -662,15 +734,21 @@ static int test_session_relocation_holds_messages_until_command_44(void) {
     uint64_t s1, s2;
     if (session_send(&c, 7, "a1", "early", ZLINK_SESSION_SENT_TAG_SENT, &s1)) return 1;
 
-    /* Relocation 5 of a1 from node 2 to node 3: command 42, answered by 43. */
-    zlink_outbound_list seal;
-    OK(zlink_seal_sessions(c.node[1], ACTOR, ID("a1"), 5, &seal, NULL));
-    CHECK(seal.count == 1 && seal.items[0].to.rid == 1);
+    /* a1 moves from node 2 to node 3: the Restore, and command 42 answered by 43. */
+    zlink_relocation_started started;
+    OK(zlink_begin_relocation(c.node[1], ACTOR, ID("a1"), 3, 1, NULL, 0, NULL, 0, &started,
+                              NULL));
+    CHECK(started.frames.count == 2);
+    CHECK(started.frames.items[0].to.rid == 3 && started.frames.items[1].to.rid == 1);
+    CHECK(started.object_generation == source.fence.object_generation);
     trace t = {0};
-    if (carry_list(&c, 2, &seal, &t)) return 1;
-    CHECK(t.count == 1 && t.events[0].session_event == ZLINK_SESSION_EVENT_SEALED);
-    CHECK(t.events[0].sealed && t.events[0].relocation == 5);
-    CHECK(BYTES_EQ(t.events[0].target_id, "a1"));
+    if (carry_list(&c, 2, &started.frames, &t)) return 1;
+    CHECK(t.count == 2);
+    CHECK(t.events[0].kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(t.events[0].relocation_event == ZLINK_RELOCATION_EVENT_RESTORE);
+    CHECK(t.events[1].session_event == ZLINK_SESSION_EVENT_SEALED);
+    CHECK(t.events[1].sealed && t.events[1].relocation == started.relocation);
+    CHECK(BYTES_EQ(t.events[1].target_id, "a1"));
     trace_free(&t);
 
     /* Held for a1 only; a2 is not affected; a rebind must wait. */
@@ -683,37 +761,29 @@ static int test_session_relocation_holds_messages_until_command_44(void) {
     CHECK_RC(zlink_bind(c.node[0], 7, ACTOR, ID("a1"), &ref, &rebind, NULL),
              ZLINK_RESULT_BINDING_SEALED);
 
-    /* The bindings travel with the Actor; the target commits and sends 44. */
-    zlink_registration_list regs;
-    OK(zlink_export_bindings(c.node[1], ACTOR, ID("a1"), &regs, NULL));
-    CHECK(regs.count == 1 && regs.items[0].session.id == 7);
-    CHECK(regs.items[0].session.owner.rid == 1);
-    zlink_owned target;
-    OK(zlink_commit_relocation(c.node[2], ACTOR, ID("a1"), &source.fence, &target, NULL));
-    zlink_route_end end;
-    bool found = false;
-    OK(zlink_owner_route_end(c.node[2], ACTOR, ID("a1"), &end, &found, NULL));
-    CHECK(found);
-    OK(zlink_relinquish_to(c.node[1], ACTOR, ID("a1"), &end, NULL, NULL));
-    OK(zlink_import_bindings(c.node[2], ACTOR, ID("a1"), regs.items, regs.count, NULL));
-    zlink_registration_list_free(&regs);
-    zlink_registration_list_free(&regs);
-    OK(zlink_forget_bindings(c.node[1], ACTOR, ID("a1"), NULL));
-    CHECK_RC(zlink_import_bindings(c.node[2], ACTOR, ID("a1"), NULL, 1, NULL),
-             ZLINK_RESULT_NULL_POINTER);
-
-    zlink_outbound_list commit;
-    OK(zlink_commit_session_routes(c.node[2], ACTOR, ID("a1"), 5, &commit, NULL));
-    CHECK(commit.count == 1 && commit.items[0].to.rid == 1);
-    if (carry_list(&c, 3, &commit, &t)) return 1;
-    /* Command 44 released the held message, on the new route, in order. */
-    CHECK(t.count == 1 && t.events[0].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
-    CHECK(BYTES_EQ(t.events[0].payload, "held") && t.events[0].sequence == s2);
+    /* The target restores: relay-ready, cutover, the owner CAS; the
+     * bindings travel with the Actor and the target's command 44 releases
+     * the held message, on the new route, in order. */
+    zlink_outbound_list ready;
+    OK(zlink_relocation_restored(c.node[2], ACTOR, ID("a1"), &ready, NULL));
+    CHECK(ready.count == 1 && ready.items[0].to.rid == 2);
+    if (carry_list(&c, 3, &ready, &t)) return 1;
+    CHECK(t.count == 4);
+    CHECK(t.events[0].relocation_event == ZLINK_RELOCATION_EVENT_CUTOVER);
+    CHECK(t.events[1].relocation_event == ZLINK_RELOCATION_EVENT_COMMITTED);
+    CHECK(t.events[2].relocation_event == ZLINK_RELOCATION_EVENT_HANDED_OFF);
+    CHECK(t.events[3].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
+    CHECK(BYTES_EQ(t.events[3].payload, "held") && t.events[3].sequence == s2);
     trace_free(&t);
+    zlink_route_end target;
+    bool found = false;
+    OK(zlink_owner_route_end(c.node[2], ACTOR, ID("a1"), &target, &found, NULL));
+    CHECK(found);
     zlink_binding_route stored;
     OK(zlink_binding_get(c.node[0], 7, ACTOR, ID("a1"), &stored, &found, NULL));
     CHECK(found && stored.route.owner.rid == 3);
     CHECK(stored.route.authority_owner_generation == target.fence.authority_owner_generation);
+    CHECK(target.fence.authority_owner_generation == source.fence.authority_owner_generation + 1);
     if (session_send(&c, 7, "a1", "after", ZLINK_SESSION_SENT_TAG_SENT, NULL)) return 1;
 
     /* A lease renewal refreshes the stored routes (44, relocation 0). */
@@ -757,8 +827,9 @@ static int test_session_relocation_holds_messages_until_command_44(void) {
     zlink_session_sent sent;
     CHECK_RC(zlink_session_send(c.node[0], 7, ACTOR, ID("a1"), ID("x"), &sent, NULL),
              ZLINK_RESULT_UNKNOWN_SESSION);
-    OK(zlink_abort_session_routes(c.node[2], ACTOR, ID("a2"), 9, &bye, NULL));
-    zlink_outbound_list_free(&bye);
+    zlink_decision none;
+    CHECK_RC(zlink_abort_relocation(c.node[2], ACTOR, ID("a1"), &none, NULL),
+             ZLINK_RESULT_NOT_RELOCATING);
     return cluster_free(&c);
 }
 
@@ -772,10 +843,16 @@ static int test_a_seal_without_command_44_closes_the_session(void) {
     zlink_session_sent sent;
     CHECK_RC(zlink_session_send(c.node[0], 8, ACTOR, ID("nobody"), ID("x"), &sent, NULL),
              ZLINK_RESULT_NOT_BOUND);
-    zlink_outbound_list seal;
-    OK(zlink_seal_sessions(c.node[1], ACTOR, ID("b1"), 3, &seal, NULL));
+    /* b1 starts moving to node 3, whose Restore is lost: only 42 arrives. */
+    zlink_relocation_started started;
+    OK(zlink_begin_relocation(c.node[1], ACTOR, ID("b1"), 3, 1, NULL, 0, NULL, 0, &started,
+                              NULL));
+    CHECK(started.frames.count == 2 && started.frames.items[1].to.rid == 1);
     trace t = {0};
-    if (carry_list(&c, 2, &seal, &t)) return 1;
+    int rc = carry(&c, 2, &started.frames.items[1], 1, &t);
+    zlink_outbound_list_free(&started.frames);
+    if (rc) return 1;
+    CHECK(t.count == 1 && t.events[0].session_event == ZLINK_SESSION_EVENT_SEALED);
     trace_free(&t);
     zlink_decision_list closed;
     if (on_timeout(c.node[0], &closed)) return 1;
@@ -793,38 +870,84 @@ static int test_a_seal_without_command_44_closes_the_session(void) {
     CHECK(closed.items[0].kind == ZLINK_DECISION_KIND_SESSION);
     CHECK(closed.items[0].session_event == ZLINK_SESSION_EVENT_CLOSED);
     CHECK(closed.items[0].session.id == 8);
-    /* Every Actor is told on its stored route, the sealed one too. */
+    /* Every Actor is told on its stored route, the sealed one too: b2 now,
+     * b1 once its relocation settles (held on its source meanwhile). */
     CHECK(closed.items[1].kind == ZLINK_DECISION_KIND_SEND && closed.items[1].frame_count == 2);
     CHECK(closed.items[1].frames[0].to.rid + closed.items[1].frames[1].to.rid == 2 + 3);
     if (carry(&c, 1, closed.items[1].frames, 2, &t)) return 1;
-    CHECK(t.count == 2 && t.events[0].relay_kind == ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT);
-    CHECK(t.events[1].relay_kind == ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT);
+    CHECK(t.count == 2);
+    int delivered = 0, held = 0;
+    for (int i = 0; i < 2; i++) {
+        if (t.events[i].kind == ZLINK_DECISION_KIND_HELD) held++;
+        if (t.events[i].kind == ZLINK_DECISION_KIND_SESSION_DELIVER &&
+            t.events[i].relay_kind == ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT &&
+            BYTES_EQ(t.events[i].target_id, "b2"))
+            delivered++;
+    }
+    CHECK(delivered == 1 && held == 1);
     trace_free(&t);
     zlink_decision_list_free(&closed);
     zlink_decision_list_free(&closed);
     CHECK_RC(zlink_session_send(c.node[0], 8, ACTOR, ID("b2"), ID("x"), &sent, NULL),
              ZLINK_RESULT_UNKNOWN_SESSION);
+    /* No relay-ready came: b1's source gives the move up on its relocation
+     * timeout; once node 3 confirms, it unseals and hands the held
+     * notification to b1. */
+    if (on_timeout(c.node[1], &closed)) return 1;
+    CHECK(closed.count == 1 && closed.items[0].kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(closed.items[0].relocation_event == ZLINK_RELOCATION_EVENT_ABORTING);
+    CHECK(closed.items[0].abort_reason == ZLINK_ABORT_REASON_TIMEOUT);
+    CHECK(closed.items[0].frame_count == 1 && closed.items[0].frames[0].to.rid == 3);
+    if (carry(&c, 2, closed.items[0].frames, 1, &t)) return 1;
+    zlink_decision_list_free(&closed);
+    const zlink_decision *unsealed = find_event(&t, ZLINK_RELOCATION_EVENT_ABORTED);
+    CHECK(unsealed != NULL && unsealed->abort_reason == ZLINK_ABORT_REASON_TIMEOUT);
+    CHECK(unsealed->delivery_count == 0 && unsealed->session_delivery_count == 1);
+    zlink_decision_list held_work;
+    OK(zlink_relocation_deliveries(unsealed, &held_work, NULL));
+    trace_free(&t);
+    CHECK(held_work.count == 1 && held_work.items[0].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
+    CHECK(held_work.items[0].relay_kind == ZLINK_RELAY_KIND_PHYSICAL_DISCONNECT);
+    CHECK(BYTES_EQ(held_work.items[0].target_id, "b1") && held_work.items[0].session.id == 8);
+    zlink_decision_list_free(&held_work);
     return cluster_free(&c);
 }
 
 static int test_an_aborted_relocation_releases_held_messages_to_the_source(void) {
     cluster c;
-    if (cluster_new(&c, 2)) return 1;
+    if (cluster_new(&c, 3)) return 1;
     OK(zlink_open_session(c.node[0], 9, 1, NULL, NULL));
     OK(zlink_activate(c.node[1], ACTOR, ID("c1"), NULL, NULL));
     if (bind_actor(&c, 9, "c1", 1)) return 1;
-    zlink_outbound_list list;
-    OK(zlink_seal_sessions(c.node[1], ACTOR, ID("c1"), 4, &list, NULL));
+    zlink_relocation_started started;
+    OK(zlink_begin_relocation(c.node[1], ACTOR, ID("c1"), 3, 1, NULL, 0, NULL, 0, &started,
+                              NULL));
     trace t = {0};
-    if (carry_list(&c, 2, &list, &t)) return 1;
+    if (carry_list(&c, 2, &started.frames, &t)) return 1;
+    CHECK(find_event(&t, ZLINK_RELOCATION_EVENT_RESTORE) != NULL);
     trace_free(&t);
     uint64_t seq;
     if (session_send(&c, 9, "c1", "waiting", ZLINK_SESSION_SENT_TAG_HELD, &seq)) return 1;
-    OK(zlink_abort_session_routes(c.node[1], ACTOR, ID("c1"), 4, &list, NULL));
-    CHECK(list.count == 1 && list.items[0].to.rid == 1);
-    if (carry_list(&c, 2, &list, &t)) return 1;
-    CHECK(t.count == 1 && t.events[0].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
-    CHECK(BYTES_EQ(t.events[0].payload, "waiting") && t.events[0].sequence == seq);
+    /* The source gives up before relay-ready: the target is told (49) and
+     * confirms; the source unseals and its command 44 abort sends the held
+     * message to it again. */
+    zlink_decision aborting;
+    OK(zlink_abort_relocation(c.node[1], ACTOR, ID("c1"), &aborting, NULL));
+    CHECK(aborting.kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(aborting.relocation_event == ZLINK_RELOCATION_EVENT_ABORTING);
+    CHECK(aborting.abort_reason == ZLINK_ABORT_REASON_REQUESTED);
+    CHECK(aborting.relocation == started.relocation && aborting.delivery_count == 0);
+    CHECK(aborting.frame_count == 1 && aborting.frames[0].to.rid == 3);
+    int rc = carry(&c, 2, aborting.frames, aborting.frame_count, &t);
+    zlink_decision_free(&aborting);
+    if (rc) return 1;
+    CHECK(t.count == 3);
+    CHECK(t.events[0].relocation_event == ZLINK_RELOCATION_EVENT_ABORTED); /* target */
+    CHECK(t.events[1].relocation_event == ZLINK_RELOCATION_EVENT_ABORTED); /* source */
+    CHECK(t.events[1].abort_reason == ZLINK_ABORT_REASON_REQUESTED);
+    CHECK(t.events[1].relocation == started.relocation);
+    CHECK(t.events[2].kind == ZLINK_DECISION_KIND_SESSION_DELIVER);
+    CHECK(BYTES_EQ(t.events[2].payload, "waiting") && t.events[2].sequence == seq);
     trace_free(&t);
     zlink_binding_route stored;
     bool found = false;
@@ -834,6 +957,403 @@ static int test_an_aborted_relocation_releases_held_messages_to_the_source(void)
     return cluster_free(&c);
 }
 
+/* ---------------------------------------------------------------- relocation */
+
+/* Hands one frame sent by node `from` (a rid) to its node. */
+static int take(cluster *c, uint64_t from, const zlink_outbound *frame, zlink_decision *out) {
+    CHECK(frame->to.rid >= 1 && frame->to.rid <= 3 && c->node[frame->to.rid - 1] != NULL);
+    OK(zlink_on_frame(c->node[frame->to.rid - 1], from, frame->bytes.data, frame->bytes.len,
+                      out, NULL));
+    return 0;
+}
+
+/* The client node[2] sends (or requests) `payload` to the Actor `id`. */
+static int client_send(cluster *c, const char *id, const char *payload, bool request,
+                       zlink_sent *out) {
+    if (request) {
+        OK(zlink_request(c->node[2], ACTOR, ID(id), ID(payload), NULL, out, NULL));
+    } else {
+        OK(zlink_send(c->node[2], ACTOR, ID(id), ID(payload), NULL, out, NULL));
+    }
+    CHECK(out->tag == ZLINK_SENT_TAG_SUBMITTED);
+    return 0;
+}
+
+/* The client's one-way `payload` for `id`, taken by the runtime it is routed to. */
+static int client_to(cluster *c, const char *id, const char *payload, zlink_decision *out) {
+    zlink_sent sent;
+    if (client_send(c, id, payload, false, &sent)) return 1;
+    int rc = take(c, 3, &sent.outbound, out);
+    zlink_bytes_free(&sent.outbound.bytes);
+    return rc;
+}
+
+/* node[0] moves "mover" to node[1] (client node[2]), step by step. */
+static int test_relocation_handoff_moves_an_actor_between_two_runtimes(void) {
+    cluster c;
+    if (cluster_new(&c, 3)) return 1;
+    zlink_owned source;
+    OK(zlink_activate(c.node[0], ACTOR, ID("mover"), &source, NULL));
+
+    /* The source's host accepted a request and a message and ran neither. */
+    zlink_sent q1, m1;
+    if (client_send(&c, "mover", "q1", true, &q1)) return 1;
+    if (client_send(&c, "mover", "m1", false, &m1)) return 1;
+    CHECK(q1.outbound.to.rid == 1 && m1.outbound.to.rid == 1);
+    zlink_decision saved[2];
+    if (take(&c, 3, &q1.outbound, &saved[0]) || take(&c, 3, &m1.outbound, &saved[1])) return 1;
+    zlink_bytes_free(&q1.outbound.bytes);
+    zlink_bytes_free(&m1.outbound.bytes);
+    CHECK(saved[0].kind == ZLINK_DECISION_KIND_DELIVER && saved[0].is_request);
+    CHECK(saved[1].kind == ZLINK_DECISION_KIND_DELIVER && !saved[1].is_request);
+
+    /* Source: hands over that work and the state, and is sealed. */
+    const zlink_decision *capture[2] = {&saved[0], &saved[1]};
+    zlink_relocation_started started;
+    OK(zlink_begin_relocation(c.node[0], ACTOR, ID("mover"), 2, 1, capture, 2, ID("actor-state"),
+                              &started, NULL));
+    zlink_decision_free(&saved[0]);
+    zlink_decision_free(&saved[1]);
+    CHECK(started.relocation != 0);
+    CHECK(started.object_generation == source.fence.object_generation);
+    CHECK(started.frames.count == 1 && started.frames.items[0].to.rid == 2); /* the Restore */
+    zlink_decision d;
+    if (client_to(&c, "mover", "m2", &d)) return 1;
+    CHECK(d.kind == ZLINK_DECISION_KIND_HELD && d.frame_count == 0 && d.payload.len == 0);
+    zlink_decision_free(&d);
+
+    /* Target: the Restore brings the state; the host builds the Actor. */
+    zlink_decision restore;
+    if (take(&c, 1, &started.frames.items[0], &restore)) return 1;
+    zlink_outbound_list_free(&started.frames);
+    CHECK(restore.kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(restore.relocation_event == ZLINK_RELOCATION_EVENT_RESTORE);
+    CHECK(restore.relocation == started.relocation);
+    CHECK(restore.target_kind == ACTOR && BYTES_EQ(restore.target_id, "mover"));
+    CHECK(restore.object_generation == source.fence.object_generation);
+    CHECK(restore.peer.rid == 1 && restore.peer.generation == 1);
+    CHECK(strcmp(restore.peer.mesh, "test-mesh") == 0);
+    CHECK(BYTES_EQ(restore.payload, "actor-state"));
+    CHECK(restore.frame_count == 0 && restore.delivery_count == 0);
+    zlink_decision_free(&restore);
+    zlink_outbound_list ready, again;
+    OK(zlink_relocation_restored(c.node[1], ACTOR, ID("mover"), &ready, NULL));
+    CHECK(ready.count == 1 && ready.items[0].to.rid == 1); /* relay-ready */
+    CHECK_RC(zlink_relocation_restored(c.node[1], ACTOR, ID("mover"), &again, NULL),
+             ZLINK_RESULT_RELOCATION_REFUSED);
+    zlink_decision none;
+    CHECK_RC(zlink_abort_relocation(c.node[1], ACTOR, ID("mover"), &none, NULL),
+             ZLINK_RESULT_AFTER_RELAY_READY);
+
+    /* Source: relay-ready: the held message is relayed, then the cutover. */
+    zlink_decision cutover;
+    if (take(&c, 2, &ready.items[0], &cutover)) return 1;
+    zlink_outbound_list_free(&ready);
+    CHECK(cutover.kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(cutover.relocation_event == ZLINK_RELOCATION_EVENT_CUTOVER);
+    CHECK(cutover.relocation == started.relocation && cutover.relayed == 1);
+    CHECK(cutover.frame_count == 2 && cutover.delivery_count == 0);
+    CHECK(cutover.frames[0].to.rid == 2 && cutover.frames[1].to.rid == 2);
+    CHECK_RC(zlink_abort_relocation(c.node[0], ACTOR, ID("mover"), &none, NULL),
+             ZLINK_RESULT_AFTER_RELAY_READY);
+
+    /* Target: the relayed message waits; the cutover runs the owner CAS and
+     * the work is delivered here, in order: saved, then relayed. */
+    if (take(&c, 1, &cutover.frames[0], &d)) return 1;
+    CHECK(d.kind == ZLINK_DECISION_KIND_HELD);
+    zlink_decision_free(&d);
+    zlink_decision committed;
+    if (take(&c, 1, &cutover.frames[1], &committed)) return 1;
+    zlink_decision_free(&cutover);
+    CHECK(committed.kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(committed.relocation_event == ZLINK_RELOCATION_EVENT_COMMITTED);
+    CHECK(committed.relocation == started.relocation && committed.peer.rid == 1);
+    CHECK(committed.frame_count == 1 && committed.frames[0].to.rid == 1); /* commit notice */
+    CHECK(committed.delivery_count == 3);
+    zlink_decision_list work;
+    OK(zlink_relocation_deliveries(&committed, &work, NULL));
+    CHECK(work.count == 3);
+    CHECK(BYTES_EQ(work.items[0].payload, "q1") && work.items[0].is_request);
+    CHECK(work.items[0].operation_id == q1.operation_id);
+    CHECK(BYTES_EQ(work.items[1].payload, "m1") && work.items[1].operation_id == m1.operation_id);
+    CHECK(BYTES_EQ(work.items[2].payload, "m2") && !work.items[2].is_request);
+    for (size_t i = 0; i < work.count; i++) {
+        CHECK(work.items[i].kind == ZLINK_DECISION_KIND_DELIVER);
+        CHECK(work.items[i].target_kind == ACTOR && BYTES_EQ(work.items[i].target_id, "mover"));
+        CHECK(work.items[i].object_generation == source.fence.object_generation);
+    }
+    /* The saved request is answered from the target, on its reply route. */
+    zlink_outbound reply;
+    OK(zlink_reply(c.node[1], &work.items[0], ID("a1"), &reply, NULL));
+    zlink_decision_list_free(&work);
+    zlink_decision_list_free(&work);
+    CHECK(reply.to.rid == 3);
+    if (take(&c, 2, &reply, &d)) return 1;
+    zlink_bytes_free(&reply.bytes);
+    CHECK(d.kind == ZLINK_DECISION_KIND_COMPLETED && d.outcome == ZLINK_OUTCOME_REPLY);
+    CHECK(d.correlation == q1.correlation && BYTES_EQ(d.payload, "a1"));
+    zlink_decision_free(&d);
+
+    /* Source: the commit notice: handed off. */
+    zlink_decision handed;
+    if (take(&c, 2, &committed.frames[0], &handed)) return 1;
+    zlink_decision_free(&committed);
+    zlink_decision_free(&committed);
+    CHECK(handed.kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(handed.relocation_event == ZLINK_RELOCATION_EVENT_HANDED_OFF);
+    CHECK(handed.relocation == started.relocation && handed.peer.rid == 2);
+    CHECK(handed.frame_count == 0 && handed.delivery_count == 0);
+    OK(zlink_relocation_deliveries(&handed, &work, NULL));
+    CHECK(work.count == 0 && work.items == NULL);
+    zlink_decision_free(&handed);
+
+    /* Node 2 owns the Actor under the next owner generation; what still
+     * comes to node 1 follows it there. */
+    zlink_route_end end;
+    bool found = true;
+    OK(zlink_owner_route_end(c.node[0], ACTOR, ID("mover"), &end, &found, NULL));
+    CHECK(!found);
+    OK(zlink_owner_route_end(c.node[1], ACTOR, ID("mover"), &end, &found, NULL));
+    CHECK(found && end.node.rid == 2);
+    CHECK(end.fence.authority_owner_generation == source.fence.authority_owner_generation + 1);
+    zlink_decision relay, moved;
+    if (client_to(&c, "mover", "m3", &relay)) return 1;
+    CHECK(relay.kind == ZLINK_DECISION_KIND_RELAY && relay.frames[0].to.rid == 2);
+    if (take(&c, 1, &relay.frames[0], &moved)) return 1;
+    zlink_decision_free(&relay);
+    CHECK(moved.kind == ZLINK_DECISION_KIND_DELIVER && BYTES_EQ(moved.payload, "m3"));
+    zlink_decision_free(&moved);
+
+    zlink_stats s;
+    OK(zlink_stats_get(c.node[0], &s, NULL));
+    CHECK(s.relocation_begun == 1 && s.relocation_handed_off == 1);
+    CHECK(s.relocation_held == 1 && s.relocation_relayed == 1 && s.relocation_aborted == 0);
+    CHECK(s.table_relocation_sources == 0 && s.table_relocation_targets == 0);
+    OK(zlink_stats_get(c.node[1], &s, NULL));
+    CHECK(s.relocation_restores == 1 && s.relocation_committed == 1 && s.relocation_held == 1);
+    CHECK(s.relocation_control_refused == 0 && s.table_relocation_targets == 0);
+    return cluster_free(&c);
+}
+
+static int test_an_abort_before_relay_ready_delivers_the_held_work_on_the_source(void) {
+    cluster c;
+    if (cluster_new(&c, 3)) return 1;
+    zlink_owned source;
+    OK(zlink_activate(c.node[0], ACTOR, ID("undo"), &source, NULL));
+    zlink_decision saved;
+    if (client_to(&c, "undo", "s1", &saved)) return 1;
+    CHECK(saved.kind == ZLINK_DECISION_KIND_DELIVER);
+    const zlink_decision *capture = &saved;
+    zlink_relocation_started started;
+    OK(zlink_begin_relocation(c.node[0], ACTOR, ID("undo"), 2, 1, &capture, 1, ID("st"),
+                              &started, NULL));
+    zlink_decision_free(&saved);
+    zlink_decision d;
+    if (take(&c, 1, &started.frames.items[0], &d)) return 1;
+    zlink_outbound_list_free(&started.frames);
+    CHECK(d.relocation_event == ZLINK_RELOCATION_EVENT_RESTORE);
+    zlink_decision_free(&d);
+    if (client_to(&c, "undo", "h1", &d)) return 1;
+    CHECK(d.kind == ZLINK_DECISION_KIND_HELD);
+    zlink_decision_free(&d);
+
+    /* The source gives up: the target is told and confirms; then the saved
+     * then the held work run here again. */
+    zlink_decision aborting, confirm, aborted;
+    OK(zlink_abort_relocation(c.node[0], ACTOR, ID("undo"), &aborting, NULL));
+    CHECK(aborting.kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(aborting.relocation_event == ZLINK_RELOCATION_EVENT_ABORTING);
+    CHECK(aborting.abort_reason == ZLINK_ABORT_REASON_REQUESTED);
+    CHECK(aborting.relocation == started.relocation && BYTES_EQ(aborting.target_id, "undo"));
+    CHECK(aborting.frame_count == 1 && aborting.frames[0].to.rid == 2); /* 49 to the target */
+    CHECK(aborting.delivery_count == 0);
+    if (client_to(&c, "undo", "h2", &d)) return 1;
+    CHECK(d.kind == ZLINK_DECISION_KIND_HELD); /* still sealed */
+    zlink_decision_free(&d);
+    if (take(&c, 1, &aborting.frames[0], &confirm)) return 1;
+    zlink_decision_free(&aborting);
+    CHECK(confirm.kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(confirm.relocation_event == ZLINK_RELOCATION_EVENT_ABORTED);
+    CHECK(confirm.abort_reason == ZLINK_ABORT_REASON_REQUESTED && confirm.delivery_count == 0);
+    CHECK(confirm.relocation == started.relocation);
+    CHECK(confirm.frame_count == 1 && confirm.frames[0].to.rid == 1); /* 49 back */
+    if (take(&c, 2, &confirm.frames[0], &aborted)) return 1;
+    zlink_decision_free(&confirm);
+    CHECK(aborted.kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(aborted.relocation_event == ZLINK_RELOCATION_EVENT_ABORTED);
+    CHECK(aborted.relocation == started.relocation);
+    CHECK(aborted.delivery_count == 3 && aborted.session_delivery_count == 0);
+    zlink_decision_list work;
+    OK(zlink_relocation_deliveries(&aborted, &work, NULL));
+    zlink_decision_free(&aborted);
+    CHECK(work.count == 3 && work.items[0].kind == ZLINK_DECISION_KIND_DELIVER);
+    CHECK(BYTES_EQ(work.items[0].payload, "s1") && BYTES_EQ(work.items[1].payload, "h1"));
+    CHECK(BYTES_EQ(work.items[2].payload, "h2"));
+    CHECK(work.items[1].object_generation == source.fence.object_generation);
+    zlink_decision_list_free(&work);
+    zlink_outbound_list ready;
+    CHECK_RC(zlink_relocation_restored(c.node[1], ACTOR, ID("undo"), &ready, NULL),
+             ZLINK_RESULT_NOT_RELOCATING);
+    if (client_to(&c, "undo", "after", &d)) return 1;
+    CHECK(d.kind == ZLINK_DECISION_KIND_DELIVER && BYTES_EQ(d.payload, "after"));
+    zlink_decision_free(&d);
+    zlink_route_end end;
+    bool found = false;
+    OK(zlink_owner_route_end(c.node[0], ACTOR, ID("undo"), &end, &found, NULL));
+    CHECK(found && end.fence.authority_owner_generation ==
+                       source.fence.authority_owner_generation);
+
+    /* A second move whose Restore is lost and whose target never answers:
+     * from zlink_on_timeout, the source gives it up when
+     * relocation_timeout_ms passes, and unseals once more has passed (the
+     * store fenced against the target). */
+    OK(zlink_begin_relocation(c.node[0], ACTOR, ID("undo"), 2, 1, NULL, 0, NULL, 0, &started,
+                              NULL));
+    zlink_outbound_list_free(&started.frames);
+    if (client_to(&c, "undo", "late", &d)) return 1;
+    CHECK(d.kind == ZLINK_DECISION_KIND_HELD);
+    zlink_decision_free(&d);
+    zlink_config config;
+    OK(zlink_config_get(c.node[0], &config, NULL));
+    uint64_t deadline = 0, now = 0;
+    bool has = false;
+    OK(zlink_next_deadline(c.node[0], &deadline, &has, NULL));
+    OK(zlink_now(c.node[0], &now, NULL));
+    CHECK(has && deadline == now + config.relocation_timeout_ms * 1000000);
+    zlink_decision_list due;
+    if (on_timeout(c.node[0], &due)) return 1;
+    CHECK(due.count == 0);
+    OK(zlink_manual_clock_advance(c.clock, config.relocation_timeout_ms, NULL));
+    if (on_timeout(c.node[0], &due)) return 1;
+    CHECK(due.count == 1 && due.items[0].kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(due.items[0].relocation_event == ZLINK_RELOCATION_EVENT_ABORTING);
+    CHECK(due.items[0].abort_reason == ZLINK_ABORT_REASON_TIMEOUT);
+    CHECK(due.items[0].relocation == started.relocation);
+    CHECK(due.items[0].frame_count == 1 && due.items[0].frames[0].to.rid == 2);
+    CHECK(due.items[0].delivery_count == 0);
+    zlink_decision_list_free(&due);
+    OK(zlink_manual_clock_advance(c.clock, config.relocation_timeout_ms, NULL));
+    if (on_timeout(c.node[0], &due)) return 1;
+    CHECK(due.count == 1 && due.items[0].kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(due.items[0].relocation_event == ZLINK_RELOCATION_EVENT_ABORTED);
+    CHECK(due.items[0].abort_reason == ZLINK_ABORT_REASON_TIMEOUT);
+    CHECK(due.items[0].relocation == started.relocation);
+    CHECK(due.items[0].delivery_count == 1);
+    OK(zlink_relocation_deliveries(&due.items[0], &work, NULL));
+    zlink_decision_list_free(&due);
+    CHECK(work.count == 1 && BYTES_EQ(work.items[0].payload, "late"));
+    zlink_decision_list_free(&work);
+
+    zlink_stats s;
+    OK(zlink_stats_get(c.node[0], &s, NULL));
+    CHECK(s.relocation_begun == 2 && s.relocation_aborted == 2 && s.relocation_held == 3);
+    CHECK(s.relocation_handed_off == 0 && s.table_relocation_sources == 0);
+    OK(zlink_stats_get(c.node[1], &s, NULL));
+    CHECK(s.relocation_restores == 1 && s.relocation_aborted == 1);
+    CHECK(s.table_relocation_targets == 0);
+    return cluster_free(&c);
+}
+
+static int test_relocation_calls_refuse_bad_input(void) {
+    cluster c;
+    if (cluster_new(&c, 2)) return 1;
+    OK(zlink_activate(c.node[0], ACTOR, ID("busy"), NULL, NULL));
+    OK(zlink_activate(c.node[0], ACTOR, ID("other"), NULL, NULL));
+    zlink_config config;
+    OK(zlink_config_get(c.node[0], &config, NULL));
+    CHECK(config.relocation_timeout_ms == 5000);
+    CHECK(config.max_relocation_state_bytes == 16u << 20);
+    config.max_relocation_state_bytes = 8;
+    OK(zlink_update_config(c.node[0], &config, NULL));
+
+    zlink_relocation_started started, untouched;
+    memset(&started, 0x5a, sizeof started);
+    untouched = started;
+    zlink_error *err = NULL;
+    CHECK_RC(zlink_begin_relocation(c.node[0], ACTOR, ID("busy"), 2, 1, NULL, 0, ID("123456789"),
+                                    &started, &err),
+             ZLINK_RESULT_STATE_TOO_LARGE);
+    CHECK(zlink_error_code(err) == ZLINK_RESULT_STATE_TOO_LARGE);
+    CHECK(strstr(zlink_error_message(err), "9 bytes, over the 8-byte bound") != NULL);
+    zlink_error_free(err);
+    CHECK_RC(zlink_begin_relocation(c.node[0], ACTOR, ID("busy"), 1, 1, NULL, 0, NULL, 0,
+                                    &started, NULL),
+             ZLINK_RESULT_INVALID_ARGUMENT); /* the target is this runtime */
+    CHECK_RC(zlink_begin_relocation(c.node[1], ACTOR, ID("busy"), 1, 1, NULL, 0, NULL, 0,
+                                    &started, NULL),
+             ZLINK_RESULT_NOT_OWNED);
+    CHECK_RC(zlink_begin_relocation(c.node[0], 7, ID("busy"), 2, 1, NULL, 0, NULL, 0, &started,
+                                    NULL),
+             ZLINK_RESULT_INVALID_ARGUMENT);
+    CHECK_RC(zlink_begin_relocation(c.node[0], ACTOR, ID("busy"), 2, 1, NULL, 1, NULL, 0,
+                                    &started, NULL),
+             ZLINK_RESULT_NULL_POINTER);
+    CHECK_RC(zlink_begin_relocation(c.node[0], ACTOR, ID("busy"), 2, 1, NULL, 0, NULL, 0, NULL,
+                                    NULL),
+             ZLINK_RESULT_NULL_POINTER);
+    /* Only DELIVER decisions of the object moved are saved work. */
+    zlink_decision dropped, foreign;
+    OK(zlink_on_frame(c.node[0], 2, (const uint8_t *)"garbage", 7, &dropped, NULL));
+    zlink_sent sent;
+    OK(zlink_send(c.node[1], ACTOR, ID("other"), ID("x"), NULL, &sent, NULL));
+    OK(zlink_on_frame(c.node[0], 2, sent.outbound.bytes.data, sent.outbound.bytes.len, &foreign,
+                      NULL));
+    zlink_bytes_free(&sent.outbound.bytes);
+    CHECK(foreign.kind == ZLINK_DECISION_KIND_DELIVER);
+    const zlink_decision *bad[2] = {&foreign, &dropped};
+    err = NULL;
+    CHECK_RC(zlink_begin_relocation(c.node[0], ACTOR, ID("busy"), 2, 1, &bad[1], 1, NULL, 0,
+                                    &started, &err),
+             ZLINK_RESULT_INVALID_ARGUMENT);
+    CHECK(strstr(zlink_error_message(err), "saved[0] is not a DELIVER decision") != NULL);
+    zlink_error_free(err);
+    CHECK_RC(zlink_begin_relocation(c.node[0], ACTOR, ID("busy"), 2, 1, bad, 1, NULL, 0,
+                                    &started, NULL),
+             ZLINK_RESULT_INVALID_ARGUMENT);
+    zlink_decision_list list;
+    CHECK_RC(zlink_relocation_deliveries(&foreign, &list, NULL), ZLINK_RESULT_INVALID_ARGUMENT);
+    CHECK_RC(zlink_relocation_deliveries(&dropped, &list, NULL), ZLINK_RESULT_INVALID_ARGUMENT);
+    CHECK_RC(zlink_relocation_deliveries(NULL, &list, NULL), ZLINK_RESULT_NULL_POINTER);
+    zlink_decision_free(&dropped);
+    zlink_decision_free(&foreign);
+    CHECK(memcmp(&started, &untouched, sizeof started) == 0);
+
+    /* One relocation of an object at a time. */
+    OK(zlink_begin_relocation(c.node[0], ACTOR, ID("busy"), 2, 1, NULL, 0, ID("12345678"),
+                              &started, NULL));
+    zlink_relocation_started second = untouched;
+    err = NULL;
+    CHECK_RC(zlink_begin_relocation(c.node[0], ACTOR, ID("busy"), 2, 1, NULL, 0, NULL, 0,
+                                    &second, &err),
+             ZLINK_RESULT_ALREADY_RELOCATING);
+    CHECK(strstr(zlink_error_message(err), "already relocating") != NULL);
+    zlink_error_free(err);
+    CHECK(memcmp(&second, &untouched, sizeof second) == 0);
+    zlink_outbound_list_free(&started.frames);
+
+    /* Nothing relocating there. */
+    zlink_outbound_list ready;
+    err = NULL;
+    CHECK_RC(zlink_relocation_restored(c.node[1], ACTOR, ID("busy"), &ready, &err),
+             ZLINK_RESULT_NOT_RELOCATING);
+    CHECK(zlink_error_code(err) == ZLINK_RESULT_NOT_RELOCATING);
+    zlink_error_free(err);
+    CHECK_RC(zlink_relocation_restored(c.node[0], ACTOR, ID("busy"), &ready, NULL),
+             ZLINK_RESULT_NOT_RELOCATING); /* the source is not its target */
+    zlink_decision d;
+    CHECK_RC(zlink_abort_relocation(c.node[0], ACTOR, ID("other"), &d, NULL),
+             ZLINK_RESULT_NOT_RELOCATING);
+    CHECK_RC(zlink_abort_relocation(c.node[0], ACTOR, ID("busy"), NULL, NULL),
+             ZLINK_RESULT_NULL_POINTER);
+
+    /* The new config fields are validated. */
+    config.max_relocation_state_bytes = 0;
+    CHECK_RC(zlink_update_config(c.node[0], &config, NULL), ZLINK_RESULT_INVALID_CONFIG);
+    config.max_relocation_state_bytes = 8;
+    config.relocation_timeout_ms = 0;
+    CHECK_RC(zlink_update_config(c.node[0], &config, NULL), ZLINK_RESULT_INVALID_CONFIG);
+    return cluster_free(&c);
+}
 /* ---------------------------------------------------------------- requests */
 
 static int test_error_reply_and_spot_origin(void) {
@@ -1170,6 +1690,11 @@ int main(void) {
         test_a_seal_without_command_44_closes_the_session);
     run("an_aborted_relocation_releases_held_messages_to_the_source",
         test_an_aborted_relocation_releases_held_messages_to_the_source);
+    run("relocation_handoff_moves_an_actor_between_two_runtimes",
+        test_relocation_handoff_moves_an_actor_between_two_runtimes);
+    run("an_abort_before_relay_ready_delivers_the_held_work_on_the_source",
+        test_an_abort_before_relay_ready_delivers_the_held_work_on_the_source);
+    run("relocation_calls_refuse_bad_input", test_relocation_calls_refuse_bad_input);
     run("error_reply_and_spot_origin", test_error_reply_and_spot_origin);
     run("a_frame_on_another_nodes_connection_is_refused",
         test_a_frame_on_another_nodes_connection_is_refused);

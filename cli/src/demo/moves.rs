@@ -1,0 +1,51 @@
+//! Moving an object between two of the demo's runtimes the way a host does
+//! it (§3.3): `begin_relocation` on the source, then every frame carried
+//! between the two until the move is done, the target's host restoring the
+//! state when its runtime asks.
+
+use zlink_core::{Capture, Inbound, ObjectKind, Outbound, OwnedObject, RelocationEvent, Runtime};
+
+use super::{DemoResult, Unexpected};
+
+/// A finished move.
+pub(super) struct Moved {
+    /// The target's tenure after its owner CAS.
+    pub(super) owned: OwnedObject,
+    /// Frames carried between the two runtimes.
+    pub(super) frames: usize,
+}
+
+/// Moves `id` from `source` to `target` with an empty capture.
+pub(super) fn relocate(
+    source: &Runtime,
+    target: &Runtime,
+    kind: ObjectKind,
+    id: &str,
+) -> DemoResult<Moved> {
+    let started = source.begin_relocation(kind, id, target.node_ref(), Capture::default())?;
+    let nodes = [source, target];
+    let mut queue: std::collections::VecDeque<(&Runtime, Outbound)> =
+        started.send.into_iter().map(|o| (source, o)).collect();
+    let mut frames = 0;
+    while let Some((from, out)) = queue.pop_front() {
+        // Frames for other nodes (command 42/44 to Session owners) are
+        // not the demo's concern here.
+        let Some(at) = nodes.into_iter().find(|n| n.identity().rid == out.to.rid) else {
+            continue;
+        };
+        frames += 1;
+        if let Inbound::Relocation(action) = at.on_frame(from.identity().rid, &out.bytes) {
+            queue.extend(action.send.into_iter().map(|f| (at, f)));
+            if matches!(action.event, RelocationEvent::Restore { .. }) {
+                for f in at.relocation_restored(kind, id)? {
+                    queue.push_back((at, f));
+                }
+            }
+        }
+    }
+    let key = zlink_core::KeyRef { kind, id };
+    let owned = target
+        .owned(key)
+        .ok_or_else(|| Unexpected(format!("the target should own {id} after the move")))?;
+    Ok(Moved { owned, frames })
+}

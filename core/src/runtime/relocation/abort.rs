@@ -1,0 +1,251 @@
+//! How a source gives a move up before relay-ready without ever leaving two
+//! owners: it tells the target (Abort) and unseals once the target confirms
+//! it discarded; a target that does not answer in `relocation_timeout` is
+//! fenced off in the store (the source re-takes its own authority, so the
+//! target's owner CAS can no longer succeed) before the source unseals. A
+//! target that already committed answers with its commit instead, and the
+//! source hands the object off as after a relay-ready.
+
+use super::*;
+
+/// Why the source may unseal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unseal {
+    /// The target discarded (it confirmed, or it gave up itself).
+    Confirmed,
+    /// The store was fenced: this node holds a new tenure of the object.
+    Fenced,
+}
+
+impl Runtime {
+    /// Source, sealed: gives the move up. The target is told; the seal
+    /// stays until it confirms (or the store is fenced on the next
+    /// deadline).
+    pub(super) fn start_abort(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+        reason: AbortReason,
+    ) -> RelocationAction {
+        let deadline = self.now().after(self.config_now().relocation_timeout);
+        let mut h = self.inner().handoffs.lock();
+        h.source_aborting(key, reason, deadline);
+        let target = h.source(key).map(|l| l.target);
+        drop(h);
+        let mut action = RelocationAction::event(RelocationEvent::Aborting {
+            identity: identity.clone(),
+            reason,
+        });
+        if let Some(target) = target {
+            let abort = RelocationFrame::Abort {
+                identity: identity.clone(),
+                by: self.node_ref(),
+                reason,
+            };
+            action.send.push(frame_to(target, abort));
+        }
+        tracing::info!(object = %key, relocation = %identity.relocation, ?reason, "relocation given up; waiting for the target to confirm");
+        action
+    }
+
+    /// Source, aborting, and the target did not answer: re-takes its own
+    /// authority by a store compare-and-set (its owner generation moves
+    /// on), so the target's CAS on the old tenure can no longer succeed,
+    /// then unseals. If the CAS finds the target already committed, the
+    /// move goes on as after a relay-ready.
+    pub(super) fn fence_abort(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+        reason: AbortReason,
+    ) -> RelocationAction {
+        let (Some(owned), Some(link)) = (
+            self.owned(key.as_ref()),
+            self.inner().handoffs.lock().source(key).cloned(),
+        ) else {
+            return self.ignored(identity.clone(), Refusal::Ended);
+        };
+        let inner = self.inner().clone();
+        let owned_key = key.clone();
+        let fence = owned.write_fence();
+        let result = self.block_on(async move {
+            inner
+                .write_as(
+                    owned_key.as_ref(),
+                    Write::TakeOwnership(fence),
+                    link.proposal,
+                )
+                .await
+        });
+        match result {
+            Ok(_) => self.unseal(key, identity, reason, Unseal::Fenced),
+            Err(LifecycleError::Write(WriteError::Store(e))) => {
+                tracing::warn!(object = %key, error = %e, "abort fence not answered; retrying");
+                self.inner()
+                    .handoffs
+                    .lock()
+                    .source_deadline(key, self.now().after(COMMIT_RETRY));
+                RelocationAction::event(RelocationEvent::CommitRetry {
+                    identity: identity.clone(),
+                })
+            }
+            Err(_) => self.commit_found_by_fence(key, identity, &link),
+        }
+    }
+
+    /// The abort's fence was refused: another tenure holds the object. If it
+    /// is the target's, the target committed: hand off. Otherwise the
+    /// object is gone from both (its side ends).
+    fn commit_found_by_fence(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+        link: &SourceLink,
+    ) -> RelocationAction {
+        let inner = self.inner().clone();
+        let owned_key = key.clone();
+        let read = self.block_on(async move {
+            let r = &inner.resolver;
+            let result = r.timed(inner.store.read(owned_key.as_ref())).await;
+            let _ = r.observe(result.as_ref().map(|o| o.epoch));
+            result
+        });
+        let record = read.ok().and_then(|o| o.value);
+        match record {
+            Some(rec)
+                if rec.owner.route.node == link.target.rid
+                    && rec.object_generation == identity.object_generation =>
+            {
+                let destination = RouteFence {
+                    object_generation: rec.object_generation,
+                    authority_owner_generation: rec.authority_owner_generation,
+                    owner_lease_generation: rec.owner.lease.generation,
+                    node_generation: rec.owner.node_generation,
+                    store_version: rec.store_version,
+                };
+                self.on_committed(identity.clone(), link.target, destination)
+            }
+            _ => {
+                self.ownership().remove(key.as_ref());
+                self.end_source(key, identity, AbortReason::CommitFailed)
+            }
+        }
+    }
+
+    /// Target: the source gave the move up. Whatever phase before the
+    /// switch, the temporary queue is discarded (the source never accepted
+    /// a relay-ready, so nothing of a relay span is lost) and the source is
+    /// told it may unseal; a late Restore of it is refused from now on.
+    pub(super) fn withdraw_target(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+        source: NodeRef,
+        reason: AbortReason,
+    ) -> RelocationAction {
+        let mut action = self.discard_target(key, identity, reason, false);
+        self.inner()
+            .handoffs
+            .lock()
+            .remember_aborted(identity.clone());
+        let confirm = RelocationFrame::Abort {
+            identity: identity.clone(),
+            by: self.node_ref(),
+            reason,
+        };
+        action.send.push(frame_to(source, confirm));
+        action
+    }
+
+    /// An Abort for a relocation not registered here: if this node holds
+    /// the object's later tenure, the move committed here (tell the source
+    /// again); otherwise confirm, and refuse a late Restore of it.
+    pub(super) fn answer_unknown_abort(
+        &self,
+        identity: RelocationIdentity,
+        by: NodeRef,
+        reason: AbortReason,
+    ) -> RelocationAction {
+        let me = self.node_ref();
+        let committed_here = self
+            .owned(identity.key.as_ref())
+            .filter(|o| o.object_generation == identity.object_generation)
+            .and_then(|_| {
+                self.owner_route_end(identity.key.kind(), identity.key.id())
+                    .ok()
+                    .flatten()
+            });
+        let answer = match committed_here {
+            Some(end) => RelocationFrame::Committed {
+                identity: identity.clone(),
+                target: me,
+                destination: end.fence,
+            },
+            None => {
+                self.inner()
+                    .handoffs
+                    .lock()
+                    .remember_aborted(identity.clone());
+                RelocationFrame::Abort {
+                    identity: identity.clone(),
+                    by: me,
+                    reason,
+                }
+            }
+        };
+        let mut action = self.ignored(identity, Refusal::NotRelocating);
+        action.send.push(frame_to(by, answer));
+        action
+    }
+    /// Source, before relay-ready: the move is abandoned and the target
+    /// can no longer commit it (it confirmed, or the store was fenced). The
+    /// seal is released without reading the store: the saved work then the
+    /// held work are delivered here in order, and command 44 releases the
+    /// Sessions' seals (abort; or commit of this node's fenced tenure).
+    pub(super) fn unseal(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+        reason: AbortReason,
+        how: Unseal,
+    ) -> RelocationAction {
+        let mut h = self.inner().handoffs.lock();
+        let work = match h.queues.source_fail(identity) {
+            SourceStep::Restore(work) => work,
+            SourceStep::Refused(r) => {
+                drop(h);
+                return self.ignored(identity.clone(), r.reason);
+            }
+            _ => Vec::new(),
+        };
+        let _ = h.unlink_ended(key);
+        drop(h);
+        self.counters().relocation.aborted.incr();
+        let owned = self.owned(key.as_ref());
+        let object_generation = owned.map_or(identity.object_generation, |o| o.object_generation);
+        self.counters().follow.delivered.add(work.len() as u64);
+        let deliver = work
+            .into_iter()
+            .map(|operation| Delivery {
+                operation,
+                object_generation,
+            })
+            .collect();
+        let (session, refused) = self.settle_relays(key, owned);
+        let mut send = match how {
+            Unseal::Confirmed => self.abort_session_routes(key, identity.relocation),
+            Unseal::Fenced => self.commit_session_routes(key, identity.relocation),
+        };
+        send.extend(refused);
+        tracing::info!(object = %key, relocation = %identity.relocation, ?reason, "relocation abandoned before relay-ready: unsealed");
+        RelocationAction {
+            event: RelocationEvent::Aborted {
+                identity: identity.clone(),
+                reason,
+            },
+            deliver,
+            session,
+            send,
+        }
+    }
+}

@@ -1,0 +1,298 @@
+//! The target's side of a relocation: the Restore registers the temporary
+//! queue, the cutover (or the 1,000 ms timer) runs the owner CAS, and the
+//! switch delivers in merge order; or the queue is discarded.
+
+use super::*;
+
+impl Runtime {
+    /// Target, §2.5 step 1: registers the temporary queue before the object
+    /// exists and hands the host the state to restore.
+    pub(super) fn on_restore(&self, r: Restore) -> RelocationAction {
+        let me = self.node_ref();
+        let identity = r.identity.clone();
+        let key = identity.key.clone();
+        let refuse = |this: &Self, refusal: Refusal| {
+            let abort = RelocationFrame::Abort {
+                identity: identity.clone(),
+                by: me,
+                reason: AbortReason::Refused,
+            };
+            let mut action = this.ignored(identity.clone(), refusal);
+            action.send.push(frame_to(r.source, abort));
+            action
+        };
+        if r.target != me || self.owned(key.as_ref()).is_some() {
+            return refuse(self, Refusal::WrongTarget);
+        }
+        if self.inner().handoffs.lock().was_aborted(&identity) {
+            return refuse(self, Refusal::Ended);
+        }
+        let mut h = self.inner().handoffs.lock();
+        match h.identity(&key) {
+            Some(running) if running == identity => {
+                drop(h);
+                return self.ignored(identity, Refusal::AlreadyRestored);
+            }
+            Some(_) => {
+                drop(h);
+                return refuse(self, Refusal::AlreadyRelocating);
+            }
+            None => {}
+        }
+        let _ = h.queues.register_target(identity.clone());
+        let _ = h.queues.target_restore(&identity, r.saved);
+        let deadline = self.now().after(self.config_now().relocation_timeout);
+        let link = TargetLink {
+            source: r.source,
+            from: r.from,
+            registrations: r.registrations,
+            deadline,
+            give_up: deadline,
+            proposal: ProposalId(self.inner().ids.next()),
+            committing: false,
+        };
+        h.link_target(key, link);
+        drop(h);
+        self.counters().relocation.restores.incr();
+        RelocationAction::event(RelocationEvent::Restore {
+            identity,
+            source: r.source,
+            state: r.state,
+        })
+    }
+
+    /// Target, §3.3 step 4: the cutover ends the relay span; the owner CAS
+    /// runs now.
+    pub(super) fn on_cutover(
+        &self,
+        identity: RelocationIdentity,
+        source: NodeRef,
+    ) -> RelocationAction {
+        let key = identity.key.clone();
+        let mut h = self.inner().handoffs.lock();
+        if h.target(&key).is_none_or(|l| l.source.rid != source.rid) {
+            drop(h);
+            return self.ignored(identity, Refusal::NotRelocating);
+        }
+        match h.queues.target_cutover(&identity) {
+            TargetStep::CommitDue => {
+                drop(h);
+                self.commit(&key, &identity)
+            }
+            TargetStep::Refused(r) => {
+                drop(h);
+                self.ignored(identity, r.reason)
+            }
+            _ => {
+                drop(h);
+                self.ignored(identity, Refusal::Ended)
+            }
+        }
+    }
+
+    /// Target, §3.3 steps 4–7: the owner CAS (a target-only store write on
+    /// the source's tenure), then the merge order, the regular route, the
+    /// Session bindings with command 44 commit, and the commit notice to
+    /// the source.
+    pub(super) fn commit(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+    ) -> RelocationAction {
+        let (from, proposal) = {
+            let mut h = self.inner().handoffs.lock();
+            let Some(link) = h.target_mut(key).filter(|l| !l.committing) else {
+                drop(h);
+                return self.ignored(identity.clone(), Refusal::Ended);
+            };
+            link.committing = true;
+            (link.from, link.proposal)
+        };
+        let expect = WriteFence {
+            object_generation: from.object_generation,
+            authority_owner_generation: from.authority_owner_generation,
+        };
+        let inner = self.inner().clone();
+        let owned_key = key.clone();
+        let result = self.block_on(async move {
+            inner
+                .write_as(owned_key.as_ref(), Write::TakeOwnership(expect), proposal)
+                .await
+        });
+        let mut h = self.inner().handoffs.lock();
+        if let Some(link) = h.target_mut(key) {
+            link.committing = false;
+        }
+        match result {
+            Ok(owned) => {
+                let merged = match h.queues.target_switch(identity) {
+                    TargetStep::Dispatch(ops) => ops,
+                    _ => Vec::new(),
+                };
+                let (_, link) = h.unlink_ended(key);
+                drop(h);
+                let Some(link) = link else {
+                    return self.ignored(identity.clone(), Refusal::Ended);
+                };
+                self.committed(key, identity, link, owned.object_generation, merged)
+            }
+            Err(LifecycleError::Write(WriteError::Store(e)))
+                if self.now() < h.target(key).map_or(self.now(), |l| l.give_up) =>
+            {
+                tracing::warn!(object = %key, error = %e, "owner CAS not answered; retrying");
+                let retry_at = self.now().after(COMMIT_RETRY);
+                h.target_deadline(key, retry_at);
+                drop(h);
+                RelocationAction::event(RelocationEvent::CommitRetry {
+                    identity: identity.clone(),
+                })
+            }
+            Err(e) => {
+                drop(h);
+                tracing::warn!(object = %key, error = %e, "owner CAS refused: the relocation failed");
+                self.abandon_target(key, identity)
+            }
+        }
+    }
+
+    pub(super) fn committed(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+        link: TargetLink,
+        object_generation: crate::ids::ObjectGeneration,
+        merged: Vec<Operation>,
+    ) -> RelocationAction {
+        self.counters().relocation.committed.incr();
+        self.counters().follow.delivered.add(merged.len() as u64);
+        self.inner().bindings.import(key, &link.registrations);
+        let (session, refused) = self.settle_relays(key, self.owned(key.as_ref()));
+        let mut send = self.commit_session_routes(key, identity.relocation);
+        send.extend(refused);
+        let destination = self
+            .owner_route_end(key.kind(), key.id())
+            .ok()
+            .flatten()
+            .map(|end| end.fence);
+        if let Some(destination) = destination {
+            let notice = RelocationFrame::Committed {
+                identity: identity.clone(),
+                target: self.node_ref(),
+                destination,
+            };
+            send.insert(0, frame_to(link.source, notice));
+        }
+        let deliver = merged
+            .into_iter()
+            .map(|operation| Delivery {
+                operation,
+                object_generation,
+            })
+            .collect();
+        tracing::info!(object = %key, relocation = %identity.relocation, "relocation committed here");
+        RelocationAction {
+            event: RelocationEvent::Committed {
+                identity: identity.clone(),
+                source: link.source,
+            },
+            deliver,
+            session,
+            send,
+        }
+    }
+
+    /// Target: the owner CAS was refused after relay-ready. Everything held
+    /// here ends Unavailable at its sender, never run; the source is told.
+    pub(super) fn abandon_target(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+    ) -> RelocationAction {
+        let mut h = self.inner().handoffs.lock();
+        let ops = match h.queues.target_abandon(identity) {
+            TargetStep::Discarded(ops) => ops,
+            _ => Vec::new(),
+        };
+        let (_, link) = h.unlink_ended(key);
+        drop(h);
+        self.counters().relocation.failed.incr();
+        let mut send = self.refuse_all(ops);
+        send.extend(self.settle_relays(key, None).1);
+        if let Some(link) = link {
+            let abort = RelocationFrame::Abort {
+                identity: identity.clone(),
+                by: self.node_ref(),
+                reason: AbortReason::CommitFailed,
+            };
+            send.push(frame_to(link.source, abort));
+        }
+        RelocationAction {
+            event: RelocationEvent::Failed {
+                identity: identity.clone(),
+                reason: AbortReason::CommitFailed,
+            },
+            deliver: Vec::new(),
+            session: Vec::new(),
+            send,
+        }
+    }
+
+    /// Work no owner will run: a refusal to each sender (Unavailable).
+    pub(super) fn refuse_all(&self, ops: Vec<Operation>) -> Vec<Outbound> {
+        let code = RejectionCode::Unavailable(UnavailableReason::RelocationFailed);
+        ops.iter()
+            .filter_map(|op| match self.reject(op, code) {
+                Inbound::Reject(out) => Some(out),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Target, before the switch: the source withdrew, the host could not
+    /// restore, or the host took too long. The temporary queue is discarded
+    /// (its work ends Unavailable); the source is told unless it withdrew.
+    pub(super) fn discard_target(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+        reason: AbortReason,
+        tell_source: bool,
+    ) -> RelocationAction {
+        let mut h = self.inner().handoffs.lock();
+        let step = if tell_source {
+            h.queues.target_fail(identity)
+        } else {
+            h.queues.target_withdraw(identity)
+        };
+        let ops = match step {
+            TargetStep::Discarded(ops) => ops,
+            TargetStep::Refused(r) => {
+                drop(h);
+                return self.ignored(identity.clone(), r.reason);
+            }
+            _ => Vec::new(),
+        };
+        let (_, link) = h.unlink_ended(key);
+        drop(h);
+        self.counters().relocation.aborted.incr();
+        let mut send = self.refuse_all(ops);
+        send.extend(self.settle_relays(key, None).1);
+        if let (true, Some(link)) = (tell_source, link) {
+            let abort = RelocationFrame::Abort {
+                identity: identity.clone(),
+                by: self.node_ref(),
+                reason,
+            };
+            send.push(frame_to(link.source, abort));
+        }
+        RelocationAction {
+            event: RelocationEvent::Aborted {
+                identity: identity.clone(),
+                reason,
+            },
+            deliver: Vec::new(),
+            session: Vec::new(),
+            send,
+        }
+    }
+}
