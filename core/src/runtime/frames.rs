@@ -157,22 +157,11 @@ impl Runtime {
             }
         });
         let destination = plan.destination;
-        let forwarded = Operation {
-            to_node: destination.node.rid,
-            fence: destination.fence,
-            hop_count: op.hop_count + 1,
-            relayer: Some(self.node_ref()),
-            ..op
-        };
-        let frame = if forwarded.reply_route.is_some() {
-            Frame::Request(forwarded)
-        } else {
-            Frame::Message(forwarded)
-        };
+        let bytes = op.relayed_to(destination.node, destination.fence, self.node_ref());
         Inbound::Relay {
             forward: Outbound {
                 to: destination.node,
-                bytes: encode(&frame),
+                bytes,
             },
             notice,
         }

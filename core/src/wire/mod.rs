@@ -115,6 +115,24 @@ impl Operation {
     pub fn sender(&self) -> NodeRef {
         self.relayer.unwrap_or(self.origin)
     }
+
+    /// This operation relayed by `relayer` to `to` on `fence`, one hop
+    /// further: identity, origin, payload and reply route unchanged, and
+    /// encoded as the Message or Request it is.
+    pub fn relayed_to(self, to: NodeRef, fence: RouteFence, relayer: NodeRef) -> Vec<u8> {
+        let forwarded = Operation {
+            to_node: to.rid,
+            fence,
+            hop_count: self.hop_count.saturating_add(1),
+            relayer: Some(relayer),
+            ..self
+        };
+        encode(&if forwarded.reply_route.is_some() {
+            Frame::Request(forwarded)
+        } else {
+            Frame::Message(forwarded)
+        })
+    }
 }
 
 /// Why a target refused an operation.

@@ -65,21 +65,9 @@ impl Runtime {
     /// target will hold, so it passes admission there after the switch.
     pub(super) fn relay_to(&self, op: Operation, link: &SourceLink) -> Outbound {
         let fence = link.destination.unwrap_or(link.tenure);
-        let forwarded = Operation {
-            to_node: link.target.rid,
-            fence,
-            hop_count: op.hop_count.saturating_add(1),
-            relayer: Some(self.node_ref()),
-            ..op
-        };
-        let frame = if forwarded.reply_route.is_some() {
-            Frame::Request(forwarded)
-        } else {
-            Frame::Message(forwarded)
-        };
         Outbound {
             to: link.target,
-            bytes: encode(&frame),
+            bytes: op.relayed_to(link.target, fence, self.node_ref()),
         }
     }
 
