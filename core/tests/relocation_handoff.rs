@@ -489,8 +489,14 @@ fn a_target_that_dies_after_relay_ready_leaves_work_ended_never_run_twice() {
     m.advance(Duration::from_secs(2));
     m.run();
     assert_eq!(m.ledger.completed, [(m.ledger.completed[0].0, "Timeout")]);
-    // The source hears no commit: its side ends; what comes next is refused.
-    m.advance(Duration::from_secs(5));
+    // The source hears no commit (it waits longer than the target could
+    // retry its CAS): its side ends; what comes next is refused.
+    m.advance(Duration::from_secs(8));
+    assert!(!has_event(&m, 1, |e| matches!(
+        e,
+        RelocationEvent::Failed { .. }
+    )));
+    m.advance(Duration::from_secs(1));
     m.run();
     assert!(has_event(&m, 1, |e| matches!(
         e,

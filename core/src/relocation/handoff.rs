@@ -60,6 +60,12 @@ pub(crate) struct TargetLink {
     pub(crate) proposal: ProposalId,
     /// A CAS is running (outside the lock).
     pub(crate) committing: bool,
+    /// A CAS attempt was sent: its outcome may be in the store even if its
+    /// answer was lost, so only the store decides from here.
+    pub(crate) cas_sent: bool,
+    /// The source asked to withdraw while a CAS was in flight or its outcome
+    /// unknown: answered once the store has decided.
+    pub(crate) withdrawn: Option<AbortReason>,
 }
 
 /// Which side a deadline belongs to.
@@ -225,6 +231,9 @@ impl State {
 
     /// Remembers that `identity` was abandoned (target side).
     pub(crate) fn remember_aborted(&mut self, identity: RelocationIdentity) {
+        if self.aborted.contains(&identity) {
+            return;
+        }
         if self.aborted.len() == ABORTED_KEPT {
             self.aborted.pop_front();
         }

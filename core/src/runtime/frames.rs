@@ -20,9 +20,12 @@ use super::Runtime;
 
 impl Runtime {
     /// Decides what to do with one inbound frame that arrived on the host's
-    /// connection to node `from`. Reads local state only: never the store,
-    /// never an application handler. A frame whose last sender is not
-    /// `from` is refused ([`Inbound::ForeignSender`]) and changes nothing.
+    /// connection to node `from`. Never runs an application handler, and
+    /// reads local state only, with one exception: a relocation's cutover
+    /// (command 47) runs the target's owner CAS, one store write that
+    /// blocks this call (bounded by `store_timeout` per attempt). A frame
+    /// whose last sender is not `from` is refused
+    /// ([`Inbound::ForeignSender`]) and changes nothing.
     pub fn on_frame(&self, from: NodeRid, bytes: &[u8]) -> Inbound {
         let config = &self.inner().config;
         let frame = match decode(bytes, &config.decode_limits()) {

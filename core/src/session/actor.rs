@@ -333,7 +333,7 @@ impl ActorBindings {
                             binding: r.binding,
                             route: next,
                             sequence: r.sequence,
-                            hop_count: r.hop_count + 1,
+                            hop_count: r.hop_count.saturating_add(1),
                             relayer: Some(ctx.me),
                             kind: r.kind,
                             payload: r.payload,
@@ -345,11 +345,16 @@ impl ActorBindings {
                 };
             }
             Err(BindRefusal::ObjectGeneration) => return refuse(SessionRefusal::ObjectGeneration),
-            // A disconnect ends the binding it names wherever this node
-            // still holds the incarnation (a later tenure of its own, after
-            // a relocation it gave up, included): the registration must not
-            // outlive the Session.
-            Err(_) if r.kind != RelayKind::Message => {}
+            // A disconnect ends the binding it names on this node's own
+            // later tenure too (a relocation it gave up re-took its
+            // authority), within that tenure's lease: the registration must
+            // not outlive the Session.
+            Err(BindRefusal::OwnerGeneration)
+                if r.kind != RelayKind::Message
+                    && own_route(ctx, owned).is_some_and(|mine| {
+                        mine.lease_remaining_ms > 0
+                            && mine.authority_owner_generation > r.route.authority_owner_generation
+                    }) => {}
             // Same incarnation here but another tenure than the binding
             // names: that binding's route is stale.
             Err(_) => return refuse(SessionRefusal::StaleRoute),

@@ -110,7 +110,27 @@ impl Runtime {
             let _ = r.observe(result.as_ref().map(|o| o.epoch));
             result
         });
-        let record = read.ok().and_then(|o| o.value);
+        let record = match read {
+            Ok(observed) => observed.value,
+            Err(e) => {
+                // Unknown: keep the seal and ask again.
+                tracing::warn!(object = %key, error = %e, "abort fence: store read failed; retrying");
+                self.inner()
+                    .handoffs
+                    .lock()
+                    .source_deadline(key, self.now().after(COMMIT_RETRY));
+                return RelocationAction::event(RelocationEvent::CommitRetry {
+                    identity: identity.clone(),
+                });
+            }
+        };
+        if let Some(rec) = &record {
+            // A store answer with a higher version drops an older cached
+            // route (§2.2): this node's own route to the object among them.
+            self.inner()
+                .resolver
+                .confirmed_version(key.as_ref(), rec.store_version);
+        }
         match record {
             Some(rec)
                 if rec.owner.route.node == link.target.rid
@@ -125,10 +145,48 @@ impl Runtime {
                 };
                 self.on_committed(identity.clone(), link.target, destination)
             }
-            _ => {
-                self.ownership().remove(key.as_ref());
-                self.end_source(key, identity, AbortReason::CommitFailed)
+            _ => self.fail_sealed_source(key, identity, AbortReason::CommitFailed, false),
+        }
+    }
+
+    /// Source, sealed, and the object turned out to be held by neither side
+    /// (another node took it, or the target's CAS was refused): nothing of
+    /// it runs here. The held work ends Unavailable at its senders, and the
+    /// saved work too unless the target already refused it.
+    pub(super) fn fail_sealed_source(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+        reason: AbortReason,
+        target_refused_saved: bool,
+    ) -> RelocationAction {
+        let mut h = self.inner().handoffs.lock();
+        let saved = h.queues.source(key).map_or(0, |s| s.saved_work().len());
+        let work = match h.queues.source_fail(identity) {
+            SourceStep::Restore(work) => work,
+            SourceStep::Refused(r) => {
+                drop(h);
+                return self.ignored(identity.clone(), r.reason);
             }
+            _ => Vec::new(),
+        };
+        let _ = h.unlink_ended(key);
+        drop(h);
+        self.ownership().remove(key.as_ref());
+        self.inner().bindings.forget(key);
+        let skip = if target_refused_saved { saved } else { 0 };
+        let mut send = self.refuse_all(work.into_iter().skip(skip).collect());
+        send.extend(self.settle_relays(key, None).1);
+        self.counters().relocation.failed.incr();
+        tracing::warn!(object = %key, relocation = %identity.relocation, ?reason, "relocation failed while sealed: the object runs on neither side");
+        RelocationAction {
+            event: RelocationEvent::Failed {
+                identity: identity.clone(),
+                reason,
+            },
+            deliver: Vec::new(),
+            session: Vec::new(),
+            send,
         }
     }
 
@@ -143,6 +201,17 @@ impl Runtime {
         source: NodeRef,
         reason: AbortReason,
     ) -> RelocationAction {
+        {
+            let mut h = self.inner().handoffs.lock();
+            if let Some(link) = h.target_mut(key).filter(|l| l.committing || l.cas_sent) {
+                // An owner CAS may be in the store already: withdrawing now
+                // could leave two owners. The store decides; the source
+                // hears the commit, or this confirmation after a refusal.
+                link.withdrawn = Some(reason);
+                drop(h);
+                return self.ignored(identity.clone(), Refusal::AfterRelayReady);
+            }
+        }
         let mut action = self.discard_target(key, identity, reason, false);
         self.inner()
             .handoffs

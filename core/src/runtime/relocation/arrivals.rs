@@ -113,14 +113,15 @@ impl Runtime {
         };
         let ctx = self.ctx();
         let bindings = &self.inner().bindings;
+        let max_hops = self.inner().config.max_follow_hops();
+        // Within the follow chain's bound, like any Message Follow relay.
+        let next = |_: &ActorRoute, hops: u8| (hops < max_hops).then_some(route);
         relays
             .into_iter()
-            .flat_map(
-                |r| match bindings.on_relay(&ctx, None, |_, _| Some(route), r) {
-                    SessionStep::Send(frames) => frames,
-                    _ => Vec::new(),
-                },
-            )
+            .flat_map(|r| match bindings.on_relay(&ctx, None, next, r) {
+                SessionStep::Send(frames) => frames,
+                _ => Vec::new(),
+            })
             .collect()
     }
 

@@ -302,11 +302,18 @@ impl Runtime {
         let from_target = h.source(&key).is_some_and(|l| l.target.rid == by.rid);
         let from_source = h.target(&key).is_some_and(|l| l.source.rid == by.rid);
         let (source_phase, target_phase) = (h.source_phase(&key), h.target_phase(&key));
-        let unknown =
-            source_phase.is_none() && target_phase.is_none() && !h.source_ended(&identity);
+        // Known here once ended (either side): a late Abort of it is not
+        // answered, so two nodes never answer each other's answers.
+        let unknown = source_phase.is_none()
+            && target_phase.is_none()
+            && !h.source_ended(&identity)
+            && !h.was_aborted(&identity);
         drop(h);
         match (same, from_source, from_target, source_phase) {
             (true, true, _, _) => self.withdraw_target(&key, &identity, by, reason),
+            (true, _, true, Some(SourcePhase::Sealed)) if reason == AbortReason::CommitFailed => {
+                self.fail_sealed_source(&key, &identity, reason, true)
+            }
             (true, _, true, Some(SourcePhase::Sealed)) => {
                 self.unseal(&key, &identity, reason, Unseal::Confirmed)
             }

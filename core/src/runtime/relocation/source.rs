@@ -66,7 +66,12 @@ impl Runtime {
             return None;
         };
         let _ = h.queues.source_cutover(identity);
-        let deadline = self.now().after(self.config_now().relocation_timeout);
+        // The target may retry its CAS until 1,000 ms plus one timeout past
+        // its relay-ready: wait longer than that for its commit notice.
+        let timeout = self.config_now().relocation_timeout;
+        let deadline = self
+            .now()
+            .after(COMMIT_AFTER_RELAY_READY + timeout + timeout);
         h.source_relaying(key, destination, deadline);
         let relays = h.take_relays(key);
         drop(h);

@@ -50,6 +50,8 @@ impl Runtime {
             give_up: deadline,
             proposal: ProposalId(self.inner().ids.next()),
             committing: false,
+            cas_sent: false,
+            withdrawn: None,
         };
         h.link_target(key, link);
         drop(h);
@@ -99,14 +101,15 @@ impl Runtime {
         key: &ObjectKey,
         identity: &RelocationIdentity,
     ) -> RelocationAction {
-        let (from, proposal) = {
+        let (from, proposal, source) = {
             let mut h = self.inner().handoffs.lock();
             let Some(link) = h.target_mut(key).filter(|l| !l.committing) else {
                 drop(h);
                 return self.ignored(identity.clone(), Refusal::Ended);
             };
             link.committing = true;
-            (link.from, link.proposal)
+            link.cas_sent = true;
+            (link.from, link.proposal, link.source)
         };
         let expect = WriteFence {
             object_generation: from.object_generation,
@@ -148,11 +151,37 @@ impl Runtime {
                 })
             }
             Err(e) => {
+                let withdrawn = h.target(key).and_then(|l| l.withdrawn);
                 drop(h);
-                tracing::warn!(object = %key, error = %e, "owner CAS refused: the relocation failed");
-                self.abandon_target(key, identity)
+                tracing::warn!(object = %key, error = %e, "owner CAS refused");
+                if self.source_fenced(key, &from, source) {
+                    // The source gave up and re-took its authority before it
+                    // accepted a relay-ready: it runs the saved work itself.
+                    let reason = withdrawn.unwrap_or(AbortReason::Timeout);
+                    self.withdraw_target(key, identity, source, reason)
+                } else {
+                    self.abandon_target(key, identity)
+                }
             }
         }
+    }
+
+    /// Whether the store shows the source holding a later tenure of the
+    /// same incarnation (its abort fence): read after a refused owner CAS.
+    fn source_fenced(&self, key: &ObjectKey, from: &RouteFence, source: NodeRef) -> bool {
+        let inner = self.inner().clone();
+        let owned_key = key.clone();
+        let read = self.block_on(async move {
+            let r = &inner.resolver;
+            let result = r.timed(inner.store.read(owned_key.as_ref())).await;
+            let _ = r.observe(result.as_ref().map(|o| o.epoch));
+            result
+        });
+        read.ok().and_then(|o| o.value).is_some_and(|rec| {
+            rec.owner.route.node == source.rid
+                && rec.object_generation == from.object_generation
+                && rec.authority_owner_generation > from.authority_owner_generation
+        })
     }
 
     pub(super) fn committed(

@@ -1,0 +1,227 @@
+//! Races around a relocation's edges (spec §3.3 "never two owners"): a
+//! fence that finds a third owner, a fenced source racing a late target
+//! CAS, an Abort arriving during the target's owner CAS, and a session
+//! relay at the hop limit. Each once broke an invariant; each checks it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use zlink_core::mesh::{Envelope, Mesh, RestoreMode};
+use zlink_core::store::FaultyStore;
+use zlink_core::wire::{self, ActorRoute, Binding, Frame, RelayKind, SessionFrame, SessionRef};
+use zlink_core::*;
+
+const ACTOR: ObjectKind = ObjectKind::Actor;
+
+fn mesh(n: u64) -> Mesh {
+    Mesh::new(n, RoutingConfig::default()).expect("valid mesh")
+}
+fn command(e: &Envelope) -> u8 {
+    e.bytes[3]
+}
+fn key(id: &str) -> KeyRef<'_> {
+    KeyRef { kind: ACTOR, id }
+}
+fn warm(m: &mut Mesh, senders: &[u64], id: &str) {
+    for s in senders {
+        assert!(matches!(
+            m.node(*s).resolve(ACTOR, id).expect("a valid id"),
+            Resolution::ReadyRoute(_)
+        ));
+    }
+}
+
+/// The abort's store fence finds a third node holding the object: the
+/// source's side ends, its held work ends Unavailable, nothing stays held.
+#[test]
+fn a_fence_that_finds_a_third_owner_ends_the_source_and_its_held_work() {
+    let mut m = mesh(4);
+    m.activate(1, ACTOR, "p").unwrap();
+    warm(&mut m, &[3], "p");
+    m.restore_mode(RestoreMode::Ignore);
+    m.begin_move(ACTOR, "p", 1, 2).unwrap();
+    m.run();
+    m.kill(2);
+    m.send(3, ACTOR, "p", b"held-1").unwrap();
+    m.run();
+    m.advance(Duration::from_secs(5)); // start_abort
+    m.run();
+    // Someone else holds the object now (e.g. node 1's lease lapsed).
+    let rec = m.store_record(ACTOR, "p").unwrap();
+    m.force_transfer(ACTOR, "p", rec, 4);
+    m.advance(Duration::from_secs(5)); // fence_abort: refused
+    m.run();
+    for i in 0..5 {
+        m.send(3, ACTOR, "p", format!("later-{i}").as_bytes())
+            .unwrap();
+    }
+    m.run();
+    for _ in 0..10 {
+        m.advance(Duration::from_secs(60));
+        m.run();
+    }
+    let stats = m.node(1).stats();
+    assert!(m.node(1).owned(key("p")).is_none());
+    assert!(
+        m.ledger.unresolved().is_empty(),
+        "lost: {:?}",
+        m.ledger.unresolved()
+    );
+    assert_eq!(stats.tables.relocation_sources, 0, "source entry leaked");
+}
+
+/// The source fences (aborting, no answer) while the target still sits in
+/// relay-ready; the target's later CAS is refused: the saved work the
+/// source runs itself is not also refused by the target.
+#[test]
+fn a_target_cas_refused_by_the_sources_fence_leaves_the_saved_work_to_the_source() {
+    let mut m = mesh(3);
+    m.activate(1, ACTOR, "p").unwrap();
+    warm(&mut m, &[3], "p");
+    m.send(3, ACTOR, "p", b"saved-1").unwrap();
+    let e = m.take_next().unwrap();
+    let saved = match m.node(1).on_frame(e.from, &e.bytes) {
+        Inbound::Deliver(d) => vec![d.operation],
+        other => panic!("{other:?}"),
+    };
+    m.restore_mode(RestoreMode::Ignore);
+    m.drop_when(Some(Box::new(|e| command(e) == 49)));
+    m.begin_move_with(
+        ACTOR,
+        "p",
+        1,
+        2,
+        Capture {
+            saved,
+            state: vec![],
+        },
+    )
+    .unwrap();
+    m.run();
+    m.advance(Duration::from_millis(4_999));
+    // The target's host restores at the last moment; relay-ready is slow.
+    let _ready_in_flight = m.node(2).relocation_restored(ACTOR, "p").unwrap();
+    m.advance(Duration::from_millis(1)); // source: no relay-ready -> Aborting
+    m.run();
+    // The target's commit timer runs late (paused process / CAS retries),
+    // after the source's fence deadline.
+    m.advance(Duration::from_secs(5));
+    m.run();
+    assert!(
+        m.ledger.delivered_and_ended().is_empty(),
+        "run and refused: {:?}",
+        m.ledger.delivered_and_ended()
+    );
+}
+
+/// An Abort from the source reaches the target while its owner CAS is in
+/// flight: the target does not confirm (the store decides); the CAS
+/// succeeds and its commit notice makes the aborting source hand off.
+#[test]
+fn an_abort_during_the_targets_owner_cas_is_decided_by_the_store_never_two_owners() {
+    let clock = ManualClock::new();
+    let store = Arc::new(FaultyStore::new(MemoryStore::with_clock(Arc::new(
+        clock.clone(),
+    ))));
+    let node = |rid| {
+        Runtime::builder(Mesh::identity(rid))
+            .config(RoutingConfig::default())
+            .clock(Arc::new(clock.clone()))
+            .store(store.clone())
+            .build()
+            .unwrap()
+    };
+    let (n1, n2) = (node(1), node(2));
+    n1.activate(ACTOR, "p").unwrap();
+    let started = n1
+        .begin_relocation(ACTOR, "p", n2.node_ref(), Capture::default())
+        .unwrap();
+    assert!(matches!(
+        n2.on_frame(NodeRid(1), &started.send[0].bytes),
+        Inbound::Relocation(_)
+    ));
+    let _ready = n2.relocation_restored(ACTOR, "p").unwrap(); // in flight to n1
+    let abort = n1.abort_relocation(ACTOR, "p").unwrap(); // source gives up
+    let abort_frame = abort.send[0].bytes.clone();
+    clock.advance(Duration::from_millis(1_000)); // target's commit timer
+    store.set_stalled(true);
+    let before = store.calls();
+    std::thread::scope(|s| {
+        let t = s.spawn(|| n2.on_timeout(n2.now()));
+        while store.calls() == before {
+            std::thread::yield_now();
+        }
+        // The Abort arrives while the CAS is running: not confirmed.
+        let Inbound::Relocation(w) = n2.on_frame(NodeRid(1), &abort_frame) else {
+            panic!("a relocation step")
+        };
+        assert!(w.send.is_empty(), "no confirmation while the CAS runs");
+        store.set_stalled(false);
+        let out = t.join().unwrap();
+        // The CAS succeeded: the commit notice goes to the source.
+        let committed = out
+            .into_iter()
+            .find_map(|a| match a {
+                Inbound::Relocation(a) => a.send.into_iter().find(|f| f.bytes[3] == 48),
+                _ => None,
+            })
+            .expect("a commit notice");
+        let Inbound::Relocation(h) = n1.on_frame(NodeRid(2), &committed.bytes) else {
+            panic!("a relocation step")
+        };
+        assert!(
+            matches!(h.event, RelocationEvent::HandedOff { .. }),
+            "{h:?}"
+        );
+    });
+    let (a, b) = (n1.owned(key("p")), n2.owned(key("p")));
+    assert!(
+        a.is_none() && b.is_some(),
+        "one owner, the target: {a:?} {b:?}"
+    );
+}
+
+/// A session relay at hop 255 reaching a relaying source is refused at the
+/// follow chain's bound, never forwarded (and never overflows).
+#[test]
+fn a_session_relay_at_the_hop_limit_reaching_a_relaying_source_is_refused() {
+    let mut m = mesh(3);
+    m.activate(1, ACTOR, "p").unwrap();
+    m.delay_when(Some(Box::new(|e| command(e) == 48))); // no Committed yet
+    m.begin_move(ACTOR, "p", 1, 2).unwrap();
+    m.run(); // source is CutOver
+    let n3 = m.node(3).node_ref();
+    let frame = Frame::Session(SessionFrame::Relay {
+        operation_id: OperationId(77),
+        session: SessionRef {
+            owner: n3,
+            id: SessionId(1),
+            generation: SessionGeneration(1),
+        },
+        actor: ObjectKey::new(ACTOR, "p").unwrap(),
+        binding: Binding {
+            generation: BindingGeneration(1),
+            token: BindingToken(1),
+        },
+        route: ActorRoute {
+            owner: m.node(1).node_ref(),
+            object_generation: ObjectGeneration(1),
+            authority_owner_generation: AuthorityOwnerGeneration(1),
+            owner_lease_generation: OwnerLeaseGeneration(1),
+            lease_remaining_ms: 0,
+        },
+        sequence: 1,
+        hop_count: 255,
+        relayer: Some(n3),
+        kind: RelayKind::Message,
+        payload: b"x".to_vec(),
+    });
+    let bytes = wire::encode(&frame);
+    match m.node(1).on_frame(NodeRid(3), &bytes) {
+        Inbound::Send(frames) => assert!(matches!(
+            wire::decode(&frames[0].bytes, &wire::DecodeLimits::default()),
+            Ok(Frame::Session(SessionFrame::Refused { .. }))
+        )),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
