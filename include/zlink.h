@@ -733,6 +733,12 @@ enum zlink_relocation_event
    * committed (then `HANDED_OFF`).
    */
   ZLINK_RELOCATION_EVENT_ABORTING = 9,
+  /**
+   * Target: the cutover arrived; the owner CAS is due now and runs on
+   * the next `zlink_on_timeout` (`zlink_next_deadline` says now), so no
+   * frame handler waits on the store.
+   */
+  ZLINK_RELOCATION_EVENT_COMMIT_DUE = 10,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

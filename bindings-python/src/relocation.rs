@@ -111,7 +111,8 @@ pub(crate) struct PyRelocation(pub(crate) RelocationAction);
 impl PyRelocation {
     /// RelocationRestore | RelocationCutover | RelocationCommitted |
     /// RelocationHandedOff | RelocationAborting | RelocationAborted |
-    /// RelocationFailed | RelocationCommitRetry | RelocationIgnored.
+    /// RelocationFailed | RelocationCommitRetry | RelocationCommitDue |
+    /// RelocationIgnored.
     #[getter]
     fn event(&self, py: Python<'_>) -> PyResult<Obj> {
         event(py, &self.0.event)
@@ -395,6 +396,32 @@ impl PyRelocationCommitRetry {
     }
 }
 
+/// Target: the cutover arrived; the owner CAS is due now and runs on the
+/// next `on_timeout` (`next_deadline()` says now).
+#[pyclass(name = "RelocationCommitDue", module = "zlink", frozen, eq, hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) struct PyRelocationCommitDue {
+    identity: RelocationIdentity,
+}
+
+#[pymethods]
+impl PyRelocationCommitDue {
+    #[getter]
+    fn identity(&self) -> PyRelocationIdentity {
+        PyRelocationIdentity(self.identity.clone())
+    }
+    #[classattr]
+    fn __match_args__() -> (&'static str,) {
+        ("identity",)
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "RelocationCommitDue(identity={})",
+            self.identity().__repr__()
+        )
+    }
+}
+
 fn event(py: Python<'_>, ev: &RelocationEvent) -> PyResult<Obj> {
     match ev.clone() {
         RelocationEvent::Restore {
@@ -440,6 +467,7 @@ fn event(py: Python<'_>, ev: &RelocationEvent) -> PyResult<Obj> {
             },
         ),
         RelocationEvent::CommitRetry { identity } => new(py, PyRelocationCommitRetry { identity }),
+        RelocationEvent::CommitDue { identity } => new(py, PyRelocationCommitDue { identity }),
         RelocationEvent::Ignored { identity, refusal } => new(
             py,
             PyRelocationIgnored {
@@ -467,6 +495,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRelocationAborted>()?;
     m.add_class::<PyRelocationFailed>()?;
     m.add_class::<PyRelocationCommitRetry>()?;
+    m.add_class::<PyRelocationCommitDue>()?;
     m.add_class::<PyRelocationIgnored>()?;
     Ok(())
 }

@@ -59,7 +59,14 @@ class Carrier:
             if to not in self.nodes:
                 self.unrouted.append((sent_by, out))
                 continue
-            self.act(to, self.nodes[to].on_frame(sent_by, out.bytes))
+            rt = self.nodes[to]
+            self.act(to, rt.on_frame(sent_by, out.bytes))
+            # A host re-reads next_deadline after every frame: work a frame
+            # made due now (the owner CAS after a cutover) runs at once.
+            due = rt.next_deadline()
+            if due is not None and due <= rt.now():
+                for decision in rt.on_timeout():
+                    self.act(to, decision)
 
     def timeouts(self) -> None:
         """Every node's `on_timeout`, then carries what it sent."""

@@ -18,6 +18,7 @@ from zlink import (
     Relocation,
     RelocationAborted,
     RelocationAborting,
+    RelocationCommitDue,
     RelocationCommitted,
     RelocationCutover,
     RelocationError,
@@ -100,7 +101,9 @@ def test_a_move_holds_work_on_the_source_and_delivers_it_on_the_target_after_com
     carrier = Carrier([a, c])
     carrier.post(1, frames)
     carrier.run()
-    [committed] = carrier.relocation_events(3)
+    # The cutover makes the owner CAS due; it runs on the timer surface.
+    [due, committed] = carrier.relocation_events(3)
+    assert isinstance(due, RelocationCommitDue) and due.identity == identity
     match committed:
         case RelocationCommitted(ident, 1, 1):
             assert ident == identity

@@ -17,6 +17,7 @@ from zlink import (
     NodeIdentity,
     Outbound,
     PeerRefused,
+    RelocationCommitDue,
     RelocationCommitted,
     RelocationCutover,
     RelocationHandedOff,
@@ -134,7 +135,11 @@ def test_a_session_keeps_order_across_one_of_its_two_actors_relocating() -> None
     # owner CAS commits, its command 44 switches the stored route and
     # releases the held relays there, in order.
     c.carry(2, [restore])
-    assert [type(e) for e in c.relocation_events(4)] == [RelocationRestore, RelocationCommitted]
+    assert [type(e) for e in c.relocation_events(4)] == [
+        RelocationRestore,
+        RelocationCommitDue,
+        RelocationCommitted,
+    ]
     assert [type(e) for e in c.relocation_events(2)] == [RelocationCutover, RelocationHandedOff]
     assert all(e.identity == identity for _, e in c.events  # type: ignore[attr-defined]
                if type(e).__name__.startswith("Relocation"))

@@ -65,6 +65,7 @@ fn carry(
         let at = &nodes[(out.to.rid.get() - 1) as usize];
         let action = at.on_frame(from, &out.bytes);
         act(at, action, queue, seen);
+        due(at, queue, seen);
     }
     held
 }
@@ -108,6 +109,16 @@ fn act(at: &Runtime, action: Inbound, queue: &mut VecDeque<(NodeRid, Outbound)>,
             seen.events.push((here, a.event));
         }
         _ => {}
+    }
+}
+
+/// What a host does after every frame: runs the work a frame made due now
+/// (the owner CAS after a cutover).
+fn due(at: &Runtime, queue: &mut VecDeque<(NodeRid, Outbound)>, seen: &mut Seen) {
+    if at.next_deadline().is_some_and(|d| d <= at.now()) {
+        for action in at.on_timeout(at.now()) {
+            act(at, action, queue, seen);
+        }
     }
 }
 
@@ -189,6 +200,7 @@ fn a_move_under_traffic_on_redis_runs_every_operation_once_on_one_owner() {
         let at = &nodes[(out.to.rid.get() - 1) as usize];
         let action = at.on_frame(from, &out.bytes);
         act(at, action, &mut queue, &mut seen);
+        due(at, &mut queue, &mut seen);
         if first_on_target.is_none() && seen.delivered.iter().any(|(_, n)| *n == NodeRid(2)) {
             first_on_target = Some(started.elapsed());
         }

@@ -65,6 +65,10 @@ pub enum zlink_relocation_event {
     /// confirms (then `ABORTED`) or it turns out the target already
     /// committed (then `HANDED_OFF`).
     Aborting = 9,
+    /// Target: the cutover arrived; the owner CAS is due now and runs on
+    /// the next `zlink_on_timeout` (`zlink_next_deadline` says now), so no
+    /// frame handler waits on the store.
+    CommitDue = 10,
 }
 
 /// Why a relocation was abandoned or failed (the command 49 codes).
@@ -238,6 +242,10 @@ pub(crate) fn relocation_decision(action: RelocationAction) -> zlink_decision {
         }
         RelocationEvent::CommitRetry { identity } => {
             out.relocation_event = E::CommitRetry;
+            identity
+        }
+        RelocationEvent::CommitDue { identity } => {
+            out.relocation_event = E::CommitDue;
             identity
         }
         RelocationEvent::Ignored { identity, refusal } => {

@@ -46,6 +46,7 @@ _RelocationEvent: TypeAlias = (
     | RelocationAborted
     | RelocationFailed
     | RelocationCommitRetry
+    | RelocationCommitDue
     | RelocationIgnored
 )
 _SessionSend: TypeAlias = SessionSent | SessionHeld | Unavailable
@@ -955,6 +956,14 @@ class RelocationFailed:
 
 @final
 class RelocationCommitRetry:
+    __match_args__: ClassVar[tuple[str]]
+    @property
+    def identity(self) -> RelocationIdentity: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class RelocationCommitDue:
     __match_args__: ClassVar[tuple[str]]
     @property
     def identity(self) -> RelocationIdentity: ...

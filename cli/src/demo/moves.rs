@@ -34,7 +34,16 @@ pub(super) fn relocate(
             continue;
         };
         frames += 1;
-        if let Inbound::Relocation(action) = at.on_frame(from.identity().rid, &out.bytes) {
+        let mut actions = vec![at.on_frame(from.identity().rid, &out.bytes)];
+        // Work a frame made due now (the owner CAS after the cutover) runs
+        // on the timer surface, as a host's loop would run it.
+        if at.next_deadline().is_some_and(|d| d <= at.now()) {
+            actions.extend(at.on_timeout(at.now()));
+        }
+        for action in actions {
+            let Inbound::Relocation(action) = action else {
+                continue;
+            };
             queue.extend(action.send.into_iter().map(|f| (at, f)));
             if matches!(action.event, RelocationEvent::Restore { .. }) {
                 for f in at.relocation_restored(kind, id)? {

@@ -255,15 +255,20 @@ impl Mesh {
     /// acts on what it returns.
     pub fn fire_timers(&mut self) {
         for rid in 1..=self.nodes.len() as u64 {
-            if self.dead.contains(&NodeRid(rid)) {
-                continue;
-            }
-            let node = self.node(rid);
-            let now = node.now();
-            if node.next_deadline().is_some_and(|at| at <= now) {
-                for action in node.on_timeout(now) {
-                    self.act(NodeRid(rid), action, Carried::Session);
-                }
+            self.fire_due(NodeRid(rid));
+        }
+    }
+
+    /// Runs node `rid`'s `on_timeout` if its deadline has come.
+    fn fire_due(&mut self, rid: NodeRid) {
+        if self.dead.contains(&rid) {
+            return;
+        }
+        let node = self.node(rid.get());
+        let now = node.now();
+        if node.next_deadline().is_some_and(|at| at <= now) {
+            for action in node.on_timeout(now) {
+                self.act(rid, action, Carried::Session);
             }
         }
     }
@@ -313,6 +318,9 @@ impl Mesh {
         };
         let action = node.on_frame(envelope.from, &envelope.bytes);
         self.act(to, action, envelope.carried);
+        // A host re-reads `next_deadline` after every frame: work a frame
+        // made due now (a relocation's owner CAS) runs at once.
+        self.fire_due(to);
         true
     }
 

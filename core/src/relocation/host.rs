@@ -121,6 +121,13 @@ pub enum RelocationEvent {
         /// Why.
         reason: AbortReason,
     },
+    /// Target: the cutover arrived; the owner CAS is due now. It runs on
+    /// the next [`Runtime::on_timeout`](crate::Runtime::on_timeout)
+    /// (`next_deadline()` says now), so no frame handler waits on the store.
+    CommitDue {
+        /// The relocation.
+        identity: RelocationIdentity,
+    },
     /// The store could not be asked (the target's owner CAS, or the
     /// source's abort fence); it is retried on a later `on_timeout` with
     /// the same proposal.

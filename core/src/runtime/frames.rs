@@ -20,10 +20,9 @@ use super::Runtime;
 
 impl Runtime {
     /// Decides what to do with one inbound frame that arrived on the host's
-    /// connection to node `from`. Never runs an application handler, and
-    /// reads local state only, with one exception: a relocation's cutover
-    /// (command 47) runs the target's owner CAS, one store write that
-    /// blocks this call (bounded by `store_timeout` per attempt). A frame
+    /// connection to node `from`. Reads local state only: never the store,
+    /// never an application handler (store work a frame makes due, such as
+    /// a relocation's owner CAS, runs on the next `on_timeout`). A frame
     /// whose last sender is not `from` is refused
     /// ([`Inbound::ForeignSender`]) and changes nothing.
     pub fn on_frame(&self, from: NodeRid, bytes: &[u8]) -> Inbound {

@@ -239,16 +239,24 @@ pub fn carry_relocation(
             continue;
         };
         let here = at.identity().rid;
-        match at.on_frame(sender, &out.bytes) {
-            Inbound::Relocation(action) => {
-                queue.extend(action.send.into_iter().map(|f| (here, f)));
-                if matches!(action.event, RelocationEvent::Restore { .. }) {
-                    let ready = at.relocation_restored(kind, id).expect("restored");
-                    queue.extend(ready.into_iter().map(|f| (here, f)));
+        let mut actions = vec![at.on_frame(sender, &out.bytes)];
+        // A host re-reads `next_deadline` after every frame: the owner CAS
+        // a cutover made due runs now.
+        if at.next_deadline().is_some_and(|d| d <= at.now()) {
+            actions.extend(at.on_timeout(at.now()));
+        }
+        for action in actions {
+            match action {
+                Inbound::Relocation(action) => {
+                    queue.extend(action.send.into_iter().map(|f| (here, f)));
+                    if matches!(action.event, RelocationEvent::Restore { .. }) {
+                        let ready = at.relocation_restored(kind, id).expect("restored");
+                        queue.extend(ready.into_iter().map(|f| (here, f)));
+                    }
                 }
+                Inbound::Send(frames) => others.extend(frames),
+                _ => {}
             }
-            Inbound::Send(frames) => others.extend(frames),
-            _ => {}
         }
     }
     others

@@ -159,6 +159,32 @@ static int carry_ex(cluster *c, uint64_t from, const zlink_outbound *frames, siz
             break;
         }
         free(f.data);
+        if (d.kind == ZLINK_DECISION_KIND_RELOCATION &&
+            d.relocation_event == ZLINK_RELOCATION_EVENT_COMMIT_DUE) {
+            /* A host re-reads the deadline after every frame: the owner CAS
+             * the cutover made due runs on the timer surface, now. */
+            zlink_decision_free(&d);
+            uint64_t now = 0;
+            zlink_decision_list due;
+            if (zlink_now(rt, &now, NULL) != ZLINK_RESULT_OK ||
+                zlink_on_timeout(rt, now, &due, NULL) != ZLINK_RESULT_OK) {
+                rc = 1;
+                break;
+            }
+            for (size_t i = 0; rc == 0 && i < due.count; i++) {
+                zlink_decision *x = &due.items[i];
+                if (x->kind == ZLINK_DECISION_KIND_SEND ||
+                    x->kind == ZLINK_DECISION_KIND_RELOCATION) {
+                    rc = enqueue(q, f.to, x->frames, x->frame_count);
+                }
+                if (rc == 0 && x->kind != ZLINK_DECISION_KIND_SEND && t->count < 32) {
+                    t->events[t->count++] = *x; /* moved out of the list */
+                    memset(x, 0, sizeof *x);
+                }
+            }
+            zlink_decision_list_free(&due);
+            continue;
+        }
         if (d.kind == ZLINK_DECISION_KIND_SEND || d.kind == ZLINK_DECISION_KIND_RELOCATION) {
             rc = enqueue(q, f.to, d.frames, d.frame_count);
         }
@@ -1062,9 +1088,24 @@ static int test_relocation_handoff_moves_an_actor_between_two_runtimes(void) {
     if (take(&c, 1, &cutover.frames[0], &d)) return 1;
     CHECK(d.kind == ZLINK_DECISION_KIND_HELD);
     zlink_decision_free(&d);
-    zlink_decision committed;
-    if (take(&c, 1, &cutover.frames[1], &committed)) return 1;
+    zlink_decision due;
+    if (take(&c, 1, &cutover.frames[1], &due)) return 1;
     zlink_decision_free(&cutover);
+    CHECK(due.kind == ZLINK_DECISION_KIND_RELOCATION);
+    CHECK(due.relocation_event == ZLINK_RELOCATION_EVENT_COMMIT_DUE);
+    CHECK(due.relocation == started.relocation && due.frame_count == 0);
+    zlink_decision_free(&due);
+    uint64_t due_at = 0, now_ns = 0;
+    bool waits = false;
+    OK(zlink_next_deadline(c.node[1], &due_at, &waits, NULL));
+    OK(zlink_now(c.node[1], &now_ns, NULL));
+    CHECK(waits && due_at <= now_ns); /* the owner CAS is due now */
+    zlink_decision_list timed;
+    if (on_timeout(c.node[1], &timed)) return 1;
+    CHECK(timed.count == 1);
+    zlink_decision committed = timed.items[0];
+    memset(&timed.items[0], 0, sizeof committed); /* moved out of the list */
+    zlink_decision_list_free(&timed);
     CHECK(committed.kind == ZLINK_DECISION_KIND_RELOCATION);
     CHECK(committed.relocation_event == ZLINK_RELOCATION_EVENT_COMMITTED);
     CHECK(committed.relocation == started.relocation && committed.peer.rid == 1);

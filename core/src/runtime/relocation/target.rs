@@ -64,7 +64,7 @@ impl Runtime {
     }
 
     /// Target, §3.3 step 4: the cutover ends the relay span; the owner CAS
-    /// runs now.
+    /// is due at once (on the next `on_timeout`).
     pub(super) fn on_cutover(
         &self,
         identity: RelocationIdentity,
@@ -77,9 +77,12 @@ impl Runtime {
             return self.ignored(identity, Refusal::NotRelocating);
         }
         match h.queues.target_cutover(&identity) {
+            // The owner CAS is store I/O: it runs on the host's next
+            // `on_timeout`, due now, so `on_frame` never waits on the store.
             TargetStep::CommitDue => {
+                h.target_deadline(&key, self.now());
                 drop(h);
-                self.commit(&key, &identity)
+                RelocationAction::event(RelocationEvent::CommitDue { identity })
             }
             TargetStep::Refused(r) => {
                 drop(h);
