@@ -126,6 +126,32 @@ fn identity(rid: u64) -> NodeIdentity {
     }
 }
 
+/// The config keys a scenario may set (README); any other is a mistake in
+/// the file, reported rather than ignored.
+const CONFIG_KEYS: [&str; 12] = [
+    "route_cache_max_age_ms",
+    "message_follow_duration_ms",
+    "max_follow_hops",
+    "session_relocation_seal_timeout_ms",
+    "session_bind_timeout_ms",
+    "owner_lease_duration_ms",
+    "store_timeout_ms",
+    "store_attempts",
+    "max_object_id_bytes",
+    "max_message_bytes",
+    "relocation_timeout_ms",
+    "max_relocation_state_bytes",
+];
+
+fn check_config_keys(v: Option<&Value>) -> Res {
+    for key in v.and_then(Value::as_object).into_iter().flat_map(|o| o.keys()) {
+        if !CONFIG_KEYS.contains(&key.as_str()) {
+            return fail(format!("unknown config key {key:?}"));
+        }
+    }
+    Ok(())
+}
+
 fn config_of(v: Option<&Value>) -> RoutingConfig {
     let mut c = RoutingConfig::default();
     let Some(v) = v else { return c };
@@ -283,6 +309,7 @@ fn unavailable_name(r: UnavailableReason) -> &'static str {
 
 impl Run {
     fn new(scenario: &Value) -> Res<Run> {
+        check_config_keys(scenario.get("config"))?;
         let clock = ManualClock::new();
         let store = Arc::new(MemoryStore::with_clock(Arc::new(clock.clone())));
         let config = config_of(scenario.get("config"));
@@ -1139,6 +1166,7 @@ fn play(scenario: &Value) -> Res {
     if let Some(first) = steps.first()
         && first.get("do").and_then(Value::as_str) == Some("build")
     {
+        check_config_keys(first.get("config"))?;
         let config = config_of(first.get("config"));
         let want = first.pointer("/expect/error").and_then(Value::as_str);
         let got = config.validate().err().map(|e| config_error_name(&e));
