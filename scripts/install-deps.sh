@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what the build, tests and benchmarks need beyond Rust:
-# redis-server, redis-cli, redis-benchmark (Debian redis-server + redis-tools)
-# and OpenSSL headers for the Redis client's TLS (libssl-dev + pkg-config).
+# redis-server, redis-cli, redis-benchmark (Debian redis-server + redis-tools),
+# the openssl program (zlink-testkit makes the TLS tests' certificates with
+# it) and pkg-config (the C tests build against zlink.pc). No OpenSSL headers
+# or libraries: the Redis client's TLS is rustls, built into the libraries.
 #
 # Idempotent and quick: when everything is there it only says so.
 # Non-interactive (CI has no stdin). Runs apt-get as root, or through sudo.
@@ -11,27 +13,26 @@
 # loopback ports. We leave it alone either way.
 set -euo pipefail
 
-programs=(redis-server redis-cli redis-benchmark)
+programs=(redis-server redis-cli redis-benchmark openssl pkg-config)
 
 missing_programs() {
     local p
     for p in "${programs[@]}"; do
         command -v "$p" >/dev/null 2>&1 || printf '%s ' "$p"
     done
-    pkg-config --exists openssl 2>/dev/null || printf '%s ' "openssl-headers"
 }
 
-packages=(redis-server redis-tools libssl-dev pkg-config)
+packages=(redis-server redis-tools openssl pkg-config)
 
 missing="$(missing_programs)"
 if [[ -z "$missing" ]]; then
-    echo "deps: redis and openssl headers already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
+    echo "deps: redis, openssl and pkg-config already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
     exit 0
 fi
 echo "deps: missing: ${missing% }"
 
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "deps: apt-get not found; install redis-server and redis-tools (redis-cli, redis-benchmark) by hand" >&2
+    echo "deps: apt-get not found; install redis-server, redis-tools (redis-cli, redis-benchmark), openssl and pkg-config by hand" >&2
     exit 1
 fi
 

@@ -21,8 +21,9 @@ fi
 
 rm -rf "$wheels"
 # The workspace target dir is reused, so a rebuild only compiles what changed.
-# The wheel is for this machine only: no manylinux repair (which rewrites the
-# built library in place and needs patchelf), it links the system OpenSSL.
+# The wheel is for this machine only: no manylinux repair or check. The
+# extension links only the C runtime (TLS is rustls, no OpenSSL);
+# scripts/check-self-contained.sh checks it after this script.
 (cd "$here" && PATH="$tools/bin:$PATH" CARGO_TARGET_DIR="$root/target" "$tools/bin/maturin" build --release \
     --quiet --auditwheel skip --interpreter "$python" --out "$wheels")
 

@@ -188,3 +188,67 @@ fn a_tls_server_is_reached_with_a_rediss_url() {
         "plain text is refused"
     );
 }
+
+/// Set in the child process of the test below: the verified URL to reach.
+const VERIFIED_URL_ENV: &str = "ZLINK_TEST_TLS_VERIFIED_URL";
+
+/// `rediss://` without `#insecure` verifies the server's certificate against
+/// the system trust store (rustls with rustls-native-certs, which honours
+/// `SSL_CERT_FILE` as OpenSSL did): the testkit's CA is in no store, so the
+/// connection is refused; a child process that trusts the CA through
+/// `SSL_CERT_FILE` connects and answers. (The child runs in its own process
+/// because the environment cannot be changed safely under running tests.)
+#[test]
+fn a_tls_certificate_is_verified_against_the_trust_store() {
+    let server = RedisServer::start_tls().expect("redis-server starts with TLS");
+    let url = server.tls_verified_url().expect("a TLS port");
+    let quick = RedisOptions {
+        connect_timeout: Duration::from_millis(500),
+        response_timeout: Duration::from_millis(500),
+        ..options()
+    };
+    let refused = RedisStore::open_with(&url, quick).expect_err("an unknown CA is refused");
+    assert!(
+        refused.to_string().contains("certificate"),
+        "the error names the certificate: {refused}"
+    );
+
+    let exe = std::env::current_exe().expect("the test binary");
+    let out = std::process::Command::new(exe)
+        .args(["--exact", "tls_child_connects_when_its_ca_is_trusted"])
+        .args(["--ignored", "--nocapture", "--test-threads", "1"])
+        .env(VERIFIED_URL_ENV, &url)
+        .env("SSL_CERT_FILE", server.tls_ca_file().expect("a CA file"))
+        .env_remove("SSL_CERT_DIR")
+        .output()
+        .expect("the child test runs");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success() && said.contains("1 passed"),
+        "child: {said}"
+    );
+}
+
+/// The child of the test above; without its environment it has nothing to do.
+#[test]
+#[ignore = "run by a_tls_certificate_is_verified_against_the_trust_store in a child process"]
+fn tls_child_connects_when_its_ca_is_trusted() {
+    let url = std::env::var(VERIFIED_URL_ENV).expect("run by the parent test");
+    let store = RedisStore::open_with(&url, options()).expect("a trusted CA verifies");
+    let executor = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let key = zlink_core::KeyRef {
+        kind: zlink_core::ObjectKind::Actor,
+        id: "verified-tls",
+    };
+    let read = executor
+        .block_on(store.read(key))
+        .expect("answers over TLS");
+    assert_eq!(read.value, None);
+}

@@ -42,7 +42,7 @@ pub struct RedisServer {
     dir: PathBuf,
     server_bin: PathBuf,
     extra_args: &'static [&'static str],
-    /// A second, TLS-only port (self-signed certificate in `dir`).
+    /// A second, TLS-only port (test CA and server certificate in `dir`).
     tls_port: Option<u16>,
     state: Mutex<State>,
 }
@@ -68,9 +68,11 @@ impl RedisServer {
         Self::launch(None, &[], false)
     }
 
-    /// Like [`start`](Self::start), also listening with TLS on a second port
-    /// under a self-signed certificate made with `openssl` in the server's
-    /// directory; [`tls_url`](Self::tls_url) reaches it.
+    /// Like [`start`](Self::start), also listening with TLS on a second port,
+    /// under a certificate for 127.0.0.1 signed by a throwaway test CA (both
+    /// made with `openssl` in the server's directory). [`tls_url`](Self::tls_url)
+    /// reaches it without verifying; [`tls_verified_url`](Self::tls_verified_url)
+    /// with verification, for a client that trusts [`tls_ca_file`](Self::tls_ca_file).
     pub fn start_tls() -> io::Result<Self> {
         Self::launch(None, &[], true)
     }
@@ -104,7 +106,7 @@ impl RedisServer {
             };
             let dir = sys::unique_temp_dir()?;
             let tls_port = if tls {
-                sys::self_signed_certificate(&dir)?;
+                sys::test_ca_and_certificate(&dir)?;
                 Some(sys::free_port()?)
             } else {
                 None
@@ -148,11 +150,24 @@ impl RedisServer {
     }
 
     /// `rediss://127.0.0.1:Q/#insecure` for a server started with
-    /// [`start_tls`](Self::start_tls) (the certificate is self-signed, so the
-    /// client is told not to verify it); `None` otherwise.
+    /// [`start_tls`](Self::start_tls) (its CA is in no trust store, so the
+    /// client is told not to verify the certificate); `None` otherwise.
     pub fn tls_url(&self) -> Option<String> {
         self.tls_port
             .map(|q| format!("rediss://127.0.0.1:{q}/#insecure"))
+    }
+
+    /// `rediss://127.0.0.1:Q`: the TLS port with certificate verification,
+    /// which succeeds only for a client that trusts
+    /// [`tls_ca_file`](Self::tls_ca_file); `None` without TLS.
+    pub fn tls_verified_url(&self) -> Option<String> {
+        self.tls_port.map(|q| format!("rediss://127.0.0.1:{q}"))
+    }
+
+    /// The PEM file of the test CA that signed the TLS certificate (e.g. for
+    /// `SSL_CERT_FILE`); `None` without TLS.
+    pub fn tls_ca_file(&self) -> Option<PathBuf> {
+        self.tls_port.map(|_| self.dir.join(sys::CA_FILE))
     }
 
     /// Process id of the running server; `None` after [`kill`](Self::kill).
@@ -270,7 +285,7 @@ impl RedisServer {
                 .arg("--tls-key-file")
                 .arg(file(sys::KEY_FILE))
                 .arg("--tls-ca-cert-file")
-                .arg(file(sys::CERT_FILE));
+                .arg(file(sys::CA_FILE));
         }
         cmd.args(self.extra_args)
             .stdin(Stdio::null())

@@ -186,33 +186,71 @@ fn resp_command(args: &[&str]) -> Vec<u8> {
     out
 }
 
-/// File names of the self-signed certificate and key in a server's dir.
+/// File names of the TLS files in a server's dir: a throwaway test CA and
+/// the server's certificate (for 127.0.0.1) that the CA signed.
+pub(crate) const CA_FILE: &str = "tls-ca.pem";
+const CA_KEY_FILE: &str = "tls-ca-key.pem";
 pub(crate) const CERT_FILE: &str = "tls-cert.pem";
 pub(crate) const KEY_FILE: &str = "tls-key.pem";
+const CSR_FILE: &str = "tls-cert.csr";
+const EXT_FILE: &str = "tls-cert.ext";
 
-/// Makes a self-signed certificate for 127.0.0.1 in `dir` with `openssl`.
-pub(crate) fn self_signed_certificate(dir: &Path) -> io::Result<()> {
-    let out = Command::new(find_program("openssl")?)
-        .args([
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-        ])
-        .args([
-            "-subj",
-            "/CN=127.0.0.1",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1",
-        ])
-        .arg("-keyout")
-        .arg(dir.join(KEY_FILE))
-        .arg("-out")
-        .arg(dir.join(CERT_FILE))
-        .stdin(Stdio::null())
-        .output()?;
+/// Makes, with `openssl`, a test CA and a server certificate for 127.0.0.1
+/// signed by it, in `dir` (P-256 keys: quick to make). The server
+/// certificate is a leaf (`CA:FALSE`, IP SAN, serverAuth), so a client that
+/// trusts [`CA_FILE`] verifies it as it would a real deployment's.
+pub(crate) fn test_ca_and_certificate(dir: &Path) -> io::Result<()> {
+    let path = |name: &str| dir.join(name).into_os_string();
+    let new_key = |cmd: &mut Command, key: &str| {
+        cmd.args(["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"])
+            .args(["-nodes", "-keyout"])
+            .arg(path(key));
+    };
+    fs::write(
+        dir.join(EXT_FILE),
+        "basicConstraints=critical,CA:FALSE\n\
+         keyUsage=critical,digitalSignature\n\
+         extendedKeyUsage=serverAuth\n\
+         subjectAltName=IP:127.0.0.1\n",
+    )?;
+    // The CA: self-signed; `req -x509` marks it CA:TRUE.
+    openssl(|cmd| {
+        cmd.args(["req", "-x509", "-days", "2", "-subj"]);
+        cmd.arg("/CN=zlink-testkit CA");
+        new_key(cmd, CA_KEY_FILE);
+        cmd.arg("-out").arg(path(CA_FILE));
+    })?;
+    // The server's key and signing request; then the CA signs it.
+    openssl(|cmd| {
+        cmd.args(["req", "-new", "-subj", "/CN=127.0.0.1"]);
+        new_key(cmd, KEY_FILE);
+        cmd.arg("-out").arg(path(CSR_FILE));
+    })?;
+    openssl(|cmd| {
+        cmd.args(["x509", "-req", "-days", "2", "-set_serial", "1"])
+            .arg("-in")
+            .arg(path(CSR_FILE))
+            .arg("-CA")
+            .arg(path(CA_FILE))
+            .arg("-CAkey")
+            .arg(path(CA_KEY_FILE))
+            .arg("-extfile")
+            .arg(path(EXT_FILE))
+            .arg("-out")
+            .arg(path(CERT_FILE));
+    })
+}
+
+/// Runs one `openssl` command; its stderr is the error when it fails.
+fn openssl(args: impl FnOnce(&mut Command)) -> io::Result<()> {
+    let mut cmd = Command::new(find_program("openssl")?);
+    args(&mut cmd);
+    let out = cmd.stdin(Stdio::null()).output()?;
     if out.status.success() {
         Ok(())
     } else {
         Err(io::Error::other(format!(
-            "openssl could not make a certificate: {}",
+            "openssl could not make the test certificates: {}",
             String::from_utf8_lossy(&out.stderr)
         )))
     }

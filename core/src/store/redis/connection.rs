@@ -71,6 +71,20 @@ impl Target {
     }
 }
 
+/// Installs ring as rustls's process-wide crypto provider, once, before the
+/// first client is built: the client builds its TLS configuration (on every
+/// `rediss://` connect and reconnect) from that default, and rustls cannot
+/// pick one by itself when a build enables more than one provider. When the
+/// process (a Rust host linking zlink-core) already installed one, that one
+/// is kept. TLS is rustls, so no library built on the core links OpenSSL.
+fn install_tls_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // Err only means a provider is already installed: it stays in use.
+        let _already = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
 /// `url` with any credentials replaced by `***`, for error messages.
 fn redacted(url: &str) -> String {
     match url.split_once("://") {
@@ -96,6 +110,7 @@ impl Conn {
         target: &Target,
         options: &RedisOptions,
     ) -> Result<Conn, StoreError> {
+        install_tls_provider();
         let fail = |e| store_error(e, options.connect_timeout);
         let connect = async {
             match target {
