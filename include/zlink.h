@@ -171,6 +171,11 @@ enum zlink_result
    * The relocation is not in the phase the call needs (see the message).
    */
   ZLINK_RESULT_RELOCATION_REFUSED = 25,
+  /**
+   * The bytes are not a valid wire frame: `zlink_error_kind` names why
+   * (the error kinds of docs/wire.md: "Truncated", "BadMagic", …).
+   */
+  ZLINK_RESULT_WIRE_INVALID = 26,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1059,9 +1064,16 @@ typedef struct zlink_clock zlink_clock;
 typedef struct zlink_decision_private zlink_decision_private;
 
 /**
- * A rich error: its code and a message. Free with `zlink_error_free`.
+ * A rich error: its code, a message and, for some codes, a kind. Free
+ * with `zlink_error_free`.
  */
 typedef struct zlink_error zlink_error;
+
+/**
+ * One decoded wire frame. Opaque; made by `zlink_wire_decode`, freed by
+ * `zlink_frame_free`. Immutable: any thread may read it.
+ */
+typedef struct zlink_frame zlink_frame;
 
 /**
  * A runtime: the routing core of one MeshNode. Opaque; made by
@@ -2081,6 +2093,28 @@ typedef struct {
   zlink_unavailable_reason reason;
 } zlink_session_sent;
 
+/**
+ * The bounds a decode applies (docs/wire.md, "Limits"); a field over its
+ * bound is a `TooLong` decode error. Start from
+ * `zlink_decode_limits_default`, or pass NULL for the defaults.
+ */
+typedef struct {
+  /**
+   * Longest object ID accepted, in bytes. Default 1024.
+   */
+  uint64_t max_object_id_bytes;
+  /**
+   * Longest payload accepted (an operation's, a reply's, a saved
+   * operation's), in bytes. Default 1048576.
+   */
+  uint64_t max_payload_bytes;
+  /**
+   * Longest relocation state a Restore (command 45) may carry, in bytes.
+   * Default 16777216.
+   */
+  uint64_t max_state_bytes;
+} zlink_decode_limits;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -2121,6 +2155,21 @@ zlink_result zlink_error_code(const zlink_error *error);
  * Thread-safety: any thread; the error is not shared state.
  */
 const char *zlink_error_message(const zlink_error *error);
+
+/**
+ * The kind of an error, NUL-terminated, valid until `zlink_error_free`:
+ * for `ZLINK_RESULT_WIRE_INVALID`, the decode error's kind as docs/wire.md
+ * and the invalid golden vectors name it ("Truncated", "BadMagic",
+ * "UnsupportedVersion", "UnknownCommand", "FlagsNotAllowed",
+ * "LengthMismatch", "TooLong", "Invalid", "TrailingBytes"). NULL for a
+ * NULL error and for an error whose code has no kinds.
+ *
+ * # Safety
+ * `error` is NULL or an error from this library not yet freed.
+ *
+ * Thread-safety: any thread; the error is not shared state.
+ */
+const char *zlink_error_kind(const zlink_error *error);
 
 /**
  * Frees an error. NULL is a no-op.
@@ -3344,6 +3393,96 @@ zlink_result zlink_forget_bindings(const zlink_runtime *rt,
                                    const uint8_t *id,
                                    size_t id_len,
                                    zlink_error **error);
+
+/**
+ * Writes the default decode limits to `out`: the bounds a runtime with
+ * the default config applies.
+ *
+ * # Safety
+ * `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread.
+ */
+zlink_result zlink_decode_limits_default(zlink_decode_limits *out, zlink_error **error);
+
+/**
+ * Decodes `len` bytes as exactly one frame, strictly (docs/wire.md): on
+ * success `*out` is a new frame handle. Bytes that are not a valid frame
+ * are `ZLINK_RESULT_WIRE_INVALID`, and `*error` (when asked for) carries
+ * the decode error's kind (`zlink_error_kind`: "Truncated", "BadMagic",
+ * "TooLong", …, the kinds of the invalid golden vectors) and a message
+ * naming the field. `limits` NULL means `zlink_decode_limits_default`.
+ *
+ * # Safety
+ * `bytes` points to `len` readable bytes (NULL allowed when 0); `limits`
+ * is NULL or readable; `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread.
+ */
+zlink_result zlink_wire_decode(const uint8_t *bytes,
+                               size_t len,
+                               const zlink_decode_limits *limits,
+                               zlink_frame **out,
+                               zlink_error **error);
+
+/**
+ * Encodes a frame to its exact wire bytes into `*out` (free with
+ * `zlink_bytes_free`). A decoded frame encodes to the bytes it was decoded
+ * from.
+ *
+ * # Safety
+ * `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_frame_free` of the same frame.
+ */
+zlink_result zlink_frame_encode(const zlink_frame *frame, zlink_bytes *out, zlink_error **error);
+
+/**
+ * Describes a frame in the language-neutral JSON of the golden vectors:
+ * the `frame` field of a valid vector's JSON in `testdata/wire/`
+ * (docs/wire.md). One compact JSON object, UTF-8, keys in byte order,
+ * u64s as decimal strings; not NUL-terminated (`out_json->len` bytes).
+ * Free with `zlink_bytes_free`.
+ *
+ * # Safety
+ * `out_json` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_frame_free` of the same frame.
+ */
+zlink_result zlink_frame_describe(const zlink_frame *frame,
+                                  zlink_bytes *out_json,
+                                  zlink_error **error);
+
+/**
+ * The frame's command name into `*out`, as the golden vectors' `command`
+ * field states it ("Message", "Request", "Reply", "Rejection",
+ * "MessageFollow", "SessionBind", …, "RelocationRestore", …):
+ * NUL-terminated, owned by the frame, valid until `zlink_frame_free`.
+ *
+ * # Safety
+ * `out` is writable; `error` is NULL or writable.
+ *
+ * Thread-safety: any thread, concurrently with every call but
+ * `zlink_frame_free` of the same frame.
+ */
+zlink_result zlink_frame_command_name(const zlink_frame *frame,
+                                      const char **out,
+                                      zlink_error **error);
+
+/**
+ * Frees a frame handle. A freed or foreign handle is
+ * `ZLINK_RESULT_INVALID_HANDLE`; NULL is a no-op returning
+ * `ZLINK_RESULT_OK`. Command names it handed out become invalid.
+ *
+ * # Safety
+ * `error` is NULL or writable.
+ *
+ * Thread-safety: any thread; calls in progress on the frame finish first,
+ * later uses of the handle fail.
+ */
+zlink_result zlink_frame_free(zlink_frame *frame, zlink_error **error);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -8,7 +8,7 @@
 //! ```text
 //! bits 63..24  generation (40 bits, from one process-wide counter, never 0)
 //! bits 23..4   slot index (20 bits)
-//! bits  3..0   type tag (odd: runtime 0x3, store 0x5, clock 0x7)
+//! bits  3..0   type tag (odd: runtime 0x3, store 0x5, clock 0x7, frame 0x9)
 //! ```
 //!
 //! Freeing a handle sets its slot's generation to 0, so every later use of

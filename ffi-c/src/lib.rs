@@ -8,8 +8,8 @@
 //! - Every function takes an optional `zlink_error **error` last: when it is
 //!   not NULL and the call fails, `*error` receives an error with the code and
 //!   a message, to be freed with `zlink_error_free`. No thread-local state.
-//! - Handles (`zlink_runtime`, `zlink_store`, `zlink_clock`) are opaque and
-//!   checked: a freed, foreign or wrong-type handle is
+//! - Handles (`zlink_runtime`, `zlink_store`, `zlink_clock`, `zlink_frame`)
+//!   are opaque and checked: a freed, foreign or wrong-type handle is
 //!   `ZLINK_RESULT_INVALID_HANDLE`, never a crash.
 //! - Everything the library allocates for the caller has one free function.
 //! - No panic crosses the boundary: it becomes `ZLINK_RESULT_PANIC`.
@@ -26,6 +26,7 @@ mod relocation;
 mod runtime;
 mod session;
 mod types;
+mod wire;
 
 use std::ffi::{CStr, CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -37,6 +38,7 @@ pub use relocation::*;
 pub use runtime::*;
 pub use session::*;
 pub use types::*;
+pub use wire::*;
 
 /// Major version of this library (the header's `ZLINK_VERSION_MAJOR`).
 pub const ZLINK_VERSION_MAJOR: u32 = 0;
@@ -110,6 +112,9 @@ pub enum zlink_result {
     StateTooLarge = 24,
     /// The relocation is not in the phase the call needs (see the message).
     RelocationRefused = 25,
+    /// The bytes are not a valid wire frame: `zlink_error_kind` names why
+    /// (the error kinds of docs/wire.md: "Truncated", "BadMagic", …).
+    WireInvalid = 26,
 }
 
 impl zlink_result {
@@ -143,10 +148,11 @@ impl zlink_result {
             zlink_result::AfterRelayReady => c"the relocation is past relay-ready",
             zlink_result::StateTooLarge => c"the relocation state is over its bound",
             zlink_result::RelocationRefused => c"the relocation refused the call in its phase",
+            zlink_result::WireInvalid => c"the bytes are not a valid wire frame",
         }
     }
 
-    const ALL: [zlink_result; 26] = [
+    const ALL: [zlink_result; 27] = [
         zlink_result::Ok,
         zlink_result::NullPointer,
         zlink_result::InvalidHandle,
@@ -173,6 +179,7 @@ impl zlink_result {
         zlink_result::AfterRelayReady,
         zlink_result::StateTooLarge,
         zlink_result::RelocationRefused,
+        zlink_result::WireInvalid,
     ];
 }
 
@@ -181,6 +188,8 @@ impl zlink_result {
 pub(crate) struct Fail {
     pub(crate) code: zlink_result,
     pub(crate) message: String,
+    /// A machine-readable kind within the code (a wire decode error's kind).
+    pub(crate) kind: Option<&'static str>,
 }
 
 impl Fail {
@@ -188,16 +197,25 @@ impl Fail {
         Fail {
             code,
             message: message.into(),
+            kind: None,
         }
+    }
+
+    /// The same failure with a kind, read back by `zlink_error_kind`.
+    pub(crate) fn with_kind(mut self, kind: &'static str) -> Self {
+        self.kind = Some(kind);
+        self
     }
 }
 
 pub(crate) type FfiResult<T = ()> = Result<T, Fail>;
 
-/// A rich error: its code and a message. Free with `zlink_error_free`.
+/// A rich error: its code, a message and, for some codes, a kind. Free
+/// with `zlink_error_free`.
 pub struct zlink_error {
     code: zlink_result,
     message: CString,
+    kind: Option<CString>,
 }
 
 /// Runs one entry point: catches panics and reports failures through the
@@ -224,6 +242,8 @@ pub(crate) fn boundary(
         let boxed = Box::new(zlink_error {
             code: fail.code,
             message,
+            // Kinds are core names (ASCII identifiers): never a NUL.
+            kind: fail.kind.and_then(|k| CString::new(k).ok()),
         });
         // SAFETY: the caller passes either NULL (checked above) or a pointer
         // to writable storage for one `zlink_error *`.
@@ -286,6 +306,26 @@ pub unsafe extern "C" fn zlink_error_message(error: *const zlink_error) -> *cons
     // SAFETY: NULL or a live `zlink_error` (the caller's contract).
     match unsafe { error.as_ref() } {
         Some(e) => e.message.as_ptr(),
+        None => std::ptr::null(),
+    }
+}
+
+/// The kind of an error, NUL-terminated, valid until `zlink_error_free`:
+/// for `ZLINK_RESULT_WIRE_INVALID`, the decode error's kind as docs/wire.md
+/// and the invalid golden vectors name it ("Truncated", "BadMagic",
+/// "UnsupportedVersion", "UnknownCommand", "FlagsNotAllowed",
+/// "LengthMismatch", "TooLong", "Invalid", "TrailingBytes"). NULL for a
+/// NULL error and for an error whose code has no kinds.
+///
+/// # Safety
+/// `error` is NULL or an error from this library not yet freed.
+///
+/// Thread-safety: any thread; the error is not shared state.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn zlink_error_kind(error: *const zlink_error) -> *const c_char {
+    // SAFETY: NULL or a live `zlink_error` (the caller's contract).
+    match unsafe { error.as_ref() }.and_then(|e| e.kind.as_ref()) {
+        Some(kind) => kind.as_ptr(),
         None => std::ptr::null(),
     }
 }

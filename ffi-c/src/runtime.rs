@@ -61,7 +61,7 @@ thread_local! {
     static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
 }
 
-fn handle_fail(e: HandleError, what: &str) -> Fail {
+pub(crate) fn handle_fail(e: HandleError, what: &str) -> Fail {
     match e {
         HandleError::Null => crate::types::null(what),
         HandleError::Invalid => Fail::new(
@@ -79,7 +79,7 @@ pub(crate) fn runtime_in(rt: *const zlink_runtime) -> FfiResult<Pinned<'static, 
         .map_err(|e| handle_fail(e, "runtime"))
 }
 
-fn handle_out<T>(value: usize) -> *mut T {
+pub(crate) fn handle_out<T>(value: usize) -> *mut T {
     // Handles are not addresses: C only compares and passes them back.
     std::ptr::without_provenance_mut(value)
 }
