@@ -4,6 +4,8 @@
 # -std=c11 -Wall -Wextra -Werror against the installed header (through
 # pkg-config), links each once against libzlink.so and once against
 # libzlink.a, and runs both under valgrind (memcheck, leaks are errors).
+# wire_vectors.c gets the golden vectors' directory, testdata/wire;
+# scenarios.c the scenario suite's, testdata/scenarios.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -27,9 +29,15 @@ for src in "$here"/c/*.c; do
         $(pkg-config --libs zlink) -Wl,-rpath,"$prefix/lib" -pthread
     "$CC" "${cflags[@]}" "$src" -o "$prefix/$name-static" \
         "$prefix/lib/libzlink.a" $(pkg-config --libs-only-l --static zlink | sed 's/-lzlink//') -pthread
+    # Runners of the repository's test data get its directory.
+    args=()
+    case "$name" in
+        wire_vectors) args=("$root/testdata/wire") ;;
+        scenarios) args=("$root/testdata/scenarios") ;;
+    esac
     for variant in shared static; do
         echo "== $name ($variant, valgrind)"
-        if ! valgrind_run "$prefix/$name-$variant"; then
+        if ! valgrind_run "$prefix/$name-$variant" "${args[@]}"; then
             echo "FAILED: $name ($variant)"
             status=1
         fi
