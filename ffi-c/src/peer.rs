@@ -6,19 +6,21 @@
 use std::ffi::c_char;
 use std::ptr::addr_of_mut;
 
-use zlink_core::{Liveness, NodeRid, PeerDescriptor, PeerIntent, PeerReplacement};
+use zlink_bridge::Code;
+use zlink_bridge::codes::Liveness;
+use zlink_core::{PeerDescriptor, PeerIntent, PeerReplacement};
 
-use crate::frames::{zlink_bytes, zlink_decision};
+use crate::frames::{array, release_array, zlink_bytes, zlink_decision};
 use crate::runtime::{runtime_in, zlink_runtime};
 use crate::types::*;
-use crate::{Fail, FfiResult, boundary, zlink_error, zlink_result};
+use crate::{boundary, zlink_error};
 
 /// An object-peer descriptor: the four values a transport handshake must
 /// use for a replacement (`replacePeerConnection(endpoint, rid,
 /// lifecycleGeneration, securityIdentity)`). The strings are UTF-8 bytes,
 /// not NUL-terminated. Free with `zlink_peer_descriptor_free`.
 #[repr(C)]
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct zlink_peer_descriptor {
     /// Where the peer listens.
     pub endpoint: zlink_bytes,
@@ -47,33 +49,10 @@ impl From<PeerReplacement> for zlink_peer_descriptor {
     }
 }
 
-impl zlink_peer_descriptor {
-    fn empty() -> Self {
-        zlink_peer_descriptor {
-            endpoint: zlink_bytes::empty(),
-            rid: 0,
-            lifecycle_generation: 0,
-            security_identity: zlink_bytes::empty(),
-        }
-    }
-}
-
 /// Longest endpoint or security identity, in bytes.
 pub const ZLINK_MAX_PEER_FIELD_BYTES: usize = 1024;
 
 const _: () = assert!(ZLINK_MAX_PEER_FIELD_BYTES == zlink_core::MAX_PEER_FIELD_BYTES);
-
-/// A manual intent's connection state as the transport reported it.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum zlink_liveness {
-    /// Not connected yet (or reconnecting).
-    Connecting = 1,
-    /// Connected; the handshake showed `open_rid`.
-    Open = 2,
-    /// The transport confirmed it closed.
-    Closed = 3,
-}
 
 /// One manual endpoint's state: the installed descriptor, the observed
 /// routing ID and close state, and a replacement waiting for the close.
@@ -87,7 +66,7 @@ pub struct zlink_peer_intent {
     /// The installed descriptor (empty unless `has_installed`).
     pub installed: zlink_peer_descriptor,
     /// The transport's view.
-    pub liveness: zlink_liveness,
+    pub liveness: Liveness,
     /// With `ZLINK_LIVENESS_OPEN`: the routing ID the handshake showed.
     pub open_rid: u64,
     /// A newer descriptor waits for the installed intent to close.
@@ -98,22 +77,14 @@ pub struct zlink_peer_intent {
 
 impl From<PeerIntent> for zlink_peer_intent {
     fn from(i: PeerIntent) -> Self {
-        let (liveness, open_rid) = match i.liveness {
-            Liveness::Connecting => (zlink_liveness::Connecting, 0),
-            Liveness::Open(rid) => (zlink_liveness::Open, rid.get()),
-            Liveness::Closed => (zlink_liveness::Closed, 0),
-        };
+        let (liveness, open_rid) = Liveness::of(i.liveness);
         zlink_peer_intent {
             has_installed: i.installed.is_some(),
-            installed: i
-                .installed
-                .map_or_else(zlink_peer_descriptor::empty, Into::into),
+            installed: i.installed.map(Into::into).unwrap_or_default(),
             liveness,
-            open_rid,
+            open_rid: open_rid.unwrap_or(0),
             has_pending: i.pending.is_some(),
-            pending: i
-                .pending
-                .map_or_else(zlink_peer_descriptor::empty, Into::into),
+            pending: i.pending.map(Into::into).unwrap_or_default(),
         }
     }
 }
@@ -177,48 +148,24 @@ pub struct zlink_peer_descriptor_list {
 /// Thread-safety: any thread; the list is not shared state.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_peer_descriptor_list_free(list: *mut zlink_peer_descriptor_list) {
-    // SAFETY: NULL or a library-filled list (the caller's contract); its
-    // array came from `Box::into_raw` of `count` entries, released once.
-    unsafe {
-        if list.is_null() {
-            return;
-        }
-        let items = addr_of_mut!((*list).items).read();
-        let count = addr_of_mut!((*list).count).read();
-        if !items.is_null() {
-            let mut boxed = Box::from_raw(std::ptr::slice_from_raw_parts_mut(items, count));
-            for d in boxed.iter_mut() {
-                zlink_peer_descriptor_free(d);
-            }
-        }
-        addr_of_mut!((*list).items).write(std::ptr::null_mut());
-        addr_of_mut!((*list).count).write(0);
+    if !list.is_null() {
+        // SAFETY: a library-filled list (the caller's contract) of
+        // library-filled descriptors.
+        unsafe {
+            release_array(
+                addr_of_mut!((*list).items),
+                addr_of_mut!((*list).count),
+                |d| zlink_peer_descriptor_free(d),
+            )
+        };
     }
 }
 
 /// # Safety
 /// `endpoint` is NULL or NUL-terminated.
-unsafe fn endpoint_in<'a>(endpoint: *const c_char) -> FfiResult<&'a str> {
+unsafe fn endpoint_in<'a>(endpoint: *const c_char) -> crate::FfiResult<&'a str> {
     // SAFETY: forwarded caller contract.
     unsafe { text_in(endpoint, "endpoint") }
-}
-
-/// Writes an optional replacement: `*found` always, `*out` only when found.
-///
-/// # Safety
-/// `out` and `found` were checked non-NULL and are writable.
-unsafe fn optional_out(
-    replacement: Option<PeerReplacement>,
-    out: *mut zlink_peer_descriptor,
-    found: *mut bool,
-) {
-    let is = replacement.is_some();
-    if let Some(r) = replacement {
-        // SAFETY: checked by the caller.
-        unsafe { out.write(r.into()) };
-    }
-    // SAFETY: checked by the caller.
-    unsafe { found.write(is) };
 }
 
 /// Publishes this node's own object-peer descriptor to the Location Store
@@ -229,9 +176,6 @@ unsafe fn optional_out(
 /// # Safety
 /// `endpoint` and `security_identity` are NUL-terminated; `out` is NULL or
 /// writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_publish_descriptor(
     rt: *const zlink_runtime,
@@ -239,21 +183,17 @@ pub unsafe extern "C" fn zlink_publish_descriptor(
     security_identity: *const c_char,
     out: *mut zlink_peer_descriptor,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let rt = runtime_in(rt)?;
         // SAFETY: NUL-terminated by contract.
-        let endpoint = unsafe { endpoint_in(endpoint) }?;
-        // SAFETY: NUL-terminated by contract.
-        let identity = unsafe { text_in(security_identity, "security_identity") }?;
-        let d = rt
-            .core
-            .publish_descriptor(endpoint, identity)
-            .map_err(lifecycle_fail)?;
-        if !out.is_null() {
-            // SAFETY: non-NULL and writable by contract.
-            unsafe { out.write(d.into()) };
-        }
+        let (endpoint, identity) = unsafe {
+            (
+                endpoint_in(endpoint)?,
+                text_in(security_identity, "security_identity")?,
+            )
+        };
+        let d = runtime_in(rt)?.publish_descriptor(endpoint, identity)?;
+        put_opt(out, || d.into());
         Ok(())
     })
 }
@@ -263,20 +203,16 @@ pub unsafe extern "C" fn zlink_publish_descriptor(
 ///
 /// # Safety
 /// `endpoint` is NUL-terminated; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_add_manual_peer(
     rt: *const zlink_runtime,
     endpoint: *const c_char,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let rt = runtime_in(rt)?;
         // SAFETY: NUL-terminated by contract.
         let endpoint = unsafe { endpoint_in(endpoint) }?;
-        rt.core.add_manual_peer(endpoint).map_err(input_fail)
+        runtime_in(rt)?.add_manual_peer(endpoint)
     })
 }
 
@@ -287,37 +223,17 @@ pub unsafe extern "C" fn zlink_add_manual_peer(
 ///
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_connect_manual_peers(
     rt: *const zlink_runtime,
     out: *mut zlink_peer_descriptor_list,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let rt = runtime_in(rt)?;
-        let now = rt
-            .core
-            .connect_manual_peers()
-            .map_err(|e| Fail::new(zlink_result::StoreFailure, e.to_string()))?;
-        let list = if now.is_empty() {
-            zlink_peer_descriptor_list {
-                items: std::ptr::null_mut(),
-                count: 0,
-            }
-        } else {
-            let items: Box<[zlink_peer_descriptor]> = now.into_iter().map(Into::into).collect();
-            let count = items.len();
-            zlink_peer_descriptor_list {
-                items: Box::into_raw(items).cast(),
-                count,
-            }
-        };
-        // SAFETY: checked above.
-        unsafe { out.write(list) };
+        let out = Out::new(out, "out")?;
+        let now = runtime_in(rt)?.connect_manual_peers()?;
+        let (items, count) = array(now.into_iter().map(Into::into).collect());
+        out.put(zlink_peer_descriptor_list { items, count });
         Ok(())
     })
 }
@@ -329,9 +245,6 @@ pub unsafe extern "C" fn zlink_connect_manual_peers(
 /// # Safety
 /// `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
 /// is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_ensure_manual_peer(
     rt: *const zlink_runtime,
@@ -339,19 +252,13 @@ pub unsafe extern "C" fn zlink_ensure_manual_peer(
     out: *mut zlink_peer_descriptor,
     found: *mut bool,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let found = out_ptr(found, "found")?;
-        let rt = runtime_in(rt)?;
+        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
         // SAFETY: NUL-terminated by contract.
         let endpoint = unsafe { endpoint_in(endpoint) }?;
-        let r = rt
-            .core
-            .ensure_manual_peer(endpoint)
-            .map_err(lifecycle_fail)?;
-        // SAFETY: checked above.
-        unsafe { optional_out(r, out, found) };
+        let r = runtime_in(rt)?.ensure_manual_peer(endpoint)?;
+        put_found(out, found, r, Into::into);
         Ok(())
     })
 }
@@ -362,23 +269,17 @@ pub unsafe extern "C" fn zlink_ensure_manual_peer(
 ///
 /// # Safety
 /// `endpoint` is NUL-terminated; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_peer_opened(
     rt: *const zlink_runtime,
     endpoint: *const c_char,
     rid: u64,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let rt = runtime_in(rt)?;
         // SAFETY: NUL-terminated by contract.
         let endpoint = unsafe { endpoint_in(endpoint) }?;
-        rt.core
-            .peer_opened(endpoint, NodeRid(rid))
-            .map_err(input_fail)
+        runtime_in(rt)?.peer_opened(endpoint, rid)
     })
 }
 
@@ -389,9 +290,6 @@ pub unsafe extern "C" fn zlink_peer_opened(
 /// # Safety
 /// `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
 /// is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_peer_closed(
     rt: *const zlink_runtime,
@@ -399,16 +297,13 @@ pub unsafe extern "C" fn zlink_peer_closed(
     out: *mut zlink_peer_descriptor,
     found: *mut bool,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let found = out_ptr(found, "found")?;
-        let rt = runtime_in(rt)?;
+        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
         // SAFETY: NUL-terminated by contract.
         let endpoint = unsafe { endpoint_in(endpoint) }?;
-        let r = rt.core.peer_closed(endpoint).map_err(input_fail)?;
-        // SAFETY: checked above.
-        unsafe { optional_out(r, out, found) };
+        let r = runtime_in(rt)?.peer_closed(endpoint)?;
+        put_found(out, found, r, Into::into);
         Ok(())
     })
 }
@@ -419,9 +314,6 @@ pub unsafe extern "C" fn zlink_peer_closed(
 ///
 /// # Safety
 /// `out` and `found` are writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_peer_endpoint(
     rt: *const zlink_runtime,
@@ -429,19 +321,11 @@ pub unsafe extern "C" fn zlink_peer_endpoint(
     out: *mut zlink_bytes,
     found: *mut bool,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let found = out_ptr(found, "found")?;
-        let rt = runtime_in(rt)?;
-        let e = rt.core.peer_endpoint(NodeRid(rid));
-        let is = e.is_some();
-        if let Some(e) = e {
-            // SAFETY: checked above.
-            unsafe { out.write(zlink_bytes::from_vec(e.as_str().as_bytes().to_vec())) };
-        }
-        // SAFETY: checked above.
-        unsafe { found.write(is) };
+        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
+        let e = runtime_in(rt)?.peer_endpoint(rid)?;
+        put_found(out, found, e, |e| zlink_bytes::from_vec(e.into_bytes()));
         Ok(())
     })
 }
@@ -455,9 +339,6 @@ pub unsafe extern "C" fn zlink_peer_endpoint(
 /// # Safety
 /// `endpoint` is NUL-terminated; `bytes` points to `len` readable bytes
 /// (NULL allowed when 0); `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_on_peer_frame(
     rt: *const zlink_runtime,
@@ -466,24 +347,12 @@ pub unsafe extern "C" fn zlink_on_peer_frame(
     len: usize,
     out: *mut zlink_decision,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let rt = runtime_in(rt)?;
-        // SAFETY: NUL-terminated by contract.
-        let endpoint = unsafe { endpoint_in(endpoint) }?;
-        // SAFETY: the caller's contract on `bytes`; bounded as in `zlink_on_frame`.
-        let bytes = unsafe {
-            bytes_in(
-                bytes,
-                len,
-                zlink_core::MAX_MESSAGE_BYTES + (1 << 20),
-                "frame",
-            )
-        }?;
-        let decision = zlink_decision::from_core(rt.core.on_peer_frame(endpoint, bytes));
-        // SAFETY: checked above.
-        unsafe { out.write(decision) };
+        let out = Out::new(out, "out")?;
+        // SAFETY: the caller's contract on `endpoint` and `bytes`.
+        let (endpoint, bytes) = unsafe { (endpoint_in(endpoint)?, bytes_in(bytes, len, "frame")?) };
+        out.put(runtime_in(rt)?.on_peer_frame(endpoint, bytes)?.into());
         Ok(())
     })
 }
@@ -495,9 +364,6 @@ pub unsafe extern "C" fn zlink_on_peer_frame(
 /// # Safety
 /// `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
 /// is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_peer_intent_get(
     rt: *const zlink_runtime,
@@ -505,21 +371,13 @@ pub unsafe extern "C" fn zlink_peer_intent_get(
     out: *mut zlink_peer_intent,
     found: *mut bool,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let found = out_ptr(found, "found")?;
-        let rt = runtime_in(rt)?;
+        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
         // SAFETY: NUL-terminated by contract.
         let endpoint = unsafe { endpoint_in(endpoint) }?;
-        let intent = rt.core.peer_intent(endpoint);
-        let is = intent.is_some();
-        if let Some(i) = intent {
-            // SAFETY: checked above.
-            unsafe { out.write(i.into()) };
-        }
-        // SAFETY: checked above.
-        unsafe { found.write(is) };
+        let intent = runtime_in(rt)?.peer_intent(endpoint)?;
+        put_found(out, found, intent, Into::into);
         Ok(())
     })
 }

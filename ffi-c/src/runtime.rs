@@ -1,21 +1,18 @@
 //! Runtimes, stores and clocks: creation, resolution, invalidation, the
 //! lifecycle writes and counters.
 
-use std::cell::Cell;
 use std::ffi::{c_char, c_void};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::{Arc, Once};
 
-use zlink_core::{
-    Clock, InvalidationReason, KeyRef, LocationStore, ManualClock, MemoryStore, MeshName,
-    NodeGeneration, NodeIdentity, NodeRid, OwnedObject, OwnerLeaseGeneration, RedisOptions,
-    RedisStore, Runtime, SystemClock,
-};
+use zlink_bridge::args::missing;
+use zlink_bridge::runtime::on_completion_thread;
+use zlink_bridge::stats::C_COUNTERS;
+use zlink_bridge::{Clock, Code, Error, ErrorKind, Options, Store, Write, setup};
+use zlink_core::{RedisOptions, RoutingConfig};
 
 use crate::handle::{HandleError, Pinned, Registry};
 use crate::types::*;
-use crate::{Fail, FfiResult, boundary, zlink_error, zlink_result};
+use crate::{FfiResult, boundary, zlink_error};
 
 /// A runtime: the routing core of one MeshNode. Opaque; made by
 /// `zlink_runtime_new`, freed by `zlink_runtime_free`.
@@ -35,64 +32,92 @@ pub struct zlink_clock {
     _opaque: [u8; 0],
 }
 
-pub(crate) struct RuntimeEntry {
-    pub(crate) core: Runtime,
-    /// Runs completion callbacks of asynchronous calls.
-    callbacks: tokio::runtime::Runtime,
-    /// Asynchronous calls whose callback has not returned yet.
-    pending: Arc<AtomicUsize>,
-}
+static RUNTIMES: Registry<zlink_bridge::Runtime> = Registry::new(0x3);
+static STORES: Registry<Store> = Registry::new(0x5);
+static CLOCKS: Registry<Clock> = Registry::new(0x7);
 
-struct StoreEntry {
-    store: Arc<dyn LocationStore>,
-}
-
-struct ClockEntry {
-    clock: Arc<dyn Clock>,
-    manual: Option<ManualClock>,
-}
-
-static RUNTIMES: Registry<RuntimeEntry> = Registry::new(0x3);
-static STORES: Registry<StoreEntry> = Registry::new(0x5);
-static CLOCKS: Registry<ClockEntry> = Registry::new(0x7);
-
-thread_local! {
-    /// Set while a completion callback runs on this thread.
-    static IN_CALLBACK: Cell<bool> = const { Cell::new(false) };
-}
-
-pub(crate) fn handle_fail(e: HandleError, what: &str) -> Fail {
+pub(crate) fn handle_fail(e: HandleError, what: &str) -> Error {
     match e {
-        HandleError::Null => crate::types::null(what),
-        HandleError::Invalid => Fail::new(
-            zlink_result::InvalidHandle,
+        HandleError::Null => missing(what),
+        HandleError::Invalid => Error::host(
+            ErrorKind::InvalidHandle,
             format!("{what} is freed, foreign or not a {what}"),
         ),
-        HandleError::Exhausted => Fail::new(zlink_result::Exhausted, "too many live handles"),
+        HandleError::Exhausted => Error::host(ErrorKind::Exhausted, "too many live handles"),
     }
 }
 
 #[inline]
-pub(crate) fn runtime_in(rt: *const zlink_runtime) -> FfiResult<Pinned<'static, RuntimeEntry>> {
+pub(crate) fn runtime_in(
+    rt: *const zlink_runtime,
+) -> FfiResult<Pinned<'static, zlink_bridge::Runtime>> {
     RUNTIMES
         .get(rt as usize)
         .map_err(|e| handle_fail(e, "runtime"))
 }
 
-pub(crate) fn handle_out<T>(value: usize) -> *mut T {
+/// Registers `value` and writes its handle to `out`.
+pub(crate) fn handle_out<T: Send + Sync, H>(
+    registry: &Registry<T>,
+    value: T,
+    out: Out<*mut H>,
+    what: &str,
+) -> FfiResult {
+    let h = registry
+        .insert(Arc::new(value))
+        .map_err(|e| handle_fail(e, what))?;
     // Handles are not addresses: C only compares and passes them back.
-    std::ptr::without_provenance_mut(value)
+    out.put(std::ptr::without_provenance_mut(h));
+    Ok(())
 }
 
-/// # Safety
-/// `out` was checked non-NULL and is writable.
-unsafe fn write<T>(out: *mut T, value: T) {
-    // SAFETY: the caller checked `out` and C passes writable storage.
-    unsafe { out.write(value) }
+/// Frees a handle of `registry` (NULL: nothing to do).
+pub(crate) fn free<T: Send + Sync>(
+    registry: &Registry<T>,
+    h: usize,
+    what: &str,
+) -> FfiResult<Option<Arc<T>>> {
+    if h == 0 {
+        return Ok(None);
+    }
+    registry
+        .remove(h)
+        .map(Some)
+        .map_err(|e| handle_fail(e, what))
 }
 
-fn key<'a>(rt: &RuntimeEntry, kind: u32, id: &'a str) -> FfiResult<KeyRef<'a>> {
-    rt.core.key(kind_in(kind)?, id).map_err(input_fail)
+/// The bridge's fork rule for C hosts: a child of `fork()` learns it here.
+fn watch_forks() {
+    unsafe extern "C" {
+        fn pthread_atfork(
+            prepare: Option<unsafe extern "C" fn()>,
+            parent: Option<unsafe extern "C" fn()>,
+            child: Option<unsafe extern "C" fn()>,
+        ) -> std::ffi::c_int;
+    }
+    unsafe extern "C" fn child() {
+        zlink_bridge::lifecycle::after_fork_in_child();
+    }
+    static ONCE: Once = Once::new();
+    // SAFETY: registers a handler that only bumps an atomic counter, which
+    // is async-signal-safe, as a child handler must be.
+    ONCE.call_once(|| unsafe {
+        pthread_atfork(None, None, Some(child));
+    });
+}
+
+fn clock_in(clock: *const zlink_clock) -> FfiResult<Pinned<'static, Clock>> {
+    CLOCKS
+        .get(clock as usize)
+        .map_err(|e| handle_fail(e, "clock"))
+}
+
+/// The clock of a handle; NULL: the system clock.
+fn clock_of(clock: *const zlink_clock) -> FfiResult<Clock> {
+    if clock.is_null() {
+        return Ok(Clock::system());
+    }
+    Ok(clock_in(clock)?.clone())
 }
 
 // ---------------------------------------------------------------- clocks
@@ -101,25 +126,13 @@ fn key<'a>(rt: &RuntimeEntry, kind: u32, id: &'a str) -> FfiResult<KeyRef<'a>> {
 ///
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_clock_system_new(
     out: *mut *mut zlink_clock,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let entry = ClockEntry {
-            clock: Arc::new(SystemClock::new()),
-            manual: None,
-        };
-        let h = CLOCKS
-            .insert(Arc::new(entry))
-            .map_err(|e| handle_fail(e, "clock"))?;
-        // SAFETY: checked above.
-        unsafe { write(out, handle_out(h)) };
-        Ok(())
+        handle_out(&CLOCKS, Clock::system(), Out::new(out, "out")?, "clock")
     })
 }
 
@@ -128,26 +141,13 @@ pub unsafe extern "C" fn zlink_clock_system_new(
 ///
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_clock_manual_new(
     out: *mut *mut zlink_clock,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let manual = ManualClock::new();
-        let entry = ClockEntry {
-            clock: Arc::new(manual.clone()),
-            manual: Some(manual),
-        };
-        let h = CLOCKS
-            .insert(Arc::new(entry))
-            .map_err(|e| handle_fail(e, "clock"))?;
-        // SAFETY: checked above.
-        unsafe { write(out, handle_out(h)) };
-        Ok(())
+        handle_out(&CLOCKS, Clock::manual(), Out::new(out, "out")?, "clock")
     })
 }
 
@@ -163,20 +163,8 @@ pub unsafe extern "C" fn zlink_manual_clock_advance(
     clock: *const zlink_clock,
     millis: u64,
     error: *mut *mut zlink_error,
-) -> zlink_result {
-    boundary(error, || {
-        let c = CLOCKS
-            .get(clock as usize)
-            .map_err(|e| handle_fail(e, "clock"))?;
-        let manual = c.manual.as_ref().ok_or_else(|| {
-            Fail::new(
-                zlink_result::InvalidArgument,
-                "a system clock cannot be advanced",
-            )
-        })?;
-        manual.advance(Duration::from_millis(millis));
-        Ok(())
-    })
+) -> Code {
+    boundary(error, || clock_in(clock)?.advance(millis))
 }
 
 /// The clock's current time in nanoseconds since its origin (the unit of
@@ -184,21 +172,15 @@ pub unsafe extern "C" fn zlink_manual_clock_advance(
 ///
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_clock_now_ns(
     clock: *const zlink_clock,
     out: *mut u64,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let c = CLOCKS
-            .get(clock as usize)
-            .map_err(|e| handle_fail(e, "clock"))?;
-        // SAFETY: checked above.
-        unsafe { write(out, c.clock.now().0) };
+        let out = Out::new(out, "out")?;
+        out.put(clock_in(clock)?.now_ns());
         Ok(())
     })
 }
@@ -215,29 +197,8 @@ pub unsafe extern "C" fn zlink_clock_now_ns(
 pub unsafe extern "C" fn zlink_clock_free(
     clock: *mut zlink_clock,
     error: *mut *mut zlink_error,
-) -> zlink_result {
-    boundary(error, || {
-        if clock.is_null() {
-            return Ok(());
-        }
-        drop(
-            CLOCKS
-                .remove(clock as usize)
-                .map_err(|e| handle_fail(e, "clock"))?,
-        );
-        Ok(())
-    })
-}
-
-fn clock_of(clock: *const zlink_clock) -> FfiResult<Arc<dyn Clock>> {
-    if clock.is_null() {
-        return Ok(Arc::new(SystemClock::new()));
-    }
-    Ok(CLOCKS
-        .get(clock as usize)
-        .map_err(|e| handle_fail(e, "clock"))?
-        .clock
-        .clone())
+) -> Code {
+    boundary(error, || free(&CLOCKS, clock as usize, "clock").map(drop))
 }
 
 // ---------------------------------------------------------------- stores
@@ -248,25 +209,17 @@ fn clock_of(clock: *const zlink_clock) -> FfiResult<Arc<dyn Clock>> {
 ///
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_store_memory_new(
     clock: *const zlink_clock,
     out: *mut *mut zlink_store,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let store = MemoryStore::with_clock(clock_of(clock)?);
-        let h = STORES
-            .insert(Arc::new(StoreEntry {
-                store: Arc::new(store),
-            }))
-            .map_err(|e| handle_fail(e, "store"))?;
-        // SAFETY: checked above.
-        unsafe { write(out, handle_out(h)) };
-        Ok(())
+        let out = Out::new(out, "out")?;
+        watch_forks();
+        let store = Store::memory(Some(&clock_of(clock)?), None);
+        handle_out(&STORES, store, out, "store")
     })
 }
 
@@ -277,17 +230,15 @@ pub unsafe extern "C" fn zlink_store_memory_new(
 /// # Safety
 /// `url` and a non-NULL `key_prefix` are NUL-terminated; `out` is writable;
 /// `error` is NULL or writable.
-///
-/// Thread-safety: any thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_store_redis_open(
     url: *const c_char,
     key_prefix: *const c_char,
     out: *mut *mut zlink_store,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
+        let out = Out::new(out, "out")?;
         // SAFETY: NUL-terminated by contract.
         let url = unsafe { text_in(url, "url") }?;
         let mut options = RedisOptions::default();
@@ -295,21 +246,8 @@ pub unsafe extern "C" fn zlink_store_redis_open(
             // SAFETY: NUL-terminated by contract.
             options.prefix = unsafe { text_in(key_prefix, "key_prefix") }?.to_owned();
         }
-        let store = RedisStore::open_with(url, options).map_err(|e| {
-            let code = match e {
-                zlink_core::StoreError::Config(_) => zlink_result::InvalidArgument,
-                _ => zlink_result::StoreFailure,
-            };
-            Fail::new(code, e.to_string())
-        })?;
-        let h = STORES
-            .insert(Arc::new(StoreEntry {
-                store: Arc::new(store),
-            }))
-            .map_err(|e| handle_fail(e, "store"))?;
-        // SAFETY: checked above.
-        unsafe { write(out, handle_out(h)) };
-        Ok(())
+        watch_forks();
+        handle_out(&STORES, Store::redis(url, options)?, out, "store")
     })
 }
 
@@ -324,18 +262,8 @@ pub unsafe extern "C" fn zlink_store_redis_open(
 pub unsafe extern "C" fn zlink_store_free(
     store: *mut zlink_store,
     error: *mut *mut zlink_error,
-) -> zlink_result {
-    boundary(error, || {
-        if store.is_null() {
-            return Ok(());
-        }
-        drop(
-            STORES
-                .remove(store as usize)
-                .map_err(|e| handle_fail(e, "store"))?,
-        );
-        Ok(())
-    })
+) -> Code {
+    boundary(error, || free(&STORES, store as usize, "store").map(drop))
 }
 
 // ---------------------------------------------------------------- runtime
@@ -344,17 +272,13 @@ pub unsafe extern "C" fn zlink_store_free(
 ///
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_config_default(
     out: *mut zlink_config,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        // SAFETY: checked above.
-        unsafe { write(out, (&zlink_core::RoutingConfig::default()).into()) };
+        Out::new(out, "out")?.put((&RoutingConfig::default()).into());
         Ok(())
     })
 }
@@ -363,17 +287,21 @@ pub unsafe extern "C" fn zlink_config_default(
 /// is refused before the rest is read.
 ///
 /// # Safety
-/// `config` is non-NULL and points to at least a `size` field, and to a
-/// whole initialised `zlink_config` when that field says so.
-unsafe fn config_in(config: *const zlink_config) -> FfiResult<zlink_core::RoutingConfig> {
+/// `config` is NULL or points to at least a `size` field, and to a whole
+/// initialised `zlink_config` when that field says so.
+unsafe fn config_in(config: *const zlink_config) -> FfiResult<RoutingConfig> {
+    if config.is_null() {
+        return Err(missing("config"));
+    }
     // SAFETY: the caller's contract: `size` is readable.
     let size = unsafe { std::ptr::addr_of!((*config).size).read_unaligned() };
-    if size != std::mem::size_of::<zlink_config>() {
-        return Err(Fail::new(
-            zlink_result::InvalidConfig,
+    let ours = std::mem::size_of::<zlink_config>();
+    if size != ours {
+        return Err(Error::new(
+            zlink_bridge::Family::Config,
+            ErrorKind::ConfigSize,
             format!(
-                "config size is {size}, not sizeof(zlink_config) = {}: start from zlink_config_default",
-                std::mem::size_of::<zlink_config>()
+                "config size is {size}, not sizeof(zlink_config) = {ours}: start from zlink_config_default"
             ),
         ));
     }
@@ -389,25 +317,16 @@ unsafe fn config_in(config: *const zlink_config) -> FfiResult<zlink_core::Routin
 /// # Safety
 /// `config` points to a `zlink_config` from `zlink_config_default` or
 /// `zlink_config_get`; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_update_config(
     rt: *const zlink_runtime,
     config: *const zlink_config,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        if config.is_null() {
-            return Err(null("config"));
-        }
-        let rt = runtime_in(rt)?;
-        // SAFETY: an initialised struct (the caller's contract).
+        // SAFETY: NULL or an initialised struct (the caller's contract).
         let config = unsafe { config_in(config) }?;
-        rt.core
-            .update_config(config)
-            .map_err(|e| Fail::new(zlink_result::InvalidConfig, e.to_string()))
+        runtime_in(rt)?.update_config(config)
     })
 }
 
@@ -415,20 +334,15 @@ pub unsafe extern "C" fn zlink_update_config(
 ///
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_config_get(
     rt: *const zlink_runtime,
     out: *mut zlink_config,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let rt = runtime_in(rt)?;
-        // SAFETY: checked above.
-        unsafe { write(out, (&rt.core.config()).into()) };
+        let out = Out::new(out, "out")?;
+        out.put((&runtime_in(rt)?.config()?).into());
         Ok(())
     })
 }
@@ -455,57 +369,31 @@ pub unsafe extern "C" fn zlink_runtime_new(
     clock: *const zlink_clock,
     out: *mut *mut zlink_runtime,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
+        let out = Out::new(out, "out")?;
         // SAFETY: NULL or an initialised struct (the caller's contract).
-        let identity = unsafe { identity.as_ref() }.ok_or_else(|| null("identity"))?;
+        let id = unsafe { identity.as_ref() }.ok_or_else(|| missing("identity"))?;
         // SAFETY: as above.
-        let mesh = unsafe { text_in(identity.mesh, "identity.mesh") }?;
-        let identity = NodeIdentity {
-            mesh: MeshName::new(mesh).map_err(input_fail)?,
-            rid: NodeRid(identity.rid),
-            generation: NodeGeneration(identity.generation),
-            lease: OwnerLeaseGeneration(identity.lease),
+        let mesh = unsafe { text_in(id.mesh, "identity.mesh") }?;
+        let identity = setup::identity(mesh, id.rid, id.generation, id.lease)?;
+        let mut options = Options {
+            clock: Some(clock_of(clock)?),
+            ..Options::default()
         };
-        let clock = clock_of(clock)?;
-        let mut builder = Runtime::builder(identity).clock(clock.clone());
         if !config.is_null() {
             // SAFETY: an initialised struct (the caller's contract).
-            builder = builder.config(unsafe { config_in(config) }?);
+            options.config = Some(unsafe { config_in(config) }?);
         }
         if !store.is_null() {
             let s = STORES
                 .get(store as usize)
                 .map_err(|e| handle_fail(e, "store"))?;
-            builder = builder.store(s.store.clone());
-        } else {
-            builder = builder.store(Arc::new(MemoryStore::with_clock(clock)));
+            options.store = Some(s.get()?);
         }
-        let core = builder.build().map_err(|e| match e {
-            zlink_core::BuildError::Config(c) => {
-                Fail::new(zlink_result::InvalidConfig, c.to_string())
-            }
-            other => Fail::new(zlink_result::Threads, other.to_string()),
-        })?;
-        let callbacks = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("zlink-callback")
-            .on_thread_start(|| IN_CALLBACK.set(true))
-            .enable_time()
-            .build()
-            .map_err(|e| Fail::new(zlink_result::Threads, e.to_string()))?;
-        let entry = RuntimeEntry {
-            core,
-            callbacks,
-            pending: Arc::new(AtomicUsize::new(0)),
-        };
-        let h = RUNTIMES
-            .insert(Arc::new(entry))
-            .map_err(|e| handle_fail(e, "runtime"))?;
-        // SAFETY: checked above.
-        unsafe { write(out, handle_out(h)) };
-        Ok(())
+        watch_forks();
+        let rt = zlink_bridge::Runtime::new(identity, options)?;
+        handle_out(&RUNTIMES, rt, out, "runtime")
     })
 }
 
@@ -523,30 +411,19 @@ pub unsafe extern "C" fn zlink_runtime_new(
 pub unsafe extern "C" fn zlink_runtime_free(
     rt: *mut zlink_runtime,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        if rt.is_null() {
-            return Ok(());
-        }
-        if IN_CALLBACK.get() {
-            return Err(Fail::new(
-                zlink_result::WrongThread,
+        if !rt.is_null() && on_completion_thread() {
+            return Err(Error::host(
+                ErrorKind::WrongThread,
                 "zlink_runtime_free cannot run inside a completion callback",
             ));
         }
-        let entry = RUNTIMES
-            .remove(rt as usize)
-            .map_err(|e| handle_fail(e, "runtime"))?;
-        while entry.pending.load(Ordering::SeqCst) != 0 {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-        match Arc::try_unwrap(entry) {
-            Ok(entry) => {
-                entry.callbacks.shutdown_timeout(Duration::from_secs(5));
-                drop(entry.core);
+        if let Some(entry) = free(&RUNTIMES, rt as usize, "runtime")? {
+            // Only the registry holds runtimes: this is the last reference.
+            if let Ok(rt) = Arc::try_unwrap(entry) {
+                rt.close();
             }
-            // Unreachable: only the registry holds runtime entries.
-            Err(entry) => drop(entry),
         }
         Ok(())
     })
@@ -559,9 +436,6 @@ pub unsafe extern "C" fn zlink_runtime_free(
 /// # Safety
 /// `id` points to `id_len` readable bytes; `out` is writable; `error` is
 /// NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_resolve(
     rt: *const zlink_runtime,
@@ -570,15 +444,12 @@ pub unsafe extern "C" fn zlink_resolve(
     id_len: usize,
     out: *mut zlink_resolution,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let rt = runtime_in(rt)?;
+        let out = Out::new(out, "out")?;
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
-        let resolution = rt.core.resolve(kind_in(kind)?, id).map_err(input_fail)?;
-        // SAFETY: checked above.
-        unsafe { write(out, (&resolution).into()) };
+        out.put((&runtime_in(rt)?.resolve(kind, id)?).into());
         Ok(())
     })
 }
@@ -590,9 +461,6 @@ pub unsafe extern "C" fn zlink_resolve(
 /// # Safety
 /// `id` points to `id_len` readable bytes; `route` and `found` are writable;
 /// `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_lookup_cached(
     rt: *const zlink_runtime,
@@ -602,23 +470,13 @@ pub unsafe extern "C" fn zlink_lookup_cached(
     route: *mut zlink_ready_route,
     found: *mut bool,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let route = out_ptr(route, "route")?;
-        let found = out_ptr(found, "found")?;
-        let rt = runtime_in(rt)?;
+        let (route, found) = (Out::new(route, "route")?, Out::new(found, "found")?);
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
-        let hit = rt
-            .core
-            .lookup_cached(kind_in(kind)?, id)
-            .map_err(input_fail)?;
-        if let Some(hit) = &hit {
-            // SAFETY: checked above.
-            unsafe { write(route, hit.into()) };
-        }
-        // SAFETY: checked above.
-        unsafe { write(found, hit.is_some()) };
+        let hit = runtime_in(rt)?.lookup_cached(kind, id)?;
+        put_found(route, found, hit, |r| (&r).into());
         Ok(())
     })
 }
@@ -628,11 +486,7 @@ pub unsafe extern "C" fn zlink_lookup_cached(
 /// success; `resolution` is valid only during the call. The callback must
 /// not call `zlink_runtime_free`.
 pub type zlink_resolve_callback = Option<
-    unsafe extern "C" fn(
-        userdata: *mut c_void,
-        result: zlink_result,
-        resolution: *const zlink_resolution,
-    ),
+    unsafe extern "C" fn(userdata: *mut c_void, result: Code, resolution: *const zlink_resolution),
 >;
 
 struct Userdata(*mut c_void);
@@ -662,31 +516,19 @@ pub unsafe extern "C" fn zlink_resolve_async(
     callback: zlink_resolve_callback,
     userdata: *mut c_void,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let callback = callback.ok_or_else(|| null("callback"))?;
-        let rt = runtime_in(rt)?;
+        let callback = callback.ok_or_else(|| missing("callback"))?;
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
-        let future = rt
-            .core
-            .resolve_async(kind_in(kind)?, id)
-            .map_err(input_fail)?;
         let userdata = Userdata(userdata);
-        let pending = rt.pending.clone();
-        pending.fetch_add(1, Ordering::SeqCst);
-        rt.callbacks.spawn(async move {
+        runtime_in(rt)?.resolve_async(kind, id, move |resolved| {
             let userdata = userdata;
-            let resolution = zlink_resolution::from(&future.await);
+            let resolution = zlink_resolution::from(&resolved);
             // SAFETY: the caller gave a valid callback and userdata for it;
             // `resolution` lives across the call.
-            let call = || unsafe { callback(userdata.0, zlink_result::Ok, &resolution) };
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(call)).is_err() {
-                eprintln!("libzlink: a panic unwound out of a resolve callback");
-            }
-            pending.fetch_sub(1, Ordering::SeqCst);
-        });
-        Ok(())
+            unsafe { callback(userdata.0, Code::Ok, &resolution) };
+        })
     })
 }
 
@@ -696,9 +538,6 @@ pub unsafe extern "C" fn zlink_resolve_async(
 ///
 /// # Safety
 /// `removed` is NULL or writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_on_owner_lease_invalidated(
     rt: *const zlink_runtime,
@@ -706,16 +545,10 @@ pub unsafe extern "C" fn zlink_on_owner_lease_invalidated(
     lease: u64,
     removed: *mut usize,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let rt = runtime_in(rt)?;
-        let n = rt
-            .core
-            .on_owner_lease_invalidated(NodeRid(node_rid), OwnerLeaseGeneration(lease));
-        if !removed.is_null() {
-            // SAFETY: non-NULL and writable by contract.
-            unsafe { write(removed, n) };
-        }
+        let n = runtime_in(rt)?.on_owner_lease_invalidated(node_rid, lease)?;
+        put_opt(removed, || n);
         Ok(())
     })
 }
@@ -725,22 +558,15 @@ pub unsafe extern "C" fn zlink_on_owner_lease_invalidated(
 ///
 /// # Safety
 /// `removed` is NULL or writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_on_store_recovery(
     rt: *const zlink_runtime,
     removed: *mut usize,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let rt = runtime_in(rt)?;
-        let n = rt.core.on_store_recovery();
-        if !removed.is_null() {
-            // SAFETY: non-NULL and writable by contract.
-            unsafe { write(removed, n) };
-        }
+        let n = runtime_in(rt)?.on_store_recovery()?;
+        put_opt(removed, || n);
         Ok(())
     })
 }
@@ -753,9 +579,6 @@ pub unsafe extern "C" fn zlink_on_store_recovery(
 /// # Safety
 /// `id` points to `id_len` readable bytes; `source` to an initialised
 /// struct; `invalidated` is NULL or writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_on_relay_notification(
     rt: *const zlink_runtime,
@@ -765,27 +588,18 @@ pub unsafe extern "C" fn zlink_on_relay_notification(
     source: *const zlink_route_end,
     invalidated: *mut bool,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let rt = runtime_in(rt)?;
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        // SAFETY: NULL or initialised (the caller's contract).
-        let source = unsafe { source.as_ref() }.ok_or_else(|| null("source"))?;
-        let source = source.to_core()?;
-        let done = rt.core.on_relay_notification(key(&rt, kind, id)?, &source);
-        if !invalidated.is_null() {
-            // SAFETY: non-NULL and writable by contract.
-            unsafe { write(invalidated, done) };
-        }
+        // SAFETY: the caller's contract on `id` and `source`.
+        let (id, source) = unsafe { (id_in(id, id_len)?, source.as_ref()) };
+        let source = source.ok_or_else(|| missing("source"))?.to_core()?;
+        let done = runtime_in(rt)?.on_relay_notification(kind, id, &source)?;
+        put_opt(invalidated, || done);
         Ok(())
     })
 }
 
 // ---------------------------------------------------------------- lifecycle
-
-type Write =
-    fn(&Runtime, zlink_core::ObjectKind, &str) -> Result<OwnedObject, zlink_core::LifecycleError>;
 
 /// # Safety
 /// As the lifecycle entry points below.
@@ -796,17 +610,13 @@ unsafe fn lifecycle(
     id_len: usize,
     out: *mut zlink_owned,
     error: *mut *mut zlink_error,
-    write_fn: Write,
-) -> zlink_result {
+    write: Write,
+) -> Code {
     boundary(error, || {
-        let rt = runtime_in(rt)?;
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
-        let owned = write_fn(&rt.core, kind_in(kind)?, id).map_err(lifecycle_fail)?;
-        if !out.is_null() {
-            // SAFETY: non-NULL and writable by contract.
-            unsafe { write(out, (&owned).into()) };
-        }
+        let owned = runtime_in(rt)?.write(kind, id, write)?;
+        put_opt(out, || (&owned).into());
         Ok(())
     })
 }
@@ -819,9 +629,6 @@ unsafe fn lifecycle(
 /// # Safety
 /// `id` points to `id_len` readable bytes; `out` is NULL or writable;
 /// `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_create(
     rt: *const zlink_runtime,
@@ -830,9 +637,9 @@ pub unsafe extern "C" fn zlink_create(
     id_len: usize,
     out: *mut zlink_owned,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     // SAFETY: forwarded caller contract.
-    unsafe { lifecycle(rt, kind, id, id_len, out, error, Runtime::create) }
+    unsafe { lifecycle(rt, kind, id, id_len, out, error, Write::Create) }
 }
 
 /// Publishes this node's Creating object as Ready.
@@ -843,9 +650,6 @@ pub unsafe extern "C" fn zlink_create(
 /// # Safety
 /// `id` points to `id_len` readable bytes; `out` is NULL or writable;
 /// `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_publish_ready(
     rt: *const zlink_runtime,
@@ -854,9 +658,9 @@ pub unsafe extern "C" fn zlink_publish_ready(
     id_len: usize,
     out: *mut zlink_owned,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     // SAFETY: forwarded caller contract.
-    unsafe { lifecycle(rt, kind, id, id_len, out, error, Runtime::publish_ready) }
+    unsafe { lifecycle(rt, kind, id, id_len, out, error, Write::PublishReady) }
 }
 
 /// Create then publish Ready: the activation an application sees.
@@ -867,9 +671,6 @@ pub unsafe extern "C" fn zlink_publish_ready(
 /// # Safety
 /// `id` points to `id_len` readable bytes; `out` is NULL or writable;
 /// `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_activate(
     rt: *const zlink_runtime,
@@ -878,9 +679,9 @@ pub unsafe extern "C" fn zlink_activate(
     id_len: usize,
     out: *mut zlink_owned,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     // SAFETY: forwarded caller contract.
-    unsafe { lifecycle(rt, kind, id, id_len, out, error, Runtime::activate) }
+    unsafe { lifecycle(rt, kind, id, id_len, out, error, Write::Activate) }
 }
 
 /// Extends this node's owner lease on the object.
@@ -891,9 +692,6 @@ pub unsafe extern "C" fn zlink_activate(
 /// # Safety
 /// `id` points to `id_len` readable bytes; `out` is NULL or writable;
 /// `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_renew_lease(
     rt: *const zlink_runtime,
@@ -902,9 +700,9 @@ pub unsafe extern "C" fn zlink_renew_lease(
     id_len: usize,
     out: *mut zlink_owned,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     // SAFETY: forwarded caller contract.
-    unsafe { lifecycle(rt, kind, id, id_len, out, error, Runtime::renew_lease) }
+    unsafe { lifecycle(rt, kind, id, id_len, out, error, Write::RenewLease) }
 }
 
 /// Starts releasing the object: it then resolves Unavailable(Releasing).
@@ -915,9 +713,6 @@ pub unsafe extern "C" fn zlink_renew_lease(
 /// # Safety
 /// `id` points to `id_len` readable bytes; `out` is NULL or writable;
 /// `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_begin_release(
     rt: *const zlink_runtime,
@@ -926,18 +721,15 @@ pub unsafe extern "C" fn zlink_begin_release(
     id_len: usize,
     out: *mut zlink_owned,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     // SAFETY: forwarded caller contract.
-    unsafe { lifecycle(rt, kind, id, id_len, out, error, Runtime::begin_release) }
+    unsafe { lifecycle(rt, kind, id, id_len, out, error, Write::BeginRelease) }
 }
 
 /// Completes the release: the record is removed and the ID resolves Missing.
 ///
 /// # Safety
 /// `id` points to `id_len` readable bytes; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_complete_release(
     rt: *const zlink_runtime,
@@ -945,14 +737,11 @@ pub unsafe extern "C" fn zlink_complete_release(
     id: *const u8,
     id_len: usize,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let rt = runtime_in(rt)?;
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
-        rt.core
-            .complete_release(kind_in(kind)?, id)
-            .map_err(lifecycle_fail)
+        runtime_in(rt)?.complete_release(kind, id)
     })
 }
 
@@ -963,9 +752,6 @@ pub unsafe extern "C" fn zlink_complete_release(
 /// # Safety
 /// `id` points to `id_len` readable bytes; `out` and `found` are writable;
 /// `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_owner_route_end(
     rt: *const zlink_runtime,
@@ -975,30 +761,21 @@ pub unsafe extern "C" fn zlink_owner_route_end(
     out: *mut zlink_route_end,
     found: *mut bool,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let found = out_ptr(found, "found")?;
-        let rt = runtime_in(rt)?;
+        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
-        let end = rt
-            .core
-            .owner_route_end(kind_in(kind)?, id)
-            .map_err(input_fail)?;
-        if let Some(end) = &end {
-            // SAFETY: checked above.
-            unsafe { write(out, end.into()) };
-        }
-        // SAFETY: checked above.
-        unsafe { write(found, end.is_some()) };
+        let end = runtime_in(rt)?.owner_route_end(kind, id)?;
+        put_found(out, found, end, |e| (&e).into());
         Ok(())
     })
 }
 
 // ---------------------------------------------------------------- counters
 
-/// One snapshot of the runtime's counters.
+/// One snapshot of the runtime's counters: the first counters of the
+/// library's one list (docs/runtime.md), in its order, by their flat names.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct zlink_stats {
@@ -1122,86 +899,29 @@ pub struct zlink_stats {
     pub table_relocation_deadlines: u64,
 }
 
+// The struct is the list's first counters, all u64, in order.
+const _: () = assert!(std::mem::size_of::<zlink_stats>() == C_COUNTERS * 8);
+
 /// Reads every counter now into `*out`.
 ///
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_stats_get(
     rt: *const zlink_runtime,
     out: *mut zlink_stats,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let rt = runtime_in(rt)?;
-        let s = rt.core.stats();
-        let inv = |r| s.invalidations_for(r);
-        let stats = zlink_stats {
-            cache_hits: s.cache_hits,
-            cache_misses: s.cache_misses,
-            cache_entries: s.cache_entries,
-            cache_evictions: s.cache_evictions,
-            store_reads: s.store_reads,
-            store_failures: s.store_failures,
-            store_recoveries: s.store_recoveries,
-            resolutions_ready_route: s.resolutions.ready_route,
-            resolutions_missing: s.resolutions.missing,
-            resolutions_unavailable: s.resolutions.unavailable,
-            resolutions_store_failure: s.resolutions.store_failure,
-            invalidations_higher_store_version: inv(InvalidationReason::HigherStoreVersion),
-            invalidations_stale_route: inv(InvalidationReason::StaleRoute),
-            invalidations_store_recovery: inv(InvalidationReason::StoreRecovery),
-            invalidations_owner_lease_invalidated: inv(InvalidationReason::OwnerLeaseInvalidated),
-            invalidations_relay_notification: inv(InvalidationReason::RelayNotification),
-            delivered: s.follow.delivered,
-            relays: s.follow.relays,
-            notifications_sent: s.follow.notifications_sent,
-            notifications_suppressed: s.follow.notifications_suppressed,
-            notification_failures: s.follow.notification_failures,
-            rejections_sent: s.follow.rejections_sent,
-            frames_dropped: s.follow.frames_dropped,
-            requests_sent: s.requests.sent,
-            requests_replies: s.requests.replies,
-            requests_errors: s.requests.errors,
-            requests_timeouts: s.requests.timeouts,
-            requests_cancelled: s.requests.cancelled,
-            requests_shutdown: s.requests.shutdown,
-            requests_late_results: s.requests.late_results,
-            requests_unroutable: s.requests.unroutable,
-            frames_foreign_sender: s.follow.frames_foreign_sender,
-            bind_timeouts: s.sessions.bind_timeouts,
-            relocation_begun: s.relocation.begun,
-            relocation_restores: s.relocation.restores,
-            relocation_committed: s.relocation.committed,
-            relocation_handed_off: s.relocation.handed_off,
-            relocation_aborted: s.relocation.aborted,
-            relocation_failed: s.relocation.failed,
-            relocation_held: s.relocation.held,
-            relocation_relayed: s.relocation.relayed,
-            relocation_control_refused: s.relocation.control_refused,
-            table_pending_requests: s.tables.pending_requests,
-            table_request_deadlines: s.tables.request_deadlines,
-            table_sessions: s.tables.sessions,
-            table_pending_binds: s.tables.pending_binds,
-            table_session_deadlines: s.tables.session_deadlines,
-            table_registrations: s.tables.registrations,
-            table_parked_binds: s.tables.parked_binds,
-            table_parked_deadlines: s.tables.parked_deadlines,
-            table_follow_routes: s.tables.follow_routes,
-            table_follow_deadlines: s.tables.follow_deadlines,
-            table_dedup_entries: s.tables.dedup_entries,
-            table_dedup_evictions: s.tables.dedup_evictions,
-            table_store_flights: s.tables.store_flights,
-            table_relocation_sources: s.tables.relocation_sources,
-            table_relocation_targets: s.tables.relocation_targets,
-            table_relocation_deadlines: s.tables.relocation_deadlines,
-        };
-        // SAFETY: checked above.
-        unsafe { write(out, stats) };
+        let out = Out::new(out, "out")?;
+        let list = runtime_in(rt)?.stats()?;
+        let mut values = [0u64; C_COUNTERS];
+        for (v, c) in values.iter_mut().zip(&list) {
+            *v = c.value;
+        }
+        // SAFETY: `zlink_stats` is repr(C) with exactly `C_COUNTERS` u64
+        // fields (asserted above), so it has the layout of the array.
+        out.put(unsafe { std::mem::transmute::<[u64; C_COUNTERS], zlink_stats>(values) });
         Ok(())
     })
 }

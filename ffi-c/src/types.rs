@@ -1,101 +1,24 @@
-//! Plain C structs and enums, and the checked conversions of C inputs.
+//! Plain C structs, their conversions, and the reading of C arguments
+//! (pointers, lengths, NUL-terminated text); every rule on what they hold
+//! is the bridge's.
 
 use std::ffi::c_char;
-use std::time::Duration;
 
-use zlink_core::store::WriteError;
+use zlink_bridge::args::{MAX_TEXT_BYTES, missing, text_too_long};
+use zlink_bridge::codes::{AuthorityState, ResolutionTag, StoreError, UnavailableReason};
+use zlink_bridge::{Error, ErrorKind, Resolved, config};
 use zlink_core::wire::{NodeRef, RouteEnd};
 use zlink_core::{
-    AuthorityOwnerGeneration, AuthorityState, InputError, LifecycleError, MAX_MESH_NAME_BYTES,
-    MAX_OBJECT_ID_BYTES, MeshName, NodeGeneration, NodeRid, ObjectGeneration, ObjectKind,
-    OwnedObject, OwnerLeaseGeneration, ReadyRoute, Resolution, RouteFence, RoutingConfig,
-    StoreError, StoreVersion, UnavailableReason,
+    AuthorityOwnerGeneration, InputError, MAX_MESH_NAME_BYTES, MeshName, NodeGeneration, NodeRid,
+    ObjectGeneration, OwnedObject, OwnerLeaseGeneration, ReadyRoute, RouteFence, RoutingConfig,
+    StoreVersion,
 };
 
-use crate::{Fail, FfiResult, ZLINK_MAX_TEXT_BYTES, zlink_result};
+use crate::FfiResult;
 
 /// Bytes of a mesh-name field: up to 23 bytes of UTF-8 and a NUL.
 pub const ZLINK_MESH_NAME_CAPACITY: usize = 24;
 const _: () = assert!(ZLINK_MESH_NAME_CAPACITY == MAX_MESH_NAME_BYTES + 1);
-
-/// Which kind of logical object a global ID names. Functions take it as a
-/// `uint32_t` so that an out-of-range value is an error code, not UB.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum zlink_object_kind {
-    /// A Spot.
-    Spot = 1,
-    /// An Actor.
-    Actor = 2,
-}
-
-/// The resolver's four closed results (spec §2.2).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum zlink_resolution_tag {
-    /// A Ready owner route: `route` holds it. Submit on it.
-    ReadyRoute = 1,
-    /// No authority record exists: only the creation coordinator acts.
-    Missing = 2,
-    /// Authority exists but cannot be used now: `reason` says why.
-    Unavailable = 3,
-    /// Whether authority exists is unknown: `store_error` says why. Retry.
-    StoreFailure = 4,
-}
-
-/// Why an object cannot take messages now (`ZLINK_UNAVAILABLE_REASON_NONE`
-/// when the result is not Unavailable).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum zlink_unavailable_reason {
-    /// Not an Unavailable result.
-    None = 0,
-    /// Still being created.
-    Creating = 1,
-    /// Being released.
-    Releasing = 2,
-    /// The owner lease expired on the store's clock.
-    LeaseExpired = 3,
-    /// The owner lease was invalidated.
-    OwnerNotLive = 4,
-    /// The owner rejected the route as stale.
-    StaleRoute = 5,
-    /// The owner's admission deadline passed.
-    AdmissionDeadlinePassed = 6,
-    /// A Message Follow chain reached its hop limit.
-    FollowHopLimit = 7,
-    /// The object's relocation failed while the operation was held for it:
-    /// no owner ran it, and it is not resubmitted.
-    RelocationFailed = 8,
-}
-
-/// Why a store call failed (`ZLINK_STORE_ERROR_NONE` when it did not).
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum zlink_store_error {
-    /// Not a store failure.
-    None = 0,
-    /// The call timed out. Retry later.
-    Timeout = 1,
-    /// The store could not be reached. Retry later.
-    Unreachable = 2,
-    /// The store is configured wrongly. Fix the configuration.
-    Config = 3,
-    /// The store answered something unusable. Report it.
-    Protocol = 4,
-}
-
-/// An authority record's lifecycle state.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum zlink_authority_state {
-    /// Created, not yet Ready.
-    Creating = 1,
-    /// Ready: takes messages.
-    Ready = 2,
-    /// Being released.
-    Releasing = 3,
-}
 
 /// The routing settings, durations in milliseconds (DESIGN §4). Start from
 /// `zlink_config_default` (which sets `size`) and change what you need.
@@ -138,62 +61,48 @@ pub struct zlink_config {
     pub max_relocation_state_bytes: u64,
 }
 
-fn ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
 impl From<&RoutingConfig> for zlink_config {
     fn from(c: &RoutingConfig) -> Self {
+        let [a, b, hops, c3, c4, c5, c6, c7, attempts, c9, c10, c11, c12] = config::values(c);
         zlink_config {
             size: std::mem::size_of::<zlink_config>(),
-            route_cache_max_age_ms: ms(c.route_cache_max_age),
-            message_follow_duration_ms: ms(c.message_follow_duration),
-            max_follow_hops: c.max_follow_hops,
-            session_relocation_seal_timeout_ms: ms(c.session_relocation_seal_timeout),
-            session_bind_timeout_ms: ms(c.session_bind_timeout),
-            route_cache_capacity: c.route_cache_capacity as u64,
-            owner_lease_duration_ms: ms(c.owner_lease_duration),
-            store_timeout_ms: ms(c.store_timeout),
-            store_attempts: c.store_attempts,
-            max_object_id_bytes: c.max_object_id_bytes as u64,
-            max_message_bytes: c.max_message_bytes as u64,
-            relocation_timeout_ms: ms(c.relocation_timeout),
-            max_relocation_state_bytes: c.max_relocation_state_bytes as u64,
+            route_cache_max_age_ms: a,
+            message_follow_duration_ms: b,
+            max_follow_hops: u8::try_from(hops).unwrap_or(u8::MAX),
+            session_relocation_seal_timeout_ms: c3,
+            session_bind_timeout_ms: c4,
+            route_cache_capacity: c5,
+            owner_lease_duration_ms: c6,
+            store_timeout_ms: c7,
+            store_attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
+            max_object_id_bytes: c9,
+            max_message_bytes: c10,
+            relocation_timeout_ms: c11,
+            max_relocation_state_bytes: c12,
         }
     }
 }
 
 impl zlink_config {
     pub(crate) fn to_core(self) -> FfiResult<RoutingConfig> {
-        let size = |v: u64, field: &str| {
-            usize::try_from(v).map_err(|_| {
-                Fail::new(zlink_result::InvalidConfig, format!("{field} is too large"))
-            })
-        };
-        let config = RoutingConfig {
-            route_cache_max_age: Duration::from_millis(self.route_cache_max_age_ms),
-            message_follow_duration: Duration::from_millis(self.message_follow_duration_ms),
-            max_follow_hops: self.max_follow_hops,
-            session_relocation_seal_timeout: Duration::from_millis(
+        config::from_values(
+            [
+                self.route_cache_max_age_ms,
+                self.message_follow_duration_ms,
+                self.max_follow_hops.into(),
                 self.session_relocation_seal_timeout_ms,
-            ),
-            session_bind_timeout: Duration::from_millis(self.session_bind_timeout_ms),
-            route_cache_capacity: size(self.route_cache_capacity, "route_cache_capacity")?,
-            owner_lease_duration: Duration::from_millis(self.owner_lease_duration_ms),
-            store_timeout: Duration::from_millis(self.store_timeout_ms),
-            store_attempts: self.store_attempts,
-            max_object_id_bytes: size(self.max_object_id_bytes, "max_object_id_bytes")?,
-            max_message_bytes: size(self.max_message_bytes, "max_message_bytes")?,
-            relocation_timeout: Duration::from_millis(self.relocation_timeout_ms),
-            max_relocation_state_bytes: size(
+                self.session_bind_timeout_ms,
+                self.route_cache_capacity,
+                self.owner_lease_duration_ms,
+                self.store_timeout_ms,
+                self.store_attempts.into(),
+                self.max_object_id_bytes,
+                self.max_message_bytes,
+                self.relocation_timeout_ms,
                 self.max_relocation_state_bytes,
-                "max_relocation_state_bytes",
-            )?,
-        };
-        config
-            .validate()
-            .map_err(|e| Fail::new(zlink_result::InvalidConfig, e.to_string()))?;
-        Ok(config)
+            ]
+            .map(i128::from),
+        )
     }
 }
 
@@ -213,7 +122,7 @@ pub struct zlink_node_identity {
 
 /// A node on the wire: mesh name (NUL-terminated), routing ID, generation.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct zlink_node {
     /// The mesh name, NUL-terminated.
     pub mesh: [c_char; ZLINK_MESH_NAME_CAPACITY],
@@ -225,7 +134,7 @@ pub struct zlink_node {
 
 /// The fence values that let an owner recognise a stale route.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct zlink_route_fence {
     /// The incarnation.
     pub object_generation: u64,
@@ -241,7 +150,7 @@ pub struct zlink_route_fence {
 
 /// A confirmed Ready owner route: plain data.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct zlink_ready_route {
     /// The owner's mesh name, NUL-terminated.
     pub mesh: [c_char; ZLINK_MESH_NAME_CAPACITY],
@@ -259,13 +168,13 @@ pub struct zlink_ready_route {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct zlink_resolution {
     /// Which of the four results.
-    pub tag: zlink_resolution_tag,
+    pub tag: ResolutionTag,
     /// The route, when `tag` is `ZLINK_RESOLUTION_TAG_READY_ROUTE` (zeroed otherwise).
     pub route: zlink_ready_route,
     /// Why, when `tag` is `ZLINK_RESOLUTION_TAG_UNAVAILABLE`.
-    pub reason: zlink_unavailable_reason,
+    pub reason: UnavailableReason,
     /// Why, when `tag` is `ZLINK_RESOLUTION_TAG_STORE_FAILURE`.
-    pub store_error: zlink_store_error,
+    pub store_error: StoreError,
 }
 
 /// The fence an authority write names: incarnation and owner generation.
@@ -283,7 +192,7 @@ pub struct zlink_write_fence {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct zlink_owned {
     /// Lifecycle state as last written.
-    pub state: zlink_authority_state,
+    pub state: AuthorityState,
     /// The incarnation and owner generation (what a relocation commit names).
     pub fence: zlink_write_fence,
     /// The owner lease it holds under.
@@ -296,7 +205,7 @@ pub struct zlink_owned {
 
 /// One end of a Message Follow route: an owner's tenure of an object.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct zlink_route_end {
     /// The owner.
     pub node: zlink_node,
@@ -315,14 +224,14 @@ pub(crate) fn mesh_out(mesh: &MeshName) -> [c_char; ZLINK_MESH_NAME_CAPACITY] {
 pub(crate) fn mesh_in(mesh: &[c_char; ZLINK_MESH_NAME_CAPACITY]) -> FfiResult<MeshName> {
     let bytes: Vec<u8> = mesh.iter().map(|c| *c as u8).collect();
     let len = bytes.iter().position(|b| *b == 0).ok_or_else(|| {
-        Fail::new(
-            zlink_result::TooLong,
-            "mesh name field has no NUL within its 24 bytes",
-        )
+        let max = MAX_MESH_NAME_BYTES;
+        Error::from(InputError::MeshNameTooLong {
+            len: bytes.len(),
+            max,
+        })
     })?;
-    let name = std::str::from_utf8(&bytes[..len])
-        .map_err(|_| Fail::new(zlink_result::InvalidUtf8, "mesh name is not UTF-8"))?;
-    MeshName::new(name).map_err(input_fail)
+    let name = zlink_bridge::args::Text::text(&bytes[..len], "mesh name")?;
+    Ok(MeshName::new(name)?)
 }
 
 impl From<&RouteFence> for zlink_route_fence {
@@ -367,14 +276,6 @@ impl zlink_node {
             generation: NodeGeneration(self.generation),
         })
     }
-
-    pub(crate) fn zeroed() -> Self {
-        zlink_node {
-            mesh: [0; ZLINK_MESH_NAME_CAPACITY],
-            rid: 0,
-            generation: 0,
-        }
-    }
 }
 
 impl From<&RouteEnd> for zlink_route_end {
@@ -407,83 +308,22 @@ impl From<&ReadyRoute> for zlink_ready_route {
     }
 }
 
-impl zlink_ready_route {
-    fn zeroed() -> Self {
-        zlink_ready_route {
-            mesh: [0; ZLINK_MESH_NAME_CAPACITY],
-            node_rid: 0,
-            fence: zlink_route_fence {
-                object_generation: 0,
-                authority_owner_generation: 0,
-                owner_lease_generation: 0,
-                node_generation: 0,
-                store_version: 0,
-            },
-            admission_deadline_ns: 0,
-        }
-    }
-}
-
-pub(crate) fn reason_out(r: UnavailableReason) -> zlink_unavailable_reason {
-    match r {
-        UnavailableReason::Creating => zlink_unavailable_reason::Creating,
-        UnavailableReason::Releasing => zlink_unavailable_reason::Releasing,
-        UnavailableReason::LeaseExpired => zlink_unavailable_reason::LeaseExpired,
-        UnavailableReason::OwnerNotLive => zlink_unavailable_reason::OwnerNotLive,
-        UnavailableReason::StaleRoute => zlink_unavailable_reason::StaleRoute,
-        UnavailableReason::AdmissionDeadlinePassed => {
-            zlink_unavailable_reason::AdmissionDeadlinePassed
-        }
-        UnavailableReason::FollowHopLimit => zlink_unavailable_reason::FollowHopLimit,
-        UnavailableReason::RelocationFailed => zlink_unavailable_reason::RelocationFailed,
-    }
-}
-
-pub(crate) fn store_error_out(e: &StoreError) -> zlink_store_error {
-    match e {
-        StoreError::Timeout { .. } => zlink_store_error::Timeout,
-        StoreError::Unreachable(_) => zlink_store_error::Unreachable,
-        StoreError::Config(_) => zlink_store_error::Config,
-        StoreError::Protocol(_) => zlink_store_error::Protocol,
-    }
-}
-
-impl From<&Resolution> for zlink_resolution {
+impl From<&Resolved> for zlink_resolution {
     #[inline]
-    fn from(r: &Resolution) -> Self {
-        let mut out = zlink_resolution {
-            tag: zlink_resolution_tag::Missing,
-            route: zlink_ready_route::zeroed(),
-            reason: zlink_unavailable_reason::None,
-            store_error: zlink_store_error::None,
-        };
-        match r {
-            Resolution::ReadyRoute(route) => {
-                out.tag = zlink_resolution_tag::ReadyRoute;
-                out.route = route.into();
-            }
-            Resolution::Missing => {}
-            Resolution::Unavailable(reason) => {
-                out.tag = zlink_resolution_tag::Unavailable;
-                out.reason = reason_out(*reason);
-            }
-            Resolution::StoreFailure(e) => {
-                out.tag = zlink_resolution_tag::StoreFailure;
-                out.store_error = store_error_out(e);
-            }
+    fn from(r: &Resolved) -> Self {
+        zlink_resolution {
+            tag: r.tag,
+            route: r.route.as_ref().map(Into::into).unwrap_or_default(),
+            reason: r.reason,
+            store_error: r.store_error,
         }
-        out
     }
 }
 
 impl From<&OwnedObject> for zlink_owned {
     fn from(o: &OwnedObject) -> Self {
         zlink_owned {
-            state: match o.state {
-                AuthorityState::Creating => zlink_authority_state::Creating,
-                AuthorityState::Ready => zlink_authority_state::Ready,
-                AuthorityState::Releasing => zlink_authority_state::Releasing,
-            },
+            state: o.state.into(),
             fence: zlink_write_fence {
                 object_generation: o.object_generation.get(),
                 authority_owner_generation: o.authority_owner_generation.get(),
@@ -495,47 +335,46 @@ impl From<&OwnedObject> for zlink_owned {
     }
 }
 
-pub(crate) fn input_fail(e: InputError) -> Fail {
-    let code = match &e {
-        InputError::ObjectIdTooLong { .. }
-        | InputError::MeshNameTooLong { .. }
-        | InputError::PayloadTooLarge { .. }
-        | InputError::BadPeerField { .. } => zlink_result::TooLong,
-        InputError::NotOwned(_) => zlink_result::NotOwned,
-        InputError::NotACommittedMove(_) => zlink_result::NotCommitted,
-        _ => zlink_result::InvalidArgument,
-    };
-    Fail::new(code, e.to_string())
-}
+/// An out-parameter, checked non-NULL before any work is done.
+pub(crate) struct Out<T>(*mut T);
 
-pub(crate) fn lifecycle_fail(e: LifecycleError) -> Fail {
-    match e {
-        LifecycleError::Input(i) => input_fail(i),
-        LifecycleError::NotOwned { .. } => Fail::new(zlink_result::NotOwned, e.to_string()),
-        LifecycleError::Write(WriteError::Rejected(_)) => {
-            Fail::new(zlink_result::WriteRejected, e.to_string())
+impl<T> Out<T> {
+    pub(crate) fn new(ptr: *mut T, what: &str) -> FfiResult<Self> {
+        if ptr.is_null() {
+            Err(missing(what))
+        } else {
+            Ok(Out(ptr))
         }
-        LifecycleError::Write(WriteError::Store(_)) => {
-            Fail::new(zlink_result::StoreFailure, e.to_string())
-        }
+    }
+
+    /// Writes the call's result.
+    pub(crate) fn put(self, value: T) {
+        // SAFETY: non-NULL (checked by `new`), and every entry point's
+        // contract is that its out-parameters point to writable storage.
+        unsafe { self.0.write(value) }
     }
 }
 
-pub(crate) fn kind_in(kind: u32) -> FfiResult<ObjectKind> {
-    match kind {
-        1 => Ok(ObjectKind::Spot),
-        2 => Ok(ObjectKind::Actor),
-        other => Err(Fail::new(
-            zlink_result::InvalidArgument,
-            format!(
-                "object kind {other} is neither ZLINK_OBJECT_KIND_SPOT (1) nor ZLINK_OBJECT_KIND_ACTOR (2)"
-            ),
-        )),
+/// Writes an optional out-parameter (NULL: the caller does not want it,
+/// and nothing is made for it).
+pub(crate) fn put_opt<T>(ptr: *mut T, value: impl FnOnce() -> T) {
+    if let Ok(out) = Out::new(ptr, "") {
+        out.put(value());
     }
 }
 
-pub(crate) fn null(what: &str) -> Fail {
-    Fail::new(zlink_result::NullPointer, format!("{what} is NULL"))
+/// Writes `*found` and, only when there is a value, `*out`.
+pub(crate) fn put_found<T, U>(
+    out: Out<T>,
+    found: Out<bool>,
+    value: Option<U>,
+    f: impl FnOnce(U) -> T,
+) {
+    let is = value.is_some();
+    if let Some(v) = value {
+        out.put(f(v));
+    }
+    found.put(is);
 }
 
 /// Borrows `(ptr, len)` bytes; `ptr` may be NULL only when `len` is 0.
@@ -543,72 +382,57 @@ pub(crate) fn null(what: &str) -> Fail {
 /// # Safety
 /// A non-NULL `ptr` points to `len` readable bytes that live and do not
 /// change for `'a`.
-pub(crate) unsafe fn bytes_in<'a>(
-    ptr: *const u8,
-    len: usize,
-    max: usize,
-    what: &str,
-) -> FfiResult<&'a [u8]> {
-    if len > max || len > isize::MAX as usize {
-        return Err(Fail::new(
-            zlink_result::TooLong,
-            format!("{what} is {len} bytes, over the {max}-byte bound"),
+pub(crate) unsafe fn bytes_in<'a>(ptr: *const u8, len: usize, what: &str) -> FfiResult<&'a [u8]> {
+    if len > isize::MAX as usize {
+        return Err(Error::input(
+            ErrorKind::PayloadTooLarge,
+            format!("{what} is {len} bytes, more than any memory holds"),
         ));
     }
     if ptr.is_null() {
-        return if len == 0 { Ok(&[]) } else { Err(null(what)) };
+        return if len == 0 {
+            Ok(&[])
+        } else {
+            Err(missing(what))
+        };
     }
     // SAFETY: non-NULL, `len` bytes readable for `'a` (the caller's contract),
     // and `len` ≤ isize::MAX.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// Borrows an object ID given as `(ptr, len)` UTF-8 bytes.
+/// Borrows an object ID given as `(ptr, len)` bytes (never NULL); the
+/// bridge checks its length and UTF-8.
 ///
 /// # Safety
 /// As [`bytes_in`].
-pub(crate) unsafe fn id_in<'a>(ptr: *const u8, len: usize) -> FfiResult<&'a str> {
+pub(crate) unsafe fn id_in<'a>(ptr: *const u8, len: usize) -> FfiResult<&'a [u8]> {
     if ptr.is_null() {
-        return Err(null("object id"));
+        return Err(missing("object id"));
     }
     // SAFETY: forwarded caller contract.
-    let bytes = unsafe { bytes_in(ptr, len, MAX_OBJECT_ID_BYTES, "object id") }?;
-    std::str::from_utf8(bytes)
-        .map_err(|e| Fail::new(zlink_result::InvalidUtf8, format!("object id: {e}")))
+    unsafe { bytes_in(ptr, len, "object id") }
 }
 
-/// Borrows a NUL-terminated UTF-8 string of at most [`ZLINK_MAX_TEXT_BYTES`].
+/// Borrows a NUL-terminated UTF-8 string of at most [`MAX_TEXT_BYTES`].
 ///
 /// # Safety
 /// A non-NULL `ptr` points to a NUL-terminated string, or to at least
-/// `ZLINK_MAX_TEXT_BYTES + 1` readable bytes, alive for `'a`.
+/// `MAX_TEXT_BYTES + 1` readable bytes, alive for `'a`.
 pub(crate) unsafe fn text_in<'a>(ptr: *const c_char, what: &str) -> FfiResult<&'a str> {
     if ptr.is_null() {
-        return Err(null(what));
+        return Err(missing(what));
     }
     let mut len = 0;
     // SAFETY: reads stop at the first NUL or past the bound, within what the
     // caller guarantees readable.
     while unsafe { *ptr.add(len) } != 0 {
         len += 1;
-        if len > ZLINK_MAX_TEXT_BYTES {
-            return Err(Fail::new(
-                zlink_result::TooLong,
-                format!("{what} is over {ZLINK_MAX_TEXT_BYTES} bytes"),
-            ));
+        if len > MAX_TEXT_BYTES {
+            return Err(text_too_long(what));
         }
     }
     // SAFETY: `len` bytes before the NUL were just read.
     let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) };
-    std::str::from_utf8(bytes)
-        .map_err(|e| Fail::new(zlink_result::InvalidUtf8, format!("{what}: {e}")))
-}
-
-/// Checks an out-parameter before any work is done.
-pub(crate) fn out_ptr<T>(ptr: *mut T, what: &str) -> FfiResult<*mut T> {
-    if ptr.is_null() {
-        Err(null(what))
-    } else {
-        Ok(ptr)
-    }
+    zlink_bridge::args::Text::text(bytes, what)
 }

@@ -6,15 +6,16 @@
 //! at frames themselves.
 
 use std::ffi::{CString, c_char};
-use std::sync::Arc;
 
 use zlink_core::wire::{self, DecodeLimits, Frame, json};
+
+use zlink_bridge::{Code, Error, ErrorKind};
 
 use crate::frames::zlink_bytes;
 use crate::handle::{Pinned, Registry};
 use crate::runtime::{handle_fail, handle_out};
 use crate::types::*;
-use crate::{Fail, FfiResult, boundary, zlink_error, zlink_result};
+use crate::{FfiResult, boundary, zlink_error};
 
 /// One decoded wire frame. Opaque; made by `zlink_wire_decode`, freed by
 /// `zlink_frame_free`. Immutable: any thread may read it.
@@ -81,16 +82,13 @@ fn frame_in(frame: *const zlink_frame) -> FfiResult<Pinned<'static, FrameEntry>>
 /// # Safety
 /// `out` is writable; `error` is NULL or writable.
 ///
-/// Thread-safety: any thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_decode_limits_default(
     out: *mut zlink_decode_limits,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        // SAFETY: checked above; C passes writable storage.
-        unsafe { out.write((&DecodeLimits::default()).into()) };
+        Out::new(out, "out")?.put((&DecodeLimits::default()).into());
         Ok(())
     })
 }
@@ -106,7 +104,6 @@ pub unsafe extern "C" fn zlink_decode_limits_default(
 /// `bytes` points to `len` readable bytes (NULL allowed when 0); `limits`
 /// is NULL or readable; `out` is writable; `error` is NULL or writable.
 ///
-/// Thread-safety: any thread.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn zlink_wire_decode(
     bytes: *const u8,
@@ -114,30 +111,23 @@ pub unsafe extern "C" fn zlink_wire_decode(
     limits: *const zlink_decode_limits,
     out: *mut *mut zlink_frame,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
+        let out = Out::new(out, "out")?;
         // SAFETY: the caller's contract on `bytes`. The decoder bounds
         // every field and allocates nothing beyond the frame's own size, so
         // the length needs no bound of its own here.
-        let bytes = unsafe { bytes_in(bytes, len, usize::MAX, "bytes") }?;
+        let bytes = unsafe { bytes_in(bytes, len, "bytes") }?;
         // SAFETY: NULL or a readable `zlink_decode_limits` (the caller's
         // contract); copied out before use.
         let limits = match unsafe { limits.as_ref() } {
             Some(l) => l.to_core(),
             None => DecodeLimits::default(),
         };
-        let frame = wire::decode(bytes, &limits).map_err(|e| {
-            Fail::new(zlink_result::WireInvalid, e.to_string()).with_kind(json::error_kind(&e))
-        })?;
+        let frame = wire::decode(bytes, &limits).map_err(Error::from)?;
         let command = CString::new(json::command_name(&frame))
-            .map_err(|_| Fail::new(zlink_result::Panic, "a command name holds a NUL"))?;
-        let h = FRAMES
-            .insert(Arc::new(FrameEntry { frame, command }))
-            .map_err(|e| handle_fail(e, "frame"))?;
-        // SAFETY: checked above; C passes writable storage.
-        unsafe { out.write(handle_out(h)) };
-        Ok(())
+            .map_err(|_| Error::host(ErrorKind::Panic, "a command name holds a NUL"))?;
+        handle_out(&FRAMES, FrameEntry { frame, command }, out, "frame")
     })
 }
 
@@ -155,13 +145,10 @@ pub unsafe extern "C" fn zlink_frame_encode(
     frame: *const zlink_frame,
     out: *mut zlink_bytes,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let entry = frame_in(frame)?;
-        let bytes = zlink_bytes::from_vec(wire::encode(&entry.frame));
-        // SAFETY: checked above; C passes writable storage.
-        unsafe { out.write(bytes) };
+        let out = Out::new(out, "out")?;
+        out.put(zlink_bytes::from_vec(wire::encode(&frame_in(frame)?.frame)));
         Ok(())
     })
 }
@@ -182,13 +169,11 @@ pub unsafe extern "C" fn zlink_frame_describe(
     frame: *const zlink_frame,
     out_json: *mut zlink_bytes,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out_json, "out_json")?;
-        let entry = frame_in(frame)?;
-        let text = json::describe(&entry.frame).to_string();
-        // SAFETY: checked above; C passes writable storage.
-        unsafe { out.write(zlink_bytes::from_vec(text.into_bytes())) };
+        let out = Out::new(out_json, "out_json")?;
+        let text = json::describe(&frame_in(frame)?.frame).to_string();
+        out.put(zlink_bytes::from_vec(text.into_bytes()));
         Ok(())
     })
 }
@@ -208,15 +193,12 @@ pub unsafe extern "C" fn zlink_frame_command_name(
     frame: *const zlink_frame,
     out: *mut *const c_char,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        let out = out_ptr(out, "out")?;
-        let entry = frame_in(frame)?;
+        let out = Out::new(out, "out")?;
         // The string lives in the entry, which the registry keeps until
         // `zlink_frame_free`: the pointer outlives this pin.
-        let name = entry.command.as_ptr();
-        // SAFETY: checked above; C passes writable storage.
-        unsafe { out.write(name) };
+        out.put(frame_in(frame)?.command.as_ptr());
         Ok(())
     })
 }
@@ -234,170 +216,8 @@ pub unsafe extern "C" fn zlink_frame_command_name(
 pub unsafe extern "C" fn zlink_frame_free(
     frame: *mut zlink_frame,
     error: *mut *mut zlink_error,
-) -> zlink_result {
+) -> Code {
     boundary(error, || {
-        if frame.is_null() {
-            return Ok(());
-        }
-        drop(
-            FRAMES
-                .remove(frame as usize)
-                .map_err(|e| handle_fail(e, "frame"))?,
-        );
-        Ok(())
+        crate::runtime::free(&FRAMES, frame as usize, "frame").map(drop)
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use std::ffi::CStr;
-
-    use super::*;
-    use crate::{zlink_bytes_free, zlink_error_code, zlink_error_free, zlink_error_kind};
-
-    fn vector(name: &str) -> Vec<u8> {
-        let path = format!("{}/../testdata/wire/{name}.bin", env!("CARGO_MANIFEST_DIR"));
-        std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
-
-    fn decode(bytes: &[u8], limits: Option<&zlink_decode_limits>) -> Result<usize, (u32, String)> {
-        let mut out: *mut zlink_frame = std::ptr::null_mut();
-        let mut err: *mut zlink_error = std::ptr::null_mut();
-        let limits = limits.map_or(std::ptr::null(), |l| l as *const _);
-        // SAFETY: a live slice, writable outs.
-        let rc =
-            unsafe { zlink_wire_decode(bytes.as_ptr(), bytes.len(), limits, &mut out, &mut err) };
-        if rc == zlink_result::Ok {
-            assert!(err.is_null());
-            return Ok(out as usize);
-        }
-        assert!(out.is_null(), "out written on failure");
-        // SAFETY: a live error from the call above, freed once.
-        unsafe {
-            assert_eq!(zlink_error_code(err), rc);
-            let kind = zlink_error_kind(err);
-            let kind = if kind.is_null() {
-                String::new()
-            } else {
-                CStr::from_ptr(kind).to_str().expect("ASCII").to_owned()
-            };
-            zlink_error_free(err);
-            Err((rc as u32, kind))
-        }
-    }
-
-    #[test]
-    fn a_vector_round_trips_and_is_described() {
-        let bytes = vector("request_with_reply_route");
-        let h = decode(&bytes, None).expect("decodes") as *mut zlink_frame;
-        let mut encoded = zlink_bytes::empty();
-        let mut text = zlink_bytes::empty();
-        let mut name: *const c_char = std::ptr::null();
-        // SAFETY: a live handle and writable outs; each allocation freed once.
-        unsafe {
-            assert_eq!(
-                zlink_frame_encode(h, &mut encoded, std::ptr::null_mut()),
-                zlink_result::Ok
-            );
-            assert_eq!(
-                std::slice::from_raw_parts(encoded.data, encoded.len),
-                &bytes[..]
-            );
-            assert_eq!(
-                zlink_frame_describe(h, &mut text, std::ptr::null_mut()),
-                zlink_result::Ok
-            );
-            let text_str = std::str::from_utf8(std::slice::from_raw_parts(text.data, text.len))
-                .expect("UTF-8");
-            assert!(text_str.starts_with("{\"fence\":{"), "{text_str}");
-            assert_eq!(
-                zlink_frame_command_name(h, &mut name, std::ptr::null_mut()),
-                zlink_result::Ok
-            );
-            assert_eq!(CStr::from_ptr(name).to_str(), Ok("Request"));
-            zlink_bytes_free(&mut encoded);
-            zlink_bytes_free(&mut text);
-            assert_eq!(zlink_frame_free(h, std::ptr::null_mut()), zlink_result::Ok);
-            assert_eq!(
-                zlink_frame_encode(h, &mut encoded, std::ptr::null_mut()),
-                zlink_result::InvalidHandle
-            );
-            assert!(encoded.data.is_null());
-            assert_eq!(
-                zlink_frame_free(h, std::ptr::null_mut()),
-                zlink_result::InvalidHandle
-            );
-            assert_eq!(
-                zlink_frame_free(std::ptr::null_mut(), std::ptr::null_mut()),
-                zlink_result::Ok
-            );
-        }
-    }
-
-    #[test]
-    fn decode_errors_carry_their_kind_and_limits_apply() {
-        assert_eq!(
-            decode(&[], None),
-            Err((zlink_result::WireInvalid as u32, "Truncated".to_owned()))
-        );
-        assert_eq!(
-            decode(b"ZM\x02\x01\0\0\0\0\0\0", None),
-            Err((zlink_result::WireInvalid as u32, "BadMagic".to_owned()))
-        );
-        let bytes = vector("request_with_reply_route");
-        let tight = zlink_decode_limits {
-            max_payload_bytes: 2,
-            ..(&DecodeLimits::default()).into()
-        };
-        assert_eq!(
-            decode(&bytes, Some(&tight)),
-            Err((zlink_result::WireInvalid as u32, "TooLong".to_owned()))
-        );
-        let roomy = zlink_decode_limits {
-            max_payload_bytes: u64::MAX,
-            ..tight
-        };
-        let h = decode(&bytes, Some(&roomy)).expect("decodes") as *mut zlink_frame;
-        // SAFETY: a live handle, freed once.
-        let freed = unsafe { zlink_frame_free(h, std::ptr::null_mut()) };
-        assert_eq!(freed, zlink_result::Ok);
-        // Errors of other codes have no kind.
-        let mut out: *mut zlink_frame = std::ptr::null_mut();
-        let mut err: *mut zlink_error = std::ptr::null_mut();
-        // SAFETY: a NULL pointer with a non-zero length is refused unread;
-        // the error is read, then freed once.
-        unsafe {
-            let r = zlink_wire_decode(std::ptr::null(), 3, std::ptr::null(), &mut out, &mut err);
-            assert_eq!(r, zlink_result::NullPointer);
-            assert!(out.is_null());
-            assert_eq!(zlink_error_code(err), zlink_result::NullPointer);
-            assert!(zlink_error_kind(err).is_null());
-            zlink_error_free(err);
-        }
-        assert_eq!(
-            decode(&[], Some(&roomy)).map_err(|(_, k)| k),
-            Err("Truncated".to_owned())
-        );
-    }
-
-    #[test]
-    fn default_limits_are_the_core_defaults() {
-        let mut l = zlink_decode_limits {
-            max_object_id_bytes: 0,
-            max_payload_bytes: 0,
-            max_state_bytes: 0,
-        };
-        // SAFETY: a writable struct.
-        let r = unsafe { zlink_decode_limits_default(&mut l, std::ptr::null_mut()) };
-        assert_eq!(r, zlink_result::Ok);
-        assert_eq!(l.to_core(), DecodeLimits::default());
-        assert_eq!(
-            (
-                l.max_object_id_bytes,
-                l.max_payload_bytes,
-                l.max_state_bytes
-            ),
-            (1024, 1 << 20, 16 << 20)
-        );
-    }
 }

@@ -14,9 +14,8 @@
  *
  * The host: every node (routing ID n, node generation 1, lease n, mesh
  * "scenario") shares one memory store and one manual clock; one FIFO of
- * frames is the network. Errors are named as the README names them: the
- * zlink_result code, and the error's message where two names share one
- * code (see error_name).
+ * frames is the network. Errors are named as the README names them: by
+ * the error's kind (zlink_error_kind; see error_name).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -184,85 +183,27 @@ static const char *result_name(zlink_result rc) {
         "WRONG_THREAD", "PANIC", "UNKNOWN_SESSION", "SESSION_CLOSING",
         "BINDING_SEALED", "NOT_BOUND", "LOG_SUBSCRIBER_TAKEN", "ALREADY_RELOCATING",
         "NOT_RELOCATING", "AFTER_RELAY_READY", "STATE_TOO_LARGE", "RELOCATION_REFUSED",
+        "WIRE_INVALID", "FORKED",
     };
     return rc < sizeof names / sizeof *names ? names[rc] : "UNKNOWN";
 }
 
-static bool starts_with(const char *s, const char *prefix) {
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* A config rule's name (core ConfigError) from the message of a
- * ZLINK_RESULT_INVALID_CONFIG error: one code carries every rule, so the
- * message (the core error's text) is the only detail that tells them apart. */
-static const char *config_error_name(const char *m) {
-    static const char *const zero_durations[] = {
-        "session_relocation_seal_timeout", "session_bind_timeout",
-        "owner_lease_duration", "store_timeout", "relocation_timeout",
-    };
-    if (starts_with(m, "route_cache_max_age (")) return "CacheOutlivesFollow";
-    if (starts_with(m, "max_follow_hops must be")) return "FollowHops";
-    for (size_t i = 0; i < sizeof zero_durations / sizeof *zero_durations; i++) {
-        size_t n = strlen(zero_durations[i]);
-        if (strncmp(m, zero_durations[i], n) == 0 && strcmp(m + n, " must be positive") == 0)
-            return "ZeroDuration";
-    }
-    if (starts_with(m, "route_cache_capacity must be")) return "ZeroCapacity";
-    if (starts_with(m, "max_object_id_bytes must be")) return "ObjectIdCap";
-    if (starts_with(m, "store_attempts must be")) return "ZeroStoreAttempts";
-    if (starts_with(m, "max_message_bytes must be")) return "MessageBound";
-    if (starts_with(m, "max_relocation_state_bytes must be")) return "StateBound";
-    return NULL;
-}
-
 /*
- * The README's (the Rust runner's) name of a failed call, from its code and
- * message; NULL when there is none. Most names have a code of their own;
- * TOO_LONG, INVALID_ARGUMENT and INVALID_CONFIG each carry several core
- * errors, told apart by the message the library copies from the core
- * error's text (zlink_error_message).
+ * The README's (the Rust runner's) name of a failed call: the error's kind
+ * (zlink_error_kind, the same names as the core's errors), except that any
+ * store write refused (ZLINK_RESULT_WRITE_REJECTED, or the store failing
+ * the write) is "Write", as the README groups them.
  */
-static const char *error_name(zlink_result rc, const char *m) {
-    switch (rc) {
-    case ZLINK_RESULT_TOO_LONG:
-        if (starts_with(m, "object id is")) return "ObjectIdTooLong";
-        if (starts_with(m, "payload is")) return "PayloadTooLarge";
-        if (starts_with(m, "mesh name is")) return "MeshNameTooLong";
-        if (starts_with(m, "peer ")) return "BadPeerField";
-        if (strstr(m, " saved operations, over ") != NULL) return "TooManySaved";
-        return NULL;
-    case ZLINK_RESULT_INVALID_ARGUMENT:
-        if (starts_with(m, "object id is empty")) return "EmptyObjectId";
-        if (starts_with(m, "instance intent is only valid")) return "InstanceIntentOnActor";
-        if (starts_with(m, "unknown object kind")) return "UnknownObjectKind";
-        if (starts_with(m, "mesh name is empty")) return "EmptyMeshName";
-        if (starts_with(m, "operation deadline must be positive")) return "ZeroDeadline";
-        if (starts_with(m, "the target of a relocation must be another node"))
-            return "TargetIsSelf";
-        if (starts_with(m, "a saved operation is for")) return "ForeignOperation";
-        return NULL;
-    case ZLINK_RESULT_INVALID_CONFIG: return config_error_name(m);
-    case ZLINK_RESULT_NOT_OWNED: return "NotOwned";
-    case ZLINK_RESULT_NOT_COMMITTED: return "NotACommittedMove";
-    case ZLINK_RESULT_STORE_FAILURE:
-    case ZLINK_RESULT_WRITE_REJECTED: return "Write"; /* lifecycle writes */
-    case ZLINK_RESULT_UNKNOWN_SESSION: return "UnknownSession";
-    case ZLINK_RESULT_SESSION_CLOSING: return "Closing";
-    case ZLINK_RESULT_BINDING_SEALED: return "Sealed";
-    case ZLINK_RESULT_NOT_BOUND: return "NotBound";
-    case ZLINK_RESULT_ALREADY_RELOCATING: return "AlreadyRelocating";
-    case ZLINK_RESULT_NOT_RELOCATING: return "NotRelocating";
-    case ZLINK_RESULT_AFTER_RELAY_READY: return "AfterRelayReady";
-    case ZLINK_RESULT_STATE_TOO_LARGE: return "StateTooLarge";
-    case ZLINK_RESULT_RELOCATION_REFUSED: return "Refused";
-    default: return NULL;
-    }
+static const char *error_name(zlink_result rc, const char *kind) {
+    if (rc == ZLINK_RESULT_STORE_FAILURE || rc == ZLINK_RESULT_WRITE_REJECTED) return "Write";
+    return kind;
 }
 
 /* A failed call: its code, name and message (copied; the error is freed). */
 typedef struct {
     zlink_result rc;
     const char *name; /* NULL: no README name */
+    char kind[64];
     char message[512];
 } call_error;
 
@@ -274,11 +215,14 @@ static zlink_result take(zlink_result rc, zlink_error **errp, call_error *out) {
     *errp = NULL;
     out->rc = rc;
     out->name = NULL;
+    out->kind[0] = '\0';
     out->message[0] = '\0';
     if (rc != ZLINK_RESULT_OK) {
         const char *m = err != NULL ? zlink_error_message(err) : NULL;
+        const char *k = err != NULL ? zlink_error_kind(err) : NULL;
         snprintf(out->message, sizeof out->message, "%s", m != NULL ? m : "");
-        out->name = error_name(rc, out->message);
+        snprintf(out->kind, sizeof out->kind, "%s", k != NULL ? k : "");
+        out->name = k != NULL ? error_name(rc, out->kind) : NULL;
     }
     zlink_error_free(err);
     return rc;

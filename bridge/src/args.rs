@@ -1,0 +1,154 @@
+//! Host arguments and their checks, once: an object kind as C's number or
+//! Python's name, text as a `str` or as bytes that must be UTF-8, the
+//! bounds on inputs read before the core sees them. Every check has its
+//! error kind here, whichever language gave the input.
+
+use zlink_core::wire::ReplyErrorKind as CoreReplyErrorKind;
+use zlink_core::{InputError, MAX_MESSAGE_BYTES, MAX_OBJECT_ID_BYTES, ObjectKind};
+
+use crate::codes::{self, LogLevel, ReplyErrorKind};
+use crate::error::{Error, ErrorKind, Family, Result};
+
+/// Longest NUL-terminated text a C caller may pass (mesh name, store URL,
+/// endpoint), in bytes.
+pub const MAX_TEXT_BYTES: usize = 4096;
+
+/// Longest frame `on_frame` takes: the largest payload plus its headers.
+pub const MAX_FRAME_BYTES: usize = MAX_MESSAGE_BYTES + (1 << 20);
+
+/// A host's argument that stands for a `T`.
+pub trait Arg<T> {
+    /// The value, or the input error naming what is wrong.
+    fn get(self) -> Result<T>;
+}
+
+impl Arg<ObjectKind> for ObjectKind {
+    fn get(self) -> Result<ObjectKind> {
+        Ok(self)
+    }
+}
+
+impl Arg<ObjectKind> for u32 {
+    fn get(self) -> Result<ObjectKind> {
+        codes::ObjectKind::from_code(self)
+            .map(Into::into)
+            .ok_or_else(|| {
+                Error::input(
+                    ErrorKind::UnknownObjectKind,
+                    format!("object kind {self} is neither SPOT (1) nor ACTOR (2)"),
+                )
+            })
+    }
+}
+
+impl Arg<ObjectKind> for &str {
+    fn get(self) -> Result<ObjectKind> {
+        Ok(ObjectKind::parse(self)?)
+    }
+}
+
+impl Arg<CoreReplyErrorKind> for u32 {
+    fn get(self) -> Result<CoreReplyErrorKind> {
+        ReplyErrorKind::from_code(self)
+            .and_then(ReplyErrorKind::to_core)
+            .ok_or_else(|| {
+                Error::input(
+                    ErrorKind::UnknownErrorKind,
+                    format!("error kind {self} is neither HANDLER (1) nor DECODE (2)"),
+                )
+            })
+    }
+}
+
+impl Arg<CoreReplyErrorKind> for &str {
+    fn get(self) -> Result<CoreReplyErrorKind> {
+        crate::decision::reply_error_kind(self).ok_or_else(|| {
+            Error::input(
+                ErrorKind::UnknownErrorKind,
+                format!("error_kind must be \"Handler\" or \"Decode\", got {self:?}"),
+            )
+        })
+    }
+}
+
+impl Arg<LogLevel> for u32 {
+    fn get(self) -> Result<LogLevel> {
+        LogLevel::from_code(self).ok_or_else(|| {
+            Error::input(
+                ErrorKind::UnknownLogLevel,
+                format!("log level {self} is not one of 1 (ERROR) ..= 5 (TRACE)"),
+            )
+        })
+    }
+}
+
+/// Text a host gives: a `str`, or bytes that must be UTF-8.
+pub trait Text<'a> {
+    /// The text, or `InvalidUtf8` naming `what`.
+    fn text(self, what: &str) -> Result<&'a str>;
+    /// Its length in bytes.
+    fn byte_len(&self) -> usize;
+}
+
+impl<'a> Text<'a> for &'a str {
+    #[inline]
+    fn text(self, _: &str) -> Result<&'a str> {
+        Ok(self)
+    }
+    #[inline]
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<'a> Text<'a> for &'a [u8] {
+    #[inline]
+    fn text(self, what: &str) -> Result<&'a str> {
+        std::str::from_utf8(self)
+            .map_err(|e| Error::input(ErrorKind::InvalidUtf8, format!("{what}: {e}")))
+    }
+    #[inline]
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+}
+
+/// An object ID: over the global cap is `ObjectIdTooLong` before its
+/// bytes are read; the runtime's own (config) cap is the core's check.
+#[inline]
+pub fn id<'a>(id: impl Text<'a>) -> Result<&'a str> {
+    if id.byte_len() > MAX_OBJECT_ID_BYTES {
+        return Err(InputError::ObjectIdTooLong {
+            len: id.byte_len(),
+            max: MAX_OBJECT_ID_BYTES,
+        }
+        .into());
+    }
+    id.text("object id")
+}
+
+/// A NUL-terminated text over [`MAX_TEXT_BYTES`].
+pub fn text_too_long(what: &str) -> Error {
+    Error::input(
+        ErrorKind::TextTooLong,
+        format!("{what} is over {MAX_TEXT_BYTES} bytes"),
+    )
+}
+
+/// A required argument the host did not give (C: a NULL pointer).
+pub fn missing(what: &str) -> Error {
+    Error::input(ErrorKind::NullPointer, format!("{what} is NULL"))
+}
+
+/// A number of milliseconds a host gives as a signed integer.
+pub fn millis(field: &str, v: i64) -> Result<std::time::Duration> {
+    u64::try_from(v)
+        .map(std::time::Duration::from_millis)
+        .map_err(|_| {
+            Error::new(
+                Family::Input,
+                ErrorKind::Negative,
+                format!("{field} must be >= 0 ms, got {v}"),
+            )
+        })
+}

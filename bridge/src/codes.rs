@@ -1,0 +1,733 @@
+//! The closed sets a host matches on, each with a stable number and a stable
+//! name: the C ABI uses the numbers (the header's `zlink_*` enums, generated
+//! from these by cbindgen), Python and the languages to come the names. A
+//! number never changes; new values are only appended. `None` (0) marks "not
+//! this kind of result" in the flat forms of `decision`.
+
+use zlink_core::relocation::Refusal;
+use zlink_core::wire::{
+    AbortReason as CoreAbort, BindRefusal as CoreBindRefusal, RelayKind as CoreRelayKind,
+    ReplyErrorKind as CoreReplyErrorKind, SessionRefusal as CoreSessionRefusal,
+};
+use zlink_core::{
+    AuthorityState as CoreState, Liveness as CoreLiveness, ObjectKind as CoreKind,
+    StoreError as CoreStoreError, UnavailableReason as CoreReason,
+};
+
+/// `name()`, `ALL` and `from_code()` of a code enum; a variant's name is
+/// its own unless given (`Variant = "name"`).
+macro_rules! named {
+    ($t:ident { $($v:ident $(= $name:literal)?),* $(,)? }) => {
+        impl $t {
+            /// Every value, in number order.
+            pub const ALL: &'static [$t] = &[$($t::$v),*];
+
+            /// The stable name hosts use.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($t::$v => named!(@name $v $($name)?)),*
+                }
+            }
+
+            /// The value with the stable number `code`, if any.
+            pub fn from_code(code: u32) -> Option<$t> {
+                Self::ALL.iter().copied().find(|v| *v as u32 == code)
+            }
+        }
+    };
+    (@name $v:ident) => { stringify!($v) };
+    (@name $v:ident $name:literal) => { $name };
+}
+
+/// `From<core enum>` for a code enum whose variants have the core's names.
+macro_rules! from_core {
+    ($core:ident => $t:ident { $($v:ident),* $(,)? }) => {
+        impl From<$core> for $t {
+            fn from(v: $core) -> Self {
+                match v {
+                    $($core::$v => $t::$v),*
+                }
+            }
+        }
+    };
+}
+
+/// Which kind of logical object a global ID names. Functions take it as a
+/// `uint32_t` so that an out-of-range value is an error code, not UB.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ObjectKind {
+    /// A Spot.
+    Spot = 1,
+    /// An Actor.
+    Actor = 2,
+}
+named!(ObjectKind { Spot = "spot", Actor = "actor" });
+from_core!(CoreKind => ObjectKind { Spot, Actor });
+
+impl From<ObjectKind> for CoreKind {
+    fn from(k: ObjectKind) -> Self {
+        match k {
+            ObjectKind::Spot => CoreKind::Spot,
+            ObjectKind::Actor => CoreKind::Actor,
+        }
+    }
+}
+
+/// The resolver's four closed results (spec §2.2).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ResolutionTag {
+    /// A Ready owner route: `route` holds it. Submit on it.
+    ReadyRoute = 1,
+    /// No authority record exists: only the creation coordinator acts.
+    Missing = 2,
+    /// Authority exists but cannot be used now: `reason` says why.
+    Unavailable = 3,
+    /// Whether authority exists is unknown: `store_error` says why. Retry.
+    StoreFailure = 4,
+}
+named!(ResolutionTag {
+    ReadyRoute,
+    Missing,
+    Unavailable,
+    StoreFailure
+});
+
+/// Why an object cannot take messages now (`NONE` when the result is not
+/// Unavailable).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UnavailableReason {
+    /// Not an Unavailable result.
+    None = 0,
+    /// Still being created.
+    Creating = 1,
+    /// Being released.
+    Releasing = 2,
+    /// The owner lease expired on the store's clock.
+    LeaseExpired = 3,
+    /// The owner lease was invalidated.
+    OwnerNotLive = 4,
+    /// The owner rejected the route as stale.
+    StaleRoute = 5,
+    /// The owner's admission deadline passed.
+    AdmissionDeadlinePassed = 6,
+    /// A Message Follow chain reached its hop limit.
+    FollowHopLimit = 7,
+    /// The object's relocation failed while the operation was held for it:
+    /// no owner ran it, and it is not resubmitted.
+    RelocationFailed = 8,
+}
+named!(UnavailableReason {
+    None,
+    Creating,
+    Releasing,
+    LeaseExpired,
+    OwnerNotLive,
+    StaleRoute,
+    AdmissionDeadlinePassed,
+    FollowHopLimit,
+    RelocationFailed
+});
+from_core!(CoreReason => UnavailableReason {
+    Creating,
+    Releasing,
+    LeaseExpired,
+    OwnerNotLive,
+    StaleRoute,
+    AdmissionDeadlinePassed,
+    FollowHopLimit,
+    RelocationFailed
+});
+
+/// Why a store call failed (`NONE` when it did not).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StoreError {
+    /// Not a store failure.
+    None = 0,
+    /// The call timed out. Retry later.
+    Timeout = 1,
+    /// The store could not be reached. Retry later.
+    Unreachable = 2,
+    /// The store is configured wrongly. Fix the configuration.
+    Config = 3,
+    /// The store answered something unusable. Report it.
+    Protocol = 4,
+}
+named!(StoreError {
+    None,
+    Timeout,
+    Unreachable,
+    Config,
+    Protocol
+});
+
+impl From<&CoreStoreError> for StoreError {
+    fn from(e: &CoreStoreError) -> Self {
+        match e {
+            CoreStoreError::Timeout { .. } => StoreError::Timeout,
+            CoreStoreError::Unreachable(_) => StoreError::Unreachable,
+            CoreStoreError::Config(_) => StoreError::Config,
+            CoreStoreError::Protocol(_) => StoreError::Protocol,
+        }
+    }
+}
+
+/// An authority record's lifecycle state.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AuthorityState {
+    /// Created, not yet Ready.
+    Creating = 1,
+    /// Ready: takes messages.
+    Ready = 2,
+    /// Being released.
+    Releasing = 3,
+}
+named!(AuthorityState {
+    Creating = "creating",
+    Ready = "ready",
+    Releasing = "releasing"
+});
+from_core!(CoreState => AuthorityState { Creating, Ready, Releasing });
+
+/// What became of a send or request.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SentTag {
+    /// On its way: carry `outbound.bytes` to `outbound.to`.
+    Submitted = 1,
+    /// The object does not exist; nothing was sent. Terminal.
+    NotFound = 2,
+    /// Missing Spot with instance intent: cold-activate it, then send again.
+    ColdActivation = 3,
+    /// Authority exists but cannot be used (`reason`). Terminal.
+    Unavailable = 4,
+    /// The store could not be read in time (`store_error`).
+    StoreFailure = 5,
+}
+named!(SentTag {
+    Submitted,
+    NotFound,
+    ColdActivation,
+    Unavailable,
+    StoreFailure
+});
+
+/// What to do with an inbound frame.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DecisionKind {
+    /// Put the operation (`operation_id`, `target_*`, `payload`) on the
+    /// current Ready object's queue; answer requests with a reply.
+    Deliver = 1,
+    /// Carry `frames[0]` to the new owner; when `has_notice`, send
+    /// `frames[1]` (command 50) to the sender and report whether it went
+    /// (notice settled).
+    Relay = 2,
+    /// Carry the refusal `frames[0]` back to the operation's origin.
+    Reject = 3,
+    /// One of this runtime's one-way operations ended (`failure`, `reason`).
+    Ended = 4,
+    /// A request's one terminal result (`correlation`, `outcome`, ...).
+    Completed = 5,
+    /// A result after the terminal one (`correlation`): dropped, counted.
+    Late = 6,
+    /// A relay notification was applied (`invalidated`).
+    RouteRefreshed = 7,
+    /// Not a valid frame (`detail`): nothing acted on.
+    Dropped = 8,
+    /// Carry every frame of `frames` (session protocol answers).
+    Send = 9,
+    /// A session relay for a local Actor: put it on the Actor's queue
+    /// (`operation_id`, `target_*`, `session`, `sequence`, `relay_kind`,
+    /// `payload`).
+    SessionDeliver = 10,
+    /// A Session-side event: `session_event` says which, and which fields
+    /// mean something.
+    Session = 11,
+    /// A frame on a manual peer connection failed its admission fence.
+    PeerRefused = 12,
+    /// A frame whose sender is not the node of the connection it came on
+    /// (`detail`): refused and counted, nothing acted on.
+    ForeignSender = 13,
+    /// The operation (or session relay) is held for a relocation of its
+    /// target (the source's ingress hold or the target's temporary queue):
+    /// nothing to do now. It is delivered once, on the side that ends up
+    /// owning the object (in a `RELOCATION` decision), or refused to its
+    /// sender.
+    Held = 14,
+    /// A relocation step: `relocation_event` says which, and which fields
+    /// mean something. Carry every frame of `frames`, then hand the object
+    /// the decision's deliveries, in order (`delivery_count` operations,
+    /// then `session_delivery_count` session relays).
+    Relocation = 15,
+}
+named!(DecisionKind {
+    Deliver,
+    Relay,
+    Reject,
+    Ended,
+    Completed,
+    Late,
+    RouteRefreshed,
+    Dropped,
+    Send,
+    SessionDeliver,
+    Session,
+    PeerRefused,
+    ForeignSender,
+    Held,
+    Relocation
+});
+
+/// How an operation ended without delivery.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Failure {
+    /// Not a failure.
+    None = 0,
+    /// The route or owner could not be used (`reason`).
+    Unavailable = 1,
+    /// A Message Follow route belonged to another incarnation or tenure.
+    InvalidOperation = 2,
+    /// Requests: the target replied with an error (`error_code`, `detail`).
+    Replied = 3,
+}
+named!(Failure {
+    None,
+    Unavailable,
+    InvalidOperation,
+    Replied
+});
+
+/// A request's terminal result.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Not a completion.
+    None = 0,
+    /// The target's answer (`payload`).
+    Reply = 1,
+    /// An error reply or a route error (`failure`).
+    Error = 2,
+    /// The deadline passed first.
+    Timeout = 3,
+    /// Cancelled first.
+    Cancelled = 4,
+    /// The runtime shut down first.
+    Shutdown = 5,
+}
+named!(Outcome {
+    None,
+    Reply,
+    Error,
+    Timeout,
+    Cancelled,
+    Shutdown
+});
+
+/// What failed on the target, in an error reply.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReplyErrorKind {
+    /// Not an error reply.
+    None = 0,
+    /// The application handler failed.
+    Handler = 1,
+    /// The application could not decode the request.
+    Decode = 2,
+}
+named!(ReplyErrorKind {
+    None,
+    Handler,
+    Decode
+});
+from_core!(CoreReplyErrorKind => ReplyErrorKind { Handler, Decode });
+
+impl ReplyErrorKind {
+    /// The core's kind; `None` for `NONE`.
+    pub fn to_core(self) -> Option<CoreReplyErrorKind> {
+        match self {
+            ReplyErrorKind::None => None,
+            ReplyErrorKind::Handler => Some(CoreReplyErrorKind::Handler),
+            ReplyErrorKind::Decode => Some(CoreReplyErrorKind::Decode),
+        }
+    }
+}
+
+/// What a session relay carries.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RelayKind {
+    /// Not a session relay.
+    None = 0,
+    /// An application message from the Session to the Actor.
+    Message = 1,
+    /// The Session's physical connection closed.
+    PhysicalDisconnect = 2,
+    /// The application ended the Session.
+    LogicalDisconnect = 3,
+}
+named!(RelayKind {
+    None,
+    Message,
+    PhysicalDisconnect,
+    LogicalDisconnect
+});
+from_core!(CoreRelayKind => RelayKind { Message, PhysicalDisconnect, LogicalDisconnect });
+
+/// Which Session-side event a `SESSION` decision is.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SessionEvent {
+    /// Not a session event.
+    None = 0,
+    /// A bind reached its terminal reply: `binding_route` is stored.
+    Bound = 1,
+    /// A bind was refused (`bind_refusal`); any previous route is kept.
+    BindRefused = 2,
+    /// The Actor pushed `payload` to the Session.
+    Pushed = 3,
+    /// A relay (`operation_id`) was refused (`session_refusal`): it ends.
+    RelayRefused = 4,
+    /// The relocation coordinator learns whether the Session sealed
+    /// (`relocation`, `sealed`).
+    Sealed = 5,
+    /// A frame that does not match current state was ignored (`detail`).
+    Ignored = 6,
+    /// No command 44 came within the seal timeout: the Session is closed
+    /// (`session`); its disconnect notifications follow as a `SEND`.
+    Closed = 7,
+}
+named!(SessionEvent {
+    None,
+    Bound,
+    BindRefused,
+    Pushed,
+    RelayRefused,
+    Sealed,
+    Ignored,
+    Closed
+});
+
+/// Why an Actor owner refused a bind.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BindRefusal {
+    /// Not a bind refusal.
+    None = 0,
+    /// The node does not own the Actor (or it is not Ready).
+    NotOwner = 1,
+    /// Another incarnation than the ActorRef names.
+    ObjectGeneration = 2,
+    /// Another node lifecycle than the ActorRef names.
+    NodeGeneration = 3,
+    /// Another authority owner generation.
+    OwnerGeneration = 4,
+    /// Another owner lease, or it has run out.
+    OwnerLease = 5,
+    /// No terminal answer within `session_bind_timeout_ms`.
+    Timeout = 6,
+}
+named!(BindRefusal {
+    None,
+    NotOwner,
+    ObjectGeneration,
+    NodeGeneration,
+    OwnerGeneration,
+    OwnerLease,
+    Timeout
+});
+from_core!(CoreBindRefusal => BindRefusal {
+    NotOwner,
+    ObjectGeneration,
+    NodeGeneration,
+    OwnerGeneration,
+    OwnerLease,
+    Timeout
+});
+
+/// Why an Actor owner refused a session relay.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SessionRefusal {
+    /// Not a relay refusal.
+    None = 0,
+    /// No such binding there (never bound, tombstoned or replaced).
+    UnknownBinding = 1,
+    /// The route is stale and no Message Follow route serves it.
+    StaleRoute = 2,
+    /// Another incarnation than the binding's.
+    ObjectGeneration = 3,
+}
+named!(SessionRefusal {
+    None,
+    UnknownBinding,
+    StaleRoute,
+    ObjectGeneration
+});
+from_core!(CoreSessionRefusal => SessionRefusal { UnknownBinding, StaleRoute, ObjectGeneration });
+
+/// What became of a session relay on the Session owner.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SessionSentTag {
+    /// Carry `outbound` (on the stored route).
+    Sent = 1,
+    /// The Actor is relocating: held, sent in order when its command 44
+    /// arrives (a `SEND` decision).
+    Held = 2,
+    /// The stored route is past its admission deadline (`reason`): the
+    /// operation ends; nothing was looked up.
+    Unavailable = 3,
+}
+named!(SessionSentTag {
+    Sent,
+    Held,
+    Unavailable
+});
+
+/// Which step of a relocation a `RELOCATION` decision is.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RelocationEvent {
+    /// Not a relocation decision.
+    None = 0,
+    /// Target: a Restore arrived (from `peer`). Build the object from
+    /// `payload` (the state), then report it restored (or abort the
+    /// relocation if it cannot be built). Run nothing for it yet.
+    Restore = 1,
+    /// Source: the target is relay-ready; carry `frames` (the held work
+    /// relayed, `relayed` operations, then the cutover). The object no
+    /// longer runs here, whatever follows.
+    Cutover = 2,
+    /// Target: the owner CAS succeeded (the move from `peer` is done): carry
+    /// `frames` and deliver the `delivery_count` operations in order; the
+    /// object runs here from now on.
+    Committed = 3,
+    /// Source: the target (`peer`) committed; what still arrives here
+    /// follows the object on a Message Follow route. Drop the local
+    /// instance.
+    HandedOff = 4,
+    /// Either side, before relay-ready: the move is abandoned
+    /// (`abort_reason`). On the source the object runs here again: deliver
+    /// the decision's deliveries (the saved work, then the held work) in
+    /// order; on the target drop what was restored.
+    Aborted = 5,
+    /// After relay-ready the move could not complete (`abort_reason`): the
+    /// object runs on neither side; drop the local instance.
+    Failed = 6,
+    /// The store could not be asked (the target's owner CAS, or an aborting
+    /// source's fence); a later timeout run retries it.
+    CommitRetry = 7,
+    /// A relocation frame that changed nothing (`relocation_refusal`):
+    /// refused and counted; carry `frames` if any.
+    Ignored = 8,
+    /// Source: the move is being given up (`abort_reason`: the host asked,
+    /// or no relay-ready came in `relocation_timeout_ms`): carry `frames`
+    /// (the target is told). The object stays sealed until the target
+    /// confirms (then `ABORTED`) or it turns out the target already
+    /// committed (then `HANDED_OFF`).
+    Aborting = 9,
+    /// Target: the cutover arrived; the owner CAS is due now and runs on
+    /// the next timeout run (the next deadline says now), so no frame
+    /// handler waits on the store.
+    CommitDue = 10,
+}
+named!(RelocationEvent {
+    None,
+    Restore,
+    Cutover,
+    Committed,
+    HandedOff,
+    Aborted,
+    Failed,
+    CommitRetry,
+    Ignored,
+    Aborting,
+    CommitDue
+});
+
+/// Why a relocation was abandoned or failed (the command 49 codes).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AbortReason {
+    /// Not an abort or failure.
+    None = 0,
+    /// The source's host gave up the move.
+    Requested = 1,
+    /// A side waited longer than `relocation_timeout_ms`.
+    Timeout = 2,
+    /// The target could not take the Restore.
+    Refused = 3,
+    /// The target's host could not restore the state.
+    RestoreFailed = 4,
+    /// The target's owner CAS was refused: the object moved or was
+    /// released meanwhile.
+    CommitFailed = 5,
+}
+named!(AbortReason {
+    None,
+    Requested,
+    Timeout,
+    Refused,
+    RestoreFailed,
+    CommitFailed
+});
+from_core!(CoreAbort => AbortReason { Requested, Timeout, Refused, RestoreFailed, CommitFailed });
+
+/// Why a relocation frame changed nothing (`RELOCATION_EVENT_IGNORED`), or
+/// why a relocation call was refused in its phase.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RelocationRefusal {
+    /// Not a refusal.
+    None = 0,
+    /// No relocation of the object runs here.
+    NotRelocating = 1,
+    /// A relocation of the object already runs on this side.
+    AlreadyRelocating = 2,
+    /// The frame is for another object, or this node is not its target.
+    WrongTarget = 3,
+    /// The frame is for another incarnation of the object.
+    WrongIncarnation = 4,
+    /// The frame belongs to another relocation of the same incarnation.
+    WrongRelocation = 5,
+    /// The target has not restored the saved work yet.
+    NotRestored = 6,
+    /// The saved work was already restored.
+    AlreadyRestored = 7,
+    /// Relay-ready has not happened yet on this side.
+    NotRelayReady = 8,
+    /// Relay-ready already happened on this side.
+    AlreadyRelayReady = 9,
+    /// The cutover was already sent or taken.
+    AlreadyCutOver = 10,
+    /// Past relay-ready: the relocation does not roll back.
+    AfterRelayReady = 11,
+    /// This side of the relocation already ended.
+    Ended = 12,
+}
+named!(RelocationRefusal {
+    None,
+    NotRelocating,
+    AlreadyRelocating,
+    WrongTarget,
+    WrongIncarnation,
+    WrongRelocation,
+    NotRestored,
+    AlreadyRestored,
+    NotRelayReady,
+    AlreadyRelayReady,
+    AlreadyCutOver,
+    AfterRelayReady,
+    Ended
+});
+from_core!(Refusal => RelocationRefusal {
+    NotRelocating,
+    AlreadyRelocating,
+    WrongTarget,
+    WrongIncarnation,
+    WrongRelocation,
+    NotRestored,
+    AlreadyRestored,
+    NotRelayReady,
+    AlreadyRelayReady,
+    AlreadyCutOver,
+    AfterRelayReady,
+    Ended
+});
+
+/// A manual intent's connection state as the transport reported it.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Liveness {
+    /// Not connected yet (or reconnecting).
+    Connecting = 1,
+    /// Connected; the handshake showed `open_rid`.
+    Open = 2,
+    /// The transport confirmed it closed.
+    Closed = 3,
+}
+named!(Liveness {
+    Connecting = "connecting",
+    Open = "open",
+    Closed = "closed"
+});
+
+impl Liveness {
+    /// The state and, while open, the routing ID the handshake showed.
+    pub fn of(l: CoreLiveness) -> (Liveness, Option<u64>) {
+        match l {
+            CoreLiveness::Connecting => (Liveness::Connecting, None),
+            CoreLiveness::Open(rid) => (Liveness::Open, Some(rid.get())),
+            CoreLiveness::Closed => (Liveness::Closed, None),
+        }
+    }
+}
+
+/// Severity of a log record. The numbers are stable; a lower number is more
+/// severe. Functions take it as a `uint32_t` so that an out-of-range value
+/// is an error code, not UB.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// Something failed.
+    Error = 1,
+    /// Something unexpected the library handled.
+    Warn = 2,
+    /// A notable event (lease invalidations, store recovery, …).
+    Info = 3,
+    /// Detail for debugging.
+    Debug = 4,
+    /// Everything.
+    Trace = 5,
+}
+named!(LogLevel {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace
+});
+
+impl LogLevel {
+    /// The level of a `tracing` event.
+    pub fn of(level: &tracing::Level) -> Self {
+        match *level {
+            tracing::Level::ERROR => LogLevel::Error,
+            tracing::Level::WARN => LogLevel::Warn,
+            tracing::Level::INFO => LogLevel::Info,
+            tracing::Level::DEBUG => LogLevel::Debug,
+            tracing::Level::TRACE => LogLevel::Trace,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_the_cores_and_numbers_round_trip() {
+        for r in [CoreReason::Creating, CoreReason::RelocationFailed] {
+            assert_eq!(UnavailableReason::from(r).name(), r.as_str());
+        }
+        for a in [CoreAbort::Requested, CoreAbort::CommitFailed] {
+            assert_eq!(AbortReason::from(a).name(), a.name());
+        }
+        for s in [CoreState::Creating, CoreState::Releasing] {
+            assert_eq!(AuthorityState::from(s).name(), s.as_str());
+        }
+        for k in [CoreKind::Spot, CoreKind::Actor] {
+            assert_eq!(ObjectKind::from(k).name(), k.as_str());
+        }
+        for r in RelocationRefusal::ALL {
+            assert_eq!(RelocationRefusal::from_code(*r as u32), Some(*r));
+        }
+        assert_eq!(DecisionKind::from_code(99), None);
+    }
+}

@@ -1,0 +1,35 @@
+//! zlink-bridge: the host surface of the routing core, once (DESIGN §2,
+//! §6). Every binding (the C ABI in `ffi-c`, Python in `bindings-python`,
+//! the JVM and Node to come) is a thin translation of this crate: it reads
+//! its language's arguments, calls [`Runtime`], and builds its language's
+//! values from the flat results of [`decision`] or reports an [`Error`]
+//! by its [`ErrorKind`]. No input rule, error mapping, decision
+//! flattening, counter naming, log queue or lifecycle rule is written in a
+//! binding.
+//!
+//! - [`codes`]: the closed sets hosts match on, with stable numbers and
+//!   names (the C header's enums are generated from them);
+//! - [`error`]: every error's kind, family and C result code;
+//! - [`decision`]: the flat form of every result and decision;
+//! - [`args`]: host arguments and their checks;
+//! - [`config`], [`stats`]: the config as numbers, the counters as a list;
+//! - [`logs`]: the one log queue;
+//! - [`lifecycle`]: the fork rule; [`setup`]: clocks, stores, identities;
+//! - [`runtime`]: every operation.
+
+pub mod args;
+pub mod codes;
+pub mod config;
+pub mod decision;
+pub mod error;
+pub mod lifecycle;
+pub mod logs;
+pub mod runtime;
+pub mod setup;
+pub mod stats;
+
+pub use decision::{Attached, Decision, Resolved, Sent, SessionSent};
+pub use error::{Code, Error, ErrorKind, Family, Result};
+pub use runtime::{Options, Runtime, Write};
+pub use setup::{Clock, Store};
+pub use zlink_core as core;
