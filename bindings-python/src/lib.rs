@@ -1,25 +1,25 @@
 //! The native module `zlink._zlink` behind the Python package `zlink`
-//! (DESIGN §6): pyo3 over zlink-core, Rust to Rust. The pure-Python package
-//! (`python/zlink/`) re-exports it, adds `resolve_async` and the exception
-//! classes, and ships the typed stubs.
+//! (DESIGN §6): pyo3 over zlink-bridge, Rust to Rust. Every rule lives in
+//! the bridge; this crate reads Python arguments and builds Python values.
+//! The pure-Python package (`python/zlink/`) re-exports it, adds
+//! `resolve_async` and the exception classes, and ships the typed stubs.
 
+#[macro_use]
+mod values;
+mod decisions;
 mod errors;
-mod fork;
 mod logs;
-mod relocation;
 mod results;
 mod runtime;
-mod sessions;
 mod setup;
 mod wire;
-mod wire_json;
 
 use pyo3::prelude::*;
 
 #[pymodule]
 fn _zlink(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add_function(wrap_pyfunction!(fork::_after_fork_in_child, m)?)?;
+    m.add_function(wrap_pyfunction!(logs::_after_fork_in_child, m)?)?;
     m.add_function(wrap_pyfunction!(logs::_log_level, m)?)?;
     m.add_function(wrap_pyfunction!(logs::_log_take, m)?)?;
     m.add_class::<setup::PyNodeIdentity>()?;
@@ -30,8 +30,7 @@ fn _zlink(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<setup::PyRedisStore>()?;
     m.add_class::<runtime::PyRuntime>()?;
     results::register(m)?;
-    sessions::register(m)?;
-    relocation::register(m)?;
+    decisions::register(m)?;
     wire::register(m)?;
     Ok(())
 }

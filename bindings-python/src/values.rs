@@ -1,0 +1,228 @@
+//! How a result class is made from one field list: `record!` declares an
+//! immutable class (`frozen`, `eq`, optionally `hash`) whose fields are
+//! plain Rust values turned into Python values only when read, with
+//! `__match_args__` and a `Name(field=value, ...)` repr. Returning one
+//! costs one small allocation (DESIGN §8).
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyTuple};
+
+pub(crate) type Obj = Py<PyAny>;
+
+/// A field of a result class: how it reads in Python and in a repr.
+pub(crate) trait Value {
+    /// The Python value.
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>>;
+    /// Its text in the class's repr.
+    fn repr(&self) -> String;
+}
+
+macro_rules! plain {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                Ok(self.into_pyobject(py)?.into_any())
+            }
+            fn repr(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+plain!(u64, u32, u8, usize);
+
+impl Value for bool {
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(pyo3::types::PyBool::new(py, *self).to_owned().into_any())
+    }
+    fn repr(&self) -> String {
+        if *self { "True" } else { "False" }.to_owned()
+    }
+}
+
+impl Value for String {
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.into_pyobject(py)?.into_any())
+    }
+    fn repr(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+impl Value for &'static str {
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.into_pyobject(py)?.into_any())
+    }
+    fn repr(&self) -> String {
+        format!("{self:?}")
+    }
+}
+
+impl<T: Value> Value for Option<T> {
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Some(v) => v.to_py(py),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
+    fn repr(&self) -> String {
+        self.as_ref().map_or_else(|| "None".to_owned(), Value::repr)
+    }
+}
+
+/// Bytes: Python `bytes`, `<n bytes>` in a repr.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Bytes(pub(crate) Vec<u8>);
+
+impl Value for Bytes {
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyBytes::new(py, &self.0).into_any())
+    }
+    fn repr(&self) -> String {
+        format!("<{} bytes>", self.0.len())
+    }
+}
+
+/// A list of values.
+impl<T: Value> Value for Vec<T> {
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let items = self
+            .iter()
+            .map(|v| v.to_py(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(pyo3::types::PyList::new(py, items)?.into_any())
+    }
+    fn repr(&self) -> String {
+        format!("<{} items>", self.len())
+    }
+}
+
+/// A tuple of values.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub(crate) struct Tuple<T>(pub(crate) Vec<T>);
+
+impl<T: Value> Value for Tuple<T> {
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let items = self
+            .0
+            .iter()
+            .map(|v| v.to_py(py))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(PyTuple::new(py, items)?.into_any())
+    }
+    fn repr(&self) -> String {
+        format!("<{} items>", self.0.len())
+    }
+}
+
+/// A new Python object of a class.
+pub(crate) fn new<T: pyo3::PyClass + Into<pyo3::PyClassInitializer<T>>>(
+    py: Python<'_>,
+    v: T,
+) -> PyResult<Obj> {
+    Ok(Bound::new(py, v)?.into_any().unbind())
+}
+
+/// An immutable result class from its field list. `[hash]` makes it
+/// hashable; `match (...)` lists `__match_args__` (default: every field);
+/// a trailing `{ ... }` adds methods (a constructor, extra getters).
+macro_rules! record {
+    (
+        $(#[doc = $doc:literal])*
+        $name:literal $rust:ident [hash] { $($body:tt)* }
+        $(match ($($m:ident),*))?
+        $({ $($extra:tt)* })?
+    ) => {
+        record!(@class [$(#[doc = $doc])*] [Hash] [hash] $name $rust { $($body)* }
+            [$($($m),*)?] [$($($extra)*)?]);
+    };
+    (
+        $(#[doc = $doc:literal])*
+        $name:literal $rust:ident { $($body:tt)* }
+        $(match ($($m:ident),*))?
+        $({ $($extra:tt)* })?
+    ) => {
+        record!(@class [$(#[doc = $doc])*] [] [] $name $rust { $($body)* }
+            [$($($m),*)?] [$($($extra)*)?]);
+    };
+    (@class [$($doc:tt)*] [$($derive:ident)?] [$($flag:ident)?] $name:literal $rust:ident {
+        $($field:ident: $ty:ty),* $(,)?
+    } [$($m:ident),*] [$($extra:tt)*]) => {
+        $($doc)*
+        #[pyclass(name = $name, module = "zlink", frozen, eq $(, $flag)?)]
+        #[derive(Clone, PartialEq, Eq $(, $derive)?)]
+        pub(crate) struct $rust {
+            $(pub(crate) $field: $ty,)*
+        }
+
+        #[pymethods]
+        impl $rust {
+            $(
+                #[getter]
+                fn $field<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                    $crate::values::Value::to_py(&self.$field, py)
+                }
+            )*
+
+            #[classattr]
+            fn __match_args__(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyTuple>> {
+                let all: &[&str] = &[$(stringify!($field)),*];
+                let chosen: &[&str] = &[$(stringify!($m)),*];
+                pyo3::types::PyTuple::new(py, if chosen.is_empty() { all } else { chosen })
+            }
+
+            fn __repr__(&self) -> String {
+                $crate::values::Value::repr(self)
+            }
+
+            $($extra)*
+        }
+
+        impl $crate::values::Value for $rust {
+            fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                Ok(Bound::new(py, self.clone())?.into_any())
+            }
+            fn repr(&self) -> String {
+                let fields: &[String] = &[$(format!(
+                    concat!(stringify!($field), "={}"),
+                    $crate::values::Value::repr(&self.$field)
+                )),*];
+                format!("{}({})", $name, fields.join(", "))
+            }
+        }
+    };
+}
+
+/// A class with no fields, made with `Name()`.
+macro_rules! unit {
+    ($(#[doc = $doc:literal])* $name:literal $rust:ident) => {
+        $(#[doc = $doc])*
+        #[pyclass(name = $name, module = "zlink", frozen, eq, hash)]
+        #[derive(Clone, PartialEq, Eq, Hash)]
+        pub(crate) struct $rust;
+
+        #[pymethods]
+        impl $rust {
+            #[new]
+            fn new() -> Self {
+                $rust
+            }
+            #[classattr]
+            fn __match_args__(py: Python<'_>) -> Bound<'_, pyo3::types::PyTuple> {
+                pyo3::types::PyTuple::empty(py)
+            }
+            fn __repr__(&self) -> &'static str {
+                concat!($name, "()")
+            }
+        }
+
+        impl $crate::values::Value for $rust {
+            fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                Ok(Bound::new(py, $rust)?.into_any())
+            }
+            fn repr(&self) -> String {
+                concat!($name, "()").to_owned()
+            }
+        }
+    };
+}
