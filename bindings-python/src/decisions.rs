@@ -3,94 +3,35 @@
 //! `Decision`.
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 use zlink_bridge::Decision;
 use zlink_bridge::codes::{
     DecisionKind as K, Failure, Outcome, RelocationEvent as E, SessionEvent as S,
 };
-use zlink_core::wire::Operation;
-use zlink_core::{NoticeToken, ObjectKey, RelocationStarted};
+use zlink_core::wire::{Operation, RelocationIdentity};
+use zlink_core::{NoticeToken, ObjectGeneration, ObjectKey, RelocationId, RelocationStarted};
 
 use crate::results::{
     PyBindingRoute, PyNodeRef, PyOutbound, PyRouteFence, PySessionRef, PySpotExecution,
 };
 use crate::values::{Bytes, Obj, Tuple, Value, new};
 
-/// A Message or Request as it arrived: identity, target, payload, reply
-/// route. Give it back to `Runtime.reply` or `begin_relocation(saved=...)`.
-#[pyclass(name = "Operation", module = "zlink", frozen, eq)]
-#[derive(Clone, PartialEq, Eq)]
-pub(crate) struct PyOperation(pub(crate) Operation);
-
-#[pymethods]
-impl PyOperation {
-    #[getter]
-    fn operation_id(&self) -> u64 {
-        self.0.operation_id.get()
+record! {
+    /// A Message or Request as it arrived: identity, target, payload, reply
+    /// route (`correlation` is None for a one-way message). Give it back to
+    /// `Runtime.reply` or `begin_relocation(saved=...)`.
+    "Operation" PyOperation(Operation as o) {
+        operation_id: o.operation_id.get(),
+        kind: o.target.kind().as_str(),
+        id: o.target.id(),
+        payload: Bytes(o.payload.clone()),
+        origin: PyNodeRef(o.origin),
+        fence: PyRouteFence(o.fence),
+        hop_count: o.hop_count,
+        object_generation: o.object_generation.get(),
+        is_request: o.reply_route.is_some(),
+        correlation: o.reply_route.map(|r| r.correlation.get()),
     }
-    /// "spot" or "actor".
-    #[getter]
-    fn kind(&self) -> &'static str {
-        self.0.target.kind().as_str()
-    }
-    #[getter]
-    fn id(&self) -> &str {
-        self.0.target.id()
-    }
-    #[getter]
-    fn payload<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.0.payload)
-    }
-    #[getter]
-    fn origin(&self) -> PyNodeRef {
-        (&self.0.origin).into()
-    }
-    #[getter]
-    fn fence(&self) -> PyRouteFence {
-        (&self.0.fence).into()
-    }
-    #[getter]
-    fn hop_count(&self) -> u8 {
-        self.0.hop_count
-    }
-    #[getter]
-    fn object_generation(&self) -> u64 {
-        self.0.object_generation.get()
-    }
-    /// True for a request (it has a reply route).
-    #[getter]
-    fn is_request(&self) -> bool {
-        self.0.reply_route.is_some()
-    }
-    /// The request's correlation, `None` for a one-way message.
-    #[getter]
-    fn correlation(&self) -> Option<u64> {
-        self.0.reply_route.map(|r| r.correlation.get())
-    }
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str, &'static str, &'static str) {
-        ("operation_id", "kind", "id", "payload")
-    }
-    fn __repr__(&self) -> String {
-        self.repr()
-    }
-}
-
-impl Value for PyOperation {
-    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(Bound::new(py, self.clone())?.into_any())
-    }
-    fn repr(&self) -> String {
-        format!(
-            "Operation(operation_id={}, kind={:?}, id={:?}, payload=<{} bytes>, hop_count={}, correlation={})",
-            self.0.operation_id,
-            self.kind(),
-            self.id(),
-            self.0.payload.len(),
-            self.0.hop_count,
-            self.correlation().repr()
-        )
-    }
+    match (operation_id, kind, id, payload)
 }
 
 /// Identifies a command 50 notification; give it to `Runtime.notice_settled`.
@@ -239,31 +180,30 @@ record! {
 pub(crate) fn completion(d: &Decision) -> PyCompletion {
     let (kind, id) = target(d.target.as_ref());
     let outcome = match d.outcome {
-        Outcome::Reply => PyOutcome::Reply(PyReply {
-            payload: Bytes(d.payload.clone()),
-        }),
+        Outcome::Reply => PyOutcome::Reply(PyReply::of(Bytes(d.payload.clone()))),
         Outcome::Timeout => PyOutcome::Timeout,
         Outcome::Cancelled => PyOutcome::Cancelled,
         Outcome::Shutdown => PyOutcome::Shutdown,
-        _ => PyOutcome::Error(PyError {
-            kind: match d.failure {
+        _ => {
+            let kind = match d.failure {
                 Failure::Replied => d.error_kind.name(),
                 f => f.name(),
-            },
-            reason: reason(d),
-            code: d.error_code,
-            message: d.detail.clone(),
-        }),
+            };
+            let message = d.detail.clone();
+            PyOutcome::Error(PyError::of(kind, reason(d), d.error_code, message))
+        }
     };
-    PyCompletion {
-        correlation: d.correlation,
-        operation_id: d.operation_id,
+    let origin = d.origin.clone().map(PySpotExecution);
+    let (correlation, operation_id) = (d.correlation, d.operation_id);
+    PyCompletion::of(
+        correlation,
+        operation_id,
         kind,
         id,
         outcome,
-        origin: d.origin.as_ref().map(Into::into),
-        origin_gone: d.origin_gone,
-    }
+        origin,
+        d.origin_gone,
+    )
 }
 
 record! {
@@ -359,32 +299,20 @@ record! {
 record! {
     /// Which relocation: its id, the object it moves and that object's
     /// incarnation. Every event of one move carries the same identity.
-    "RelocationIdentity" PyRelocationIdentity [hash] {
-        relocation: u64,
-        kind: &'static str,
-        id: String,
-        object_generation: u64,
+    "RelocationIdentity" PyRelocationIdentity(RelocationIdentity as i) [hash] {
+        relocation: i.relocation.get(),
+        kind: i.key.kind().as_str(),
+        id: i.key.id(),
+        object_generation: i.object_generation.get(),
     }
 }
 
 record! {
     /// A relocation begun on the source: carry every frame of `send` (the
     /// Restore to the target first, then command 42 to every bound Session).
-    "RelocationStarted" PyRelocationStarted { identity: PyRelocationIdentity, send: Tuple<PyOutbound> }
-}
-
-impl From<RelocationStarted> for PyRelocationStarted {
-    fn from(s: RelocationStarted) -> Self {
-        let i = &s.identity;
-        PyRelocationStarted {
-            identity: PyRelocationIdentity {
-                relocation: i.relocation.get(),
-                kind: i.key.kind().as_str(),
-                id: i.key.id().to_owned(),
-                object_generation: i.object_generation.get(),
-            },
-            send: Tuple(s.send.into_iter().map(Into::into).collect()),
-        }
+    "RelocationStarted" PyRelocationStarted(RelocationStarted as s) {
+        identity: PyRelocationIdentity(s.identity.clone()),
+        send: Tuple(s.send.iter().cloned().map(PyOutbound::from).collect()),
     }
 }
 
@@ -472,50 +400,28 @@ record! {
 
 /// One relocation step's event, made from its decision when read.
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct PyRelocationEvent(Decision);
+pub(crate) struct PyRelocationEvent(RelocationIdentity, Decision);
 
 impl PyRelocationEvent {
     fn with<R>(&self, f: impl FnOnce(&dyn Value) -> R) -> R {
-        let d = &self.0;
-        let (kind, id) = target(d.target.as_ref());
-        let identity = PyRelocationIdentity {
-            relocation: d.relocation,
-            kind,
-            id,
-            object_generation: d.object_generation,
-        };
+        let (identity, d) = (PyRelocationIdentity(self.0.clone()), &self.1);
         let (rid, generation) = d.peer.map_or((0, 0), |p| (p.rid.get(), p.generation.get()));
         let reason = d.abort_reason.name();
+        let state = || Bytes(d.payload.clone());
         match d.relocation_event {
-            E::Restore => f(&PyRelocationRestore {
+            E::Restore => f(&PyRelocationRestore::of(identity, rid, generation, state())),
+            E::Cutover => f(&PyRelocationCutover::of(identity, d.relayed)),
+            E::Committed => f(&PyRelocationCommitted::of(identity, rid, generation)),
+            E::HandedOff => f(&PyRelocationHandedOff::of(identity, rid, generation)),
+            E::Aborting => f(&PyRelocationAborting::of(identity, reason)),
+            E::Aborted => f(&PyRelocationAborted::of(identity, reason)),
+            E::Failed => f(&PyRelocationFailed::of(identity, reason)),
+            E::CommitRetry => f(&PyRelocationCommitRetry::of(identity)),
+            E::CommitDue => f(&PyRelocationCommitDue::of(identity)),
+            _ => f(&PyRelocationIgnored::of(
                 identity,
-                source_rid: rid,
-                source_generation: generation,
-                state: Bytes(d.payload.clone()),
-            }),
-            E::Cutover => f(&PyRelocationCutover {
-                identity,
-                relayed: d.relayed,
-            }),
-            E::Committed => f(&PyRelocationCommitted {
-                identity,
-                source_rid: rid,
-                source_generation: generation,
-            }),
-            E::HandedOff => f(&PyRelocationHandedOff {
-                identity,
-                target_rid: rid,
-                target_generation: generation,
-            }),
-            E::Aborting => f(&PyRelocationAborting { identity, reason }),
-            E::Aborted => f(&PyRelocationAborted { identity, reason }),
-            E::Failed => f(&PyRelocationFailed { identity, reason }),
-            E::CommitRetry => f(&PyRelocationCommitRetry { identity }),
-            E::CommitDue => f(&PyRelocationCommitDue { identity }),
-            _ => f(&PyRelocationIgnored {
-                identity,
-                refusal: d.relocation_refusal.name(),
-            }),
+                d.relocation_refusal.name(),
+            )),
         }
     }
 }
@@ -552,39 +458,27 @@ fn reason(d: &Decision) -> Option<&'static str> {
     (d.failure == Failure::Unavailable).then(|| d.reason.name())
 }
 
-fn session(d: &Decision) -> (PySessionRef, String) {
-    let session = d.session.as_ref().map_or_else(
-        || PySessionRef {
-            owner: PyNodeRef {
-                mesh: String::new(),
-                rid: 0,
-                generation: 0,
-            },
-            id: 0,
-            generation: 0,
-        },
-        Into::into,
-    );
-    (session, target(d.target.as_ref()).1)
+fn session(d: &Decision) -> PyResult<(PySessionRef, String)> {
+    let session = d.session.map(PySessionRef).ok_or_else(missing)?;
+    Ok((session, target(d.target.as_ref()).1))
 }
 
 fn deliver(d: Decision) -> Option<PyDeliver> {
-    Some(PyDeliver {
-        operation: PyOperation(d.attached.operation?),
-        object_generation: d.object_generation,
-    })
+    let op = PyOperation(d.attached.operation?);
+    Some(PyDeliver::of(op, d.object_generation))
 }
 
-fn session_deliver(d: Decision) -> PySessionDeliver {
-    let (session, actor) = session(&d);
-    PySessionDeliver {
-        operation_id: d.operation_id,
+fn session_deliver(d: Decision) -> PyResult<PySessionDeliver> {
+    let (session, actor) = session(&d)?;
+    let (id, sequence, kind) = (d.operation_id, d.sequence, d.relay_kind.name());
+    Ok(PySessionDeliver::of(
+        id,
         session,
         actor,
-        sequence: d.sequence,
-        relay_kind: d.relay_kind.name(),
-        payload: Bytes(d.payload),
-    }
+        sequence,
+        kind,
+        Bytes(d.payload),
+    ))
 }
 
 fn missing() -> PyErr {
@@ -592,156 +486,75 @@ fn missing() -> PyErr {
 }
 
 /// The class of one decision.
-pub(crate) fn decision(py: Python<'_>, d: Decision) -> PyResult<Obj> {
+pub(crate) fn decision(py: Python<'_>, mut d: Decision) -> PyResult<Obj> {
     let mut frames = d.frames.iter().cloned().map(PyOutbound::from);
     match d.kind {
         K::Deliver => new(py, deliver(d).ok_or_else(missing)?),
         K::Relay => {
             let forward = frames.next().ok_or_else(missing)?;
-            let notice = frames
-                .next()
-                .zip(d.attached.notice.clone())
-                .map(|(outbound, t)| PyNotice {
-                    outbound,
-                    token: PyNoticeToken(t),
-                });
-            new(py, PyRelay { forward, notice })
+            let notice = frames.next().zip(d.attached.notice.clone());
+            let notice = notice.map(|(o, t)| PyNotice::of(o, PyNoticeToken(t)));
+            new(py, PyRelay::of(forward, notice))
         }
-        K::Reject => new(
-            py,
-            PyReject {
-                outbound: frames.next().ok_or_else(missing)?,
-            },
-        ),
+        K::Reject => new(py, PyReject::of(frames.next().ok_or_else(missing)?)),
         K::Ended => {
             let (kind, id) = target(d.target.as_ref());
-            let failure = d.failure.name();
-            let reason = reason(&d);
-            new(
-                py,
-                PyEnded {
-                    operation_id: d.operation_id,
-                    kind,
-                    id,
-                    failure,
-                    reason,
-                },
-            )
+            let ended = PyEnded::of(d.operation_id, kind, id, d.failure.name(), reason(&d));
+            new(py, ended)
         }
-        K::Completed => new(
-            py,
-            PyCompleted {
-                completion: completion(&d),
-            },
-        ),
-        K::Late => new(
-            py,
-            PyLate {
-                correlation: d.correlation,
-            },
-        ),
-        K::RouteRefreshed => new(
-            py,
-            PyRouteRefreshed {
-                invalidated: d.invalidated,
-            },
-        ),
-        K::Dropped => new(
-            py,
-            PyDropped {
-                kind: d.wire_error,
-                error: d.detail,
-            },
-        ),
-        K::Send => new(
-            py,
-            PySend {
-                outbounds: frames.collect(),
-            },
-        ),
-        K::SessionDeliver => new(py, session_deliver(d)),
+        K::Completed => new(py, PyCompleted::of(completion(&d))),
+        K::Late => new(py, PyLate::of(d.correlation)),
+        K::RouteRefreshed => new(py, PyRouteRefreshed::of(d.invalidated)),
+        K::Dropped => new(py, PyDropped::of(d.wire_error, d.detail)),
+        K::Send => new(py, PySend::of(frames.collect())),
+        K::SessionDeliver => new(py, session_deliver(d)?),
         K::PeerRefused => new(py, PyPeerRefused),
         K::Held => new(py, PyHeld),
-        K::ForeignSender => new(
-            py,
-            PyForeignSender {
-                connection: d.connection,
-                claimed: d.claimed,
-            },
-        ),
+        K::ForeignSender => new(py, PyForeignSender::of(d.connection, d.claimed)),
         K::Relocation => {
-            let deliveries = d.attached.deliveries();
+            let deliveries = std::mem::take(&mut d.attached).deliveries();
             let (ops, relays): (Vec<_>, Vec<_>) =
                 deliveries.into_iter().partition(|x| x.kind == K::Deliver);
             let send = Tuple(frames.collect());
-            new(
-                py,
-                PyRelocation {
-                    event: PyRelocationEvent(Decision {
-                        attached: Default::default(),
-                        frames: Vec::new(),
-                        ..d
-                    }),
-                    deliver: Tuple(ops.into_iter().filter_map(deliver).collect()),
-                    send,
-                    session: Tuple(relays.into_iter().map(session_deliver).collect()),
+            let ops = Tuple(ops.into_iter().filter_map(deliver).collect());
+            let relays = relays.into_iter().map(session_deliver);
+            let relays = Tuple(relays.collect::<PyResult<_>>()?);
+            let identity = RelocationIdentity {
+                relocation: RelocationId(d.relocation),
+                key: d.target.clone().ok_or_else(missing)?,
+                object_generation: ObjectGeneration(d.object_generation),
+            };
+            let event = PyRelocationEvent(
+                identity,
+                Decision {
+                    frames: Vec::new(),
+                    ..d
                 },
-            )
+            );
+            new(py, PyRelocation::of(event, ops, send, relays))
         }
+        K::Session if d.session_event == S::Ignored => new(py, PyIgnored::of(d.detail)),
         K::Session => {
-            let (session, actor) = session(&d);
+            let (session, actor) = session(&d)?;
             match d.session_event {
                 S::Bound => {
-                    let route = d
-                        .binding_route
-                        .as_ref()
-                        .map(Into::into)
-                        .ok_or_else(missing)?;
+                    let route = d.binding_route.map(PyBindingRoute).ok_or_else(missing)?;
+                    new(py, PyBound::of(session, actor, route))
+                }
+                S::BindRefused => {
+                    let reason = d.bind_refusal.name();
+                    new(py, PyBindRefused::of(session, actor, reason))
+                }
+                S::Pushed => new(py, PyPushed::of(session, actor, Bytes(d.payload))),
+                S::RelayRefused => {
+                    let reason = d.session_refusal.name();
                     new(
                         py,
-                        PyBound {
-                            session,
-                            actor,
-                            route,
-                        },
+                        PyRelayRefused::of(d.operation_id, session, actor, reason),
                     )
                 }
-                S::BindRefused => new(
-                    py,
-                    PyBindRefused {
-                        session,
-                        actor,
-                        reason: d.bind_refusal.name(),
-                    },
-                ),
-                S::Pushed => new(
-                    py,
-                    PyPushed {
-                        session,
-                        actor,
-                        payload: Bytes(d.payload),
-                    },
-                ),
-                S::RelayRefused => new(
-                    py,
-                    PyRelayRefused {
-                        operation_id: d.operation_id,
-                        session,
-                        actor,
-                        reason: d.session_refusal.name(),
-                    },
-                ),
-                S::Sealed => new(
-                    py,
-                    PySealed {
-                        session,
-                        actor,
-                        relocation: d.relocation,
-                        sealed: d.sealed,
-                    },
-                ),
-                S::Closed => new(py, PySessionClosed { session }),
-                _ => new(py, PyIgnored { reason: d.detail }),
+                S::Sealed => new(py, PySealed::of(session, actor, d.relocation, d.sealed)),
+                _ => new(py, PySessionClosed::of(session)),
             }
         }
     }
@@ -749,47 +562,15 @@ pub(crate) fn decision(py: Python<'_>, d: Decision) -> PyResult<Obj> {
 
 /// Registers every class of this module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyOperation>()?;
-    m.add_class::<PyDeliver>()?;
-    m.add_class::<PyNoticeToken>()?;
-    m.add_class::<PyNotice>()?;
-    m.add_class::<PyRelay>()?;
-    m.add_class::<PyReject>()?;
-    m.add_class::<PyEnded>()?;
-    m.add_class::<PyReply>()?;
-    m.add_class::<PyError>()?;
-    m.add_class::<PyTimeout>()?;
-    m.add_class::<PyCancelled>()?;
-    m.add_class::<PyShutdown>()?;
-    m.add_class::<PyPeerRefused>()?;
-    m.add_class::<PyHeld>()?;
-    m.add_class::<PyForeignSender>()?;
-    m.add_class::<PyCompletion>()?;
-    m.add_class::<PyCompleted>()?;
-    m.add_class::<PyLate>()?;
-    m.add_class::<PyRouteRefreshed>()?;
-    m.add_class::<PyDropped>()?;
-    m.add_class::<PySend>()?;
-    m.add_class::<PySessionDeliver>()?;
-    m.add_class::<PyBound>()?;
-    m.add_class::<PyBindRefused>()?;
-    m.add_class::<PyPushed>()?;
-    m.add_class::<PyRelayRefused>()?;
-    m.add_class::<PySealed>()?;
-    m.add_class::<PySessionClosed>()?;
-    m.add_class::<PyIgnored>()?;
-    m.add_class::<PyRelocationIdentity>()?;
-    m.add_class::<PyRelocationStarted>()?;
-    m.add_class::<PyRelocation>()?;
-    m.add_class::<PyRelocationRestore>()?;
-    m.add_class::<PyRelocationCutover>()?;
-    m.add_class::<PyRelocationCommitted>()?;
-    m.add_class::<PyRelocationHandedOff>()?;
-    m.add_class::<PyRelocationAborting>()?;
-    m.add_class::<PyRelocationAborted>()?;
-    m.add_class::<PyRelocationFailed>()?;
-    m.add_class::<PyRelocationCommitRetry>()?;
-    m.add_class::<PyRelocationCommitDue>()?;
-    m.add_class::<PyRelocationIgnored>()?;
+    classes! { m:
+        PyOperation PyDeliver PyNoticeToken PyNotice PyRelay PyReject PyEnded PyReply PyError
+        PyTimeout PyCancelled PyShutdown PyPeerRefused PyHeld PyForeignSender PyCompletion
+        PyCompleted PyLate PyRouteRefreshed PyDropped PySend PySessionDeliver PyBound
+        PyBindRefused PyPushed PyRelayRefused PySealed PySessionClosed PyIgnored
+        PyRelocationIdentity PyRelocationStarted PyRelocation PyRelocationRestore
+        PyRelocationCutover PyRelocationCommitted PyRelocationHandedOff PyRelocationAborting
+        PyRelocationAborted PyRelocationFailed PyRelocationCommitRetry PyRelocationCommitDue
+        PyRelocationIgnored
+    }
     Ok(())
 }

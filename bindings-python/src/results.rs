@@ -7,86 +7,37 @@ use zlink_bridge::codes::{AuthorityState, Liveness, ResolutionTag, SentTag, Sess
 use zlink_bridge::{Resolved, Sent, SessionSent};
 use zlink_core::wire::{ActorRoute, Binding, NodeRef, RouteEnd, SessionRef};
 use zlink_core::{
-    AuthorityOwnerGeneration, BindingRoute, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
-    Outbound, OwnedObject, OwnerLeaseGeneration, PeerDescriptor, PeerIntent, PeerReplacement,
-    ReadyRoute, Registration, RouteFence, SpotExecution,
+    BindingRoute, Outbound, OwnedObject, PeerDescriptor, PeerIntent, PeerReplacement, ReadyRoute,
+    Registration, RouteFence, SpotExecution,
 };
 
 use crate::errors::Raise;
-use crate::values::{Bytes, Obj, Value, new};
+use crate::values::{Bytes, Obj, new};
 
 record! {
     /// The fence values an owner checks on admission.
-    "RouteFence" PyRouteFence [hash] {
-        object_generation: u64,
-        authority_owner_generation: u64,
-        owner_lease_generation: u64,
-        node_generation: u64,
-        store_version: u64,
+    "RouteFence" PyRouteFence(RouteFence as f) [hash] {
+        object_generation: f.object_generation.get(),
+        authority_owner_generation: f.authority_owner_generation.get(),
+        owner_lease_generation: f.owner_lease_generation.get(),
+        node_generation: f.node_generation.get(),
+        store_version: f.store_version.get(),
     }
 }
 
-impl From<&RouteFence> for PyRouteFence {
-    fn from(f: &RouteFence) -> Self {
-        PyRouteFence {
-            object_generation: f.object_generation.get(),
-            authority_owner_generation: f.authority_owner_generation.get(),
-            owner_lease_generation: f.owner_lease_generation.get(),
-            node_generation: f.node_generation.get(),
-            store_version: f.store_version.get(),
-        }
+record! {
+    /// A confirmed Ready owner route: submit on it, carrying its fence
+    /// (`admission_deadline_ms`: past it, on the runtime clock, the route is
+    /// not used). The core's plain value: a cache hit allocates nothing else.
+    "ReadyRoute" PyReadyRoute(ReadyRoute as r) [hash] {
+        mesh: r.route.mesh.as_str(),
+        node: r.route.node.get(),
+        fence: PyRouteFence(r.fence),
+        admission_deadline_ms: r.admission_deadline.as_millis(),
+        object_generation: r.fence.object_generation.get(),
+        authority_owner_generation: r.fence.authority_owner_generation.get(),
     }
-}
-
-/// A confirmed Ready owner route: submit on it, carrying its fence. Kept
-/// as the core's plain value (a cache hit returns one without allocating
-/// anything else).
-#[pyclass(name = "ReadyRoute", module = "zlink", frozen, eq, hash)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct PyReadyRoute(pub(crate) ReadyRoute);
-
-#[pymethods]
-impl PyReadyRoute {
-    /// The owner's mesh.
-    #[getter]
-    fn mesh(&self) -> &str {
-        self.0.route.mesh.as_str()
-    }
-    /// The owner's routing ID.
-    #[getter]
-    fn node(&self) -> u64 {
-        self.0.route.node.get()
-    }
-    #[getter]
-    fn fence(&self) -> PyRouteFence {
-        (&self.0.fence).into()
-    }
-    /// The owner lease's local admission deadline (runtime clock, ms).
-    #[getter]
-    fn admission_deadline_ms(&self) -> u64 {
-        self.0.admission_deadline.as_millis()
-    }
-    #[getter]
-    fn object_generation(&self) -> u64 {
-        self.0.fence.object_generation.get()
-    }
-    #[getter]
-    fn authority_owner_generation(&self) -> u64 {
-        self.0.fence.authority_owner_generation.get()
-    }
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str, &'static str) {
-        ("mesh", "node", "fence")
-    }
-    fn __repr__(&self) -> String {
-        format!(
-            "ReadyRoute(mesh={:?}, node={}, fence={}, admission_deadline_ms={})",
-            self.mesh(),
-            self.node(),
-            self.fence().repr(),
-            self.admission_deadline_ms()
-        )
-    }
+    match (mesh, node, fence)
 }
 
 unit! {
@@ -110,91 +61,44 @@ record! {
 pub(crate) fn resolved(py: Python<'_>, r: Resolved) -> PyResult<Obj> {
     match (r.tag, r.route) {
         (ResolutionTag::ReadyRoute, Some(route)) => new(py, PyReadyRoute(route)),
-        (ResolutionTag::Unavailable, _) => new(py, unavailable(r.reason)),
-        (ResolutionTag::StoreFailure, _) => new(py, store_failure(r.store_error, r.store_message)),
+        (ResolutionTag::Unavailable, _) => new(py, PyUnavailable::of(r.reason.name())),
+        (ResolutionTag::StoreFailure, _) => new(
+            py,
+            PyStoreFailure::of(r.store_error.name(), r.store_message),
+        ),
         _ => new(py, PyMissing),
-    }
-}
-
-fn unavailable(reason: zlink_bridge::codes::UnavailableReason) -> PyUnavailable {
-    PyUnavailable {
-        reason: reason.name(),
-    }
-}
-
-fn store_failure(kind: zlink_bridge::codes::StoreError, error: String) -> PyStoreFailure {
-    PyStoreFailure {
-        kind: kind.name(),
-        error,
     }
 }
 
 record! {
     /// A runtime on the wire: mesh, routing ID, node generation.
-    "NodeRef" PyNodeRef [hash] { mesh: String, rid: u64, generation: u64 }
-}
-
-impl From<&NodeRef> for PyNodeRef {
-    fn from(n: &NodeRef) -> Self {
-        PyNodeRef {
-            mesh: n.mesh.as_str().to_owned(),
-            rid: n.rid.get(),
-            generation: n.generation.get(),
-        }
-    }
-}
-
-impl PyNodeRef {
-    fn to_core(&self) -> PyResult<NodeRef> {
-        Ok(NodeRef {
-            mesh: MeshName::new(&self.mesh)
-                .map_err(zlink_bridge::Error::from)
-                .py()?,
-            rid: NodeRid(self.rid),
-            generation: NodeGeneration(self.generation),
-        })
+    "NodeRef" PyNodeRef(NodeRef as n) [hash] {
+        mesh: n.mesh.as_str(),
+        rid: n.rid.get(),
+        generation: n.generation.get(),
     }
 }
 
 record! {
     /// One end of a Message Follow route: a node and the fence of its tenure.
-    "RouteEnd" PyRouteEnd [hash] { node: PyNodeRef, fence: PyRouteFence }
-}
-
-impl From<&RouteEnd> for PyRouteEnd {
-    fn from(e: &RouteEnd) -> Self {
-        PyRouteEnd {
-            node: (&e.node).into(),
-            fence: (&e.fence).into(),
-        }
+    "RouteEnd" PyRouteEnd(RouteEnd as e) [hash] {
+        node: PyNodeRef(e.node),
+        fence: PyRouteFence(e.fence),
     }
 }
 
 record! {
     /// An object this node owns, as its last authority write left it.
     /// `state`: "creating", "ready" or "releasing".
-    "OwnedObject" PyOwnedObject {
-        state: &'static str,
-        object_generation: u64,
-        authority_owner_generation: u64,
-        lease_generation: u64,
-        store_version: u64,
-        admission_deadline_ms: u64,
+    "OwnedObject" PyOwnedObject(OwnedObject as o) {
+        state: AuthorityState::from(o.state).name(),
+        object_generation: o.object_generation.get(),
+        authority_owner_generation: o.authority_owner_generation.get(),
+        lease_generation: o.lease_generation.get(),
+        store_version: o.store_version.get(),
+        admission_deadline_ms: o.admission_deadline.as_millis(),
     }
     match (state, object_generation, authority_owner_generation)
-}
-
-impl From<OwnedObject> for PyOwnedObject {
-    fn from(o: OwnedObject) -> Self {
-        PyOwnedObject {
-            state: AuthorityState::from(o.state).name(),
-            object_generation: o.object_generation.get(),
-            authority_owner_generation: o.authority_owner_generation.get(),
-            lease_generation: o.lease_generation.get(),
-            store_version: o.store_version.get(),
-            admission_deadline_ms: o.admission_deadline.as_millis(),
-        }
-    }
 }
 
 record! {
@@ -204,10 +108,7 @@ record! {
 
 impl From<Outbound> for PyOutbound {
     fn from(o: Outbound) -> Self {
-        PyOutbound {
-            to: (&o.to).into(),
-            bytes: Bytes(o.bytes),
-        }
+        PyOutbound::of(PyNodeRef(o.to), Bytes(o.bytes))
     }
 }
 
@@ -239,109 +140,57 @@ unit! {
 /// Submitted | NotFound | ColdActivation | Unavailable | StoreFailure.
 pub(crate) fn sent(py: Python<'_>, s: Sent) -> PyResult<Obj> {
     match (s.tag, s.outbound) {
-        (SentTag::Submitted, Some(outbound)) => new(
-            py,
-            PySubmitted {
-                operation_id: s.operation_id,
-                outbound: outbound.into(),
-                correlation: s.correlation,
-            },
-        ),
+        (SentTag::Submitted, Some(o)) => {
+            new(py, PySubmitted::of(s.operation_id, o.into(), s.correlation))
+        }
         (SentTag::ColdActivation, _) => new(py, PyColdActivation),
-        (SentTag::Unavailable, _) => new(py, unavailable(s.reason)),
-        (SentTag::StoreFailure, _) => new(py, store_failure(s.store_error, s.store_message)),
+        (SentTag::Unavailable, _) => new(py, PyUnavailable::of(s.reason.name())),
+        (SentTag::StoreFailure, _) => new(
+            py,
+            PyStoreFailure::of(s.store_error.name(), s.store_message),
+        ),
         _ => new(py, PyNotFound),
     }
 }
 
 record! {
     /// A Session as the wire names it: its owner runtime, id and generation.
-    "SessionRef" PySessionRef [hash] { owner: PyNodeRef, id: u64, generation: u64 }
-}
-
-impl From<&SessionRef> for PySessionRef {
-    fn from(s: &SessionRef) -> Self {
-        PySessionRef {
-            owner: (&s.owner).into(),
-            id: s.id.get(),
-            generation: s.generation.get(),
-        }
-    }
-}
-
-impl PySessionRef {
-    pub(crate) fn to_core(&self) -> PyResult<SessionRef> {
-        Ok(SessionRef {
-            owner: self.owner.to_core()?,
-            id: zlink_core::SessionId(self.id),
-            generation: zlink_core::SessionGeneration(self.generation),
-        })
+    "SessionRef" PySessionRef(SessionRef as s) [hash] {
+        owner: PyNodeRef(s.owner),
+        id: s.id.get(),
+        generation: s.generation.get(),
     }
 }
 
 record! {
     /// A binding's identity, issued by the Actor owner.
-    "Binding" PyBinding [hash] { generation: u64, token: u64 }
-}
-
-impl From<&Binding> for PyBinding {
-    fn from(b: &Binding) -> Self {
-        PyBinding {
-            generation: b.generation.get(),
-            token: b.token.get(),
-        }
+    "Binding" PyBinding(Binding as b) [hash] {
+        generation: b.generation.get(),
+        token: b.token.get(),
     }
 }
 
 record! {
     /// An Actor route as a binding stores it: the owner and the fences that
     /// must still hold, with the lease time left when the owner answered.
-    "ActorRoute" PyActorRoute [hash] {
-        owner: PyNodeRef,
-        object_generation: u64,
-        authority_owner_generation: u64,
-        owner_lease_generation: u64,
-        lease_remaining_ms: u64,
+    "ActorRoute" PyActorRoute(ActorRoute as r) [hash] {
+        owner: PyNodeRef(r.owner),
+        object_generation: r.object_generation.get(),
+        authority_owner_generation: r.authority_owner_generation.get(),
+        owner_lease_generation: r.owner_lease_generation.get(),
+        lease_remaining_ms: r.lease_remaining_ms,
     }
     match (owner, object_generation, authority_owner_generation)
-}
-
-impl From<&ActorRoute> for PyActorRoute {
-    fn from(r: &ActorRoute) -> Self {
-        PyActorRoute {
-            owner: (&r.owner).into(),
-            object_generation: r.object_generation.get(),
-            authority_owner_generation: r.authority_owner_generation.get(),
-            owner_lease_generation: r.owner_lease_generation.get(),
-            lease_remaining_ms: r.lease_remaining_ms,
-        }
-    }
 }
 
 /// The location a bind starts from: an ActorRoute, or a RouteEnd from
 /// `owner_route_end`.
 pub(crate) fn actor_route(location: &Bound<'_, PyAny>) -> PyResult<ActorRoute> {
     if let Ok(r) = location.cast::<PyActorRoute>() {
-        let r = r.get();
-        return Ok(ActorRoute {
-            owner: r.owner.to_core()?,
-            object_generation: ObjectGeneration(r.object_generation),
-            authority_owner_generation: AuthorityOwnerGeneration(r.authority_owner_generation),
-            owner_lease_generation: OwnerLeaseGeneration(r.owner_lease_generation),
-            lease_remaining_ms: r.lease_remaining_ms,
-        });
+        return Ok(r.get().0);
     }
     if let Ok(end) = location.cast::<PyRouteEnd>() {
-        let e = end.get();
-        return Ok(ActorRoute {
-            owner: e.node.to_core()?,
-            object_generation: ObjectGeneration(e.fence.object_generation),
-            authority_owner_generation: AuthorityOwnerGeneration(
-                e.fence.authority_owner_generation,
-            ),
-            owner_lease_generation: OwnerLeaseGeneration(e.fence.owner_lease_generation),
-            lease_remaining_ms: 0,
-        });
+        return Ok(zlink_bridge::runtime::actor_route(&end.get().0));
     }
     Err(pyo3::exceptions::PyTypeError::new_err(
         "location must be a RouteEnd or an ActorRoute",
@@ -350,26 +199,14 @@ pub(crate) fn actor_route(location: &Bound<'_, PyAny>) -> PyResult<ActorRoute> {
 
 record! {
     /// One bound Actor as the Session owner stores it (the verified route).
-    "BindingRoute" PyBindingRoute {
-        actor: String,
-        route: PyActorRoute,
-        binding: PyBinding,
-        session: PySessionRef,
-        admission_deadline_ms: u64,
+    "BindingRoute" PyBindingRoute(BindingRoute as b) {
+        actor: b.actor.id(),
+        route: PyActorRoute(b.route),
+        binding: PyBinding(b.binding),
+        session: PySessionRef(b.session),
+        admission_deadline_ms: b.admission_deadline.as_millis(),
     }
     match (actor, route, binding)
-}
-
-impl From<&BindingRoute> for PyBindingRoute {
-    fn from(b: &BindingRoute) -> Self {
-        PyBindingRoute {
-            actor: b.actor.id().to_owned(),
-            route: (&b.route).into(),
-            binding: (&b.binding).into(),
-            session: (&b.session).into(),
-            admission_deadline_ms: b.admission_deadline.as_millis(),
-        }
-    }
 }
 
 record! {
@@ -380,10 +217,7 @@ record! {
 
 impl From<Registration> for PyRegistration {
     fn from(r: Registration) -> Self {
-        PyRegistration {
-            session: (&r.session).into(),
-            binding: (&r.binding).into(),
-        }
+        PyRegistration::of(PySessionRef(r.session), PyBinding(r.binding))
     }
 }
 
@@ -402,67 +236,36 @@ record! {
 pub(crate) fn session_sent(py: Python<'_>, s: SessionSent) -> PyResult<Obj> {
     let (operation_id, sequence) = (s.operation_id, s.sequence);
     match (s.tag, s.outbound) {
-        (SessionSentTag::Sent, Some(o)) => new(
-            py,
-            PySessionSent {
-                operation_id,
-                sequence,
-                outbound: o.into(),
-            },
-        ),
-        (SessionSentTag::Held, _) => new(
-            py,
-            PySessionHeld {
-                operation_id,
-                sequence,
-            },
-        ),
-        _ => new(py, unavailable(s.reason)),
+        (SessionSentTag::Sent, Some(o)) => {
+            new(py, PySessionSent::of(operation_id, sequence, o.into()))
+        }
+        (SessionSentTag::Held, _) => new(py, PySessionHeld::of(operation_id, sequence)),
+        _ => new(py, PyUnavailable::of(s.reason.name())),
     }
 }
 
 record! {
     /// The Spot execution that starts a request: `request(..., origin=...)`.
-    "SpotExecution" PySpotExecution [hash] { spot: String, object_generation: u64 }
+    "SpotExecution" PySpotExecution(SpotExecution as s) [hash] {
+        spot: s.spot.id(),
+        object_generation: s.object_generation.get(),
+    }
     {
         #[new]
         fn new(spot: &str, object_generation: u64) -> PyResult<Self> {
-            zlink_bridge::runtime::spot_execution(spot, object_generation).py()?;
-            Ok(PySpotExecution {
-                spot: spot.to_owned(),
-                object_generation,
-            })
-        }
-    }
-}
-
-impl From<&SpotExecution> for PySpotExecution {
-    fn from(s: &SpotExecution) -> Self {
-        PySpotExecution {
-            spot: s.spot.id().to_owned(),
-            object_generation: s.object_generation.get(),
+            let s = zlink_bridge::runtime::spot_execution(spot, object_generation);
+            s.py().map(PySpotExecution)
         }
     }
 }
 
 record! {
     /// What a node publishes about itself as an object peer (from the store).
-    "PeerDescriptor" PyPeerDescriptor [hash] {
-        endpoint: String,
-        rid: u64,
-        lifecycle_generation: u64,
-        security_identity: String,
-    }
-}
-
-impl From<PeerDescriptor> for PyPeerDescriptor {
-    fn from(d: PeerDescriptor) -> Self {
-        PyPeerDescriptor {
-            endpoint: d.endpoint.as_str().to_owned(),
-            rid: d.rid.get(),
-            lifecycle_generation: d.lifecycle_generation.get(),
-            security_identity: d.security_identity,
-        }
+    "PeerDescriptor" PyPeerDescriptor(PeerDescriptor as d) [hash] {
+        endpoint: d.endpoint.as_str(),
+        rid: d.rid.get(),
+        lifecycle_generation: d.lifecycle_generation.get(),
+        security_identity: d.security_identity.as_str(),
     }
 }
 
@@ -474,62 +277,30 @@ record! {
 
 impl From<PeerReplacement> for PyPeerReplacement {
     fn from(r: PeerReplacement) -> Self {
-        PyPeerReplacement {
-            descriptor: r.descriptor.into(),
-        }
+        PyPeerReplacement::of(PyPeerDescriptor(r.descriptor))
     }
 }
 
 record! {
     /// One manual endpoint's intent, observed routing ID and close state.
     /// `liveness`: "connecting", "open" (with `observed_rid`) or "closed".
-    "PeerIntent" PyPeerIntent {
-        endpoint: String,
-        installed: Option<PyPeerDescriptor>,
-        liveness: &'static str,
-        observed_rid: Option<u64>,
-        pending: Option<PyPeerDescriptor>,
+    "PeerIntent" PyPeerIntent(PeerIntent as i) {
+        endpoint: i.endpoint.as_str(),
+        installed: i.installed.clone().map(PyPeerDescriptor),
+        liveness: Liveness::of(i.liveness).0.name(),
+        observed_rid: Liveness::of(i.liveness).1,
+        pending: i.pending.clone().map(PyPeerDescriptor),
     }
     match (endpoint, installed, liveness, pending)
 }
 
-impl From<PeerIntent> for PyPeerIntent {
-    fn from(i: PeerIntent) -> Self {
-        let (liveness, observed_rid) = Liveness::of(i.liveness);
-        PyPeerIntent {
-            endpoint: i.endpoint.as_str().to_owned(),
-            installed: i.installed.map(Into::into),
-            liveness: liveness.name(),
-            observed_rid,
-            pending: i.pending.map(Into::into),
-        }
-    }
-}
-
 /// Registers every class of this module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyRouteFence>()?;
-    m.add_class::<PyReadyRoute>()?;
-    m.add_class::<PyMissing>()?;
-    m.add_class::<PyUnavailable>()?;
-    m.add_class::<PyStoreFailure>()?;
-    m.add_class::<PyNodeRef>()?;
-    m.add_class::<PyRouteEnd>()?;
-    m.add_class::<PyOwnedObject>()?;
-    m.add_class::<PyOutbound>()?;
-    m.add_class::<PySubmitted>()?;
-    m.add_class::<PyNotFound>()?;
-    m.add_class::<PyColdActivation>()?;
-    m.add_class::<PySessionRef>()?;
-    m.add_class::<PyBinding>()?;
-    m.add_class::<PyActorRoute>()?;
-    m.add_class::<PyBindingRoute>()?;
-    m.add_class::<PyRegistration>()?;
-    m.add_class::<PySessionSent>()?;
-    m.add_class::<PySessionHeld>()?;
-    m.add_class::<PySpotExecution>()?;
-    m.add_class::<PyPeerDescriptor>()?;
-    m.add_class::<PyPeerReplacement>()?;
-    m.add_class::<PyPeerIntent>()?;
+    classes! { m:
+        PyRouteFence PyReadyRoute PyMissing PyUnavailable PyStoreFailure PyNodeRef PyRouteEnd
+        PyOwnedObject PyOutbound PySubmitted PyNotFound PyColdActivation PySessionRef PyBinding
+        PyActorRoute PyBindingRoute PyRegistration PySessionSent PySessionHeld PySpotExecution
+        PyPeerDescriptor PyPeerReplacement PyPeerIntent
+    }
     Ok(())
 }

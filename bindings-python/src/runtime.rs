@@ -181,16 +181,13 @@ impl PyRuntime {
         deadline: i64,
         origin: Option<&PySpotExecution>,
     ) -> PyResult<Obj> {
-        let spot = |o: &PySpotExecution| {
-            zlink_bridge::runtime::spot_execution(o.spot.as_str(), o.object_generation)
-        };
         let options = RequestOptions {
             send: SendOptions {
                 instance_intent,
                 deadline: millis("deadline", deadline).py()?,
             },
             timeout: millis("timeout", timeout).py()?,
-            origin: origin.map(spot).transpose().py()?,
+            origin: origin.map(|o| o.0.clone()),
         };
         let sent = py
             .detach(|| self.rt.request(kind, id, payload, options))
@@ -309,7 +306,7 @@ impl PyRuntime {
     /// This node's tenure of an object it owns (what a Message Follow route
     /// names, and where an ActorRef points); None if it does not own it.
     fn owner_route_end(&self, kind: &str, id: &str) -> PyResult<Option<PyRouteEnd>> {
-        Ok(self.rt.owner_route_end(kind, id).py()?.map(|e| (&e).into()))
+        Ok(self.rt.owner_route_end(kind, id).py()?.map(PyRouteEnd))
     }
 
     /// Source: starts moving an object this node owns (Ready) to runtime
@@ -385,7 +382,7 @@ impl PyRuntime {
 
     /// Opens a Session owned by this runtime.
     fn open_session(&self, id: u64, generation: u64) -> PyResult<PySessionRef> {
-        Ok((&self.rt.open_session(id, generation).py()?).into())
+        self.rt.open_session(id, generation).py().map(PySessionRef)
     }
 
     /// Binds (or rebinds) `session` to Actor `actor` at `location` (the
@@ -400,7 +397,7 @@ impl PyRuntime {
     /// The stored binding route of Actor `actor` in `session`, or None.
     fn binding(&self, session: u64, actor: &str) -> PyResult<Option<PyBindingRoute>> {
         let b = self.rt.binding(session, ACTOR, actor).py()?;
-        Ok(b.as_ref().map(Into::into))
+        Ok(b.map(PyBindingRoute))
     }
 
     /// Relays `payload` from `session` to Actor `actor` on the stored
@@ -433,12 +430,8 @@ impl PyRuntime {
         session: &PySessionRef,
         payload: &[u8],
     ) -> PyResult<Option<PyOutbound>> {
-        let session = session.to_core()?;
-        Ok(self
-            .rt
-            .push(ACTOR, actor, &session, payload)
-            .py()?
-            .map(Into::into))
+        let pushed = self.rt.push(ACTOR, actor, &session.0, payload).py()?;
+        Ok(pushed.map(Into::into))
     }
 
     /// Sessions bound to Actor `actor` here.

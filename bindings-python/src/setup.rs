@@ -8,49 +8,20 @@ use zlink_core::{NodeIdentity, RedisOptions, RoutingConfig};
 
 use crate::errors::Raise;
 
-/// Who a runtime is: mesh, routing ID, node generation, owner lease generation.
-#[pyclass(name = "NodeIdentity", module = "zlink", frozen, eq, hash)]
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct PyNodeIdentity(pub(crate) NodeIdentity);
-
-#[pymethods]
-impl PyNodeIdentity {
-    #[new]
-    #[pyo3(signature = (mesh, rid, generation = 1, lease = 1))]
-    fn new(mesh: &str, rid: u64, generation: u64, lease: u64) -> PyResult<Self> {
-        setup::identity(mesh, rid, generation, lease)
-            .py()
-            .map(PyNodeIdentity)
+record! {
+    /// Who a runtime is: mesh, routing ID, node generation, owner lease generation.
+    "NodeIdentity" PyNodeIdentity(NodeIdentity as me) [hash] {
+        mesh: me.mesh.as_str(),
+        rid: me.rid.get(),
+        generation: me.generation.get(),
+        lease: me.lease.get(),
     }
-    #[getter]
-    fn mesh(&self) -> &str {
-        self.0.mesh.as_str()
-    }
-    #[getter]
-    fn rid(&self) -> u64 {
-        self.0.rid.get()
-    }
-    #[getter]
-    fn generation(&self) -> u64 {
-        self.0.generation.get()
-    }
-    #[getter]
-    fn lease(&self) -> u64 {
-        self.0.lease.get()
-    }
-    #[classattr]
-    fn __match_args__() -> (&'static str, &'static str, &'static str, &'static str) {
-        ("mesh", "rid", "generation", "lease")
-    }
-    fn __repr__(&self) -> String {
-        let me = &self.0;
-        format!(
-            "NodeIdentity(mesh={:?}, rid={}, generation={}, lease={})",
-            me.mesh.as_str(),
-            me.rid,
-            me.generation,
-            me.lease
-        )
+    {
+        #[new]
+        #[pyo3(signature = (mesh, rid, generation = 1, lease = 1))]
+        fn new(mesh: &str, rid: u64, generation: u64, lease: u64) -> PyResult<Self> {
+            setup::identity(mesh, rid, generation, lease).py().map(PyNodeIdentity)
+        }
     }
 }
 

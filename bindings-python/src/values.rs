@@ -49,7 +49,7 @@ impl Value for String {
     }
 }
 
-impl Value for &'static str {
+impl Value for &str {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         Ok(self.into_pyobject(py)?.into_any())
     }
@@ -125,42 +125,73 @@ pub(crate) fn new<T: pyo3::PyClass + Into<pyo3::PyClassInitializer<T>>>(
 
 /// An immutable result class from its field list. `[hash]` makes it
 /// hashable; `match (...)` lists `__match_args__` (default: every field);
-/// a trailing `{ ... }` adds methods (a constructor, extra getters).
+/// a trailing `{ ... }` adds methods (a constructor, say). Two shapes:
+///
+/// - `"Name" PyName { field: Type, ... }`: a struct of plain fields;
+/// - `"Name" PyName(Inner as v) { field: expr, ... }`: a wrapper of a
+///   plain value `v` (the core's), each field an expression on it.
 macro_rules! record {
     (
         $(#[doc = $doc:literal])*
-        $name:literal $rust:ident [hash] { $($body:tt)* }
+        $name:literal $rust:ident $([$hash:ident])? { $($field:ident: $ty:ty),* $(,)? }
         $(match ($($m:ident),*))?
         $({ $($extra:tt)* })?
     ) => {
-        record!(@class [$(#[doc = $doc])*] [Hash] [hash] $name $rust { $($body)* }
-            [$($($m),*)?] [$($($extra)*)?]);
-    };
-    (
-        $(#[doc = $doc:literal])*
-        $name:literal $rust:ident { $($body:tt)* }
-        $(match ($($m:ident),*))?
-        $({ $($extra:tt)* })?
-    ) => {
-        record!(@class [$(#[doc = $doc])*] [] [] $name $rust { $($body)* }
-            [$($($m),*)?] [$($($extra)*)?]);
-    };
-    (@class [$($doc:tt)*] [$($derive:ident)?] [$($flag:ident)?] $name:literal $rust:ident {
-        $($field:ident: $ty:ty),* $(,)?
-    } [$($m:ident),*] [$($extra:tt)*]) => {
-        $($doc)*
-        #[pyclass(name = $name, module = "zlink", frozen, eq $(, $flag)?)]
-        #[derive(Clone, PartialEq, Eq $(, $derive)?)]
+        $(#[doc = $doc])*
+        #[pyclass(name = $name, module = "zlink", frozen, eq $(, $hash)?)]
+        #[derive(Clone, PartialEq, Eq)]
         pub(crate) struct $rust {
             $(pub(crate) $field: $ty,)*
         }
 
+        impl $rust {
+            /// The value of these fields, in order.
+            #[allow(dead_code, clippy::too_many_arguments)]
+            pub(crate) fn of($($field: $ty),*) -> Self {
+                $rust { $($field),* }
+            }
+        }
+        record!(@hash [$($hash)?] $rust [$($field),*]);
+        record!(@methods me $name $rust [$($field: me.$field),*] [$($($m),*)?] [$($($extra)*)?]);
+    };
+    (
+        $(#[doc = $doc:literal])*
+        $name:literal $rust:ident($inner:ty as $v:ident) $([$hash:ident])? {
+            $($field:ident: $get:expr),* $(,)?
+        }
+        $(match ($($m:ident),*))?
+        $({ $($extra:tt)* })?
+    ) => {
+        $(#[doc = $doc])*
+        #[pyclass(name = $name, module = "zlink", frozen, eq $(, $hash)?)]
+        #[derive(Clone, PartialEq, Eq)]
+        pub(crate) struct $rust(pub(crate) $inner);
+        record!(@hash [$($hash)?] $rust [0]);
+
+        impl From<$inner> for $rust {
+            fn from(v: $inner) -> Self {
+                $rust(v)
+            }
+        }
+        record!(@methods me $name $rust [$($field: { let $v = &me.0; $get }),*]
+            [$($($m),*)?] [$($($extra)*)?]);
+    };
+    (@hash [] $rust:ident [$($part:tt),*]) => {};
+    (@hash [hash] $rust:ident [$($part:tt),*]) => {
+        impl std::hash::Hash for $rust {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                $(std::hash::Hash::hash(&self.$part, state);)*
+            }
+        }
+    };
+    (@methods $me:ident $name:literal $rust:ident [$($field:ident: $get:expr),*] [$($m:ident),*] [$($extra:tt)*]) => {
         #[pymethods]
         impl $rust {
             $(
                 #[getter]
                 fn $field<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-                    $crate::values::Value::to_py(&self.$field, py)
+                    let $me = self;
+                    $crate::values::Value::to_py(&$get, py)
                 }
             )*
 
@@ -183,9 +214,10 @@ macro_rules! record {
                 Ok(Bound::new(py, self.clone())?.into_any())
             }
             fn repr(&self) -> String {
+                let $me = self;
                 let fields: &[String] = &[$(format!(
                     concat!(stringify!($field), "={}"),
-                    $crate::values::Value::repr(&self.$field)
+                    $crate::values::Value::repr(&$get)
                 )),*];
                 format!("{}({})", $name, fields.join(", "))
             }
@@ -224,5 +256,12 @@ macro_rules! unit {
                 concat!($name, "()").to_owned()
             }
         }
+    };
+}
+
+/// Adds classes to a module.
+macro_rules! classes {
+    ($m:ident: $($class:ident)*) => {
+        $($m.add_class::<$class>()?;)*
     };
 }

@@ -1,9 +1,7 @@
 //! `zlink.wire`: the strict frame codec (docs/wire.md) for hosts and tests.
 
-use pyo3::IntoPyObjectExt;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
-use serde_json::Value;
+use pyo3::types::PyBytes;
 use zlink_core::wire::{self, DecodeLimits, Frame, json};
 
 use crate::errors::raise;
@@ -24,7 +22,8 @@ impl PyFrame {
     }
     /// The language-neutral description, as a dict (u64s as decimal strings).
     fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        to_py(py, &json::describe(&self.0))
+        let text = json::describe(&self.0).to_string();
+        py.import("json")?.call_method1("loads", (text,))
     }
     /// The same description as JSON text.
     fn to_json(&self) -> String {
@@ -68,32 +67,4 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode, m)?)?;
     m.add("WIRE_VERSION", wire::WIRE_VERSION)?;
     Ok(())
-}
-
-/// A description as the object `json.loads` would make of its text.
-fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    match value {
-        Value::Null => Ok(py.None().into_bound(py)),
-        Value::Bool(b) => b.into_bound_py_any(py),
-        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(u), _) => u.into_bound_py_any(py),
-            (None, Some(i)) => i.into_bound_py_any(py),
-            (None, None) => n.as_f64().into_bound_py_any(py),
-        },
-        Value::String(s) => s.into_bound_py_any(py),
-        Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(to_py(py, item)?)?;
-            }
-            Ok(list.into_any())
-        }
-        Value::Object(fields) => {
-            let dict = PyDict::new(py);
-            for (key, item) in fields {
-                dict.set_item(key, to_py(py, item)?)?;
-            }
-            Ok(dict.into_any())
-        }
-    }
 }
