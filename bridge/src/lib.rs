@@ -14,7 +14,8 @@
 //! - [`args`]: host arguments and their checks;
 //! - [`config`], [`stats`]: the config as numbers, the counters as a list;
 //! - [`logs`]: the one log queue;
-//! - [`lifecycle`]: the fork rule; [`setup`]: clocks, stores, identities;
+//! - [`lifecycle`]: the fork rule; [`handles`]: use after close for hosts
+//!   that hold objects by number; [`setup`]: clocks, stores, identities;
 //! - [`runtime`]: every operation.
 
 pub mod args;
@@ -22,6 +23,7 @@ pub mod codes;
 pub mod config;
 pub mod decision;
 pub mod error;
+pub mod handles;
 pub mod lifecycle;
 pub mod logs;
 pub mod runtime;

@@ -28,7 +28,6 @@
 #![allow(non_camel_case_types)]
 
 mod frames;
-mod handle;
 mod log;
 mod peer;
 mod relocation;

@@ -10,9 +10,9 @@ use zlink_bridge::stats::C_COUNTERS;
 use zlink_bridge::{Clock, Code, Error, ErrorKind, Options, Store, Write, setup};
 use zlink_core::{RedisOptions, RoutingConfig};
 
-use crate::handle::{HandleError, Pinned, Registry};
 use crate::types::*;
 use crate::{FfiResult, boundary, zlink_error};
+use zlink_bridge::handles::{HandleError, Pinned, Registry};
 
 /// A runtime: the routing core of one MeshNode. Opaque; made by
 /// `zlink_runtime_new`, freed by `zlink_runtime_free`.

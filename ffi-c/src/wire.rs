@@ -12,10 +12,10 @@ use zlink_core::wire::{self, DecodeLimits, Frame, json};
 use zlink_bridge::{Code, Error, ErrorKind};
 
 use crate::frames::zlink_bytes;
-use crate::handle::{Pinned, Registry};
 use crate::runtime::{handle_fail, handle_out};
 use crate::types::*;
 use crate::{FfiResult, boundary, zlink_error};
+use zlink_bridge::handles::{Pinned, Registry};
 
 /// One decoded wire frame. Opaque; made by `zlink_wire_decode`, freed by
 /// `zlink_frame_free`. Immutable: any thread may read it.
