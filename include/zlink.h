@@ -3,10 +3,13 @@
  *
  * Conventions: every function returns a zlink_result (stable numbers, see
  * zlink_result_text); out-parameters are written only on ZLINK_RESULT_OK;
- * an optional zlink_error ** last argument receives a rich error with a
- * stable kind name (zlink_error_kind; free it with zlink_error_free); every allocation the library hands out has one
- * free function; handles are checked, so a freed or foreign handle is
- * ZLINK_RESULT_INVALID_HANDLE. Object IDs are (bytes, length) UTF-8.
+ * an optional zlink_error ** last argument (NULL, or writable: every
+ * function's safety contract includes it) receives a rich error with a
+ * stable kind name (zlink_error_kind; free it with zlink_error_free);
+ * every allocation the library hands out has one free function; handles
+ * are checked, so a freed or foreign handle is ZLINK_RESULT_INVALID_HANDLE
+ * (and one made before fork() is ZLINK_RESULT_FORKED in the child).
+ * Object IDs are (bytes, length) UTF-8.
  * Unless a function says otherwise, it may be called from any thread,
  * concurrently with every call but zlink_runtime_free of the same runtime.
  */
@@ -2213,8 +2216,7 @@ void zlink_outbound_list_free(zlink_outbound_list *list);
  *
  * # Safety
  * `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
- * allowed when 0); `options` is NULL or initialised; `out` is writable;
- * `error` is NULL or writable.
+ * allowed when 0); `options` is NULL or initialised; `out` is writable.
  */
 zlink_result zlink_send(const zlink_runtime *rt,
                         uint32_t kind,
@@ -2272,7 +2274,7 @@ zlink_result zlink_request_from(const zlink_runtime *rt,
  *
  * # Safety
  * `bytes` points to `len` readable bytes (NULL allowed when 0); `out` is
- * writable; `error` is NULL or writable.
+ * writable.
  */
 zlink_result zlink_on_frame(const zlink_runtime *rt,
                             uint64_t from,
@@ -2298,8 +2300,7 @@ void zlink_decision_free(zlink_decision *decision);
  * relay try again after a failure.
  *
  * # Safety
- * `decision` is a decision this library filled in, not yet freed;
- * `error` is NULL or writable.
+ * `decision` is a decision this library filled in, not yet freed.
  */
 zlink_result zlink_notice_settled(const zlink_runtime *rt,
                                   const zlink_decision *decision,
@@ -2314,7 +2315,7 @@ zlink_result zlink_notice_settled(const zlink_runtime *rt,
  * # Safety
  * `delivered` is a decision this library filled in, not yet freed;
  * `payload` points to `payload_len` bytes (NULL allowed when 0); `out` is
- * writable; `error` is NULL or writable.
+ * writable.
  */
 zlink_result zlink_reply(const zlink_runtime *rt,
                          const zlink_decision *delivered,
@@ -2358,7 +2359,7 @@ void zlink_decision_list_free(zlink_decision_list *list);
  * was its terminal result, false when it had already ended (counted late).
  *
  * # Safety
- * `cancelled` is NULL or writable; `error` is NULL or writable.
+ * `cancelled` is NULL or writable.
  */
 zlink_result zlink_cancel(const zlink_runtime *rt,
                           uint64_t correlation,
@@ -2370,7 +2371,7 @@ zlink_result zlink_cancel(const zlink_runtime *rt,
  * to give `zlink_on_timeout`.
  *
  * # Safety
- * `out_ns` is writable; `error` is NULL or writable.
+ * `out_ns` is writable.
  */
 zlink_result zlink_now(const zlink_runtime *rt, uint64_t *out_ns, zlink_error **error);
 
@@ -2382,7 +2383,7 @@ zlink_result zlink_now(const zlink_runtime *rt, uint64_t *out_ns, zlink_error **
  * and call `zlink_on_timeout`.
  *
  * # Safety
- * `out_ns` and `out_has` are writable; `error` is NULL or writable.
+ * `out_ns` and `out_has` are writable.
  */
 zlink_result zlink_next_deadline(const zlink_runtime *rt,
                                  uint64_t *out_ns,
@@ -2406,7 +2407,7 @@ zlink_result zlink_next_deadline(const zlink_runtime *rt,
  * `COMMIT_RETRY` or `FAILED`). Calling it early does nothing.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_on_timeout(const zlink_runtime *rt,
                               uint64_t now_ns,
@@ -2418,7 +2419,7 @@ zlink_result zlink_on_timeout(const zlink_runtime *rt,
  * stopping): `*out` receives one `COMPLETED` decision per request.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_shutdown_requests(const zlink_runtime *rt,
                                      zlink_decision_list *out,
@@ -2452,8 +2453,7 @@ zlink_result zlink_shutdown_requests(const zlink_runtime *rt,
  *
  * # Safety
  * `callback` is NULL or a function that may be called with `userdata` from
- * the library's log thread until this function is next called;
- * `error` is NULL or writable.
+ * the library's log thread until this function is next called.
  */
 zlink_result zlink_set_log_callback(zlink_log_callback callback,
                                     void *userdata,
@@ -2501,7 +2501,7 @@ void zlink_peer_descriptor_list_free(zlink_peer_descriptor_list *list);
  *
  * # Safety
  * `endpoint` and `security_identity` are NUL-terminated; `out` is NULL or
- * writable; `error` is NULL or writable.
+ * writable.
  */
 zlink_result zlink_publish_descriptor(const zlink_runtime *rt,
                                       const char *endpoint,
@@ -2514,7 +2514,7 @@ zlink_result zlink_publish_descriptor(const zlink_runtime *rt,
  * never placement evidence until its descriptor is found. Idempotent.
  *
  * # Safety
- * `endpoint` is NUL-terminated; `error` is NULL or writable.
+ * `endpoint` is NUL-terminated.
  */
 zlink_result zlink_add_manual_peer(const zlink_runtime *rt,
                                    const char *endpoint,
@@ -2527,7 +2527,7 @@ zlink_result zlink_add_manual_peer(const zlink_runtime *rt,
  * (`zlink_peer_closed` returns them).
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_connect_manual_peers(const zlink_runtime *rt,
                                         zlink_peer_descriptor_list *out,
@@ -2539,8 +2539,7 @@ zlink_result zlink_connect_manual_peers(const zlink_runtime *rt,
  * be performed now; `*out` is written only then.
  *
  * # Safety
- * `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
- * is NULL or writable.
+ * `endpoint` is NUL-terminated; `out` and `found` are writable.
  */
 zlink_result zlink_ensure_manual_peer(const zlink_runtime *rt,
                                       const char *endpoint,
@@ -2554,7 +2553,7 @@ zlink_result zlink_ensure_manual_peer(const zlink_runtime *rt,
  * only when `rid` is the installed descriptor's.
  *
  * # Safety
- * `endpoint` is NUL-terminated; `error` is NULL or writable.
+ * `endpoint` is NUL-terminated.
  */
 zlink_result zlink_peer_opened(const zlink_runtime *rt,
                                const char *endpoint,
@@ -2567,8 +2566,7 @@ zlink_result zlink_peer_opened(const zlink_runtime *rt,
  * only then) holds the four values to connect with.
  *
  * # Safety
- * `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
- * is NULL or writable.
+ * `endpoint` is NUL-terminated; `out` and `found` are writable.
  */
 zlink_result zlink_peer_closed(const zlink_runtime *rt,
                                const char *endpoint,
@@ -2582,7 +2580,7 @@ zlink_result zlink_peer_closed(const zlink_runtime *rt,
  * the endpoint bytes, to free with `zlink_bytes_free`.
  *
  * # Safety
- * `out` and `found` are writable; `error` is NULL or writable.
+ * `out` and `found` are writable.
  */
 zlink_result zlink_peer_endpoint(const zlink_runtime *rt,
                                  uint64_t rid,
@@ -2599,7 +2597,7 @@ zlink_result zlink_peer_endpoint(const zlink_runtime *rt,
  *
  * # Safety
  * `endpoint` is NUL-terminated; `bytes` points to `len` readable bytes
- * (NULL allowed when 0); `out` is writable; `error` is NULL or writable.
+ * (NULL allowed when 0); `out` is writable.
  */
 zlink_result zlink_on_peer_frame(const zlink_runtime *rt,
                                  const char *endpoint,
@@ -2614,8 +2612,7 @@ zlink_result zlink_on_peer_frame(const zlink_runtime *rt,
  * written only then (free it with `zlink_peer_intent_free`).
  *
  * # Safety
- * `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
- * is NULL or writable.
+ * `endpoint` is NUL-terminated; `out` and `found` are writable.
  */
 zlink_result zlink_peer_intent_get(const zlink_runtime *rt,
                                    const char *endpoint,
@@ -2651,8 +2648,7 @@ zlink_result zlink_peer_intent_get(const zlink_runtime *rt,
  * # Safety
  * `id` points to `id_len` readable bytes; `saved` to `saved_count`
  * pointers, each to a decision this library filled in and not yet freed;
- * `state` to `state_len` readable bytes; `out` is writable; `error` is
- * NULL or writable.
+ * `state` to `state_len` readable bytes; `out` is writable.
  */
 zlink_result zlink_begin_relocation(const zlink_runtime *rt,
                                     uint32_t kind,
@@ -2676,8 +2672,7 @@ zlink_result zlink_begin_relocation(const zlink_runtime *rt,
  * `ZLINK_RESULT_RELOCATION_REFUSED` (already restored, or withdrawn).
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `out` is writable; `error` is
- * NULL or writable.
+ * `id` points to `id_len` readable bytes; `out` is writable.
  */
 zlink_result zlink_relocation_restored(const zlink_runtime *rt,
                                        uint32_t kind,
@@ -2703,8 +2698,7 @@ zlink_result zlink_relocation_restored(const zlink_runtime *rt,
  * (the move does not roll back).
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `out` is writable; `error` is
- * NULL or writable.
+ * `id` points to `id_len` readable bytes; `out` is writable.
  */
 zlink_result zlink_abort_relocation(const zlink_runtime *rt,
                                     uint32_t kind,
@@ -2726,7 +2720,7 @@ zlink_result zlink_abort_relocation(const zlink_runtime *rt,
  *
  * # Safety
  * `decision` is a decision this library filled in, not yet freed; `out`
- * is writable; `error` is NULL or writable.
+ * is writable.
  *
  * Thread-safety: any thread; the decision is only read.
  */
@@ -2738,7 +2732,7 @@ zlink_result zlink_relocation_deliveries(const zlink_decision *decision,
  * Makes a handle on the system's monotonic clock.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_clock_system_new(zlink_clock **out, zlink_error **error);
 
@@ -2747,7 +2741,7 @@ zlink_result zlink_clock_system_new(zlink_clock **out, zlink_error **error);
  * `zlink_manual_clock_advance`. Tests drive time with it and never sleep.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_clock_manual_new(zlink_clock **out, zlink_error **error);
 
@@ -2769,7 +2763,7 @@ zlink_result zlink_manual_clock_advance(const zlink_clock *clock,
  * every `*_deadline_ns` field).
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_clock_now_ns(const zlink_clock *clock, uint64_t *out, zlink_error **error);
 
@@ -2791,7 +2785,7 @@ zlink_result zlink_clock_free(zlink_clock *clock, zlink_error **error);
  * (NULL: the system clock); give it the runtimes' manual clock in tests.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_store_memory_new(const zlink_clock *clock,
                                     zlink_store **out,
@@ -2803,8 +2797,7 @@ zlink_result zlink_store_memory_new(const zlink_clock *clock,
  * (default `zlink`). Blocks until connected or the connect timeout (2 s).
  *
  * # Safety
- * `url` and a non-NULL `key_prefix` are NUL-terminated; `out` is writable;
- * `error` is NULL or writable.
+ * `url` and a non-NULL `key_prefix` are NUL-terminated; `out` is writable.
  */
 zlink_result zlink_store_redis_open(const char *url,
                                     const char *key_prefix,
@@ -2826,7 +2819,7 @@ zlink_result zlink_store_free(zlink_store *store, zlink_error **error);
  * Writes the default config to `out`.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_config_default(zlink_config *out, zlink_error **error);
 
@@ -2838,7 +2831,7 @@ zlink_result zlink_config_default(zlink_config *out, zlink_error **error);
  *
  * # Safety
  * `config` points to a `zlink_config` from `zlink_config_default` or
- * `zlink_config_get`; `error` is NULL or writable.
+ * `zlink_config_get`.
  */
 zlink_result zlink_update_config(const zlink_runtime *rt,
                                  const zlink_config *config,
@@ -2848,7 +2841,7 @@ zlink_result zlink_update_config(const zlink_runtime *rt,
  * Writes the config in force to `*out`.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_config_get(const zlink_runtime *rt, zlink_config *out, zlink_error **error);
 
@@ -2863,7 +2856,7 @@ zlink_result zlink_config_get(const zlink_runtime *rt, zlink_config *out, zlink_
  *
  * # Safety
  * `identity`, `config` (if not NULL) point to initialised structs; `out` is
- * writable; `error` is NULL or writable.
+ * writable.
  *
  * Thread-safety: any thread. The runtime itself may be used from any
  * number of threads at once.
@@ -2895,8 +2888,7 @@ zlink_result zlink_runtime_free(zlink_runtime *rt, zlink_error **error);
  * `id` is `id_len` bytes of UTF-8 (1..=max_object_id_bytes).
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `out` is writable; `error` is
- * NULL or writable.
+ * `id` points to `id_len` readable bytes; `out` is writable.
  */
 zlink_result zlink_resolve(const zlink_runtime *rt,
                            uint32_t kind,
@@ -2911,8 +2903,7 @@ zlink_result zlink_resolve(const zlink_runtime *rt,
  * `*route` is written only when it was.
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `route` and `found` are writable;
- * `error` is NULL or writable.
+ * `id` points to `id_len` readable bytes; `route` and `found` are writable.
  */
 zlink_result zlink_lookup_cached(const zlink_runtime *rt,
                                  uint32_t kind,
@@ -2930,8 +2921,7 @@ zlink_result zlink_lookup_cached(const zlink_runtime *rt,
  *
  * # Safety
  * `id` points to `id_len` readable bytes; `callback` is not NULL;
- * `userdata` may be used on another thread until the callback returns;
- * `error` is NULL or writable.
+ * `userdata` may be used on another thread until the callback returns.
  *
  * Thread-safety: any thread, concurrently with every call but
  * `zlink_runtime_free` of the same runtime (which waits for pending
@@ -2951,7 +2941,7 @@ zlink_result zlink_resolve_async(const zlink_runtime *rt,
  * `*removed` (if not NULL) gets how many.
  *
  * # Safety
- * `removed` is NULL or writable; `error` is NULL or writable.
+ * `removed` is NULL or writable.
  */
 zlink_result zlink_on_owner_lease_invalidated(const zlink_runtime *rt,
                                               uint64_t node_rid,
@@ -2964,7 +2954,7 @@ zlink_result zlink_on_owner_lease_invalidated(const zlink_runtime *rt,
  * `*removed` (if not NULL) gets how many entries went.
  *
  * # Safety
- * `removed` is NULL or writable; `error` is NULL or writable.
+ * `removed` is NULL or writable.
  */
 zlink_result zlink_on_store_recovery(const zlink_runtime *rt, size_t *removed, zlink_error **error);
 
@@ -2976,7 +2966,7 @@ zlink_result zlink_on_store_recovery(const zlink_runtime *rt, size_t *removed, z
  *
  * # Safety
  * `id` points to `id_len` readable bytes; `source` to an initialised
- * struct; `invalidated` is NULL or writable; `error` is NULL or writable.
+ * struct; `invalidated` is NULL or writable.
  */
 zlink_result zlink_on_relay_notification(const zlink_runtime *rt,
                                          uint32_t kind,
@@ -2993,8 +2983,7 @@ zlink_result zlink_on_relay_notification(const zlink_runtime *rt,
  * may be NULL; when not, it receives the object as written.
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `out` is NULL or writable;
- * `error` is NULL or writable.
+ * `id` points to `id_len` readable bytes; `out` is NULL or writable.
  */
 zlink_result zlink_create(const zlink_runtime *rt,
                           uint32_t kind,
@@ -3010,8 +2999,7 @@ zlink_result zlink_create(const zlink_runtime *rt,
  * may be NULL; when not, it receives the object as written.
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `out` is NULL or writable;
- * `error` is NULL or writable.
+ * `id` points to `id_len` readable bytes; `out` is NULL or writable.
  */
 zlink_result zlink_publish_ready(const zlink_runtime *rt,
                                  uint32_t kind,
@@ -3027,8 +3015,7 @@ zlink_result zlink_publish_ready(const zlink_runtime *rt,
  * may be NULL; when not, it receives the object as written.
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `out` is NULL or writable;
- * `error` is NULL or writable.
+ * `id` points to `id_len` readable bytes; `out` is NULL or writable.
  */
 zlink_result zlink_activate(const zlink_runtime *rt,
                             uint32_t kind,
@@ -3044,8 +3031,7 @@ zlink_result zlink_activate(const zlink_runtime *rt,
  * may be NULL; when not, it receives the object as written.
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `out` is NULL or writable;
- * `error` is NULL or writable.
+ * `id` points to `id_len` readable bytes; `out` is NULL or writable.
  */
 zlink_result zlink_renew_lease(const zlink_runtime *rt,
                                uint32_t kind,
@@ -3061,8 +3047,7 @@ zlink_result zlink_renew_lease(const zlink_runtime *rt,
  * may be NULL; when not, it receives the object as written.
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `out` is NULL or writable;
- * `error` is NULL or writable.
+ * `id` points to `id_len` readable bytes; `out` is NULL or writable.
  */
 zlink_result zlink_begin_release(const zlink_runtime *rt,
                                  uint32_t kind,
@@ -3075,7 +3060,7 @@ zlink_result zlink_begin_release(const zlink_runtime *rt,
  * Completes the release: the record is removed and the ID resolves Missing.
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `error` is NULL or writable.
+ * `id` points to `id_len` readable bytes.
  */
 zlink_result zlink_complete_release(const zlink_runtime *rt,
                                     uint32_t kind,
@@ -3089,8 +3074,7 @@ zlink_result zlink_complete_release(const zlink_runtime *rt,
  * whether this node owns the object; `*out` is written only when it does.
  *
  * # Safety
- * `id` points to `id_len` readable bytes; `out` and `found` are writable;
- * `error` is NULL or writable.
+ * `id` points to `id_len` readable bytes; `out` and `found` are writable.
  */
 zlink_result zlink_owner_route_end(const zlink_runtime *rt,
                                    uint32_t kind,
@@ -3104,7 +3088,7 @@ zlink_result zlink_owner_route_end(const zlink_runtime *rt,
  * Reads every counter now into `*out`.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_stats_get(const zlink_runtime *rt, zlink_stats *out, zlink_error **error);
 
@@ -3113,7 +3097,7 @@ zlink_result zlink_stats_get(const zlink_runtime *rt, zlink_stats *out, zlink_er
  * the wire names it. Opening an id again starts it afresh.
  *
  * # Safety
- * `out` is NULL or writable; `error` is NULL or writable.
+ * `out` is NULL or writable.
  */
 zlink_result zlink_open_session(const zlink_runtime *rt,
                                 uint64_t session,
@@ -3131,7 +3115,7 @@ zlink_result zlink_open_session(const zlink_runtime *rt,
  *
  * # Safety
  * `id` points to `id_len` bytes; `actor_ref` to an initialised struct;
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_bind(const zlink_runtime *rt,
                         uint64_t session,
@@ -3147,8 +3131,7 @@ zlink_result zlink_bind(const zlink_runtime *rt,
  * says whether there is one; `*out` is written only when there is.
  *
  * # Safety
- * `id` points to `id_len` bytes; `out` and `found` are writable; `error`
- * is NULL or writable.
+ * `id` points to `id_len` bytes; `out` and `found` are writable.
  */
 zlink_result zlink_binding_get(const zlink_runtime *rt,
                                uint64_t session,
@@ -3170,7 +3153,7 @@ zlink_result zlink_binding_get(const zlink_runtime *rt,
  *
  * # Safety
  * `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
- * allowed when 0); `out` is writable; `error` is NULL or writable.
+ * allowed when 0); `out` is writable.
  */
 zlink_result zlink_session_send(const zlink_runtime *rt,
                                 uint64_t session,
@@ -3189,7 +3172,7 @@ zlink_result zlink_session_send(const zlink_runtime *rt,
  * Session is then gone (or closing until its relocations settle).
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  */
 zlink_result zlink_disconnect_session(const zlink_runtime *rt,
                                       uint64_t session,
@@ -3205,7 +3188,7 @@ zlink_result zlink_disconnect_session(const zlink_runtime *rt,
  * # Safety
  * `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
  * allowed when 0); `session` to an initialised struct; `out` and `pushed`
- * are writable; `error` is NULL or writable.
+ * are writable.
  */
 zlink_result zlink_push(const zlink_runtime *rt,
                         uint32_t kind,
@@ -3223,8 +3206,7 @@ zlink_result zlink_push(const zlink_runtime *rt,
  * every bound Session, so their stored routes carry the lease time left.
  *
  * # Safety
- * `id` points to `id_len` bytes; `out` is writable; `error` is NULL or
- * writable.
+ * `id` points to `id_len` bytes; `out` is writable.
  */
 zlink_result zlink_refresh_session_routes(const zlink_runtime *rt,
                                           uint32_t kind,
@@ -3238,7 +3220,7 @@ zlink_result zlink_refresh_session_routes(const zlink_runtime *rt,
  * incarnation never inherits one). A relocation moves the bindings itself.
  *
  * # Safety
- * `id` points to `id_len` bytes; `error` is NULL or writable.
+ * `id` points to `id_len` bytes.
  */
 zlink_result zlink_forget_bindings(const zlink_runtime *rt,
                                    uint32_t kind,
@@ -3251,7 +3233,7 @@ zlink_result zlink_forget_bindings(const zlink_runtime *rt,
  * the default config applies.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  *
  */
 zlink_result zlink_decode_limits_default(zlink_decode_limits *out, zlink_error **error);
@@ -3266,7 +3248,7 @@ zlink_result zlink_decode_limits_default(zlink_decode_limits *out, zlink_error *
  *
  * # Safety
  * `bytes` points to `len` readable bytes (NULL allowed when 0); `limits`
- * is NULL or readable; `out` is writable; `error` is NULL or writable.
+ * is NULL or readable; `out` is writable.
  *
  */
 zlink_result zlink_wire_decode(const uint8_t *bytes,
@@ -3281,7 +3263,7 @@ zlink_result zlink_wire_decode(const uint8_t *bytes,
  * from.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  *
  * Thread-safety: any thread, concurrently with every call but
  * `zlink_frame_free` of the same frame.
@@ -3296,7 +3278,7 @@ zlink_result zlink_frame_encode(const zlink_frame *frame, zlink_bytes *out, zlin
  * Free with `zlink_bytes_free`.
  *
  * # Safety
- * `out_json` is writable; `error` is NULL or writable.
+ * `out_json` is writable.
  *
  * Thread-safety: any thread, concurrently with every call but
  * `zlink_frame_free` of the same frame.
@@ -3312,7 +3294,7 @@ zlink_result zlink_frame_describe(const zlink_frame *frame,
  * NUL-terminated, owned by the frame, valid until `zlink_frame_free`.
  *
  * # Safety
- * `out` is writable; `error` is NULL or writable.
+ * `out` is writable.
  *
  * Thread-safety: any thread, concurrently with every call but
  * `zlink_frame_free` of the same frame.

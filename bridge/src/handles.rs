@@ -26,6 +26,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
 
+use crate::error::{Error, ErrorKind, Result};
+
 const CHUNK: usize = 256;
 const CHUNKS: usize = 4096;
 const INDEX_BITS: u32 = 20;
@@ -47,6 +49,20 @@ pub enum HandleError {
     Invalid,
     /// Every slot is in use.
     Exhausted,
+}
+
+impl HandleError {
+    /// The error a host reports, naming the handle's type (`what`).
+    pub fn error(self, what: &str) -> Error {
+        match self {
+            HandleError::Null => crate::args::missing(what),
+            HandleError::Invalid => Error::host(
+                ErrorKind::InvalidHandle,
+                format!("{what} is freed, foreign or not a {what}"),
+            ),
+            HandleError::Exhausted => Error::host(ErrorKind::Exhausted, "too many live handles"),
+        }
+    }
 }
 
 /// A live object and the generation of the handle that names it.
@@ -164,6 +180,28 @@ impl<T: Send + Sync> Registry<T> {
                 Err(HandleError::Invalid)
             }
         }
+    }
+}
+
+impl<T: Send + Sync> Registry<T> {
+    /// `get`, with the error a host reports for a handle of type `what`.
+    #[inline]
+    pub fn pin(&self, handle: usize, what: &str) -> Result<Pinned<'_, T>> {
+        self.get(handle).map_err(|e| e.error(what))
+    }
+
+    /// `insert`, with the error a host reports.
+    pub fn register(&self, object: T, what: &str) -> Result<usize> {
+        self.insert(Arc::new(object)).map_err(|e| e.error(what))
+    }
+
+    /// `remove`, with the error a host reports; the null handle frees
+    /// nothing.
+    pub fn free(&self, handle: usize, what: &str) -> Result<Option<Arc<T>>> {
+        if handle == 0 {
+            return Ok(None);
+        }
+        self.remove(handle).map(Some).map_err(|e| e.error(what))
     }
 }
 

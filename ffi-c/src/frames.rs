@@ -11,13 +11,13 @@ use zlink_bridge::codes::{
     RelocationRefusal, ReplyErrorKind, SentTag, SessionEvent, SessionRefusal, StoreError,
     UnavailableReason,
 };
-use zlink_bridge::{Attached, Code, Decision, Sent};
+use zlink_bridge::{Attached, Decision, Sent};
 use zlink_core::{Outbound, RequestOptions, SendOptions};
 
+use crate::FfiResult;
 use crate::runtime::{runtime_in, zlink_runtime};
 use crate::session::{zlink_binding_route, zlink_session_ref};
 use crate::types::*;
-use crate::{FfiResult, boundary, zlink_error};
 
 /// Bytes the library allocated: `len` bytes at `data` (NULL when empty and
 /// freed). Free with `zlink_bytes_free`, which also zeroes the struct, so a
@@ -60,20 +60,21 @@ impl zlink_bytes {
     }
 }
 
-/// Frees bytes the library allocated and zeroes `*bytes`. NULL, or bytes
-/// already freed, are a no-op.
-///
-/// # Safety
-/// `bytes` is NULL or points to a `zlink_bytes` this library filled in (or
-/// one it zeroed), not copied elsewhere and freed there.
-///
-/// Thread-safety: any thread; the bytes are not shared state.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_bytes_free(bytes: *mut zlink_bytes) {
-    // SAFETY: NULL or a library-filled struct (the caller's contract).
-    if let Some(b) = unsafe { bytes.as_mut() } {
-        // SAFETY: as above.
-        unsafe { b.release() };
+exported! {
+    /// Frees bytes the library allocated and zeroes `*bytes`. NULL, or bytes
+    /// already freed, are a no-op.
+    ///
+    /// # Safety
+    /// `bytes` is NULL or points to a `zlink_bytes` this library filled in (or
+    /// one it zeroed), not copied elsewhere and freed there.
+    ///
+    /// Thread-safety: any thread; the bytes are not shared state.
+    fn zlink_bytes_free(bytes: *mut zlink_bytes) {
+        // SAFETY: NULL or a library-filled struct (the caller's contract).
+        if let Some(b) = unsafe { bytes.as_mut() } {
+            // SAFETY: as above.
+            unsafe { b.release() };
+        }
     }
 }
 
@@ -153,25 +154,22 @@ fn release_outbound(f: &mut zlink_outbound) {
     unsafe { f.bytes.release() };
 }
 
-/// Frees every frame of a list and zeroes `*list`. NULL, or a list already
-/// freed, is a no-op.
-///
-/// # Safety
-/// `list` is NULL or points to a list this library filled in (or zeroed),
-/// not copied elsewhere and freed there.
-///
-/// Thread-safety: any thread; the list is not shared state.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_outbound_list_free(list: *mut zlink_outbound_list) {
-    if !list.is_null() {
-        // SAFETY: a library-filled list (the caller's contract).
-        unsafe {
-            release_array(
-                addr_of_mut!((*list).items),
-                addr_of_mut!((*list).count),
-                release_outbound,
-            )
-        };
+exported! {
+    /// Frees every frame of a list and zeroes `*list`. NULL, or a list already
+    /// freed, is a no-op.
+    ///
+    /// # Safety
+    /// `list` is NULL or points to a list this library filled in (or zeroed),
+    /// not copied elsewhere and freed there.
+    ///
+    /// Thread-safety: any thread; the list is not shared state.
+    fn zlink_outbound_list_free(list: *mut zlink_outbound_list) {
+        if !list.is_null() {
+            // SAFETY: a library-filled list (the caller's contract).
+            let (items, count) = unsafe { (&raw mut (*list).items, &raw mut (*list).count) };
+            // SAFETY: as above.
+            unsafe { release_array(items, count, release_outbound) };
+        }
     }
 }
 
@@ -248,151 +246,82 @@ unsafe fn send(
     options: *const zlink_send_options,
     origin: Option<*const zlink_spot_execution>,
     out: *mut zlink_sent,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
-        let out = Out::new(out, "out")?;
-        // SAFETY: the caller's contract on `id`, `payload`, `options`.
-        let (id, payload, options) = unsafe {
-            (
-                id_in(id, id_len)?,
-                bytes_in(payload, payload_len, "payload")?,
-                options.as_ref(),
-            )
+) -> FfiResult {
+    let out = Out::new(out, "out")?;
+    // SAFETY: the caller's contract on `id`, `payload`, `options`.
+    let (id, payload, options) = unsafe {
+        (
+            id_in(id, id_len)?,
+            bytes_in(payload, payload_len, "payload")?,
+            options.as_ref(),
+        )
+    };
+    let mut opts = RequestOptions::default();
+    if let Some(o) = options {
+        opts.send = SendOptions {
+            instance_intent: o.instance_intent,
+            deadline: Duration::from_millis(o.deadline_ms),
         };
-        let mut opts = RequestOptions::default();
-        if let Some(o) = options {
-            opts.send = SendOptions {
-                instance_intent: o.instance_intent,
-                deadline: Duration::from_millis(o.deadline_ms),
-            };
-            opts.timeout = Duration::from_millis(o.timeout_ms);
-        }
-        let rt = runtime_in(rt)?;
-        let sent = match origin {
-            None => rt.send(kind, id, payload, opts.send)?,
-            Some(origin) => {
-                // SAFETY: NULL or initialised, its `id` pointing to `id_len`
-                // bytes (the caller's contract).
-                let origin = unsafe { origin.as_ref().map(|o| (id_in(o.id, o.id_len), o)) };
-                if let Some((spot, o)) = origin {
-                    let spot = zlink_bridge::runtime::spot_execution(spot?, o.object_generation)?;
-                    opts.origin = Some(spot);
-                }
-                rt.request(kind, id, payload, opts)?
+        opts.timeout = Duration::from_millis(o.timeout_ms);
+    }
+    let rt = runtime_in(rt)?;
+    let sent = match origin {
+        None => rt.send(kind, id, payload, opts.send)?,
+        Some(origin) => {
+            // SAFETY: NULL or initialised, its `id` pointing to `id_len`
+            // bytes (the caller's contract).
+            let origin = unsafe { origin.as_ref().map(|o| (id_in(o.id, o.id_len), o)) };
+            if let Some((spot, o)) = origin {
+                let spot = zlink_bridge::runtime::spot_execution(spot?, o.object_generation)?;
+                opts.origin = Some(spot);
             }
-        };
-        out.put(sent.into());
-        Ok(())
-    })
+            rt.request(kind, id, payload, opts)?
+        }
+    };
+    out.put(sent.into());
+    Ok(())
 }
 
-/// Sends a one-way message to a Spot/Actor by global ID: resolves its owner
-/// (cache, then store, retried within the deadline) and encodes the frame.
-///
-/// # Safety
-/// `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
-/// allowed when 0); `options` is NULL or initialised; `out` is writable;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_send(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    payload: *const u8,
-    payload_len: usize,
-    options: *const zlink_send_options,
-    out: *mut zlink_sent,
-    error: *mut *mut zlink_error,
-) -> Code {
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send(
-            rt,
-            kind,
-            id,
-            id_len,
-            payload,
-            payload_len,
-            options,
-            None,
-            out,
-            error,
-        )
+entry! {
+    /// Sends a one-way message to a Spot/Actor by global ID: resolves its owner
+    /// (cache, then store, retried within the deadline) and encodes the frame.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
+    /// allowed when 0); `options` is NULL or initialised; `out` is writable.
+    fn zlink_send(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        payload: *const u8, payload_len: usize, options: *const zlink_send_options,
+        out: *mut zlink_sent) {
+        // SAFETY: forwarded caller contract.
+        unsafe { send(rt, kind, id, id_len, payload, payload_len, options, None, out) }
     }
-}
 
-/// Sends a request: like `zlink_send`, and once Submitted it is pending
-/// until exactly one terminal result, which arrives as a
-/// `ZLINK_DECISION_KIND_COMPLETED` decision carrying `out->correlation`
-/// (or from `zlink_cancel`).
-///
-/// # Safety
-/// As `zlink_send`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_request(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    payload: *const u8,
-    payload_len: usize,
-    options: *const zlink_send_options,
-    out: *mut zlink_sent,
-    error: *mut *mut zlink_error,
-) -> Code {
-    let no_origin = Some(std::ptr::null());
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send(
-            rt,
-            kind,
-            id,
-            id_len,
-            payload,
-            payload_len,
-            options,
-            no_origin,
-            out,
-            error,
-        )
+    /// Sends a request: like `zlink_send`, and once Submitted it is pending
+    /// until exactly one terminal result, which arrives as a
+    /// `ZLINK_DECISION_KIND_COMPLETED` decision carrying `out->correlation`
+    /// (or from `zlink_cancel`).
+    ///
+    /// # Safety
+    /// As `zlink_send`.
+    fn zlink_request(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        payload: *const u8, payload_len: usize, options: *const zlink_send_options,
+        out: *mut zlink_sent) {
+        let no_origin = Some(std::ptr::null());
+        // SAFETY: forwarded caller contract.
+        unsafe { send(rt, kind, id, id_len, payload, payload_len, options, no_origin, out) }
     }
-}
 
-/// `zlink_request` on behalf of a Spot execution `origin` (NULL: none).
-///
-/// # Safety
-/// As `zlink_request`; `origin` is NULL or initialised, its `id` pointing
-/// to `id_len` bytes.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_request_from(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    payload: *const u8,
-    payload_len: usize,
-    options: *const zlink_send_options,
-    origin: *const zlink_spot_execution,
-    out: *mut zlink_sent,
-    error: *mut *mut zlink_error,
-) -> Code {
-    let origin = Some(origin);
-    // SAFETY: forwarded caller contract.
-    unsafe {
-        send(
-            rt,
-            kind,
-            id,
-            id_len,
-            payload,
-            payload_len,
-            options,
-            origin,
-            out,
-            error,
-        )
+    /// `zlink_request` on behalf of a Spot execution `origin` (NULL: none).
+    ///
+    /// # Safety
+    /// As `zlink_request`; `origin` is NULL or initialised, its `id` pointing
+    /// to `id_len` bytes.
+    fn zlink_request_from(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        payload: *const u8, payload_len: usize, options: *const zlink_send_options,
+        origin: *const zlink_spot_execution, out: *mut zlink_sent) {
+        let origin = Some(origin);
+        // SAFETY: forwarded caller contract.
+        unsafe { send(rt, kind, id, id_len, payload, payload_len, options, origin, out) }
     }
 }
 
@@ -507,6 +436,13 @@ fn text_out(s: String) -> zlink_bytes {
     zlink_bytes::from_vec(s.into_bytes())
 }
 
+/// A `zlink_decision` whose fields in `[...]` are `d`'s of the same name.
+macro_rules! zlink_decision {
+    ($d:ident [$($same:ident)*] { $($rest:tt)* }) => {
+        zlink_decision { $($same: $d.$same,)* $($rest)* }
+    };
+}
+
 impl From<Decision> for zlink_decision {
     fn from(d: Decision) -> Self {
         let (target_kind, target_id) = d
@@ -527,109 +463,80 @@ impl From<Decision> for zlink_decision {
             _ => std::ptr::null_mut(),
         };
         let origin = d.origin.as_ref();
-        zlink_decision {
-            kind: d.kind,
-            operation_id: d.operation_id,
+        let origin_id = origin.map(|o| text_out(o.spot.id().to_owned()));
+        // The fields of the same name and plain value, then the others.
+        zlink_decision! { d [kind operation_id object_generation is_request has_notice failure
+            reason correlation outcome origin_gone invalidated error_code error_kind sequence
+            relay_kind session_event bind_refusal session_refusal relocation sealed
+            relocation_event abort_reason relocation_refusal relayed] {
             target_kind,
             target_id,
             payload: zlink_bytes::from_vec(d.payload),
-            object_generation: d.object_generation,
-            is_request: d.is_request,
             frames,
             frame_count,
-            has_notice: d.has_notice,
-            failure: d.failure,
-            reason: d.reason,
-            correlation: d.correlation,
-            outcome: d.outcome,
-            origin_gone: d.origin_gone,
-            invalidated: d.invalidated,
-            error_code: d.error_code,
             detail: text_out(d.detail),
-            error_kind: d.error_kind,
             has_origin: origin.is_some(),
-            origin_id: origin
-                .map_or_else(zlink_bytes::default, |o| text_out(o.spot.id().to_owned())),
+            origin_id: origin_id.unwrap_or_default(),
             origin_object_generation: origin.map_or(0, |o| o.object_generation.get()),
             session: d.session.as_ref().map(Into::into).unwrap_or_default(),
-            sequence: d.sequence,
-            relay_kind: d.relay_kind,
-            session_event: d.session_event,
             binding_route: d.binding_route.as_ref().map(Into::into).unwrap_or_default(),
-            bind_refusal: d.bind_refusal,
-            session_refusal: d.session_refusal,
-            relocation: d.relocation,
-            sealed: d.sealed,
-            relocation_event: d.relocation_event,
             peer: d.peer.as_ref().map(Into::into).unwrap_or_default(),
-            abort_reason: d.abort_reason,
-            relocation_refusal: d.relocation_refusal,
-            relayed: d.relayed,
             delivery_count: d.attached.deliver.len(),
             session_delivery_count: d.attached.session.len(),
             private_,
-        }
+        }}
     }
 }
 
-/// Decides what to do with one inbound frame of `len` bytes that arrived on
-/// the host's connection to node `from` (its routing ID). Reads local state
-/// only: never the store, never blocks. An undecodable frame is not an
-/// error: it is a `ZLINK_DECISION_KIND_DROPPED` decision; a frame whose
-/// sender is not `from` is a `ZLINK_DECISION_KIND_FOREIGN_SENDER` one.
-///
-/// # Safety
-/// `bytes` points to `len` readable bytes (NULL allowed when 0); `out` is
-/// writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_on_frame(
-    rt: *const zlink_runtime,
-    from: u64,
-    bytes: *const u8,
-    len: usize,
-    out: *mut zlink_decision,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Decides what to do with one inbound frame of `len` bytes that arrived on
+    /// the host's connection to node `from` (its routing ID). Reads local state
+    /// only: never the store, never blocks. An undecodable frame is not an
+    /// error: it is a `ZLINK_DECISION_KIND_DROPPED` decision; a frame whose
+    /// sender is not `from` is a `ZLINK_DECISION_KIND_FOREIGN_SENDER` one.
+    ///
+    /// # Safety
+    /// `bytes` points to `len` readable bytes (NULL allowed when 0); `out` is
+    /// writable.
+    fn zlink_on_frame(rt: *const zlink_runtime, from: u64, bytes: *const u8, len: usize,
+        out: *mut zlink_decision) {
         let out = Out::new(out, "out")?;
         // SAFETY: the caller's contract on `bytes`.
         let bytes = unsafe { bytes_in(bytes, len, "frame") }?;
         out.put(runtime_in(rt)?.on_frame(from, bytes)?.into());
         Ok(())
-    })
+    }
 }
 
-/// Frees everything a decision holds and zeroes its pointers; a second
-/// free is a no-op. NULL is a no-op.
-///
-/// # Safety
-/// `decision` is NULL or a decision this library filled in.
-///
-/// Thread-safety: any thread; the decision is not shared state.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_decision_free(decision: *mut zlink_decision) {
-    if decision.is_null() {
-        return;
-    }
-    // Fields are reached by raw pointer so that no enum field the caller
-    // may have overwritten is ever read.
-    // SAFETY: `decision` is a library-filled decision (the caller's
-    // contract); each owned field is released once and then zeroed.
-    unsafe {
-        (*addr_of_mut!((*decision).target_id)).release();
-        (*addr_of_mut!((*decision).payload)).release();
-        (*addr_of_mut!((*decision).detail)).release();
-        (*addr_of_mut!((*decision).origin_id)).release();
-        release_array(
-            addr_of_mut!((*decision).frames),
-            addr_of_mut!((*decision).frame_count),
-            release_outbound,
-        );
-        let private = addr_of_mut!((*decision).private_).read();
-        if !private.is_null() {
-            drop(Box::from_raw(private));
+exported! {
+    /// Frees everything a decision holds and zeroes its pointers; a second
+    /// free is a no-op. NULL is a no-op.
+    ///
+    /// # Safety
+    /// `decision` is NULL or a decision this library filled in.
+    ///
+    /// Thread-safety: any thread; the decision is not shared state.
+    fn zlink_decision_free(decision: *mut zlink_decision) {
+        if decision.is_null() {
+            return;
         }
-        addr_of_mut!((*decision).private_).write(std::ptr::null_mut());
+        // Fields are reached one by one through the pointer, so that no enum
+        // field the caller may have overwritten is ever read.
+        // SAFETY: `decision` is a library-filled decision (the caller's
+        // contract); each owned field is released once and then zeroed.
+        unsafe {
+            (*decision).target_id.release();
+            (*decision).payload.release();
+            (*decision).detail.release();
+            (*decision).origin_id.release();
+            let (frames, count) = (&raw mut (*decision).frames, &raw mut (*decision).frame_count);
+            release_array(frames, count, release_outbound);
+            let private = addr_of_mut!((*decision).private_).read();
+            if !private.is_null() {
+                drop(Box::from_raw(private));
+            }
+            addr_of_mut!((*decision).private_).write(std::ptr::null_mut());
+        }
     }
 }
 
@@ -651,26 +558,19 @@ pub(crate) unsafe fn attached<'a>(
     Ok(private.filter(|p| p.kind == kind).map(|p| &p.attached))
 }
 
-/// Reports whether the command 50 notification of a Relay decision
-/// (`has_notice`) was sent, so the relayer's dedup registry can let a later
-/// relay try again after a failure.
-///
-/// # Safety
-/// `decision` is a decision this library filled in, not yet freed;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_notice_settled(
-    rt: *const zlink_runtime,
-    decision: *const zlink_decision,
-    sent: bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Reports whether the command 50 notification of a Relay decision
+    /// (`has_notice`) was sent, so the relayer's dedup registry can let a later
+    /// relay try again after a failure.
+    ///
+    /// # Safety
+    /// `decision` is a decision this library filled in, not yet freed.
+    fn zlink_notice_settled(rt: *const zlink_runtime, decision: *const zlink_decision, sent: bool) {
         // SAFETY: the caller's contract on `decision`.
         let attached = unsafe { attached(decision, DecisionKind::Relay) }?;
         let token = attached.and_then(|a| a.notice.as_ref());
         runtime_in(rt)?.notice_settled(token, sent)
-    })
+    }
 }
 
 /// Longest message of an error reply, in bytes.
@@ -678,24 +578,17 @@ pub const ZLINK_MAX_ERROR_MESSAGE_BYTES: usize = 4096;
 
 const _: () = assert!(ZLINK_MAX_ERROR_MESSAGE_BYTES == zlink_core::wire::MAX_ERROR_MESSAGE_BYTES);
 
-/// Answers a delivered request (a Deliver decision with `is_request`) with
-/// `payload`, on the request's reply route: no lookup of the requester.
-/// `*out` receives the reply frame and its destination.
-///
-/// # Safety
-/// `delivered` is a decision this library filled in, not yet freed;
-/// `payload` points to `payload_len` bytes (NULL allowed when 0); `out` is
-/// writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_reply(
-    rt: *const zlink_runtime,
-    delivered: *const zlink_decision,
-    payload: *const u8,
-    payload_len: usize,
-    out: *mut zlink_outbound,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Answers a delivered request (a Deliver decision with `is_request`) with
+    /// `payload`, on the request's reply route: no lookup of the requester.
+    /// `*out` receives the reply frame and its destination.
+    ///
+    /// # Safety
+    /// `delivered` is a decision this library filled in, not yet freed;
+    /// `payload` points to `payload_len` bytes (NULL allowed when 0); `out` is
+    /// writable.
+    fn zlink_reply(rt: *const zlink_runtime, delivered: *const zlink_decision, payload: *const u8,
+        payload_len: usize, out: *mut zlink_outbound) {
         let out = Out::new(out, "out")?;
         // SAFETY: the caller's contract on `delivered` and `payload`.
         let (attached, payload) = unsafe {
@@ -708,29 +601,18 @@ pub unsafe extern "C" fn zlink_reply(
         let no_error = None::<(_, _, &str)>;
         out.put(runtime_in(rt)?.reply(op, Some(payload), no_error)?.into());
         Ok(())
-    })
-}
+    }
 
-/// Answers a delivered request with a structured error instead of a
-/// payload: `kind` (a `zlink_reply_error_kind`, not NONE), an application
-/// `code` and a UTF-8 `message` of at most `ZLINK_MAX_ERROR_MESSAGE_BYTES`
-/// (NULL allowed when 0). The requester completes with
-/// `ZLINK_OUTCOME_ERROR` / `ZLINK_FAILURE_REPLIED` carrying them.
-///
-/// # Safety
-/// As `zlink_reply`, with `message` pointing to `message_len` bytes.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_reply_error(
-    rt: *const zlink_runtime,
-    delivered: *const zlink_decision,
-    kind: u32,
-    code: u32,
-    message: *const u8,
-    message_len: usize,
-    out: *mut zlink_outbound,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Answers a delivered request with a structured error instead of a
+    /// payload: `kind` (a `zlink_reply_error_kind`, not NONE), an application
+    /// `code` and a UTF-8 `message` of at most `ZLINK_MAX_ERROR_MESSAGE_BYTES`
+    /// (NULL allowed when 0). The requester completes with
+    /// `ZLINK_OUTCOME_ERROR` / `ZLINK_FAILURE_REPLIED` carrying them.
+    ///
+    /// # Safety
+    /// As `zlink_reply`, with `message` pointing to `message_len` bytes.
+    fn zlink_reply_error(rt: *const zlink_runtime, delivered: *const zlink_decision, kind: u32,
+        code: u32, message: *const u8, message_len: usize, out: *mut zlink_outbound) {
         use zlink_bridge::args::Arg;
         let out = Out::new(out, "out")?;
         // SAFETY: the caller's contract on `delivered` and `message`.
@@ -744,7 +626,7 @@ pub unsafe extern "C" fn zlink_reply_error(
         let error = (kind.get()?, code, message);
         out.put(runtime_in(rt)?.reply(op, None, Some(error))?.into());
         Ok(())
-    })
+    }
 }
 
 /// Decisions the library allocated: `count` at `items` (NULL when empty or
@@ -765,134 +647,95 @@ impl From<Vec<Decision>> for zlink_decision_list {
     }
 }
 
-/// Frees every decision of a list and zeroes `*list`. NULL, or a list
-/// already freed, is a no-op.
-///
-/// # Safety
-/// `list` is NULL or a list this library filled in (or zeroed).
-///
-/// Thread-safety: any thread; the list is not shared state.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_decision_list_free(list: *mut zlink_decision_list) {
-    if !list.is_null() {
-        // SAFETY: a library-filled list (the caller's contract); each
-        // decision is library-filled too.
-        unsafe {
-            release_array(
-                addr_of_mut!((*list).items),
-                addr_of_mut!((*list).count),
-                |d| zlink_decision_free(d),
-            )
-        };
+exported! {
+    /// Frees every decision of a list and zeroes `*list`. NULL, or a list
+    /// already freed, is a no-op.
+    ///
+    /// # Safety
+    /// `list` is NULL or a list this library filled in (or zeroed).
+    ///
+    /// Thread-safety: any thread; the list is not shared state.
+    fn zlink_decision_list_free(list: *mut zlink_decision_list) {
+        if !list.is_null() {
+            // SAFETY: a library-filled list (the caller's contract); each
+            // decision is library-filled too.
+            let free = |d: &mut _| unsafe { zlink_decision_free(d) };
+            // SAFETY: as above.
+            unsafe { release_array(&raw mut (*list).items, &raw mut (*list).count, free) };
+        }
     }
 }
 
-/// Cancels a pending request. `*cancelled` (if not NULL) is true when this
-/// was its terminal result, false when it had already ended (counted late).
-///
-/// # Safety
-/// `cancelled` is NULL or writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_cancel(
-    rt: *const zlink_runtime,
-    correlation: u64,
-    cancelled: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Cancels a pending request. `*cancelled` (if not NULL) is true when this
+    /// was its terminal result, false when it had already ended (counted late).
+    ///
+    /// # Safety
+    /// `cancelled` is NULL or writable.
+    fn zlink_cancel(rt: *const zlink_runtime, correlation: u64, cancelled: *mut bool) {
         let done = runtime_in(rt)?.cancel(correlation)?.is_some();
         put_opt(cancelled, || done);
         Ok(())
-    })
-}
+    }
 
-/// The runtime's clock now, in nanoseconds since its origin: the `now_ns`
-/// to give `zlink_on_timeout`.
-///
-/// # Safety
-/// `out_ns` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_now(
-    rt: *const zlink_runtime,
-    out_ns: *mut u64,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// The runtime's clock now, in nanoseconds since its origin: the `now_ns`
+    /// to give `zlink_on_timeout`.
+    ///
+    /// # Safety
+    /// `out_ns` is writable.
+    fn zlink_now(rt: *const zlink_runtime, out_ns: *mut u64) {
         let out = Out::new(out_ns, "out_ns")?;
         out.put(runtime_in(rt)?.now()?);
         Ok(())
-    })
-}
+    }
 
-/// The earliest instant (runtime clock, nanoseconds) any of the runtime's
-/// machines needs waking at: a request deadline, a seal or bind timeout, a
-/// follow-route expiry, a relocation's timeout or commit. `*out_has` is
-/// false when nothing waits. Sleep until then (or the next frame or call)
-/// and call `zlink_on_timeout`.
-///
-/// # Safety
-/// `out_ns` and `out_has` are writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_next_deadline(
-    rt: *const zlink_runtime,
-    out_ns: *mut u64,
-    out_has: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// The earliest instant (runtime clock, nanoseconds) any of the runtime's
+    /// machines needs waking at: a request deadline, a seal or bind timeout, a
+    /// follow-route expiry, a relocation's timeout or commit. `*out_has` is
+    /// false when nothing waits. Sleep until then (or the next frame or call)
+    /// and call `zlink_on_timeout`.
+    ///
+    /// # Safety
+    /// `out_ns` and `out_has` are writable.
+    fn zlink_next_deadline(rt: *const zlink_runtime, out_ns: *mut u64, out_has: *mut bool) {
         let (out_ns, out_has) = (Out::new(out_ns, "out_ns")?, Out::new(out_has, "out_has")?);
         let next = runtime_in(rt)?.next_deadline()?;
         out_ns.put(next.unwrap_or(0));
         out_has.put(next.is_some());
         Ok(())
-    })
-}
+    }
 
-/// Runs every deadline due at `now_ns` (from `zlink_now`): `*out` receives
-/// the decisions, in the form `zlink_on_frame` uses: `COMPLETED`
-/// (`ZLINK_OUTCOME_TIMEOUT`) per request past its deadline, `SESSION`
-/// `CLOSED` per Session closed by the seal timeout followed by a `SEND` of
-/// its disconnect notifications, `SESSION` `BIND_REFUSED` (`TIMEOUT`) per
-/// bind past `session_bind_timeout_ms`, a `SEND` of the refusals an
-/// Actor owner gives parked rebinds, and a `RELOCATION` decision per
-/// relocation step due: on a source that heard no relay-ready `ABORTING`
-/// (`ZLINK_ABORT_REASON_TIMEOUT`, the target is told), and if the target
-/// does not confirm either, `ABORTED` once the store is fenced (the work
-/// to run again in `zlink_relocation_deliveries`); on a source that heard
-/// no commit `FAILED`; on a target whose host did not restore `ABORTED`;
-/// on a target 1000 ms after relay-ready the owner CAS (`COMMITTED`,
-/// `COMMIT_RETRY` or `FAILED`). Calling it early does nothing.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_on_timeout(
-    rt: *const zlink_runtime,
-    now_ns: u64,
-    out: *mut zlink_decision_list,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Runs every deadline due at `now_ns` (from `zlink_now`): `*out` receives
+    /// the decisions, in the form `zlink_on_frame` uses: `COMPLETED`
+    /// (`ZLINK_OUTCOME_TIMEOUT`) per request past its deadline, `SESSION`
+    /// `CLOSED` per Session closed by the seal timeout followed by a `SEND` of
+    /// its disconnect notifications, `SESSION` `BIND_REFUSED` (`TIMEOUT`) per
+    /// bind past `session_bind_timeout_ms`, a `SEND` of the refusals an
+    /// Actor owner gives parked rebinds, and a `RELOCATION` decision per
+    /// relocation step due: on a source that heard no relay-ready `ABORTING`
+    /// (`ZLINK_ABORT_REASON_TIMEOUT`, the target is told), and if the target
+    /// does not confirm either, `ABORTED` once the store is fenced (the work
+    /// to run again in `zlink_relocation_deliveries`); on a source that heard
+    /// no commit `FAILED`; on a target whose host did not restore `ABORTED`;
+    /// on a target 1000 ms after relay-ready the owner CAS (`COMMITTED`,
+    /// `COMMIT_RETRY` or `FAILED`). Calling it early does nothing.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_on_timeout(rt: *const zlink_runtime, now_ns: u64, out: *mut zlink_decision_list) {
         let out = Out::new(out, "out")?;
         out.put(runtime_in(rt)?.on_timeout(Some(now_ns))?.into());
         Ok(())
-    })
-}
+    }
 
-/// Ends every pending request with `ZLINK_OUTCOME_SHUTDOWN` (the host is
-/// stopping): `*out` receives one `COMPLETED` decision per request.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_shutdown_requests(
-    rt: *const zlink_runtime,
-    out: *mut zlink_decision_list,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Ends every pending request with `ZLINK_OUTCOME_SHUTDOWN` (the host is
+    /// stopping): `*out` receives one `COMPLETED` decision per request.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_shutdown_requests(rt: *const zlink_runtime, out: *mut zlink_decision_list) {
         let out = Out::new(out, "out")?;
         out.put(runtime_in(rt)?.shutdown_requests()?.into());
         Ok(())
-    })
+    }
 }

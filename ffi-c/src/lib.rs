@@ -8,7 +8,8 @@
 //!
 //! - Every call returns a `zlink_result`; its numbers never change.
 //! - Out-parameters are written only when the call returns `ZLINK_RESULT_OK`.
-//! - Every function takes an optional `zlink_error **error` last: when it is
+//! - Every function takes an optional `zlink_error **error` last (NULL or
+//!   writable: every function's safety contract includes it): when it is
 //!   not NULL and the call fails, `*error` receives an error with the code, a
 //!   stable kind name (`zlink_error_kind`) and a message, to be freed with
 //!   `zlink_error_free`. No thread-local state.
@@ -26,6 +27,35 @@
 //!   the same runtime.
 
 #![allow(non_camel_case_types)]
+
+/// Entry points of the C ABI, each written once as `fn name(args) { body }`:
+/// it becomes `pub unsafe extern "C" fn name(args, error: *mut *mut
+/// zlink_error) -> zlink_result`, exported unmangled, whose body (a
+/// `FfiResult`) runs inside `boundary`: no panic crosses, a failure is the
+/// returned code and, when `error` is not NULL, a rich error. cbindgen
+/// reads the expanded entry points (`[parse.expand]` in cbindgen.toml).
+macro_rules! entry {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block)*) => {$(
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $name(
+            $($arg: $ty,)*
+            error: *mut *mut $crate::zlink_error,
+        ) -> zlink_bridge::Code {
+            $crate::boundary(error, || $body)
+        }
+    )*};
+}
+
+/// Other exported functions (frees, accessors), written once: each is
+/// exported unmangled as `pub unsafe extern "C" fn`.
+macro_rules! exported {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? $body:block)*) => {$(
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? $body
+    )*};
+}
 
 mod frames;
 mod log;
@@ -138,53 +168,51 @@ pub extern "C" fn zlink_result_text(code: u32) -> *const c_char {
         .as_ptr()
 }
 
-/// The code of an error; `ZLINK_RESULT_NULL_POINTER` for a NULL error.
-///
-/// # Safety
-/// `error` is NULL or an error from this library not yet freed.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_error_code(error: *const zlink_error) -> Code {
-    // SAFETY: NULL or a live `zlink_error` (the caller's contract).
-    unsafe { error.as_ref() }.map_or(Code::NullPointer, |e| e.code)
-}
+exported! {
+    /// The code of an error; `ZLINK_RESULT_NULL_POINTER` for a NULL error.
+    ///
+    /// # Safety
+    /// `error` is NULL or an error from this library not yet freed.
+    fn zlink_error_code(error: *const zlink_error) -> Code {
+        // SAFETY: NULL or a live `zlink_error` (the caller's contract).
+        unsafe { error.as_ref() }.map_or(Code::NullPointer, |e| e.code)
+    }
 
-/// The message of an error, NUL-terminated, valid until `zlink_error_free`.
-/// NULL for a NULL error.
-///
-/// # Safety
-/// `error` is NULL or an error from this library not yet freed.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_error_message(error: *const zlink_error) -> *const c_char {
-    // SAFETY: NULL or a live `zlink_error` (the caller's contract).
-    unsafe { error.as_ref() }.map_or(std::ptr::null(), |e| e.message.as_ptr())
-}
+    /// The message of an error, NUL-terminated, valid until `zlink_error_free`.
+    /// NULL for a NULL error.
+    ///
+    /// # Safety
+    /// `error` is NULL or an error from this library not yet freed.
+    fn zlink_error_message(error: *const zlink_error) -> *const c_char {
+        // SAFETY: NULL or a live `zlink_error` (the caller's contract).
+        unsafe { error.as_ref() }.map_or(std::ptr::null(), |e| e.message.as_ptr())
+    }
 
-/// The kind of an error: the stable name of its precise cause,
-/// NUL-terminated, valid until `zlink_error_free` (docs/c.md lists them;
-/// the same names as Python's `ZlinkError.kind`). Within a code it tells
-/// the causes apart: for `ZLINK_RESULT_TOO_LONG` "ObjectIdTooLong",
-/// "PayloadTooLarge", …; for `ZLINK_RESULT_INVALID_CONFIG` the config
-/// rule ("CacheOutlivesFollow", "FollowHops", …); for
-/// `ZLINK_RESULT_WIRE_INVALID` the decode error's kind as docs/wire.md and
-/// the invalid golden vectors name it ("Truncated", "BadMagic", …). NULL
-/// for a NULL error.
-///
-/// # Safety
-/// `error` is NULL or an error from this library not yet freed.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_error_kind(error: *const zlink_error) -> *const c_char {
-    // SAFETY: NULL or a live `zlink_error` (the caller's contract).
-    unsafe { error.as_ref() }.map_or(std::ptr::null(), |e| e.kind.as_ptr())
-}
+    /// The kind of an error: the stable name of its precise cause,
+    /// NUL-terminated, valid until `zlink_error_free` (docs/c.md lists them;
+    /// the same names as Python's `ZlinkError.kind`). Within a code it tells
+    /// the causes apart: for `ZLINK_RESULT_TOO_LONG` "ObjectIdTooLong",
+    /// "PayloadTooLarge", …; for `ZLINK_RESULT_INVALID_CONFIG` the config
+    /// rule ("CacheOutlivesFollow", "FollowHops", …); for
+    /// `ZLINK_RESULT_WIRE_INVALID` the decode error's kind as docs/wire.md and
+    /// the invalid golden vectors name it ("Truncated", "BadMagic", …). NULL
+    /// for a NULL error.
+    ///
+    /// # Safety
+    /// `error` is NULL or an error from this library not yet freed.
+    fn zlink_error_kind(error: *const zlink_error) -> *const c_char {
+        // SAFETY: NULL or a live `zlink_error` (the caller's contract).
+        unsafe { error.as_ref() }.map_or(std::ptr::null(), |e| e.kind.as_ptr())
+    }
 
-/// Frees an error. NULL is a no-op.
-///
-/// # Safety
-/// `error` is NULL or an error from this library, freed once.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_error_free(error: *mut zlink_error) {
-    if !error.is_null() {
-        // SAFETY: made by `Box::into_raw` in `boundary`, freed once.
-        drop(unsafe { Box::from_raw(error) });
+    /// Frees an error. NULL is a no-op.
+    ///
+    /// # Safety
+    /// `error` is NULL or an error from this library, freed once.
+    fn zlink_error_free(error: *mut zlink_error) {
+        if !error.is_null() {
+            // SAFETY: made by `Box::into_raw` in `boundary`, freed once.
+            drop(unsafe { Box::from_raw(error) });
+        }
     }
 }

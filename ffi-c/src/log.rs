@@ -5,12 +5,9 @@
 
 use std::ffi::{CString, c_char, c_void};
 
-use zlink_bridge::Code;
 use zlink_bridge::args::Arg;
 use zlink_bridge::codes::LogLevel;
 use zlink_bridge::logs;
-
-use crate::{boundary, zlink_error};
 
 /// Called on the library's log thread with one record: its level, its
 /// target (the Rust module that logged, e.g. `zlink_core::runtime`) and its
@@ -43,43 +40,36 @@ fn c_text(s: &str) -> CString {
     CString::new(s.replace('\0', " ")).unwrap_or_default()
 }
 
-/// Hands the core's log records to `callback(level, target, message,
-/// userdata)`, for records at `min_level` (a `zlink_log_level`) and more
-/// severe; a NULL `callback` turns forwarding off (`min_level` must still be
-/// a valid level). Calling it again replaces the callback, its userdata and
-/// the level.
-///
-/// Records are formatted where the core logs and put into a bounded queue
-/// that never blocks the core: when it is full or busy the record is
-/// dropped, counted, and the count is reported later by a
-/// `ZLINK_LOG_LEVEL_WARN` record with target `zlink::log`.
-///
-/// The first call with a callback installs the library's `tracing`
-/// subscriber as the process's global one, once per process. If other Rust
-/// code in the process already set a global `tracing` subscriber, the call
-/// returns `ZLINK_RESULT_LOG_SUBSCRIBER_TAKEN` and nothing is forwarded.
-///
-/// Thread-safety: any thread. The callback runs on the library's log thread
-/// (one at a time, never on a core thread and never holding a library
-/// lock), so it may call any zlink function, including this one. Once this
-/// function returns on another thread than the log thread, the previous
-/// callback is not running and is never called again: its userdata may be
-/// freed. (It waits for a running callback to return: do not call it while
-/// holding a lock your callback takes.) Setting NULL stops and joins the
-/// log thread.
-///
-/// # Safety
-/// `callback` is NULL or a function that may be called with `userdata` from
-/// the library's log thread until this function is next called;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_set_log_callback(
-    callback: zlink_log_callback,
-    userdata: *mut c_void,
-    min_level: u32,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Hands the core's log records to `callback(level, target, message,
+    /// userdata)`, for records at `min_level` (a `zlink_log_level`) and more
+    /// severe; a NULL `callback` turns forwarding off (`min_level` must still be
+    /// a valid level). Calling it again replaces the callback, its userdata and
+    /// the level.
+    ///
+    /// Records are formatted where the core logs and put into a bounded queue
+    /// that never blocks the core: when it is full or busy the record is
+    /// dropped, counted, and the count is reported later by a
+    /// `ZLINK_LOG_LEVEL_WARN` record with target `zlink::log`.
+    ///
+    /// The first call with a callback installs the library's `tracing`
+    /// subscriber as the process's global one, once per process. If other Rust
+    /// code in the process already set a global `tracing` subscriber, the call
+    /// returns `ZLINK_RESULT_LOG_SUBSCRIBER_TAKEN` and nothing is forwarded.
+    ///
+    /// Thread-safety: any thread. The callback runs on the library's log thread
+    /// (one at a time, never on a core thread and never holding a library
+    /// lock), so it may call any zlink function, including this one. Once this
+    /// function returns on another thread than the log thread, the previous
+    /// callback is not running and is never called again: its userdata may be
+    /// freed. (It waits for a running callback to return: do not call it while
+    /// holding a lock your callback takes.) Setting NULL stops and joins the
+    /// log thread.
+    ///
+    /// # Safety
+    /// `callback` is NULL or a function that may be called with `userdata` from
+    /// the library's log thread until this function is next called.
+    fn zlink_set_log_callback(callback: zlink_log_callback, userdata: *mut c_void, min_level: u32) {
         let level: LogLevel = min_level.get()?;
         let userdata = Userdata(userdata);
         let sink = callback.map(|f| -> logs::Sink {
@@ -91,5 +81,5 @@ pub unsafe extern "C" fn zlink_set_log_callback(
             })
         });
         logs::set_sink(sink, level)
-    })
+    }
 }

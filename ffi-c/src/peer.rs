@@ -6,14 +6,12 @@
 use std::ffi::c_char;
 use std::ptr::addr_of_mut;
 
-use zlink_bridge::Code;
 use zlink_bridge::codes::Liveness;
 use zlink_core::{PeerDescriptor, PeerIntent, PeerReplacement};
 
 use crate::frames::{array, release_array, zlink_bytes, zlink_decision};
 use crate::runtime::{runtime_in, zlink_runtime};
 use crate::types::*;
-use crate::{boundary, zlink_error};
 
 /// An object-peer descriptor: the four values a transport handshake must
 /// use for a replacement (`replacePeerConnection(endpoint, rid,
@@ -89,42 +87,42 @@ impl From<PeerIntent> for zlink_peer_intent {
     }
 }
 
-/// Frees the descriptors of an intent and zeroes their strings; a second
-/// free is a no-op. NULL is a no-op.
-///
-/// # Safety
-/// `intent` is NULL or an intent this library filled in.
-///
-/// Thread-safety: any thread; the intent is not shared state.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_peer_intent_free(intent: *mut zlink_peer_intent) {
-    if intent.is_null() {
-        return;
+exported! {
+    /// Frees the descriptors of an intent and zeroes their strings; a second
+    /// free is a no-op. NULL is a no-op.
+    ///
+    /// # Safety
+    /// `intent` is NULL or an intent this library filled in.
+    ///
+    /// Thread-safety: any thread; the intent is not shared state.
+    fn zlink_peer_intent_free(intent: *mut zlink_peer_intent) {
+        if intent.is_null() {
+            return;
+        }
+        // SAFETY: a library-filled intent (the caller's contract).
+        unsafe {
+            zlink_peer_descriptor_free(addr_of_mut!((*intent).installed));
+            zlink_peer_descriptor_free(addr_of_mut!((*intent).pending));
+        }
     }
-    // SAFETY: a library-filled intent (the caller's contract).
-    unsafe {
-        zlink_peer_descriptor_free(addr_of_mut!((*intent).installed));
-        zlink_peer_descriptor_free(addr_of_mut!((*intent).pending));
-    }
-}
 
-/// Frees the strings of a descriptor and zeroes them; a second free is a
-/// no-op. NULL is a no-op.
-///
-/// # Safety
-/// `descriptor` is NULL or a descriptor this library filled in.
-///
-/// Thread-safety: any thread; the descriptor is not shared state.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_peer_descriptor_free(descriptor: *mut zlink_peer_descriptor) {
-    if descriptor.is_null() {
-        return;
-    }
-    // SAFETY: a library-filled descriptor (the caller's contract); each
-    // string is released once and zeroed.
-    unsafe {
-        (*addr_of_mut!((*descriptor).endpoint)).release();
-        (*addr_of_mut!((*descriptor).security_identity)).release();
+    /// Frees the strings of a descriptor and zeroes them; a second free is a
+    /// no-op. NULL is a no-op.
+    ///
+    /// # Safety
+    /// `descriptor` is NULL or a descriptor this library filled in.
+    ///
+    /// Thread-safety: any thread; the descriptor is not shared state.
+    fn zlink_peer_descriptor_free(descriptor: *mut zlink_peer_descriptor) {
+        if descriptor.is_null() {
+            return;
+        }
+        // SAFETY: a library-filled descriptor (the caller's contract); each
+        // string is released once and zeroed.
+        unsafe {
+            (*addr_of_mut!((*descriptor).endpoint)).release();
+            (*addr_of_mut!((*descriptor).security_identity)).release();
+        }
     }
 }
 
@@ -139,25 +137,22 @@ pub struct zlink_peer_descriptor_list {
     pub count: usize,
 }
 
-/// Frees every descriptor of a list and zeroes `*list`. NULL, or a list
-/// already freed, is a no-op.
-///
-/// # Safety
-/// `list` is NULL or a list this library filled in (or zeroed).
-///
-/// Thread-safety: any thread; the list is not shared state.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_peer_descriptor_list_free(list: *mut zlink_peer_descriptor_list) {
-    if !list.is_null() {
-        // SAFETY: a library-filled list (the caller's contract) of
-        // library-filled descriptors.
-        unsafe {
-            release_array(
-                addr_of_mut!((*list).items),
-                addr_of_mut!((*list).count),
-                |d| zlink_peer_descriptor_free(d),
-            )
-        };
+exported! {
+    /// Frees every descriptor of a list and zeroes `*list`. NULL, or a list
+    /// already freed, is a no-op.
+    ///
+    /// # Safety
+    /// `list` is NULL or a list this library filled in (or zeroed).
+    ///
+    /// Thread-safety: any thread; the list is not shared state.
+    fn zlink_peer_descriptor_list_free(list: *mut zlink_peer_descriptor_list) {
+        if !list.is_null() {
+            // SAFETY: a library-filled list (the caller's contract) of
+            // library-filled descriptors.
+            let free = |d: &mut _| unsafe { zlink_peer_descriptor_free(d) };
+            // SAFETY: as above.
+            unsafe { release_array(&raw mut (*list).items, &raw mut (*list).count, free) };
+        }
     }
 }
 
@@ -168,216 +163,140 @@ unsafe fn endpoint_in<'a>(endpoint: *const c_char) -> crate::FfiResult<&'a str> 
     unsafe { text_in(endpoint, "endpoint") }
 }
 
-/// Publishes this node's own object-peer descriptor to the Location Store
-/// (at start): `endpoint` and `security_identity` (NUL-terminated UTF-8,
-/// 1..=1024 bytes) with this runtime's RID and lifecycle generation.
-/// Blocks on the store. `*out` (if not NULL) receives the descriptor.
-///
-/// # Safety
-/// `endpoint` and `security_identity` are NUL-terminated; `out` is NULL or
-/// writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_publish_descriptor(
-    rt: *const zlink_runtime,
-    endpoint: *const c_char,
-    security_identity: *const c_char,
-    out: *mut zlink_peer_descriptor,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Publishes this node's own object-peer descriptor to the Location Store
+    /// (at start): `endpoint` and `security_identity` (NUL-terminated UTF-8,
+    /// 1..=1024 bytes) with this runtime's RID and lifecycle generation.
+    /// Blocks on the store. `*out` (if not NULL) receives the descriptor.
+    ///
+    /// # Safety
+    /// `endpoint` and `security_identity` are NUL-terminated; `out` is NULL or
+    /// writable.
+    fn zlink_publish_descriptor(rt: *const zlink_runtime, endpoint: *const c_char,
+        security_identity: *const c_char, out: *mut zlink_peer_descriptor) {
         // SAFETY: NUL-terminated by contract.
-        let (endpoint, identity) = unsafe {
-            (
-                endpoint_in(endpoint)?,
-                text_in(security_identity, "security_identity")?,
-            )
-        };
+        let (endpoint, identity) =
+            unsafe { (endpoint_in(endpoint)?, text_in(security_identity, "security_identity")?) };
         let d = runtime_in(rt)?.publish_descriptor(endpoint, identity)?;
         put_opt(out, || d.into());
         Ok(())
-    })
-}
+    }
 
-/// Registers a manually configured endpoint: an intent to connect only,
-/// never placement evidence until its descriptor is found. Idempotent.
-///
-/// # Safety
-/// `endpoint` is NUL-terminated; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_add_manual_peer(
-    rt: *const zlink_runtime,
-    endpoint: *const c_char,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Registers a manually configured endpoint: an intent to connect only,
+    /// never placement evidence until its descriptor is found. Idempotent.
+    ///
+    /// # Safety
+    /// `endpoint` is NUL-terminated.
+    fn zlink_add_manual_peer(rt: *const zlink_runtime, endpoint: *const c_char) {
         // SAFETY: NUL-terminated by contract.
         let endpoint = unsafe { endpoint_in(endpoint) }?;
         runtime_in(rt)?.add_manual_peer(endpoint)
-    })
-}
+    }
 
-/// `connectManualObjectPeers`: looks up the descriptor of every manual
-/// endpoint (blocks on the store); `*out` receives the replacements to
-/// perform now. Replacements of intents still open wait for their close
-/// (`zlink_peer_closed` returns them).
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_connect_manual_peers(
-    rt: *const zlink_runtime,
-    out: *mut zlink_peer_descriptor_list,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// `connectManualObjectPeers`: looks up the descriptor of every manual
+    /// endpoint (blocks on the store); `*out` receives the replacements to
+    /// perform now. Replacements of intents still open wait for their close
+    /// (`zlink_peer_closed` returns them).
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_connect_manual_peers(rt: *const zlink_runtime, out: *mut zlink_peer_descriptor_list) {
         let out = Out::new(out, "out")?;
         let now = runtime_in(rt)?.connect_manual_peers()?;
         let (items, count) = array(now.into_iter().map(Into::into).collect());
         out.put(zlink_peer_descriptor_list { items, count });
         Ok(())
-    })
-}
+    }
 
-/// `ensureManualObjectPeer` for one endpoint (registering it if needed;
-/// blocks on the store). On OK, `*found` says whether a replacement is to
-/// be performed now; `*out` is written only then.
-///
-/// # Safety
-/// `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
-/// is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_ensure_manual_peer(
-    rt: *const zlink_runtime,
-    endpoint: *const c_char,
-    out: *mut zlink_peer_descriptor,
-    found: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// `ensureManualObjectPeer` for one endpoint (registering it if needed;
+    /// blocks on the store). On OK, `*found` says whether a replacement is to
+    /// be performed now; `*out` is written only then.
+    ///
+    /// # Safety
+    /// `endpoint` is NUL-terminated; `out` and `found` are writable.
+    fn zlink_ensure_manual_peer(rt: *const zlink_runtime, endpoint: *const c_char,
+        out: *mut zlink_peer_descriptor, found: *mut bool) {
         let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
         // SAFETY: NUL-terminated by contract.
         let endpoint = unsafe { endpoint_in(endpoint) }?;
         let r = runtime_in(rt)?.ensure_manual_peer(endpoint)?;
         put_found(out, found, r, Into::into);
         Ok(())
-    })
-}
+    }
 
-/// The transport connected `endpoint`; its handshake showed routing ID
-/// `rid`. Frames on the connection are admitted (`zlink_on_peer_frame`)
-/// only when `rid` is the installed descriptor's.
-///
-/// # Safety
-/// `endpoint` is NUL-terminated; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_peer_opened(
-    rt: *const zlink_runtime,
-    endpoint: *const c_char,
-    rid: u64,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// The transport connected `endpoint`; its handshake showed routing ID
+    /// `rid`. Frames on the connection are admitted (`zlink_on_peer_frame`)
+    /// only when `rid` is the installed descriptor's.
+    ///
+    /// # Safety
+    /// `endpoint` is NUL-terminated.
+    fn zlink_peer_opened(rt: *const zlink_runtime, endpoint: *const c_char, rid: u64) {
         // SAFETY: NUL-terminated by contract.
         let endpoint = unsafe { endpoint_in(endpoint) }?;
         runtime_in(rt)?.peer_opened(endpoint, rid)
-    })
-}
+    }
 
-/// The transport confirmed `endpoint`'s connection closed. On OK, `*found`
-/// says whether a waiting replacement was installed now; `*out` (written
-/// only then) holds the four values to connect with.
-///
-/// # Safety
-/// `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
-/// is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_peer_closed(
-    rt: *const zlink_runtime,
-    endpoint: *const c_char,
-    out: *mut zlink_peer_descriptor,
-    found: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// The transport confirmed `endpoint`'s connection closed. On OK, `*found`
+    /// says whether a waiting replacement was installed now; `*out` (written
+    /// only then) holds the four values to connect with.
+    ///
+    /// # Safety
+    /// `endpoint` is NUL-terminated; `out` and `found` are writable.
+    fn zlink_peer_closed(rt: *const zlink_runtime, endpoint: *const c_char,
+        out: *mut zlink_peer_descriptor, found: *mut bool) {
         let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
         // SAFETY: NUL-terminated by contract.
         let endpoint = unsafe { endpoint_in(endpoint) }?;
         let r = runtime_in(rt)?.peer_closed(endpoint)?;
         put_found(out, found, r, Into::into);
         Ok(())
-    })
-}
+    }
 
-/// Where to reach node `rid`, only through an installed descriptor. On OK,
-/// `*found` says whether there is one; `*out` (written only then) receives
-/// the endpoint bytes, to free with `zlink_bytes_free`.
-///
-/// # Safety
-/// `out` and `found` are writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_peer_endpoint(
-    rt: *const zlink_runtime,
-    rid: u64,
-    out: *mut zlink_bytes,
-    found: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Where to reach node `rid`, only through an installed descriptor. On OK,
+    /// `*found` says whether there is one; `*out` (written only then) receives
+    /// the endpoint bytes, to free with `zlink_bytes_free`.
+    ///
+    /// # Safety
+    /// `out` and `found` are writable.
+    fn zlink_peer_endpoint(rt: *const zlink_runtime, rid: u64, out: *mut zlink_bytes,
+        found: *mut bool) {
         let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
         let e = runtime_in(rt)?.peer_endpoint(rid)?;
         put_found(out, found, e, |e| zlink_bytes::from_vec(e.into_bytes()));
         Ok(())
-    })
-}
+    }
 
-/// `zlink_on_frame` behind the admission fence of the manual peer
-/// connection at `endpoint`: the connection must carry an installed
-/// descriptor and be open with its routing ID, and an operation its sender
-/// started must name the descriptor's lifecycle generation; otherwise the
-/// decision is `ZLINK_DECISION_KIND_PEER_REFUSED`.
-///
-/// # Safety
-/// `endpoint` is NUL-terminated; `bytes` points to `len` readable bytes
-/// (NULL allowed when 0); `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_on_peer_frame(
-    rt: *const zlink_runtime,
-    endpoint: *const c_char,
-    bytes: *const u8,
-    len: usize,
-    out: *mut zlink_decision,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// `zlink_on_frame` behind the admission fence of the manual peer
+    /// connection at `endpoint`: the connection must carry an installed
+    /// descriptor and be open with its routing ID, and an operation its sender
+    /// started must name the descriptor's lifecycle generation; otherwise the
+    /// decision is `ZLINK_DECISION_KIND_PEER_REFUSED`.
+    ///
+    /// # Safety
+    /// `endpoint` is NUL-terminated; `bytes` points to `len` readable bytes
+    /// (NULL allowed when 0); `out` is writable.
+    fn zlink_on_peer_frame(rt: *const zlink_runtime, endpoint: *const c_char, bytes: *const u8,
+        len: usize, out: *mut zlink_decision) {
         let out = Out::new(out, "out")?;
         // SAFETY: the caller's contract on `endpoint` and `bytes`.
         let (endpoint, bytes) = unsafe { (endpoint_in(endpoint)?, bytes_in(bytes, len, "frame")?) };
         out.put(runtime_in(rt)?.on_peer_frame(endpoint, bytes)?.into());
         Ok(())
-    })
-}
+    }
 
-/// The intent, observed routing ID and close state of a manual `endpoint`.
-/// On OK, `*found` says whether the endpoint is registered; `*out` is
-/// written only then (free it with `zlink_peer_intent_free`).
-///
-/// # Safety
-/// `endpoint` is NUL-terminated; `out` and `found` are writable; `error`
-/// is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_peer_intent_get(
-    rt: *const zlink_runtime,
-    endpoint: *const c_char,
-    out: *mut zlink_peer_intent,
-    found: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// The intent, observed routing ID and close state of a manual `endpoint`.
+    /// On OK, `*found` says whether the endpoint is registered; `*out` is
+    /// written only then (free it with `zlink_peer_intent_free`).
+    ///
+    /// # Safety
+    /// `endpoint` is NUL-terminated; `out` and `found` are writable.
+    fn zlink_peer_intent_get(rt: *const zlink_runtime, endpoint: *const c_char,
+        out: *mut zlink_peer_intent, found: *mut bool) {
         let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
         // SAFETY: NUL-terminated by contract.
         let endpoint = unsafe { endpoint_in(endpoint) }?;
         let intent = runtime_in(rt)?.peer_intent(endpoint)?;
         put_found(out, found, intent, Into::into);
         Ok(())
-    })
+    }
 }

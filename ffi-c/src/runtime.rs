@@ -10,9 +10,9 @@ use zlink_bridge::stats::C_COUNTERS;
 use zlink_bridge::{Clock, Code, Error, ErrorKind, Options, Store, Write, setup};
 use zlink_core::{RedisOptions, RoutingConfig};
 
+use crate::FfiResult;
 use crate::types::*;
-use crate::{FfiResult, boundary, zlink_error};
-use zlink_bridge::handles::{HandleError, Pinned, Registry};
+use zlink_bridge::handles::{Pinned, Registry};
 
 /// A runtime: the routing core of one MeshNode. Opaque; made by
 /// `zlink_runtime_new`, freed by `zlink_runtime_free`.
@@ -36,24 +36,11 @@ static RUNTIMES: Registry<zlink_bridge::Runtime> = Registry::new(0x3);
 static STORES: Registry<Store> = Registry::new(0x5);
 static CLOCKS: Registry<Clock> = Registry::new(0x7);
 
-pub(crate) fn handle_fail(e: HandleError, what: &str) -> Error {
-    match e {
-        HandleError::Null => missing(what),
-        HandleError::Invalid => Error::host(
-            ErrorKind::InvalidHandle,
-            format!("{what} is freed, foreign or not a {what}"),
-        ),
-        HandleError::Exhausted => Error::host(ErrorKind::Exhausted, "too many live handles"),
-    }
-}
-
 #[inline]
 pub(crate) fn runtime_in(
     rt: *const zlink_runtime,
 ) -> FfiResult<Pinned<'static, zlink_bridge::Runtime>> {
-    RUNTIMES
-        .get(rt as usize)
-        .map_err(|e| handle_fail(e, "runtime"))
+    RUNTIMES.pin(rt as usize, "runtime")
 }
 
 /// Registers `value` and writes its handle to `out`.
@@ -63,27 +50,10 @@ pub(crate) fn handle_out<T: Send + Sync, H>(
     out: Out<*mut H>,
     what: &str,
 ) -> FfiResult {
-    let h = registry
-        .insert(Arc::new(value))
-        .map_err(|e| handle_fail(e, what))?;
+    let h = registry.register(value, what)?;
     // Handles are not addresses: C only compares and passes them back.
     out.put(std::ptr::without_provenance_mut(h));
     Ok(())
-}
-
-/// Frees a handle of `registry` (NULL: nothing to do).
-pub(crate) fn free<T: Send + Sync>(
-    registry: &Registry<T>,
-    h: usize,
-    what: &str,
-) -> FfiResult<Option<Arc<T>>> {
-    if h == 0 {
-        return Ok(None);
-    }
-    registry
-        .remove(h)
-        .map(Some)
-        .map_err(|e| handle_fail(e, what))
 }
 
 /// The bridge's fork rule for C hosts: a child of `fork()` learns it here.
@@ -107,9 +77,7 @@ fn watch_forks() {
 }
 
 fn clock_in(clock: *const zlink_clock) -> FfiResult<Pinned<'static, Clock>> {
-    CLOCKS
-        .get(clock as usize)
-        .map_err(|e| handle_fail(e, "clock"))
+    CLOCKS.pin(clock as usize, "clock")
 }
 
 /// The clock of a handle; NULL: the system clock.
@@ -122,122 +90,83 @@ fn clock_of(clock: *const zlink_clock) -> FfiResult<Clock> {
 
 // ---------------------------------------------------------------- clocks
 
-/// Makes a handle on the system's monotonic clock.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_clock_system_new(
-    out: *mut *mut zlink_clock,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Makes a handle on the system's monotonic clock.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_clock_system_new(out: *mut *mut zlink_clock) {
         handle_out(&CLOCKS, Clock::system(), Out::new(out, "out")?, "clock")
-    })
-}
+    }
 
-/// Makes a manual clock at time 0: it moves only by
-/// `zlink_manual_clock_advance`. Tests drive time with it and never sleep.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_clock_manual_new(
-    out: *mut *mut zlink_clock,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Makes a manual clock at time 0: it moves only by
+    /// `zlink_manual_clock_advance`. Tests drive time with it and never sleep.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_clock_manual_new(out: *mut *mut zlink_clock) {
         handle_out(&CLOCKS, Clock::manual(), Out::new(out, "out")?, "clock")
-    })
-}
+    }
 
-/// Moves a manual clock forward by `millis`. `ZLINK_RESULT_INVALID_ARGUMENT`
-/// for a system clock.
-///
-/// # Safety
-/// `error` is NULL or writable. `clock` may be anything: it is checked.
-///
-/// Thread-safety: any thread, concurrently with every other call.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_manual_clock_advance(
-    clock: *const zlink_clock,
-    millis: u64,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || clock_in(clock)?.advance(millis))
-}
+    /// Moves a manual clock forward by `millis`. `ZLINK_RESULT_INVALID_ARGUMENT`
+    /// for a system clock.
+    ///
+    /// # Safety
+    /// `error` is NULL or writable. `clock` may be anything: it is checked.
+    ///
+    /// Thread-safety: any thread, concurrently with every other call.
+    fn zlink_manual_clock_advance(clock: *const zlink_clock, millis: u64) {
+        clock_in(clock)?.advance(millis)
+    }
 
-/// The clock's current time in nanoseconds since its origin (the unit of
-/// every `*_deadline_ns` field).
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_clock_now_ns(
-    clock: *const zlink_clock,
-    out: *mut u64,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// The clock's current time in nanoseconds since its origin (the unit of
+    /// every `*_deadline_ns` field).
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_clock_now_ns(clock: *const zlink_clock, out: *mut u64) {
         let out = Out::new(out, "out")?;
         out.put(clock_in(clock)?.now_ns());
         Ok(())
-    })
-}
+    }
 
-/// Frees a clock handle. Runtimes and stores made with it keep the clock.
-/// A freed or foreign handle is `ZLINK_RESULT_INVALID_HANDLE`; NULL is a
-/// no-op returning `ZLINK_RESULT_OK`.
-///
-/// # Safety
-/// `error` is NULL or writable.
-///
-/// Thread-safety: any thread; later uses of the handle fail.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_clock_free(
-    clock: *mut zlink_clock,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || free(&CLOCKS, clock as usize, "clock").map(drop))
+    /// Frees a clock handle. Runtimes and stores made with it keep the clock.
+    /// A freed or foreign handle is `ZLINK_RESULT_INVALID_HANDLE`; NULL is a
+    /// no-op returning `ZLINK_RESULT_OK`.
+    ///
+    /// # Safety
+    /// `error` is NULL or writable.
+    ///
+    /// Thread-safety: any thread; later uses of the handle fail.
+    fn zlink_clock_free(clock: *mut zlink_clock) {
+        CLOCKS.free(clock as usize, "clock").map(drop)
+    }
 }
 
 // ---------------------------------------------------------------- stores
 
-/// Makes an embedded in-memory Location Store, shared by every runtime of
-/// this process given the handle. Its time (leases) comes from `clock`
-/// (NULL: the system clock); give it the runtimes' manual clock in tests.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_store_memory_new(
-    clock: *const zlink_clock,
-    out: *mut *mut zlink_store,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Makes an embedded in-memory Location Store, shared by every runtime of
+    /// this process given the handle. Its time (leases) comes from `clock`
+    /// (NULL: the system clock); give it the runtimes' manual clock in tests.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_store_memory_new(clock: *const zlink_clock, out: *mut *mut zlink_store) {
         let out = Out::new(out, "out")?;
         watch_forks();
         let store = Store::memory(Some(&clock_of(clock)?), None);
         handle_out(&STORES, store, out, "store")
-    })
-}
+    }
 
-/// Connects to a Redis (`redis://`, `rediss://`) or Redis Cluster
-/// (`redis+cluster://h1:p1,h2:p2`) Location Store. `key_prefix` may be NULL
-/// (default `zlink`). Blocks until connected or the connect timeout (2 s).
-///
-/// # Safety
-/// `url` and a non-NULL `key_prefix` are NUL-terminated; `out` is writable;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_store_redis_open(
-    url: *const c_char,
-    key_prefix: *const c_char,
-    out: *mut *mut zlink_store,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Connects to a Redis (`redis://`, `rediss://`) or Redis Cluster
+    /// (`redis+cluster://h1:p1,h2:p2`) Location Store. `key_prefix` may be NULL
+    /// (default `zlink`). Blocks until connected or the connect timeout (2 s).
+    ///
+    /// # Safety
+    /// `url` and a non-NULL `key_prefix` are NUL-terminated; `out` is writable.
+    fn zlink_store_redis_open(url: *const c_char, key_prefix: *const c_char,
+        out: *mut *mut zlink_store) {
         let out = Out::new(out, "out")?;
         // SAFETY: NUL-terminated by contract.
         let url = unsafe { text_in(url, "url") }?;
@@ -248,39 +177,31 @@ pub unsafe extern "C" fn zlink_store_redis_open(
         }
         watch_forks();
         handle_out(&STORES, Store::redis(url, options)?, out, "store")
-    })
-}
+    }
 
-/// Frees a store handle; runtimes using the store keep it until they are
-/// freed. NULL is a no-op; a freed or foreign handle is an error.
-///
-/// # Safety
-/// `error` is NULL or writable.
-///
-/// Thread-safety: any thread; later uses of the handle fail.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_store_free(
-    store: *mut zlink_store,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || free(&STORES, store as usize, "store").map(drop))
+    /// Frees a store handle; runtimes using the store keep it until they are
+    /// freed. NULL is a no-op; a freed or foreign handle is an error.
+    ///
+    /// # Safety
+    /// `error` is NULL or writable.
+    ///
+    /// Thread-safety: any thread; later uses of the handle fail.
+    fn zlink_store_free(store: *mut zlink_store) {
+        STORES.free(store as usize, "store").map(drop)
+    }
 }
 
 // ---------------------------------------------------------------- runtime
 
-/// Writes the default config to `out`.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_config_default(
-    out: *mut zlink_config,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Writes the default config to `out`.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_config_default(out: *mut zlink_config) {
         Out::new(out, "out")?.put((&RoutingConfig::default()).into());
         Ok(())
-    })
+    }
 }
 
 /// Reads a caller's config: its `size` first, so a struct of another size
@@ -301,7 +222,8 @@ unsafe fn config_in(config: *const zlink_config) -> FfiResult<RoutingConfig> {
             zlink_bridge::Family::Config,
             ErrorKind::ConfigSize,
             format!(
-                "config size is {size}, not sizeof(zlink_config) = {ours}: start from zlink_config_default"
+                "config size is {size}, not sizeof(zlink_config) = {ours}: \
+                 start from zlink_config_default"
             ),
         ));
     }
@@ -309,68 +231,47 @@ unsafe fn config_in(config: *const zlink_config) -> FfiResult<RoutingConfig> {
     unsafe { config.read() }.to_core()
 }
 
-/// Replaces the config of a running runtime (validated first; nothing is
-/// changed on `ZLINK_RESULT_INVALID_CONFIG`). Existing cache entries and
-/// Message Follow routes keep the lifetime they were given; the cache
-/// capacity is fixed at creation (`route_cache_capacity` is ignored here).
-///
-/// # Safety
-/// `config` points to a `zlink_config` from `zlink_config_default` or
-/// `zlink_config_get`; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_update_config(
-    rt: *const zlink_runtime,
-    config: *const zlink_config,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Replaces the config of a running runtime (validated first; nothing is
+    /// changed on `ZLINK_RESULT_INVALID_CONFIG`). Existing cache entries and
+    /// Message Follow routes keep the lifetime they were given; the cache
+    /// capacity is fixed at creation (`route_cache_capacity` is ignored here).
+    ///
+    /// # Safety
+    /// `config` points to a `zlink_config` from `zlink_config_default` or
+    /// `zlink_config_get`.
+    fn zlink_update_config(rt: *const zlink_runtime, config: *const zlink_config) {
         // SAFETY: NULL or an initialised struct (the caller's contract).
         let config = unsafe { config_in(config) }?;
         runtime_in(rt)?.update_config(config)
-    })
-}
+    }
 
-/// Writes the config in force to `*out`.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_config_get(
-    rt: *const zlink_runtime,
-    out: *mut zlink_config,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Writes the config in force to `*out`.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_config_get(rt: *const zlink_runtime, out: *mut zlink_config) {
         let out = Out::new(out, "out")?;
         out.put((&runtime_in(rt)?.config()?).into());
         Ok(())
-    })
-}
+    }
 
-/// Starts the runtime of one node.
-///
-/// - `identity`: required; `identity->mesh` NUL-terminated, 1..=23 bytes.
-/// - `config`: NULL for the defaults; validated (`ZLINK_RESULT_INVALID_CONFIG`).
-/// - `store`: NULL for a private in-memory store; share one store handle
-///   between runtimes to let them see each other's objects.
-/// - `clock`: NULL for the system clock.
-///
-/// # Safety
-/// `identity`, `config` (if not NULL) point to initialised structs; `out` is
-/// writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread. The runtime itself may be used from any
-/// number of threads at once.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_runtime_new(
-    identity: *const zlink_node_identity,
-    config: *const zlink_config,
-    store: *const zlink_store,
-    clock: *const zlink_clock,
-    out: *mut *mut zlink_runtime,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Starts the runtime of one node.
+    ///
+    /// - `identity`: required; `identity->mesh` NUL-terminated, 1..=23 bytes.
+    /// - `config`: NULL for the defaults; validated (`ZLINK_RESULT_INVALID_CONFIG`).
+    /// - `store`: NULL for a private in-memory store; share one store handle
+    ///   between runtimes to let them see each other's objects.
+    /// - `clock`: NULL for the system clock.
+    ///
+    /// # Safety
+    /// `identity`, `config` (if not NULL) point to initialised structs; `out` is
+    /// writable.
+    ///
+    /// Thread-safety: any thread. The runtime itself may be used from any
+    /// number of threads at once.
+    fn zlink_runtime_new(identity: *const zlink_node_identity, config: *const zlink_config,
+        store: *const zlink_store, clock: *const zlink_clock, out: *mut *mut zlink_runtime) {
         let out = Out::new(out, "out")?;
         // SAFETY: NULL or an initialised struct (the caller's contract).
         let id = unsafe { identity.as_ref() }.ok_or_else(|| missing("identity"))?;
@@ -386,99 +287,70 @@ pub unsafe extern "C" fn zlink_runtime_new(
             options.config = Some(unsafe { config_in(config) }?);
         }
         if !store.is_null() {
-            let s = STORES
-                .get(store as usize)
-                .map_err(|e| handle_fail(e, "store"))?;
+            let s = STORES.pin(store as usize, "store")?;
             options.store = Some(s.get()?);
         }
         watch_forks();
         let rt = zlink_bridge::Runtime::new(identity, options)?;
         handle_out(&RUNTIMES, rt, out, "runtime")
-    })
-}
+    }
 
-/// Stops and frees a runtime. Calls in progress on other threads finish
-/// first; asynchronous resolutions still pending complete (their callbacks
-/// run) before this returns. Later uses of the handle return
-/// `ZLINK_RESULT_INVALID_HANDLE`. NULL is a no-op.
-///
-/// # Safety
-/// `error` is NULL or writable.
-///
-/// Thread-safety: any thread except a completion callback's
-/// (`ZLINK_RESULT_WRONG_THREAD`).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_runtime_free(
-    rt: *mut zlink_runtime,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Stops and frees a runtime. Calls in progress on other threads finish
+    /// first; asynchronous resolutions still pending complete (their callbacks
+    /// run) before this returns. Later uses of the handle return
+    /// `ZLINK_RESULT_INVALID_HANDLE`. NULL is a no-op.
+    ///
+    /// # Safety
+    /// `error` is NULL or writable.
+    ///
+    /// Thread-safety: any thread except a completion callback's
+    /// (`ZLINK_RESULT_WRONG_THREAD`).
+    fn zlink_runtime_free(rt: *mut zlink_runtime) {
         if !rt.is_null() && on_completion_thread() {
             return Err(Error::host(
                 ErrorKind::WrongThread,
                 "zlink_runtime_free cannot run inside a completion callback",
             ));
         }
-        if let Some(entry) = free(&RUNTIMES, rt as usize, "runtime")? {
+        if let Some(entry) = RUNTIMES.free(rt as usize, "runtime")? {
             // Only the registry holds runtimes: this is the last reference.
             if let Ok(rt) = Arc::try_unwrap(entry) {
                 rt.close();
             }
         }
         Ok(())
-    })
-}
+    }
 
-/// Resolves a global ID, blocking on the store on a cache miss (bounded by
-/// the config's `store_timeout_ms`). A cache hit never touches the store.
-/// `id` is `id_len` bytes of UTF-8 (1..=max_object_id_bytes).
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `out` is writable; `error` is
-/// NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_resolve(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_resolution,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Resolves a global ID, blocking on the store on a cache miss (bounded by
+    /// the config's `store_timeout_ms`). A cache hit never touches the store.
+    /// `id` is `id_len` bytes of UTF-8 (1..=max_object_id_bytes).
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `out` is writable.
+    fn zlink_resolve(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        out: *mut zlink_resolution) {
         let out = Out::new(out, "out")?;
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
         out.put((&runtime_in(rt)?.resolve(kind, id)?).into());
         Ok(())
-    })
-}
+    }
 
-/// The cache-only lookup: never blocks, never reads the store. On
-/// `ZLINK_RESULT_OK`, `*found` says whether a route was cached, and
-/// `*route` is written only when it was.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `route` and `found` are writable;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_lookup_cached(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    route: *mut zlink_ready_route,
-    found: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// The cache-only lookup: never blocks, never reads the store. On
+    /// `ZLINK_RESULT_OK`, `*found` says whether a route was cached, and
+    /// `*route` is written only when it was.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `route` and `found` are writable.
+    fn zlink_lookup_cached(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        route: *mut zlink_ready_route, found: *mut bool) {
         let (route, found) = (Out::new(route, "route")?, Out::new(found, "found")?);
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
         let hit = runtime_in(rt)?.lookup_cached(kind, id)?;
         put_found(route, found, hit, |r| (&r).into());
         Ok(())
-    })
+    }
 }
 
 /// Called once with the result of `zlink_resolve_async`, on a runtime
@@ -494,30 +366,21 @@ struct Userdata(*mut c_void);
 // used from the runtime's callback thread (documented on the function).
 unsafe impl Send for Userdata {}
 
-/// Resolves a global ID without blocking the caller: `callback(userdata,
-/// result, resolution)` is called exactly once, on a runtime thread (never
-/// on the calling thread), also for a cache hit. Input errors are returned
-/// here and the callback is then not called.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `callback` is not NULL;
-/// `userdata` may be used on another thread until the callback returns;
-/// `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_runtime_free` of the same runtime (which waits for pending
-/// callbacks).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_resolve_async(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    callback: zlink_resolve_callback,
-    userdata: *mut c_void,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Resolves a global ID without blocking the caller: `callback(userdata,
+    /// result, resolution)` is called exactly once, on a runtime thread (never
+    /// on the calling thread), also for a cache hit. Input errors are returned
+    /// here and the callback is then not called.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `callback` is not NULL;
+    /// `userdata` may be used on another thread until the callback returns.
+    ///
+    /// Thread-safety: any thread, concurrently with every call but
+    /// `zlink_runtime_free` of the same runtime (which waits for pending
+    /// callbacks).
+    fn zlink_resolve_async(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        callback: zlink_resolve_callback, userdata: *mut c_void) {
         let callback = callback.ok_or_else(|| missing("callback"))?;
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
@@ -529,74 +392,49 @@ pub unsafe extern "C" fn zlink_resolve_async(
             // `resolution` lives across the call.
             unsafe { callback(userdata.0, Code::Ok, &resolution) };
         })
-    })
-}
+    }
 
-/// Owner-lease invalidation: the lifecycle `lease` of node `node_rid` ended
-/// (the host's transport saw it). Every cached route under it is removed;
-/// `*removed` (if not NULL) gets how many.
-///
-/// # Safety
-/// `removed` is NULL or writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_on_owner_lease_invalidated(
-    rt: *const zlink_runtime,
-    node_rid: u64,
-    lease: u64,
-    removed: *mut usize,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Owner-lease invalidation: the lifecycle `lease` of node `node_rid` ended
+    /// (the host's transport saw it). Every cached route under it is removed;
+    /// `*removed` (if not NULL) gets how many.
+    ///
+    /// # Safety
+    /// `removed` is NULL or writable.
+    fn zlink_on_owner_lease_invalidated(rt: *const zlink_runtime, node_rid: u64, lease: u64,
+        removed: *mut usize) {
         let n = runtime_in(rt)?.on_owner_lease_invalidated(node_rid, lease)?;
         put_opt(removed, || n);
         Ok(())
-    })
-}
+    }
 
-/// A store recovery event reported by the host: clears the route cache.
-/// `*removed` (if not NULL) gets how many entries went.
-///
-/// # Safety
-/// `removed` is NULL or writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_on_store_recovery(
-    rt: *const zlink_runtime,
-    removed: *mut usize,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// A store recovery event reported by the host: clears the route cache.
+    /// `*removed` (if not NULL) gets how many entries went.
+    ///
+    /// # Safety
+    /// `removed` is NULL or writable.
+    fn zlink_on_store_recovery(rt: *const zlink_runtime, removed: *mut usize) {
         let n = runtime_in(rt)?.on_store_recovery()?;
         put_opt(removed, || n);
         Ok(())
-    })
-}
+    }
 
-/// A relay notification given directly (command 50 frames reach the same
-/// rule through `zlink_on_frame`): removes the cached route of the ID only
-/// if it routes to `source` (same node and generations). `*invalidated` (if
-/// not NULL) says whether it did.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `source` to an initialised
-/// struct; `invalidated` is NULL or writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_on_relay_notification(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    source: *const zlink_route_end,
-    invalidated: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// A relay notification given directly (command 50 frames reach the same
+    /// rule through `zlink_on_frame`): removes the cached route of the ID only
+    /// if it routes to `source` (same node and generations). `*invalidated` (if
+    /// not NULL) says whether it did.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `source` to an initialised
+    /// struct; `invalidated` is NULL or writable.
+    fn zlink_on_relay_notification(rt: *const zlink_runtime, kind: u32, id: *const u8,
+        id_len: usize, source: *const zlink_route_end, invalidated: *mut bool) {
         // SAFETY: the caller's contract on `id` and `source`.
         let (id, source) = unsafe { (id_in(id, id_len)?, source.as_ref()) };
         let source = source.ok_or_else(|| missing("source"))?.to_core()?;
         let done = runtime_in(rt)?.on_relay_notification(kind, id, &source)?;
         put_opt(invalidated, || done);
         Ok(())
-    })
+    }
 }
 
 // ---------------------------------------------------------------- lifecycle
@@ -609,167 +447,106 @@ unsafe fn lifecycle(
     id: *const u8,
     id_len: usize,
     out: *mut zlink_owned,
-    error: *mut *mut zlink_error,
     write: Write,
-) -> Code {
-    boundary(error, || {
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        let owned = runtime_in(rt)?.write(kind, id, write)?;
-        put_opt(out, || (&owned).into());
-        Ok(())
-    })
+) -> FfiResult {
+    // SAFETY: `id_len` readable bytes (the caller's contract).
+    let id = unsafe { id_in(id, id_len) }?;
+    let owned = runtime_in(rt)?.write(kind, id, write)?;
+    put_opt(out, || (&owned).into());
+    Ok(())
 }
 
-/// Creates a new incarnation owned by this node, in Creating.
-///
-/// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
-/// may be NULL; when not, it receives the object as written.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `out` is NULL or writable;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_create(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_owned,
-    error: *mut *mut zlink_error,
-) -> Code {
-    // SAFETY: forwarded caller contract.
-    unsafe { lifecycle(rt, kind, id, id_len, out, error, Write::Create) }
-}
+entry! {
+    /// Creates a new incarnation owned by this node, in Creating.
+    ///
+    /// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
+    /// may be NULL; when not, it receives the object as written.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `out` is NULL or writable.
+    fn zlink_create(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        out: *mut zlink_owned) {
+        // SAFETY: forwarded caller contract.
+        unsafe { lifecycle(rt, kind, id, id_len, out, Write::Create) }
+    }
 
-/// Publishes this node's Creating object as Ready.
-///
-/// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
-/// may be NULL; when not, it receives the object as written.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `out` is NULL or writable;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_publish_ready(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_owned,
-    error: *mut *mut zlink_error,
-) -> Code {
-    // SAFETY: forwarded caller contract.
-    unsafe { lifecycle(rt, kind, id, id_len, out, error, Write::PublishReady) }
-}
+    /// Publishes this node's Creating object as Ready.
+    ///
+    /// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
+    /// may be NULL; when not, it receives the object as written.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `out` is NULL or writable.
+    fn zlink_publish_ready(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        out: *mut zlink_owned) {
+        // SAFETY: forwarded caller contract.
+        unsafe { lifecycle(rt, kind, id, id_len, out, Write::PublishReady) }
+    }
 
-/// Create then publish Ready: the activation an application sees.
-///
-/// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
-/// may be NULL; when not, it receives the object as written.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `out` is NULL or writable;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_activate(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_owned,
-    error: *mut *mut zlink_error,
-) -> Code {
-    // SAFETY: forwarded caller contract.
-    unsafe { lifecycle(rt, kind, id, id_len, out, error, Write::Activate) }
-}
+    /// Create then publish Ready: the activation an application sees.
+    ///
+    /// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
+    /// may be NULL; when not, it receives the object as written.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `out` is NULL or writable.
+    fn zlink_activate(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        out: *mut zlink_owned) {
+        // SAFETY: forwarded caller contract.
+        unsafe { lifecycle(rt, kind, id, id_len, out, Write::Activate) }
+    }
 
-/// Extends this node's owner lease on the object.
-///
-/// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
-/// may be NULL; when not, it receives the object as written.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `out` is NULL or writable;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_renew_lease(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_owned,
-    error: *mut *mut zlink_error,
-) -> Code {
-    // SAFETY: forwarded caller contract.
-    unsafe { lifecycle(rt, kind, id, id_len, out, error, Write::RenewLease) }
-}
+    /// Extends this node's owner lease on the object.
+    ///
+    /// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
+    /// may be NULL; when not, it receives the object as written.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `out` is NULL or writable.
+    fn zlink_renew_lease(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        out: *mut zlink_owned) {
+        // SAFETY: forwarded caller contract.
+        unsafe { lifecycle(rt, kind, id, id_len, out, Write::RenewLease) }
+    }
 
-/// Starts releasing the object: it then resolves Unavailable(Releasing).
-///
-/// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
-/// may be NULL; when not, it receives the object as written.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `out` is NULL or writable;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_begin_release(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_owned,
-    error: *mut *mut zlink_error,
-) -> Code {
-    // SAFETY: forwarded caller contract.
-    unsafe { lifecycle(rt, kind, id, id_len, out, error, Write::BeginRelease) }
-}
+    /// Starts releasing the object: it then resolves Unavailable(Releasing).
+    ///
+    /// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
+    /// may be NULL; when not, it receives the object as written.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `out` is NULL or writable.
+    fn zlink_begin_release(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        out: *mut zlink_owned) {
+        // SAFETY: forwarded caller contract.
+        unsafe { lifecycle(rt, kind, id, id_len, out, Write::BeginRelease) }
+    }
 
-/// Completes the release: the record is removed and the ID resolves Missing.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_complete_release(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Completes the release: the record is removed and the ID resolves Missing.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes.
+    fn zlink_complete_release(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize) {
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
         runtime_in(rt)?.complete_release(kind, id)
-    })
-}
+    }
 
-/// This node's tenure of an object it owns, as a Message Follow route names
-/// it (and as an ActorRef hands out its location). On OK, `*found` says
-/// whether this node owns the object; `*out` is written only when it does.
-///
-/// # Safety
-/// `id` points to `id_len` readable bytes; `out` and `found` are writable;
-/// `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_owner_route_end(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_route_end,
-    found: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// This node's tenure of an object it owns, as a Message Follow route names
+    /// it (and as an ActorRef hands out its location). On OK, `*found` says
+    /// whether this node owns the object; `*out` is written only when it does.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `out` and `found` are writable.
+    fn zlink_owner_route_end(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        out: *mut zlink_route_end, found: *mut bool) {
         let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
         let end = runtime_in(rt)?.owner_route_end(kind, id)?;
         put_found(out, found, end, |e| (&e).into());
         Ok(())
-    })
+    }
 }
 
 // ---------------------------------------------------------------- counters
@@ -902,17 +679,12 @@ pub struct zlink_stats {
 // The struct is the list's first counters, all u64, in order.
 const _: () = assert!(std::mem::size_of::<zlink_stats>() == C_COUNTERS * 8);
 
-/// Reads every counter now into `*out`.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_stats_get(
-    rt: *const zlink_runtime,
-    out: *mut zlink_stats,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Reads every counter now into `*out`.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_stats_get(rt: *const zlink_runtime, out: *mut zlink_stats) {
         let out = Out::new(out, "out")?;
         let list = runtime_in(rt)?.stats()?;
         let mut values = [0u64; C_COUNTERS];
@@ -923,5 +695,5 @@ pub unsafe extern "C" fn zlink_stats_get(
         // fields (asserted above), so it has the layout of the array.
         out.put(unsafe { std::mem::transmute::<[u64; C_COUNTERS], zlink_stats>(values) });
         Ok(())
-    })
+    }
 }

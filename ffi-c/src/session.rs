@@ -6,19 +6,19 @@
 //! host like every other frame; what arrives comes back from
 //! `zlink_on_frame` as `SEND`, `SESSION_DELIVER` or `SESSION` decisions.
 
+use zlink_bridge::SessionSent;
 use zlink_bridge::args::missing;
 use zlink_bridge::codes::{SessionSentTag, UnavailableReason};
-use zlink_bridge::{Code, SessionSent};
 use zlink_core::wire::{ActorRoute, Binding, SessionRef};
 use zlink_core::{
     AuthorityOwnerGeneration, BindingRoute, ObjectGeneration, OwnerLeaseGeneration,
     SessionGeneration, SessionId,
 };
 
+use crate::FfiResult;
 use crate::frames::{zlink_outbound, zlink_outbound_list};
 use crate::runtime::{runtime_in, zlink_runtime};
 use crate::types::*;
-use crate::{FfiResult, boundary, zlink_error};
 
 /// A Session as the wire names it: its owner runtime, id and lifecycle
 /// generation. Plain data.
@@ -171,249 +171,140 @@ impl From<SessionSent> for zlink_session_sent {
 
 // ---------------------------------------------------------------- Session owner
 
-/// Opens a Session owned by this runtime; `*out` (if not NULL) receives how
-/// the wire names it. Opening an id again starts it afresh.
-///
-/// # Safety
-/// `out` is NULL or writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_open_session(
-    rt: *const zlink_runtime,
-    session: u64,
-    generation: u64,
-    out: *mut zlink_session_ref,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Opens a Session owned by this runtime; `*out` (if not NULL) receives how
+    /// the wire names it. Opening an id again starts it afresh.
+    ///
+    /// # Safety
+    /// `out` is NULL or writable.
+    fn zlink_open_session(rt: *const zlink_runtime, session: u64, generation: u64,
+        out: *mut zlink_session_ref) {
         let s = runtime_in(rt)?.open_session(session, generation)?;
         put_opt(out, || (&s).into());
         Ok(())
-    })
-}
+    }
 
-/// Binds (or rebinds) `session` to the Actor `(kind, id)` at the location
-/// `actor_ref` names, without any lookup. `*out` receives the bind frame
-/// for the Actor owner; the route is stored when the terminal reply comes
-/// back (a `ZLINK_SESSION_EVENT_BOUND` decision).
-/// `ZLINK_RESULT_UNKNOWN_SESSION`, or `ZLINK_RESULT_BINDING_SEALED` while
-/// the binding waits for its command 44.
-///
-/// # Safety
-/// `id` points to `id_len` bytes; `actor_ref` to an initialised struct;
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_bind(
-    rt: *const zlink_runtime,
-    session: u64,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    actor_ref: *const zlink_actor_route,
-    out: *mut zlink_outbound,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Binds (or rebinds) `session` to the Actor `(kind, id)` at the location
+    /// `actor_ref` names, without any lookup. `*out` receives the bind frame
+    /// for the Actor owner; the route is stored when the terminal reply comes
+    /// back (a `ZLINK_SESSION_EVENT_BOUND` decision).
+    /// `ZLINK_RESULT_UNKNOWN_SESSION`, or `ZLINK_RESULT_BINDING_SEALED` while
+    /// the binding waits for its command 44.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` bytes; `actor_ref` to an initialised struct;
+    /// `out` is writable.
+    fn zlink_bind(rt: *const zlink_runtime, session: u64, kind: u32, id: *const u8, id_len: usize,
+        actor_ref: *const zlink_actor_route, out: *mut zlink_outbound) {
         let out = Out::new(out, "out")?;
         // SAFETY: the caller's contract on `id` and `actor_ref`.
         let (id, route) = unsafe { (id_in(id, id_len)?, actor_ref.as_ref()) };
         let route = route.ok_or_else(|| missing("actor_ref"))?.to_core()?;
         out.put(runtime_in(rt)?.bind(session, kind, id, route)?.into());
         Ok(())
-    })
-}
+    }
 
-/// The stored binding route of the Actor in `session`. On OK, `*found`
-/// says whether there is one; `*out` is written only when there is.
-///
-/// # Safety
-/// `id` points to `id_len` bytes; `out` and `found` are writable; `error`
-/// is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_binding_get(
-    rt: *const zlink_runtime,
-    session: u64,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_binding_route,
-    found: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// The stored binding route of the Actor in `session`. On OK, `*found`
+    /// says whether there is one; `*out` is written only when there is.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` bytes; `out` and `found` are writable.
+    fn zlink_binding_get(rt: *const zlink_runtime, session: u64, kind: u32, id: *const u8,
+        id_len: usize, out: *mut zlink_binding_route, found: *mut bool) {
         let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
         // SAFETY: the caller's contract on `id`.
         let id = unsafe { id_in(id, id_len) }?;
         let b = runtime_in(rt)?.binding(session, kind, id)?;
         put_found(out, found, b, |b| (&b).into());
         Ok(())
-    })
-}
+    }
 
-/// Relays `payload` from `session` to the bound Actor on the stored route:
-/// no lookup, stamped with the Session's next sequence. `SENT`: carry
-/// `out->outbound`; `HELD`: the Actor is relocating, the message leaves in
-/// order with its command 44; `UNAVAILABLE`: the route's admission deadline
-/// passed. Errors: `ZLINK_RESULT_UNKNOWN_SESSION`,
-/// `ZLINK_RESULT_SESSION_CLOSING`, `ZLINK_RESULT_NOT_BOUND`,
-/// `ZLINK_RESULT_TOO_LONG` (a payload over `max_message_bytes`).
-///
-/// # Safety
-/// `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
-/// allowed when 0); `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_session_send(
-    rt: *const zlink_runtime,
-    session: u64,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    payload: *const u8,
-    payload_len: usize,
-    out: *mut zlink_session_sent,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Relays `payload` from `session` to the bound Actor on the stored route:
+    /// no lookup, stamped with the Session's next sequence. `SENT`: carry
+    /// `out->outbound`; `HELD`: the Actor is relocating, the message leaves in
+    /// order with its command 44; `UNAVAILABLE`: the route's admission deadline
+    /// passed. Errors: `ZLINK_RESULT_UNKNOWN_SESSION`,
+    /// `ZLINK_RESULT_SESSION_CLOSING`, `ZLINK_RESULT_NOT_BOUND`,
+    /// `ZLINK_RESULT_TOO_LONG` (a payload over `max_message_bytes`).
+    ///
+    /// # Safety
+    /// `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
+    /// allowed when 0); `out` is writable.
+    fn zlink_session_send(rt: *const zlink_runtime, session: u64, kind: u32, id: *const u8,
+        id_len: usize, payload: *const u8, payload_len: usize, out: *mut zlink_session_sent) {
         let out = Out::new(out, "out")?;
         // SAFETY: the caller's contract on `id` and `payload`.
-        let (id, payload) = unsafe {
-            (
-                id_in(id, id_len)?,
-                bytes_in(payload, payload_len, "payload")?,
-            )
-        };
-        out.put(
-            runtime_in(rt)?
-                .session_send(session, kind, id, payload)?
-                .into(),
-        );
+        let (id, payload) =
+            unsafe { (id_in(id, id_len)?, bytes_in(payload, payload_len, "payload")?) };
+        let sent = runtime_in(rt)?.session_send(session, kind, id, payload)?;
+        out.put(sent.into());
         Ok(())
-    })
-}
+    }
 
-/// The Session's connection closed (`physical`) or the application ended
-/// it: `*out` receives a disconnect notification for every bound Actor on
-/// its stored route (a sealed Actor's leaves with its command 44). The
-/// Session is then gone (or closing until its relocations settle).
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_disconnect_session(
-    rt: *const zlink_runtime,
-    session: u64,
-    physical: bool,
-    out: *mut zlink_outbound_list,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// The Session's connection closed (`physical`) or the application ended
+    /// it: `*out` receives a disconnect notification for every bound Actor on
+    /// its stored route (a sealed Actor's leaves with its command 44). The
+    /// Session is then gone (or closing until its relocations settle).
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_disconnect_session(rt: *const zlink_runtime, session: u64, physical: bool,
+        out: *mut zlink_outbound_list) {
         let out = Out::new(out, "out")?;
-        out.put(
-            runtime_in(rt)?
-                .disconnect_session(session, physical)?
-                .into(),
-        );
+        out.put(runtime_in(rt)?.disconnect_session(session, physical)?.into());
         Ok(())
-    })
+    }
 }
 
 // ---------------------------------------------------------------- Actor owner
 
-/// Pushes `payload` from the local Actor to the bound Session `session` on
-/// its binding (no lookup). On OK, `*pushed` says whether such a binding is
-/// registered here (and the Actor owned); `*out` is written only then.
-///
-/// # Safety
-/// `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
-/// allowed when 0); `session` to an initialised struct; `out` and `pushed`
-/// are writable; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_push(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    session: *const zlink_session_ref,
-    payload: *const u8,
-    payload_len: usize,
-    out: *mut zlink_outbound,
-    pushed: *mut bool,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Pushes `payload` from the local Actor to the bound Session `session` on
+    /// its binding (no lookup). On OK, `*pushed` says whether such a binding is
+    /// registered here (and the Actor owned); `*out` is written only then.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
+    /// allowed when 0); `session` to an initialised struct; `out` and `pushed`
+    /// are writable.
+    fn zlink_push(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        session: *const zlink_session_ref, payload: *const u8, payload_len: usize,
+        out: *mut zlink_outbound, pushed: *mut bool) {
         let (out, pushed) = (Out::new(out, "out")?, Out::new(pushed, "pushed")?);
         // SAFETY: the caller's contract on `id`, `session` and `payload`.
-        let (id, session, payload) = unsafe {
-            (
-                id_in(id, id_len)?,
-                session.as_ref(),
-                bytes_in(payload, payload_len, "payload")?,
-            )
-        };
+        let (id, session) = unsafe { (id_in(id, id_len)?, session.as_ref()) };
+        // SAFETY: as above.
+        let payload = unsafe { bytes_in(payload, payload_len, "payload") }?;
         let session = session.ok_or_else(|| missing("session"))?.to_core()?;
         let frame = runtime_in(rt)?.push(kind, id, &session, payload)?;
         put_found(out, pushed, frame, Into::into);
         Ok(())
-    })
+    }
 }
 
-/// Runs an Actor-side call that yields frames into `*out`.
-///
-/// # Safety
-/// `id` points to `id_len` bytes; `out` is writable; `error` NULL or writable.
-unsafe fn frames_call(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_outbound_list,
-    error: *mut *mut zlink_error,
-    forget: bool,
-) -> Code {
-    boundary(error, || {
-        // SAFETY: forwarded caller contract.
-        let id = unsafe { id_in(id, id_len) }?;
-        let rt = runtime_in(rt)?;
-        if forget {
-            return rt.forget_bindings(kind, id);
-        }
+entry! {
+    /// After `zlink_renew_lease`: a command 44 refresh (relocation id 0) to
+    /// every bound Session, so their stored routes carry the lease time left.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` bytes; `out` is writable.
+    fn zlink_refresh_session_routes(rt: *const zlink_runtime, kind: u32, id: *const u8,
+        id_len: usize, out: *mut zlink_outbound_list) {
         let out = Out::new(out, "out")?;
-        out.put(rt.refresh_session_routes(kind, id)?.into());
+        // SAFETY: `id_len` readable bytes (the caller's contract).
+        let id = unsafe { id_in(id, id_len) }?;
+        out.put(runtime_in(rt)?.refresh_session_routes(kind, id)?.into());
         Ok(())
-    })
-}
+    }
 
-/// After `zlink_renew_lease`: a command 44 refresh (relocation id 0) to
-/// every bound Session, so their stored routes carry the lease time left.
-///
-/// # Safety
-/// `id` points to `id_len` bytes; `out` is writable; `error` is NULL or
-/// writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_refresh_session_routes(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_outbound_list,
-    error: *mut *mut zlink_error,
-) -> Code {
-    // SAFETY: forwarded caller contract.
-    unsafe { frames_call(rt, kind, id, id_len, out, error, false) }
-}
-
-/// Drops every binding of the Actor here (the Actor was removed: a new
-/// incarnation never inherits one). A relocation moves the bindings itself.
-///
-/// # Safety
-/// `id` points to `id_len` bytes; `error` is NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_forget_bindings(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    error: *mut *mut zlink_error,
-) -> Code {
-    // SAFETY: forwarded caller contract.
-    unsafe { frames_call(rt, kind, id, id_len, std::ptr::null_mut(), error, true) }
+    /// Drops every binding of the Actor here (the Actor was removed: a new
+    /// incarnation never inherits one). A relocation moves the bindings itself.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` bytes.
+    fn zlink_forget_bindings(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize) {
+        // SAFETY: `id_len` readable bytes (the caller's contract).
+        let id = unsafe { id_in(id, id_len) }?;
+        runtime_in(rt)?.forget_bindings(kind, id)
+    }
 }

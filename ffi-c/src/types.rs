@@ -61,50 +61,42 @@ pub struct zlink_config {
     pub max_relocation_state_bytes: u64,
 }
 
-impl From<&RoutingConfig> for zlink_config {
-    fn from(c: &RoutingConfig) -> Self {
-        let [a, b, hops, c3, c4, c5, c6, c7, attempts, c9, c10, c11, c12] = config::values(c);
-        zlink_config {
-            size: std::mem::size_of::<zlink_config>(),
-            route_cache_max_age_ms: a,
-            message_follow_duration_ms: b,
-            max_follow_hops: u8::try_from(hops).unwrap_or(u8::MAX),
-            session_relocation_seal_timeout_ms: c3,
-            session_bind_timeout_ms: c4,
-            route_cache_capacity: c5,
-            owner_lease_duration_ms: c6,
-            store_timeout_ms: c7,
-            store_attempts: u32::try_from(attempts).unwrap_or(u32::MAX),
-            max_object_id_bytes: c9,
-            max_message_bytes: c10,
-            relocation_timeout_ms: c11,
-            max_relocation_state_bytes: c12,
+/// The conversions of `zlink_config`, one line per field in the bridge's
+/// `config::FIELDS` order.
+macro_rules! config_fields {
+    ($($field:ident: $ty:ty),*) => {
+        impl From<&RoutingConfig> for zlink_config {
+            fn from(c: &RoutingConfig) -> Self {
+                let mut v = config::values(c).into_iter();
+                let size = std::mem::size_of::<zlink_config>();
+                let mut next = || v.next().unwrap_or(0);
+                zlink_config { size, $($field: <$ty>::try_from(next()).unwrap_or(<$ty>::MAX)),* }
+            }
         }
-    }
+
+        impl zlink_config {
+            pub(crate) fn to_core(self) -> FfiResult<RoutingConfig> {
+                config::from_values([$(i128::from(self.$field)),*])
+            }
+        }
+    };
 }
 
-impl zlink_config {
-    pub(crate) fn to_core(self) -> FfiResult<RoutingConfig> {
-        config::from_values(
-            [
-                self.route_cache_max_age_ms,
-                self.message_follow_duration_ms,
-                self.max_follow_hops.into(),
-                self.session_relocation_seal_timeout_ms,
-                self.session_bind_timeout_ms,
-                self.route_cache_capacity,
-                self.owner_lease_duration_ms,
-                self.store_timeout_ms,
-                self.store_attempts.into(),
-                self.max_object_id_bytes,
-                self.max_message_bytes,
-                self.relocation_timeout_ms,
-                self.max_relocation_state_bytes,
-            ]
-            .map(i128::from),
-        )
-    }
-}
+config_fields!(
+    route_cache_max_age_ms: u64,
+    message_follow_duration_ms: u64,
+    max_follow_hops: u8,
+    session_relocation_seal_timeout_ms: u64,
+    session_bind_timeout_ms: u64,
+    route_cache_capacity: u64,
+    owner_lease_duration_ms: u64,
+    store_timeout_ms: u64,
+    store_attempts: u32,
+    max_object_id_bytes: u64,
+    max_message_bytes: u64,
+    relocation_timeout_ms: u64,
+    max_relocation_state_bytes: u64
+);
 
 /// Who a runtime is. `mesh` is NUL-terminated UTF-8, 1..=23 bytes.
 #[repr(C)]

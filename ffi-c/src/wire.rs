@@ -9,12 +9,12 @@ use std::ffi::{CString, c_char};
 
 use zlink_core::wire::{self, DecodeLimits, Frame, json};
 
-use zlink_bridge::{Code, Error, ErrorKind};
+use zlink_bridge::{Error, ErrorKind};
 
+use crate::FfiResult;
 use crate::frames::zlink_bytes;
-use crate::runtime::{handle_fail, handle_out};
+use crate::runtime::handle_out;
 use crate::types::*;
-use crate::{FfiResult, boundary, zlink_error};
 use zlink_bridge::handles::{Pinned, Registry};
 
 /// One decoded wire frame. Opaque; made by `zlink_wire_decode`, freed by
@@ -71,48 +71,34 @@ struct FrameEntry {
 static FRAMES: Registry<FrameEntry> = Registry::new(0x9);
 
 fn frame_in(frame: *const zlink_frame) -> FfiResult<Pinned<'static, FrameEntry>> {
-    FRAMES
-        .get(frame as usize)
-        .map_err(|e| handle_fail(e, "frame"))
+    FRAMES.pin(frame as usize, "frame")
 }
 
-/// Writes the default decode limits to `out`: the bounds a runtime with
-/// the default config applies.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-///
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_decode_limits_default(
-    out: *mut zlink_decode_limits,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+entry! {
+    /// Writes the default decode limits to `out`: the bounds a runtime with
+    /// the default config applies.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    ///
+    fn zlink_decode_limits_default(out: *mut zlink_decode_limits) {
         Out::new(out, "out")?.put((&DecodeLimits::default()).into());
         Ok(())
-    })
-}
+    }
 
-/// Decodes `len` bytes as exactly one frame, strictly (docs/wire.md): on
-/// success `*out` is a new frame handle. Bytes that are not a valid frame
-/// are `ZLINK_RESULT_WIRE_INVALID`, and `*error` (when asked for) carries
-/// the decode error's kind (`zlink_error_kind`: "Truncated", "BadMagic",
-/// "TooLong", …, the kinds of the invalid golden vectors) and a message
-/// naming the field. `limits` NULL means `zlink_decode_limits_default`.
-///
-/// # Safety
-/// `bytes` points to `len` readable bytes (NULL allowed when 0); `limits`
-/// is NULL or readable; `out` is writable; `error` is NULL or writable.
-///
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_wire_decode(
-    bytes: *const u8,
-    len: usize,
-    limits: *const zlink_decode_limits,
-    out: *mut *mut zlink_frame,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Decodes `len` bytes as exactly one frame, strictly (docs/wire.md): on
+    /// success `*out` is a new frame handle. Bytes that are not a valid frame
+    /// are `ZLINK_RESULT_WIRE_INVALID`, and `*error` (when asked for) carries
+    /// the decode error's kind (`zlink_error_kind`: "Truncated", "BadMagic",
+    /// "TooLong", …, the kinds of the invalid golden vectors) and a message
+    /// naming the field. `limits` NULL means `zlink_decode_limits_default`.
+    ///
+    /// # Safety
+    /// `bytes` points to `len` readable bytes (NULL allowed when 0); `limits`
+    /// is NULL or readable; `out` is writable.
+    ///
+    fn zlink_wire_decode(bytes: *const u8, len: usize, limits: *const zlink_decode_limits,
+        out: *mut *mut zlink_frame) {
         let out = Out::new(out, "out")?;
         // SAFETY: the caller's contract on `bytes`. The decoder bounds
         // every field and allocates nothing beyond the frame's own size, so
@@ -128,96 +114,69 @@ pub unsafe extern "C" fn zlink_wire_decode(
         let command = CString::new(json::command_name(&frame))
             .map_err(|_| Error::host(ErrorKind::Panic, "a command name holds a NUL"))?;
         handle_out(&FRAMES, FrameEntry { frame, command }, out, "frame")
-    })
-}
+    }
 
-/// Encodes a frame to its exact wire bytes into `*out` (free with
-/// `zlink_bytes_free`). A decoded frame encodes to the bytes it was decoded
-/// from.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_frame_free` of the same frame.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_frame_encode(
-    frame: *const zlink_frame,
-    out: *mut zlink_bytes,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Encodes a frame to its exact wire bytes into `*out` (free with
+    /// `zlink_bytes_free`). A decoded frame encodes to the bytes it was decoded
+    /// from.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    ///
+    /// Thread-safety: any thread, concurrently with every call but
+    /// `zlink_frame_free` of the same frame.
+    fn zlink_frame_encode(frame: *const zlink_frame, out: *mut zlink_bytes) {
         let out = Out::new(out, "out")?;
         out.put(zlink_bytes::from_vec(wire::encode(&frame_in(frame)?.frame)));
         Ok(())
-    })
-}
+    }
 
-/// Describes a frame in the language-neutral JSON of the golden vectors:
-/// the `frame` field of a valid vector's JSON in `testdata/wire/`
-/// (docs/wire.md). One compact JSON object, UTF-8, keys in byte order,
-/// u64s as decimal strings; not NUL-terminated (`out_json->len` bytes).
-/// Free with `zlink_bytes_free`.
-///
-/// # Safety
-/// `out_json` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_frame_free` of the same frame.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_frame_describe(
-    frame: *const zlink_frame,
-    out_json: *mut zlink_bytes,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// Describes a frame in the language-neutral JSON of the golden vectors:
+    /// the `frame` field of a valid vector's JSON in `testdata/wire/`
+    /// (docs/wire.md). One compact JSON object, UTF-8, keys in byte order,
+    /// u64s as decimal strings; not NUL-terminated (`out_json->len` bytes).
+    /// Free with `zlink_bytes_free`.
+    ///
+    /// # Safety
+    /// `out_json` is writable.
+    ///
+    /// Thread-safety: any thread, concurrently with every call but
+    /// `zlink_frame_free` of the same frame.
+    fn zlink_frame_describe(frame: *const zlink_frame, out_json: *mut zlink_bytes) {
         let out = Out::new(out_json, "out_json")?;
         let text = json::describe(&frame_in(frame)?.frame).to_string();
         out.put(zlink_bytes::from_vec(text.into_bytes()));
         Ok(())
-    })
-}
+    }
 
-/// The frame's command name into `*out`, as the golden vectors' `command`
-/// field states it ("Message", "Request", "Reply", "Rejection",
-/// "MessageFollow", "SessionBind", …, "RelocationRestore", …):
-/// NUL-terminated, owned by the frame, valid until `zlink_frame_free`.
-///
-/// # Safety
-/// `out` is writable; `error` is NULL or writable.
-///
-/// Thread-safety: any thread, concurrently with every call but
-/// `zlink_frame_free` of the same frame.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_frame_command_name(
-    frame: *const zlink_frame,
-    out: *mut *const c_char,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
+    /// The frame's command name into `*out`, as the golden vectors' `command`
+    /// field states it ("Message", "Request", "Reply", "Rejection",
+    /// "MessageFollow", "SessionBind", …, "RelocationRestore", …):
+    /// NUL-terminated, owned by the frame, valid until `zlink_frame_free`.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    ///
+    /// Thread-safety: any thread, concurrently with every call but
+    /// `zlink_frame_free` of the same frame.
+    fn zlink_frame_command_name(frame: *const zlink_frame, out: *mut *const c_char) {
         let out = Out::new(out, "out")?;
         // The string lives in the entry, which the registry keeps until
         // `zlink_frame_free`: the pointer outlives this pin.
         out.put(frame_in(frame)?.command.as_ptr());
         Ok(())
-    })
-}
+    }
 
-/// Frees a frame handle. A freed or foreign handle is
-/// `ZLINK_RESULT_INVALID_HANDLE`; NULL is a no-op returning
-/// `ZLINK_RESULT_OK`. Command names it handed out become invalid.
-///
-/// # Safety
-/// `error` is NULL or writable.
-///
-/// Thread-safety: any thread; calls in progress on the frame finish first,
-/// later uses of the handle fail.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn zlink_frame_free(
-    frame: *mut zlink_frame,
-    error: *mut *mut zlink_error,
-) -> Code {
-    boundary(error, || {
-        crate::runtime::free(&FRAMES, frame as usize, "frame").map(drop)
-    })
+    /// Frees a frame handle. A freed or foreign handle is
+    /// `ZLINK_RESULT_INVALID_HANDLE`; NULL is a no-op returning
+    /// `ZLINK_RESULT_OK`. Command names it handed out become invalid.
+    ///
+    /// # Safety
+    /// `error` is NULL or writable.
+    ///
+    /// Thread-safety: any thread; calls in progress on the frame finish first,
+    /// later uses of the handle fail.
+    fn zlink_frame_free(frame: *mut zlink_frame) {
+        FRAMES.free(frame as usize, "frame").map(drop)
+    }
 }
