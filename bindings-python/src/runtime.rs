@@ -4,9 +4,9 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use zlink_bridge::args::millis;
+use zlink_bridge::args::{Arg, millis};
 use zlink_bridge::{Options, Write};
-use zlink_core::{RequestOptions, SendOptions};
+use zlink_core::{ObjectKind, RequestOptions, SendOptions};
 
 use crate::decisions::{self, PyNoticeToken, PyOperation, PyRelocationStarted};
 use crate::errors::Raise;
@@ -20,13 +20,13 @@ pub(crate) struct PyRuntime {
     rt: zlink_bridge::Runtime,
 }
 
-const ACTOR: zlink_core::ObjectKind = zlink_core::ObjectKind::Actor;
+const ACTOR: ObjectKind = ObjectKind::Actor;
 
 impl PyRuntime {
     /// `resolve` of one ID: a cache hit with the GIL held, else the store
     /// without it.
     #[inline]
-    fn resolve_one(&self, py: Python<'_>, kind: &str, id: &str) -> PyResult<Obj> {
+    fn resolve_one(&self, py: Python<'_>, kind: ObjectKind, id: &str) -> PyResult<Obj> {
         match self.rt.lookup_cached(kind, id).py()? {
             Some(route) => new(py, PyReadyRoute(route)),
             None => {
@@ -91,7 +91,7 @@ impl PyRuntime {
     /// ReadyRoute | Missing | Unavailable | StoreFailure. A cache hit
     /// returns at once; a miss reads the store with the GIL released.
     fn resolve(&self, py: Python<'_>, kind: &str, id: &str) -> PyResult<Obj> {
-        self.resolve_one(py, kind, id)
+        self.resolve_one(py, Arg::get(kind).py()?, id)
     }
 
     /// `resolve` for many ids of one kind: a list of results, in order.
@@ -101,6 +101,7 @@ impl PyRuntime {
         kind: &str,
         ids: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
+        let kind = Arg::get(kind).py()?;
         let mut out = Vec::with_capacity(ids.len().unwrap_or(0));
         if let Ok(list) = ids.cast::<PyList>() {
             for id in list.iter() {
@@ -246,7 +247,6 @@ impl PyRuntime {
         code: u32,
         message: &str,
     ) -> PyResult<PyOutbound> {
-        use zlink_bridge::args::Arg;
         let error = match error_kind {
             Some(kind) => Some((Arg::get(kind).py()?, code, message)),
             None => None,

@@ -23,12 +23,14 @@ pub trait Arg<T> {
 }
 
 impl Arg<ObjectKind> for ObjectKind {
+    #[inline]
     fn get(self) -> Result<ObjectKind> {
         Ok(self)
     }
 }
 
 impl Arg<ObjectKind> for u32 {
+    #[inline]
     fn get(self) -> Result<ObjectKind> {
         codes::ObjectKind::from_code(self)
             .map(Into::into)
@@ -42,8 +44,13 @@ impl Arg<ObjectKind> for u32 {
 }
 
 impl Arg<ObjectKind> for &str {
+    #[inline]
     fn get(self) -> Result<ObjectKind> {
-        Ok(ObjectKind::parse(self)?)
+        match self {
+            "spot" => Ok(ObjectKind::Spot),
+            "actor" => Ok(ObjectKind::Actor),
+            other => Err(InputError::UnknownObjectKind(other.to_owned()).into()),
+        }
     }
 }
 
@@ -115,7 +122,7 @@ impl<'a> Text<'a> for &'a [u8] {
 
 /// An object ID: over the global cap is `ObjectIdTooLong` before its
 /// bytes are read; the runtime's own (config) cap is the core's check.
-#[inline]
+#[inline(always)]
 pub fn id<'a>(id: impl Text<'a>) -> Result<&'a str> {
     if id.byte_len() > MAX_OBJECT_ID_BYTES {
         return Err(InputError::ObjectIdTooLong {
