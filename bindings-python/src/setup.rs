@@ -55,6 +55,13 @@ macro_rules! routing_config {
             fn __repr__(&self) -> String {
                 config::describe("RoutingConfig", &self.0)
             }
+
+            /// The core's default config: the defaults above must equal it
+            /// (checked by the tests).
+            #[staticmethod]
+            fn _core_default() -> Self {
+                PyRoutingConfig(RoutingConfig::default())
+            }
         }
     };
 }
@@ -136,14 +143,11 @@ pub(crate) struct PyMemoryStore(Store);
 #[pymethods]
 impl PyMemoryStore {
     #[new]
-    #[pyo3(signature = (clock = None, *, tombstone_retention = 3_600_000))]
-    fn new(clock: Option<&Bound<'_, PyAny>>, tombstone_retention: u64) -> PyResult<Self> {
+    #[pyo3(signature = (clock = None, *, tombstone_retention = None))]
+    fn new(clock: Option<&Bound<'_, PyAny>>, tombstone_retention: Option<u64>) -> PyResult<Self> {
         let clock = clock.map(clock_of).transpose()?;
-        let retention = Duration::from_millis(tombstone_retention);
-        Ok(PyMemoryStore(Store::memory(
-            clock.as_ref(),
-            Some(retention),
-        )))
+        let retention = tombstone_retention.map(Duration::from_millis);
+        Ok(PyMemoryStore(Store::memory(clock.as_ref(), retention)))
     }
     fn __repr__(&self) -> &'static str {
         "MemoryStore()"
@@ -161,23 +165,32 @@ pub(crate) struct PyRedisStore {
 #[pymethods]
 impl PyRedisStore {
     #[new]
-    #[pyo3(signature = (url, *, prefix = "zlink", connect_timeout = 2_000, response_timeout = 2_000, epoch_check_interval = 1_000, tombstone_retention = 3_600_000))]
+    #[pyo3(signature = (url, *, prefix = None, connect_timeout = None, response_timeout = None, epoch_check_interval = None, tombstone_retention = None))]
     fn new(
         py: Python<'_>,
         url: &str,
-        prefix: &str,
-        connect_timeout: u64,
-        response_timeout: u64,
-        epoch_check_interval: u64,
-        tombstone_retention: u64,
+        prefix: Option<&str>,
+        connect_timeout: Option<u64>,
+        response_timeout: Option<u64>,
+        epoch_check_interval: Option<u64>,
+        tombstone_retention: Option<u64>,
     ) -> PyResult<Self> {
-        let options = RedisOptions {
-            prefix: prefix.to_owned(),
-            connect_timeout: Duration::from_millis(connect_timeout),
-            response_timeout: Duration::from_millis(response_timeout),
-            epoch_check_interval: Duration::from_millis(epoch_check_interval),
-            tombstone_retention: Duration::from_millis(tombstone_retention),
-        };
+        // Each option not given keeps the core's default.
+        let mut options = RedisOptions::default();
+        let ms = Duration::from_millis;
+        if let Some(p) = prefix {
+            options.prefix = p.to_owned();
+        }
+        for (field, value) in [
+            (&mut options.connect_timeout, connect_timeout),
+            (&mut options.response_timeout, response_timeout),
+            (&mut options.epoch_check_interval, epoch_check_interval),
+            (&mut options.tombstone_retention, tombstone_retention),
+        ] {
+            if let Some(v) = value {
+                *field = ms(v);
+            }
+        }
         let store = py.detach(|| Store::redis(url, options)).py()?;
         Ok(PyRedisStore {
             store,

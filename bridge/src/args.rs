@@ -159,3 +159,22 @@ pub fn millis(field: &str, v: i64) -> Result<std::time::Duration> {
             )
         })
 }
+
+/// A send's or request's options from a host's optional fields: each one
+/// not given keeps the core's default (`RequestOptions::default()`), so no
+/// binding repeats a default.
+pub fn request_options(
+    instance_intent: bool,
+    deadline_ms: Option<i64>,
+    timeout_ms: Option<i64>,
+) -> Result<zlink_core::RequestOptions> {
+    let mut options = zlink_core::RequestOptions::default();
+    options.send.instance_intent = instance_intent;
+    if let Some(ms) = deadline_ms {
+        options.send.deadline = millis("deadline", ms)?;
+    }
+    if let Some(ms) = timeout_ms {
+        options.timeout = millis("timeout", ms)?;
+    }
+    Ok(options)
+}

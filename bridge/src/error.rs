@@ -184,6 +184,8 @@ pub enum Family {
     Relocation,
     /// The object was made before this process forked.
     Forked,
+    /// The object was closed.
+    Closed,
     /// The library itself: threads, handles, panics, the log subscriber.
     Host,
 }
@@ -201,6 +203,7 @@ impl Family {
             Family::Session => "SessionError",
             Family::Relocation => "RelocationError",
             Family::Forked => "ForkedRuntimeError",
+            Family::Closed => "ClosedError",
             Family::Host => "ZlinkError",
         }
     }
@@ -389,6 +392,8 @@ kinds! {
     AfterRelayReady = 74 => AfterRelayReady,
     /// The relocation is not in the phase the call needs.
     Refused = 75 => RelocationRefused,
+    /// The object was closed: calls after `close()` are refused.
+    Closed = 76 => InvalidHandle,
 }
 
 impl ErrorKind {
@@ -441,6 +446,15 @@ impl Error {
             Family::Forked,
             ErrorKind::Forked,
             "this object was created before fork(); create a new one in this process",
+        )
+    }
+
+    /// Use of an object after its `close()` (`what` names it).
+    pub fn closed(what: &str) -> Self {
+        Error::new(
+            Family::Closed,
+            ErrorKind::Closed,
+            format!("this {what} is closed"),
         )
     }
 

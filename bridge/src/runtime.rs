@@ -11,7 +11,7 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use zlink_core::wire::{
@@ -44,19 +44,45 @@ pub fn on_completion_thread() -> bool {
     ON_COMPLETION_THREAD.get()
 }
 
+/// Refuses to close a runtime from one of its own completion callbacks
+/// (`call` names the host's call): closing waits for those callbacks, so it
+/// would wait for itself.
+pub fn may_close(call: &str) -> Result<()> {
+    if on_completion_thread() {
+        return Err(Error::host(
+            ErrorKind::WrongThread,
+            format!("{call} cannot run inside a completion callback"),
+        ));
+    }
+    Ok(())
+}
+
 struct Inner {
     core: Arc<zlink_core::Runtime>,
-    /// Runs the completions of asynchronous calls (made on first use).
-    completions: OnceLock<tokio::runtime::Runtime>,
+    /// Runs the completions of asynchronous calls (made on first use; None
+    /// once stopped).
+    completions: Mutex<Completions>,
     /// Asynchronous calls whose completion has not returned yet.
     pending: Arc<AtomicUsize>,
+}
+
+#[derive(Default)]
+enum Completions {
+    #[default]
+    NotStarted,
+    Running(tokio::runtime::Runtime),
+    Stopped,
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
         // Never waits: a host may drop the last reference anywhere (even
         // on a completion thread, or holding a lock a completion takes).
-        if let Some(c) = self.completions.take() {
+        let completions = self
+            .completions
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner());
+        if let Completions::Running(c) = std::mem::replace(completions, Completions::Stopped) {
             c.shutdown_background();
         }
     }
@@ -100,7 +126,7 @@ impl Runtime {
         Ok(Runtime {
             inner: ForkBound::new(Inner {
                 core,
-                completions: OnceLock::new(),
+                completions: Mutex::new(Completions::NotStarted),
                 pending: Arc::new(AtomicUsize::new(0)),
             }),
         })
@@ -120,14 +146,25 @@ impl Runtime {
     /// Stops the runtime: waits until every completion still running has
     /// returned, then stops their thread. In a forked child it only forgets
     /// the runtime.
-    pub fn close(mut self) {
-        if let Ok(inner) = self.inner.get_mut() {
-            while inner.pending.load(Ordering::SeqCst) != 0 {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            if let Some(c) = inner.completions.take() {
-                c.shutdown_timeout(Duration::from_secs(5));
-            }
+    pub fn close(self) {
+        self.stop();
+    }
+
+    /// `close` for a host that frees the runtime later: later
+    /// `resolve_async` calls are refused (`Closed`), completions still
+    /// running return first, then their thread stops. Other calls still
+    /// work: the host refuses them (`lifecycle::Closable`).
+    pub fn stop(&self) {
+        let Ok(inner) = self.inner() else { return };
+        let running = {
+            let mut c = inner.completions.lock().unwrap_or_else(|p| p.into_inner());
+            std::mem::replace(&mut *c, Completions::Stopped)
+        };
+        while inner.pending.load(Ordering::SeqCst) != 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if let Completions::Running(c) = running {
+            c.shutdown_timeout(Duration::from_secs(5));
         }
     }
 
@@ -185,26 +222,27 @@ impl Runtime {
         let (kind, id) = (kind.get()?, args::id(id)?);
         let inner = self.inner()?;
         let future = inner.core.resolve_async(kind, id)?;
-        let completions = match inner.completions.get() {
-            Some(c) => c,
-            None => {
-                let made = tokio::runtime::Builder::new_multi_thread()
-                    .worker_threads(1)
-                    .thread_name("zlink-callback")
-                    .on_thread_start(|| ON_COMPLETION_THREAD.set(true))
-                    .enable_time()
-                    .build()
-                    .map_err(|e| {
-                        Error::host(ErrorKind::Threads, format!("cannot start a thread: {e}"))
-                    })?;
-                // A racing caller's runtime is dropped unused.
-                let _ = inner.completions.set(made);
-                inner.completions.get().expect("set just above")
-            }
+        let mut completions = inner.completions.lock().unwrap_or_else(|p| p.into_inner());
+        if let Completions::NotStarted = *completions {
+            let made = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("zlink-callback")
+                .on_thread_start(|| ON_COMPLETION_THREAD.set(true))
+                .enable_time()
+                .build()
+                .map_err(|e| {
+                    Error::host(ErrorKind::Threads, format!("cannot start a thread: {e}"))
+                })?;
+            *completions = Completions::Running(made);
+        }
+        let Completions::Running(runtime) = &*completions else {
+            return Err(Error::closed("runtime"));
         };
         let pending = inner.pending.clone();
+        // Counted under the lock, so `stop` (which swaps the state under it
+        // first) never misses a completion it must wait for.
         pending.fetch_add(1, Ordering::SeqCst);
-        completions.spawn(async move {
+        runtime.spawn(async move {
             let resolved = Resolved::from(future.await);
             if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| done(resolved))).is_err() {
                 eprintln!("zlink: a panic unwound out of a resolve completion");

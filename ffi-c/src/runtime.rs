@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Once};
 
 use zlink_bridge::args::missing;
-use zlink_bridge::runtime::on_completion_thread;
+use zlink_bridge::runtime::may_close;
 use zlink_bridge::stats::C_COUNTERS;
 use zlink_bridge::{Clock, Code, Error, ErrorKind, Options, Store, Write, setup};
 use zlink_core::{RedisOptions, RoutingConfig};
@@ -306,11 +306,8 @@ entry! {
     /// Thread-safety: any thread except a completion callback's
     /// (`ZLINK_RESULT_WRONG_THREAD`).
     fn zlink_runtime_free(rt: *mut zlink_runtime) {
-        if !rt.is_null() && on_completion_thread() {
-            return Err(Error::host(
-                ErrorKind::WrongThread,
-                "zlink_runtime_free cannot run inside a completion callback",
-            ));
+        if !rt.is_null() {
+            may_close("zlink_runtime_free")?;
         }
         if let Some(entry) = RUNTIMES.free(rt as usize, "runtime")? {
             // Only the registry holds runtimes: this is the last reference.

@@ -23,6 +23,7 @@ import threading
 from typing import Literal, Union
 
 from ._errors import (
+    ClosedError,
     ConfigError,
     ForkedRuntimeError,
     InputError,
@@ -197,6 +198,7 @@ __all__ = [
     "BindingRoute",
     "Bound",
     "Cancelled",
+    "ClosedError",
     "ColdActivation",
     "Completed",
     "Completion",

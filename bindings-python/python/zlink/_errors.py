@@ -77,6 +77,11 @@ class ForkedRuntimeError(ZlinkError):
     not exist in the child. Create a new Runtime in the child."""
 
 
+class ClosedError(ZlinkError):
+    """This object was closed (``Runtime.close()`` or the end of its ``with``
+    block): it refuses every later call."""
+
+
 __all__ = [
     "ZlinkError",
     "ConfigError",
@@ -88,4 +93,5 @@ __all__ = [
     "SessionError",
     "RelocationError",
     "ForkedRuntimeError",
+    "ClosedError",
 ]

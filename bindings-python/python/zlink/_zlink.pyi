@@ -2,7 +2,8 @@
 # is immutable (frozen); results compare by value and support `match`.
 
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, Final, Literal, TypeAlias, final
+from types import TracebackType
+from typing import Any, ClassVar, Final, Literal, Self, TypeAlias, final
 
 from typing_extensions import disjoint_base
 
@@ -80,6 +81,8 @@ class NodeIdentity:
 
 @final
 class RoutingConfig:
+    @staticmethod
+    def _core_default() -> RoutingConfig: ...
     def __new__(
         cls,
         *,
@@ -142,7 +145,7 @@ class MemoryStore:
         cls,
         clock: SystemClock | ManualClock | None = None,
         *,
-        tombstone_retention: int = 3600000,
+        tombstone_retention: int | None = None,
     ) -> MemoryStore: ...
 
 @final
@@ -151,11 +154,11 @@ class RedisStore:
         cls,
         url: str,
         *,
-        prefix: str = "zlink",
-        connect_timeout: int = 2000,
-        response_timeout: int = 2000,
-        epoch_check_interval: int = 1000,
-        tombstone_retention: int = 3600000,
+        prefix: str | None = None,
+        connect_timeout: int | None = None,
+        response_timeout: int | None = None,
+        epoch_check_interval: int | None = None,
+        tombstone_retention: int | None = None,
     ) -> RedisStore: ...
 
 @disjoint_base
@@ -167,8 +170,18 @@ class Runtime:
         config: RoutingConfig | None = None,
         store: MemoryStore | RedisStore | None = None,
         clock: SystemClock | ManualClock | None = None,
-        worker_threads: int = 1,
+        worker_threads: int | None = None,
     ) -> Runtime: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool: ...
+    @property
+    def closed(self) -> bool: ...
     @property
     def identity(self) -> NodeIdentity: ...
     @property
@@ -187,7 +200,7 @@ class Runtime:
         payload: bytes,
         *,
         instance_intent: bool = False,
-        deadline: int = 5000,
+        deadline: int | None = None,
     ) -> _Sent: ...
     def request(
         self,
@@ -195,9 +208,9 @@ class Runtime:
         id: str,
         payload: bytes,
         *,
-        timeout: int = 5000,
+        timeout: int | None = None,
         instance_intent: bool = False,
-        deadline: int = 5000,
+        deadline: int | None = None,
         origin: SpotExecution | None = None,
     ) -> _Sent: ...
     def on_frame(self, from_node: int, frame: bytes) -> _Inbound: ...
