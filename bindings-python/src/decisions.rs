@@ -470,15 +470,9 @@ fn deliver(d: Decision) -> Option<PyDeliver> {
 
 fn session_deliver(d: Decision) -> PyResult<PySessionDeliver> {
     let (session, actor) = session(&d)?;
-    let (id, sequence, kind) = (d.operation_id, d.sequence, d.relay_kind.name());
-    Ok(PySessionDeliver::of(
-        id,
-        session,
-        actor,
-        sequence,
-        kind,
-        Bytes(d.payload),
-    ))
+    let (id, sequence, kind, payload) = (d.operation_id, d.sequence, d.relay_kind, d.payload);
+    let deliver = PySessionDeliver::of(id, session, actor, sequence, kind.name(), Bytes(payload));
+    Ok(deliver)
 }
 
 fn missing() -> PyErr {
@@ -524,13 +518,8 @@ pub(crate) fn decision(py: Python<'_>, mut d: Decision) -> PyResult<Obj> {
                 key: d.target.clone().ok_or_else(missing)?,
                 object_generation: ObjectGeneration(d.object_generation),
             };
-            let event = PyRelocationEvent(
-                identity,
-                Decision {
-                    frames: Vec::new(),
-                    ..d
-                },
-            );
+            d.frames.clear();
+            let event = PyRelocationEvent(identity, d);
             new(py, PyRelocation::of(event, ops, send, relays))
         }
         K::Session if d.session_event == S::Ignored => new(py, PyIgnored::of(d.detail)),
@@ -547,11 +536,8 @@ pub(crate) fn decision(py: Python<'_>, mut d: Decision) -> PyResult<Obj> {
                 }
                 S::Pushed => new(py, PyPushed::of(session, actor, Bytes(d.payload))),
                 S::RelayRefused => {
-                    let reason = d.session_refusal.name();
-                    new(
-                        py,
-                        PyRelayRefused::of(d.operation_id, session, actor, reason),
-                    )
+                    let (id, reason) = (d.operation_id, d.session_refusal.name());
+                    new(py, PyRelayRefused::of(id, session, actor, reason))
                 }
                 S::Sealed => new(py, PySealed::of(session, actor, d.relocation, d.sealed)),
                 _ => new(py, PySessionClosed::of(session)),

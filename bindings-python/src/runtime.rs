@@ -5,12 +5,12 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use zlink_bridge::args::{Arg, request_options};
-use zlink_bridge::lifecycle::{Closable, Open};
+use zlink_bridge::lifecycle::Closable;
 use zlink_bridge::{Options, Write};
 use zlink_core::ObjectKind;
 
 use crate::decisions::{self, PyNoticeToken, PyOperation, PyRelocationStarted};
-use crate::errors::Raise;
+use crate::errors::{Raise, raise};
 use crate::results::{self, *};
 use crate::setup::{PyNodeIdentity, PyRoutingConfig, clock_of, store_of};
 use crate::values::{Obj, new};
@@ -27,31 +27,40 @@ impl PyRuntime {
     /// The runtime for a call that holds the GIL throughout, or
     /// `ClosedError`.
     #[inline]
-    fn rt(&self) -> zlink_bridge::Result<&zlink_bridge::Runtime> {
-        self.rt.get()
+    fn rt(&self) -> PyResult<&zlink_bridge::Runtime> {
+        self.rt.get().py()
     }
 
-    /// The runtime for a call that releases the GIL: `close` waits for it.
-    fn pinned(&self) -> zlink_bridge::Result<Open<'_, zlink_bridge::Runtime>> {
-        self.rt.pin()
+    /// Runs `call` with the GIL released (it may block on the store), the
+    /// runtime pinned: `close` waits for it.
+    fn off<T: Send>(
+        &self,
+        py: Python<'_>,
+        call: impl FnOnce(&zlink_bridge::Runtime) -> zlink_bridge::Result<T> + Send,
+    ) -> PyResult<T> {
+        py.detach(|| call(&*self.rt.pin()?)).py()
     }
 
     /// `resolve` of one ID: a cache hit with the GIL held, else the store
-    /// without it.
+    /// without it. The hit's route goes straight into its Python object
+    /// (matching the whole result once, not through `?`, saves copies).
     #[inline]
     fn resolve_one(&self, py: Python<'_>, kind: ObjectKind, id: &str) -> PyResult<Obj> {
-        let hit = self.rt().py()?.lookup_cached(kind, id).py()?;
-        match hit {
-            Some(route) => new(py, PyReadyRoute(route)),
-            None => {
-                let r = py.detach(|| self.pinned()?.resolve(kind, id)).py()?;
-                results::resolved(py, r)
-            }
+        match self.rt()?.lookup_cached(kind, id) {
+            Ok(Some(route)) => new(py, PyReadyRoute(route)),
+            Ok(None) => self.resolve_miss(py, kind, id),
+            Err(e) => Err(raise(e)),
         }
     }
 
+    #[cold]
+    fn resolve_miss(&self, py: Python<'_>, kind: ObjectKind, id: &str) -> PyResult<Obj> {
+        let r = self.off(py, |rt| rt.resolve(kind, id))?;
+        results::resolved(py, r)
+    }
+
     fn write(&self, py: Python<'_>, kind: &str, id: &str, write: Write) -> PyResult<PyOwnedObject> {
-        let owned = py.detach(|| self.pinned()?.write(kind, id, write)).py()?;
+        let owned = self.off(py, |rt| rt.write(kind, id, write))?;
         Ok(owned.into())
     }
 }
@@ -85,7 +94,7 @@ impl PyRuntime {
     /// Stops the runtime: later calls raise ClosedError; calls running on
     /// other threads finish first, then pending ``resolve_async`` callbacks,
     /// then its threads stop. Closing twice is allowed. Also the end of a
-    /// ``with Runtime(...) as rt:`` block.
+    /// ``with Runtime(...) as rt:`` block (``zlink.Runtime``).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         zlink_bridge::runtime::may_close("Runtime.close").py()?;
         // Under the GIL the flag is set at once; the waits run without it.
@@ -97,21 +106,6 @@ impl PyRuntime {
         Ok(())
     }
 
-    fn __enter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-
-    fn __exit__(
-        &self,
-        py: Python<'_>,
-        _kind: Option<&Bound<'_, PyAny>>,
-        _value: Option<&Bound<'_, PyAny>>,
-        _traceback: Option<&Bound<'_, PyAny>>,
-    ) -> PyResult<bool> {
-        self.close(py)?;
-        Ok(false)
-    }
-
     /// Whether ``close()`` was called.
     #[getter]
     fn closed(&self) -> bool {
@@ -121,28 +115,23 @@ impl PyRuntime {
     /// This node.
     #[getter]
     fn identity(&self) -> PyResult<PyNodeIdentity> {
-        self.rt().py()?.identity().py().map(PyNodeIdentity)
+        self.rt()?.identity().py().map(PyNodeIdentity)
     }
 
     /// The config in force.
     #[getter]
     fn config(&self) -> PyResult<PyRoutingConfig> {
-        self.rt().py()?.config().py().map(PyRoutingConfig)
+        self.rt()?.config().py().map(PyRoutingConfig)
     }
 
     /// Replaces the config (validated; the cache capacity is fixed).
     fn update_config(&self, config: &PyRoutingConfig) -> PyResult<()> {
-        self.rt().py()?.update_config(config.0.clone()).py()
+        self.rt()?.update_config(config.0.clone()).py()
     }
 
     /// Cache only: a recent ReadyRoute or None. Never blocks.
     fn lookup_cached(&self, kind: &str, id: &str) -> PyResult<Option<PyReadyRoute>> {
-        Ok(self
-            .rt()
-            .py()?
-            .lookup_cached(kind, id)
-            .py()?
-            .map(PyReadyRoute))
+        Ok(self.rt()?.lookup_cached(kind, id).py()?.map(PyReadyRoute))
     }
 
     /// ReadyRoute | Missing | Unavailable | StoreFailure. A cache hit
@@ -182,7 +171,7 @@ impl PyRuntime {
         id: &str,
         callback: Obj,
     ) -> PyResult<Option<Obj>> {
-        let hit = self.rt().py()?.lookup_cached(kind, id).py()?;
+        let hit = self.rt()?.lookup_cached(kind, id).py()?;
         if let Some(route) = hit {
             return new(py, PyReadyRoute(route)).map(Some);
         }
@@ -197,7 +186,7 @@ impl PyRuntime {
                 }
             });
         };
-        self.rt().py()?.resolve_async(kind, id, done).py()?;
+        self.rt()?.resolve_async(kind, id, done).py()?;
         Ok(None)
     }
 
@@ -216,9 +205,7 @@ impl PyRuntime {
         deadline: Option<i64>,
     ) -> PyResult<Obj> {
         let options = request_options(instance_intent, deadline, None).py()?;
-        let sent = py
-            .detach(|| self.pinned()?.send(kind, id, payload, options.send))
-            .py()?;
+        let sent = self.off(py, |rt| rt.send(kind, id, payload, options.send))?;
         results::sent(py, sent)
     }
 
@@ -241,9 +228,7 @@ impl PyRuntime {
     ) -> PyResult<Obj> {
         let mut options = request_options(instance_intent, deadline, timeout).py()?;
         options.origin = origin.map(|o| o.0.clone());
-        let sent = py
-            .detach(|| self.pinned()?.request(kind, id, payload, options))
-            .py()?;
+        let sent = self.off(py, |rt| rt.request(kind, id, payload, options))?;
         results::sent(py, sent)
     }
 
@@ -255,22 +240,20 @@ impl PyRuntime {
     /// Relocation. A relocation's cutover runs the owner CAS on the store:
     /// the GIL is released for the call.
     fn on_frame(&self, py: Python<'_>, from_node: u64, frame: &[u8]) -> PyResult<Obj> {
-        let d = py
-            .detach(|| self.pinned()?.on_frame(from_node, frame))
-            .py()?;
+        let d = self.off(py, |rt| rt.on_frame(from_node, frame))?;
         decisions::decision(py, d)
     }
 
     /// The runtime's clock now, in nanoseconds: the `now` for `on_timeout`.
     fn now(&self) -> PyResult<u64> {
-        self.rt().py()?.now().py()
+        self.rt()?.now().py()
     }
 
     /// The earliest instant (runtime clock, ns) any deadline needs waking
     /// at: a request deadline, a seal or bind timeout, a follow-route
     /// expiry. None when nothing waits.
     fn next_deadline(&self) -> PyResult<Option<u64>> {
-        self.rt().py()?.next_deadline().py()
+        self.rt()?.next_deadline().py()
     }
 
     /// Runs every deadline due at `now` (ns, default: the runtime's clock
@@ -280,13 +263,13 @@ impl PyRuntime {
     /// released for the call.
     #[pyo3(signature = (now = None))]
     fn on_timeout(&self, py: Python<'_>, now: Option<u64>) -> PyResult<Vec<Obj>> {
-        let ds = py.detach(|| self.pinned()?.on_timeout(now)).py()?;
+        let ds = self.off(py, |rt| rt.on_timeout(now))?;
         ds.into_iter().map(|d| decisions::decision(py, d)).collect()
     }
 
     /// Reports whether a notification from a Relay was sent.
     fn notice_settled(&self, token: &PyNoticeToken, sent: bool) -> PyResult<()> {
-        self.rt().py()?.notice_settled(Some(&token.0), sent).py()
+        self.rt()?.notice_settled(Some(&token.0), sent).py()
     }
 
     /// Answers a delivered request on its reply route: `payload` for a
@@ -304,30 +287,26 @@ impl PyRuntime {
             Some(kind) => Some((Arg::get(kind).py()?, code, message)),
             None => None,
         };
-        let out = self
-            .rt()
-            .py()?
-            .reply(Some(&operation.0), payload, error)
-            .py()?;
+        let out = self.rt()?.reply(Some(&operation.0), payload, error).py()?;
         Ok(out.into())
     }
 
     /// Cancels a pending request: its Completion, or None if it had
     /// already ended (the cancellation is late).
     fn cancel(&self, correlation: u64) -> PyResult<Option<decisions::PyCompletion>> {
-        let done = self.rt().py()?.cancel(correlation).py()?;
+        let done = self.rt()?.cancel(correlation).py()?;
         Ok(done.as_ref().map(decisions::completion))
     }
 
     /// Ends every pending request with Shutdown.
     fn shutdown_requests(&self) -> PyResult<Vec<decisions::PyCompletion>> {
-        let done = self.rt().py()?.shutdown_requests().py()?;
+        let done = self.rt()?.shutdown_requests().py()?;
         Ok(done.iter().map(decisions::completion).collect())
     }
 
     /// Requests waiting for their result.
     fn pending_requests(&self) -> PyResult<usize> {
-        self.rt().py()?.pending_requests().py()
+        self.rt()?.pending_requests().py()
     }
 
     /// Creates a new incarnation owned by this node, in Creating.
@@ -357,18 +336,13 @@ impl PyRuntime {
 
     /// Completes the release: the ID resolves Missing.
     fn complete_release(&self, py: Python<'_>, kind: &str, id: &str) -> PyResult<()> {
-        py.detach(|| self.pinned()?.complete_release(kind, id)).py()
+        self.off(py, |rt| rt.complete_release(kind, id))
     }
 
     /// This node's tenure of an object it owns (what a Message Follow route
     /// names, and where an ActorRef points); None if it does not own it.
     fn owner_route_end(&self, kind: &str, id: &str) -> PyResult<Option<PyRouteEnd>> {
-        Ok(self
-            .rt()
-            .py()?
-            .owner_route_end(kind, id)
-            .py()?
-            .map(PyRouteEnd))
+        Ok(self.rt()?.owner_route_end(kind, id).py()?.map(PyRouteEnd))
     }
 
     /// Source: starts moving an object this node owns (Ready) to runtime
@@ -396,65 +370,54 @@ impl PyRuntime {
         }
         let count = operations.len();
         // Encoding the Restore copies and checksums the whole state.
-        let started = py.detach(|| {
-            let saved = move || Ok(operations);
-            self.pinned()?.begin_relocation(
-                kind,
-                id,
-                target_rid,
-                target_generation,
-                count,
-                saved,
-                state,
-            )
-        });
-        Ok(started.py()?.into())
+        let (target, saved) = ((target_rid, target_generation), move || Ok(operations));
+        let started = self.off(py, |rt| {
+            rt.begin_relocation(kind, id, target.0, target.1, count, saved, state)
+        })?;
+        Ok(started.into())
     }
 
     /// Target: the host built the object from the RelocationRestore's
     /// state. Returns relay-ready for the source (the point of no return);
     /// the object runs here once a later Relocation says Committed.
     fn relocation_restored(&self, kind: &str, id: &str) -> PyResult<Vec<PyOutbound>> {
-        Ok(outbounds(
-            self.rt().py()?.relocation_restored(kind, id).py()?,
-        ))
+        self.rt()?.relocation_restored(kind, id).py().map(outbounds)
     }
 
     /// Abandons a relocation before relay-ready, on the source (its held
     /// work comes back in `deliver`) or on the target (the state could not
     /// be restored). RelocationError("AfterRelayReady") after it.
     fn abort_relocation(&self, py: Python<'_>, kind: &str, id: &str) -> PyResult<Obj> {
-        let d = self.rt().py()?.abort_relocation(kind, id).py()?;
+        let d = self.rt()?.abort_relocation(kind, id).py()?;
         decisions::decision(py, d)
     }
 
     /// What this node owns for the ID, if anything.
     fn owned(&self, kind: &str, id: &str) -> PyResult<Option<PyOwnedObject>> {
-        Ok(self.rt().py()?.owned(kind, id).py()?.map(Into::into))
+        Ok(self.rt()?.owned(kind, id).py()?.map(Into::into))
     }
 
     /// Number of objects this node owns.
     fn owned_count(&self) -> PyResult<usize> {
-        Ok(self.rt().py()?.core().py()?.owned_count())
+        Ok(self.rt()?.core().py()?.owned_count())
     }
 
     /// The lifecycle `lease` of `node` ended: drops its cached routes.
     /// Returns the entries removed.
     fn on_owner_lease_invalidated(&self, node: u64, lease: u64) -> PyResult<usize> {
-        self.rt().py()?.on_owner_lease_invalidated(node, lease).py()
+        self.rt()?.on_owner_lease_invalidated(node, lease).py()
     }
 
     /// A store recovery event reported by the host: clears the cache.
     fn on_store_recovery(&self) -> PyResult<usize> {
-        self.rt().py()?.on_store_recovery().py()
+        self.rt()?.on_store_recovery().py()
     }
 
     // ---- sessions (spec §3) -------------------------------------------
 
     /// Opens a Session owned by this runtime.
     fn open_session(&self, id: u64, generation: u64) -> PyResult<PySessionRef> {
-        self.rt()
-            .py()?
+        self.rt()?
             .open_session(id, generation)
             .py()
             .map(PySessionRef)
@@ -466,17 +429,12 @@ impl PyRuntime {
     /// (`on_frame` -> Bound | BindRefused).
     fn bind(&self, session: u64, actor: &str, location: &Bound<'_, PyAny>) -> PyResult<PyOutbound> {
         let route = actor_route(location)?;
-        Ok(self
-            .rt()
-            .py()?
-            .bind(session, ACTOR, actor, route)
-            .py()?
-            .into())
+        Ok(self.rt()?.bind(session, ACTOR, actor, route).py()?.into())
     }
 
     /// The stored binding route of Actor `actor` in `session`, or None.
     fn binding(&self, session: u64, actor: &str) -> PyResult<Option<PyBindingRoute>> {
-        let b = self.rt().py()?.binding(session, ACTOR, actor).py()?;
+        let b = self.rt()?.binding(session, ACTOR, actor).py()?;
         Ok(b.map(PyBindingRoute))
     }
 
@@ -490,8 +448,7 @@ impl PyRuntime {
         payload: &[u8],
     ) -> PyResult<Obj> {
         let sent = self
-            .rt()
-            .py()?
+            .rt()?
             .session_send(session, ACTOR, actor, payload)
             .py()?;
         results::session_sent(py, sent)
@@ -501,9 +458,10 @@ impl PyRuntime {
     /// ended it: the disconnect notifications to carry.
     #[pyo3(signature = (session, *, physical = true))]
     fn disconnect_session(&self, session: u64, physical: bool) -> PyResult<Vec<PyOutbound>> {
-        Ok(outbounds(
-            self.rt().py()?.disconnect_session(session, physical).py()?,
-        ))
+        self.rt()?
+            .disconnect_session(session, physical)
+            .py()
+            .map(outbounds)
     }
 
     /// Pushes `payload` from Actor `actor` to the bound `session`; None if
@@ -514,30 +472,27 @@ impl PyRuntime {
         session: &PySessionRef,
         payload: &[u8],
     ) -> PyResult<Option<PyOutbound>> {
-        let pushed = self
-            .rt()
-            .py()?
-            .push(ACTOR, actor, &session.0, payload)
-            .py()?;
+        let pushed = self.rt()?.push(ACTOR, actor, &session.0, payload).py()?;
         Ok(pushed.map(Into::into))
     }
 
     /// Sessions bound to Actor `actor` here.
     fn bound_sessions(&self, actor: &str) -> PyResult<Vec<PyRegistration>> {
-        let bound = self.rt().py()?.bound_sessions(ACTOR, actor).py()?;
+        let bound = self.rt()?.bound_sessions(ACTOR, actor).py()?;
         Ok(bound.into_iter().map(Into::into).collect())
     }
 
     /// Drops every binding of Actor `actor` here.
     fn forget_bindings(&self, actor: &str) -> PyResult<()> {
-        self.rt().py()?.forget_bindings(ACTOR, actor).py()
+        self.rt()?.forget_bindings(ACTOR, actor).py()
     }
 
     /// After a lease renewal: a command 44 refresh to every bound Session.
     fn refresh_session_routes(&self, actor: &str) -> PyResult<Vec<PyOutbound>> {
-        Ok(outbounds(
-            self.rt().py()?.refresh_session_routes(ACTOR, actor).py()?,
-        ))
+        self.rt()?
+            .refresh_session_routes(ACTOR, actor)
+            .py()
+            .map(outbounds)
     }
 
     // ---- manual object peers (spec §2.3) --------------------------------
@@ -550,22 +505,19 @@ impl PyRuntime {
         endpoint: &str,
         security_identity: &str,
     ) -> PyResult<PyPeerDescriptor> {
-        let d = py.detach(|| {
-            self.pinned()?
-                .publish_descriptor(endpoint, security_identity)
-        });
-        Ok(d.py()?.into())
+        let d = self.off(py, |rt| rt.publish_descriptor(endpoint, security_identity))?;
+        Ok(d.into())
     }
 
     /// Registers a manually configured endpoint (an intent only).
     fn add_manual_peer(&self, endpoint: &str) -> PyResult<()> {
-        self.rt().py()?.add_manual_peer(endpoint).py()
+        self.rt()?.add_manual_peer(endpoint).py()
     }
 
     /// Looks up every manual endpoint's descriptor (GIL released): the
     /// replacements to perform now.
     fn connect_manual_peers(&self, py: Python<'_>) -> PyResult<Vec<PyPeerReplacement>> {
-        let now = py.detach(|| self.pinned()?.connect_manual_peers()).py()?;
+        let now = self.off(py, |rt| rt.connect_manual_peers())?;
         Ok(now.into_iter().map(Into::into).collect())
     }
 
@@ -576,40 +528,36 @@ impl PyRuntime {
         py: Python<'_>,
         endpoint: &str,
     ) -> PyResult<Option<PyPeerReplacement>> {
-        let r = py
-            .detach(|| self.pinned()?.ensure_manual_peer(endpoint))
-            .py()?;
+        let r = self.off(py, |rt| rt.ensure_manual_peer(endpoint))?;
         Ok(r.map(Into::into))
     }
 
     /// The transport connected `endpoint`; its handshake showed `rid`.
     fn peer_opened(&self, endpoint: &str, rid: u64) -> PyResult<()> {
-        self.rt().py()?.peer_opened(endpoint, rid).py()
+        self.rt()?.peer_opened(endpoint, rid).py()
     }
 
     /// The transport confirmed `endpoint` closed: a waiting replacement is
     /// installed now and returned.
     fn peer_closed(&self, endpoint: &str) -> PyResult<Option<PyPeerReplacement>> {
-        Ok(self.rt().py()?.peer_closed(endpoint).py()?.map(Into::into))
+        Ok(self.rt()?.peer_closed(endpoint).py()?.map(Into::into))
     }
 
     /// The intent, observed routing ID and close state of `endpoint`.
     fn peer_intent(&self, endpoint: &str) -> PyResult<Option<PyPeerIntent>> {
-        Ok(self.rt().py()?.peer_intent(endpoint).py()?.map(Into::into))
+        Ok(self.rt()?.peer_intent(endpoint).py()?.map(Into::into))
     }
 
     /// Where to reach node `rid`, only through an installed descriptor.
     fn peer_endpoint(&self, rid: u64) -> PyResult<Option<String>> {
-        self.rt().py()?.peer_endpoint(rid).py()
+        self.rt()?.peer_endpoint(rid).py()
     }
 
     /// `on_frame` behind a manual peer connection's admission fence:
     /// PeerRefused unless the connection carries an installed descriptor,
     /// is open with its routing ID, and the sender's lifecycle matches.
     fn on_peer_frame(&self, py: Python<'_>, endpoint: &str, frame: &[u8]) -> PyResult<Obj> {
-        let d = py
-            .detach(|| self.pinned()?.on_peer_frame(endpoint, frame))
-            .py()?;
+        let d = self.off(py, |rt| rt.on_peer_frame(endpoint, frame))?;
         decisions::decision(py, d)
     }
 
@@ -617,7 +565,7 @@ impl PyRuntime {
     /// top-level counters, then one dict per group.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        let counters = self.rt().py()?.stats().py()?;
+        let counters = self.rt()?.stats().py()?;
         for c in counters {
             if c.group.is_empty() {
                 d.set_item(c.name, c.value)?;
@@ -637,7 +585,7 @@ impl PyRuntime {
     }
 
     fn __repr__(&self) -> PyResult<String> {
-        let me = self.rt().py()?.identity().py()?;
+        let me = self.rt()?.identity().py()?;
         Ok(format!(
             "Runtime(mesh={:?}, rid={}, generation={})",
             me.mesh.as_str(),

@@ -3,8 +3,9 @@
 use std::time::Duration;
 
 use pyo3::prelude::*;
+use zlink_bridge::setup::RedisFields;
 use zlink_bridge::{Clock, Store, config, setup};
-use zlink_core::{NodeIdentity, RedisOptions, RoutingConfig};
+use zlink_core::{NodeIdentity, RoutingConfig};
 
 use crate::errors::Raise;
 
@@ -175,22 +176,14 @@ impl PyRedisStore {
         epoch_check_interval: Option<u64>,
         tombstone_retention: Option<u64>,
     ) -> PyResult<Self> {
-        // Each option not given keeps the core's default.
-        let mut options = RedisOptions::default();
-        let ms = Duration::from_millis;
-        if let Some(p) = prefix {
-            options.prefix = p.to_owned();
+        let options = RedisFields {
+            prefix,
+            connect_timeout,
+            response_timeout,
+            epoch_check_interval,
+            tombstone_retention,
         }
-        for (field, value) in [
-            (&mut options.connect_timeout, connect_timeout),
-            (&mut options.response_timeout, response_timeout),
-            (&mut options.epoch_check_interval, epoch_check_interval),
-            (&mut options.tombstone_retention, tombstone_retention),
-        ] {
-            if let Some(v) = value {
-                *field = ms(v);
-            }
-        }
+        .options();
         let store = py.detach(|| Store::redis(url, options)).py()?;
         Ok(PyRedisStore {
             store,

@@ -40,23 +40,19 @@ impl Value for bool {
     }
 }
 
-impl Value for String {
-    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(self.into_pyobject(py)?.into_any())
-    }
-    fn repr(&self) -> String {
-        format!("{self:?}")
-    }
+macro_rules! text {
+    ($($t:ty),*) => {$(
+        impl Value for $t {
+            fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                Ok(self.into_pyobject(py)?.into_any())
+            }
+            fn repr(&self) -> String {
+                format!("{self:?}")
+            }
+        }
+    )*};
 }
-
-impl Value for &str {
-    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        Ok(self.into_pyobject(py)?.into_any())
-    }
-    fn repr(&self) -> String {
-        format!("{self:?}")
-    }
-}
+text!(String, &str);
 
 impl<T: Value> Value for Option<T> {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -83,14 +79,14 @@ impl Value for Bytes {
     }
 }
 
+fn items<'py, T: Value>(py: Python<'py>, values: &[T]) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    values.iter().map(|v| v.to_py(py)).collect()
+}
+
 /// A list of values.
 impl<T: Value> Value for Vec<T> {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let items = self
-            .iter()
-            .map(|v| v.to_py(py))
-            .collect::<PyResult<Vec<_>>>()?;
-        Ok(pyo3::types::PyList::new(py, items)?.into_any())
+        Ok(pyo3::types::PyList::new(py, items(py, self)?)?.into_any())
     }
     fn repr(&self) -> String {
         format!("<{} items>", self.len())
@@ -103,12 +99,7 @@ pub(crate) struct Tuple<T>(pub(crate) Vec<T>);
 
 impl<T: Value> Value for Tuple<T> {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let items = self
-            .0
-            .iter()
-            .map(|v| v.to_py(py))
-            .collect::<PyResult<Vec<_>>>()?;
-        Ok(PyTuple::new(py, items)?.into_any())
+        Ok(PyTuple::new(py, items(py, &self.0)?)?.into_any())
     }
     fn repr(&self) -> String {
         format!("<{} items>", self.0.len())

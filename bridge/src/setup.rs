@@ -82,6 +82,44 @@ impl Clock {
     }
 }
 
+/// The Redis store's options a host may give; each one not given keeps
+/// the core's default (`RedisOptions::default()`), so no binding repeats a
+/// default. Durations in milliseconds.
+#[derive(Debug, Clone, Default)]
+pub struct RedisFields<'a> {
+    /// The key prefix.
+    pub prefix: Option<&'a str>,
+    /// How long a connection may take.
+    pub connect_timeout: Option<u64>,
+    /// How long one command may take.
+    pub response_timeout: Option<u64>,
+    /// How often the store's epoch is checked.
+    pub epoch_check_interval: Option<u64>,
+    /// How long a released object's tombstone is kept.
+    pub tombstone_retention: Option<u64>,
+}
+
+impl RedisFields<'_> {
+    /// The options, defaults filled in.
+    pub fn options(&self) -> RedisOptions {
+        let mut o = RedisOptions::default();
+        if let Some(p) = self.prefix {
+            o.prefix = p.to_owned();
+        }
+        for (field, value) in [
+            (&mut o.connect_timeout, self.connect_timeout),
+            (&mut o.response_timeout, self.response_timeout),
+            (&mut o.epoch_check_interval, self.epoch_check_interval),
+            (&mut o.tombstone_retention, self.tombstone_retention),
+        ] {
+            if let Some(ms) = value {
+                *field = Duration::from_millis(ms);
+            }
+        }
+        o
+    }
+}
+
 /// A Location Store runtimes share, usable only in the process that made
 /// it.
 pub struct Store(ForkBound<Arc<dyn LocationStore>>);

@@ -329,7 +329,13 @@ entry! {
         let out = Out::new(out, "out")?;
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
-        out.put((&runtime_in(rt)?.resolve(kind, id)?).into());
+        let rt = runtime_in(rt)?;
+        // A hit is written from the route itself: no flat `Resolved` copy.
+        let resolution = match rt.lookup_cached(kind, id)? {
+            Some(route) => zlink_resolution::ready(&route),
+            None => (&rt.resolve(kind, id)?).into(),
+        };
+        out.put(resolution);
         Ok(())
     }
 
@@ -344,8 +350,15 @@ entry! {
         let (route, found) = (Out::new(route, "route")?, Out::new(found, "found")?);
         // SAFETY: `id_len` readable bytes (the caller's contract).
         let id = unsafe { id_in(id, id_len) }?;
-        let hit = runtime_in(rt)?.lookup_cached(kind, id)?;
-        put_found(route, found, hit, |r| (&r).into());
+        // Matched whole (not through `?`): the route is written once.
+        match runtime_in(rt)?.lookup_cached(kind, id) {
+            Ok(Some(hit)) => {
+                route.put((&hit).into());
+                found.put(true);
+            }
+            Ok(None) => found.put(false),
+            Err(e) => return Err(e),
+        }
         Ok(())
     }
 }

@@ -300,6 +300,19 @@ impl From<&ReadyRoute> for zlink_ready_route {
     }
 }
 
+impl zlink_resolution {
+    /// A ReadyRoute result.
+    #[inline]
+    pub(crate) fn ready(route: &ReadyRoute) -> Self {
+        zlink_resolution {
+            tag: ResolutionTag::ReadyRoute,
+            route: route.into(),
+            reason: UnavailableReason::None,
+            store_error: StoreError::None,
+        }
+    }
+}
+
 impl From<&Resolved> for zlink_resolution {
     #[inline]
     fn from(r: &Resolved) -> Self {

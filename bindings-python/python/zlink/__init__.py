@@ -20,7 +20,7 @@ import asyncio
 import logging
 import os
 import threading
-from typing import Literal, Union
+from typing import Literal, Self, Union
 
 from ._errors import (
     ClosedError,
@@ -175,6 +175,13 @@ class Runtime(_zlink.Runtime):
     """The routing core of one MeshNode. Thread-safe; one per process."""
 
     __slots__ = ()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        """Closes the runtime (see ``close``); an exception goes on."""
+        self.close()
 
     async def resolve_async(self, kind: Kind, id: str) -> Resolution:
         """``resolve`` as an awaitable on the running asyncio loop: a cache

@@ -2,8 +2,7 @@
 # is immutable (frozen); results compare by value and support `match`.
 
 from collections.abc import Callable, Iterable
-from types import TracebackType
-from typing import Any, ClassVar, Final, Literal, Self, TypeAlias, final
+from typing import Any, ClassVar, Final, Literal, TypeAlias, final
 
 from typing_extensions import disjoint_base
 
@@ -173,13 +172,6 @@ class Runtime:
         worker_threads: int | None = None,
     ) -> Runtime: ...
     def close(self) -> None: ...
-    def __enter__(self) -> Self: ...
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> bool: ...
     @property
     def closed(self) -> bool: ...
     @property
