@@ -15,12 +15,17 @@ deps:
 
 # bindings-python/scripts/test.sh: builds the `zlink` wheel (maturin, release),
 # installs it into a fresh venv and runs pytest, mypy --strict and stubtest.
-# scripts/check-self-contained.sh: ldd on the libzlink.so and the Python
-# extension just built; fails if either links more than the C runtime.
+# bindings-jvm/scripts/test.sh: builds libzlink_jni (release), runs the
+# io.zlink JUnit suite under -Xcheck:jni (Maven), installs the jar and runs a
+# separate consumer project against it.
+# scripts/check-self-contained.sh: ldd on the libzlink.so, the Python
+# extension and the JNI library just built; fails if one links more than the
+# C runtime.
 test: deps lint header-check
 	$(CARGO) test --workspace --lib --bins --tests --examples
 	bash ffi-c/tests/run.sh
 	bash bindings-python/scripts/test.sh
+	bash bindings-jvm/scripts/test.sh
 	bash scripts/check-self-contained.sh
 	$(CARGO) run -q -p zlink-cli -- demo --json > /dev/null
 

@@ -2,7 +2,8 @@
 # Installs what the build, tests and benchmarks need beyond Rust:
 # redis-server, redis-cli, redis-benchmark (Debian redis-server + redis-tools),
 # the openssl program (zlink-testkit makes the TLS tests' certificates with
-# it) and pkg-config (the C tests build against zlink.pc). No OpenSSL headers
+# it), pkg-config (the C tests build against zlink.pc), and a JDK 17 with
+# Maven and binutils' strip for the JVM binding. No OpenSSL headers
 # or libraries: the Redis client's TLS is rustls, built into the libraries.
 #
 # Idempotent and quick: when everything is there it only says so.
@@ -13,7 +14,7 @@
 # loopback ports. We leave it alone either way.
 set -euo pipefail
 
-programs=(redis-server redis-cli redis-benchmark openssl pkg-config)
+programs=(redis-server redis-cli redis-benchmark openssl pkg-config javac mvn strip)
 
 missing_programs() {
     local p
@@ -22,17 +23,17 @@ missing_programs() {
     done
 }
 
-packages=(redis-server redis-tools openssl pkg-config)
+packages=(redis-server redis-tools openssl pkg-config openjdk-17-jdk-headless maven binutils)
 
 missing="$(missing_programs)"
 if [[ -z "$missing" ]]; then
-    echo "deps: redis, openssl and pkg-config already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
+    echo "deps: redis, openssl, pkg-config, a JDK and Maven already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
     exit 0
 fi
 echo "deps: missing: ${missing% }"
 
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "deps: apt-get not found; install redis-server, redis-tools (redis-cli, redis-benchmark), openssl and pkg-config by hand" >&2
+    echo "deps: apt-get not found; install redis-server, redis-tools (redis-cli, redis-benchmark), openssl, pkg-config, a JDK 17, Maven and binutils by hand" >&2
     exit 1
 fi
 

@@ -11,17 +11,20 @@
 //!   names (the C header's enums are generated from them);
 //! - [`error`]: every error's kind, family and C result code;
 //! - [`decision`]: the flat form of every result and decision;
+//! - [`encode`]: those results as bytes, for hosts that decode them in
+//!   their own language (the JVM);
 //! - [`args`]: host arguments and their checks;
 //! - [`config`], [`stats`]: the config as numbers, the counters as a list;
 //! - [`logs`]: the one log queue;
-//! - [`lifecycle`]: the fork rule; [`handles`]: use after close for hosts
-//!   that hold objects by number; [`setup`]: clocks, stores, identities;
+//! - [`lifecycle`]: the fork rule and use after close for hosts that hold
+//!   objects; [`handles`]: the same for hosts that hold them by number; [`setup`]: clocks, stores, identities;
 //! - [`runtime`]: every operation.
 
 pub mod args;
 pub mod codes;
 pub mod config;
 pub mod decision;
+pub mod encode;
 pub mod error;
 pub mod handles;
 pub mod lifecycle;

@@ -88,6 +88,25 @@ impl Drop for Inner {
     }
 }
 
+/// One counted completion: `run` calls the host's code (a panic in it is
+/// reported, never unwound into the pool); dropping it, run or not (a
+/// task dropped with its pool), uncounts it.
+struct Pending(Arc<AtomicUsize>);
+
+impl Pending {
+    fn run(self, f: impl FnOnce()) {
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+            eprintln!("zlink: a panic unwound out of a completion");
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// One MeshNode's routing core, as hosts call it. Thread-safe.
 pub struct Runtime {
     inner: ForkBound<Inner>,
@@ -220,8 +239,31 @@ impl Runtime {
         done: impl FnOnce(Resolved) + Send + 'static,
     ) -> Result<()> {
         let (kind, id) = (kind.get()?, args::id(id)?);
+        let future = self.inner()?.core.resolve_async(kind, id)?;
+        self.on_completion_thread(|runtime, finished| {
+            runtime.spawn(async move {
+                let resolved = Resolved::from(future.await);
+                finished.run(|| done(resolved));
+            });
+        })
+    }
+
+    /// Runs `job` on a thread of the runtime's completion pool (never the
+    /// caller's): how a host without futures of its own makes any blocking
+    /// call asynchronous. `close` waits for it like for a completion.
+    pub fn spawn(&self, job: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.on_completion_thread(|runtime, finished| {
+            runtime.spawn_blocking(move || finished.run(job));
+        })
+    }
+
+    /// Hands the completion pool (made on first use) and a pending count
+    /// to `start`, or refuses once the runtime is stopped.
+    fn on_completion_thread(
+        &self,
+        start: impl FnOnce(&tokio::runtime::Runtime, Pending),
+    ) -> Result<()> {
         let inner = self.inner()?;
-        let future = inner.core.resolve_async(kind, id)?;
         let mut completions = inner.completions.lock().unwrap_or_else(|p| p.into_inner());
         if let Completions::NotStarted = *completions {
             let made = tokio::runtime::Builder::new_multi_thread()
@@ -238,17 +280,10 @@ impl Runtime {
         let Completions::Running(runtime) = &*completions else {
             return Err(Error::closed("runtime"));
         };
-        let pending = inner.pending.clone();
         // Counted under the lock, so `stop` (which swaps the state under it
         // first) never misses a completion it must wait for.
-        pending.fetch_add(1, Ordering::SeqCst);
-        runtime.spawn(async move {
-            let resolved = Resolved::from(future.await);
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| done(resolved))).is_err() {
-                eprintln!("zlink: a panic unwound out of a resolve completion");
-            }
-            pending.fetch_sub(1, Ordering::SeqCst);
-        });
+        inner.pending.fetch_add(1, Ordering::SeqCst);
+        start(runtime, Pending(inner.pending.clone()));
         Ok(())
     }
 

@@ -9,8 +9,9 @@ use crate::outbound::Outbound;
 use crate::relocation::RelocationAction;
 use crate::reply::Completion;
 use crate::resolve::UnavailableReason;
+use crate::route::RouteFence;
 use crate::session::{SessionDelivery, SessionEvent};
-use crate::wire::{Operation, WireError};
+use crate::wire::{NodeRef, Operation, WireError};
 
 /// What to do with an inbound frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +99,45 @@ pub struct Notice {
 pub struct NoticeToken {
     pub(crate) target: ObjectKey,
     pub(crate) key: DedupKey,
+}
+
+/// A [`NoticeToken`]'s values, for hosts that keep the token as plain data
+/// (a managed language's value) and give it back later. A token rebuilt
+/// from other values names no notification: settling it does nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoticeParts {
+    /// The object the route is about.
+    pub target: ObjectKey,
+    /// The sender the notification goes to.
+    pub origin: NodeRef,
+    /// The route fence that sender used.
+    pub source_fence: RouteFence,
+    /// The fence of the route's destination end.
+    pub destination_fence: RouteFence,
+}
+
+impl From<&NoticeToken> for NoticeParts {
+    fn from(t: &NoticeToken) -> Self {
+        NoticeParts {
+            target: t.target.clone(),
+            origin: t.key.origin,
+            source_fence: t.key.source_fence,
+            destination_fence: t.key.destination_fence,
+        }
+    }
+}
+
+impl From<NoticeParts> for NoticeToken {
+    fn from(p: NoticeParts) -> Self {
+        NoticeToken {
+            target: p.target,
+            key: DedupKey {
+                origin: p.origin,
+                source_fence: p.source_fence,
+                destination_fence: p.destination_fence,
+            },
+        }
+    }
 }
 
 /// How an operation ended without delivery.

@@ -56,7 +56,7 @@ pub use ids::{
     ObjectGeneration, ObjectKey, ObjectKind, OperationId, OwnerLeaseGeneration, ProposalId,
     RelocationId, SessionGeneration, SessionId, StoreVersion,
 };
-pub use inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeToken};
+pub use inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeParts, NoticeToken};
 pub use lifecycle::LifecycleError;
 pub use outbound::{Outbound, Sent};
 pub use ownership::OwnedObject;

@@ -1,0 +1,824 @@
+package io.zlink;
+
+import java.lang.ref.Reference;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * The routing core of one MeshNode: resolves global IDs, decides what to do with every frame,
+ * runs relocations and sessions. Thread-safe: share one per process. Built with {@link
+ * #builder(NodeIdentity)}; closed by {@link #close()} (or, if forgotten, when collected). Any
+ * call after close throws a {@link ZlinkClosedException}; a close racing calls on other threads
+ * waits for them to finish.
+ *
+ * <p>Calls that may reach the Location Store block the calling thread (bounded by the config's
+ * store timeout); each has a {@code ...Async} form returning a {@link CompletableFuture}
+ * completed from a runtime thread, so the caller never blocks. Cache-only calls never block.
+ */
+public final class ZlinkRuntime implements AutoCloseable {
+    private final Handle handle;
+
+    private ZlinkRuntime(long handle) {
+        this.handle = new Handle(this, handle, Native::runtimeFree);
+    }
+
+    /** A builder of the runtime of node {@code identity}. */
+    public static Builder builder(NodeIdentity identity) {
+        return new Builder(identity);
+    }
+
+    /** What a runtime is built from; each part not given keeps its default. */
+    public static final class Builder {
+        private final NodeIdentity identity;
+        private RoutingConfig config;
+        private LocationStore store;
+        private Clock clock;
+        private int workerThreads;
+
+        private Builder(NodeIdentity identity) {
+            this.identity = Objects.requireNonNull(identity, "identity");
+        }
+
+        /** The routing config (default: {@link RoutingConfig#defaults()}). */
+        public Builder config(RoutingConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+            return this;
+        }
+
+        /** The store shared with other runtimes (default: a private {@link MemoryStore}). */
+        public Builder store(LocationStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /** The clock (default: the system's). */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /** Threads of the store I/O pool (default 1). */
+        public Builder workerThreads(int n) {
+            if (n < 1) {
+                throw new ZlinkInputException("workerThreads must be >= 1, got " + n, "OutOfRange", null);
+            }
+            this.workerThreads = n;
+            return this;
+        }
+
+        /** Starts the runtime. */
+        public ZlinkRuntime build() {
+            try {
+                long h = Native.runtimeNew(identity.mesh(), identity.rid(), identity.generation(),
+                        identity.lease(), config == null ? null : config.values(),
+                        store == null ? 0 : Handle.of(store), clock == null ? 0 : Handle.of(clock),
+                        workerThreads);
+                return new ZlinkRuntime(h);
+            } finally {
+                Reference.reachabilityFence(store);
+                Reference.reachabilityFence(clock);
+            }
+        }
+    }
+
+    private static byte[] id(String id) {
+        return Objects.requireNonNull(id, "id").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static int kind(ObjectKind kind) {
+        return Objects.requireNonNull(kind, "kind").code();
+    }
+
+    /**
+     * Stops the runtime: later calls throw {@link ZlinkClosedException}, calls running on other
+     * threads finish first, then pending asynchronous completions, then its threads stop. Closing
+     * twice is allowed. Not allowed inside a completion of one of its own futures.
+     */
+    @Override
+    public void close() {
+        handle.close();
+    }
+
+    // ---- 1-3: identity and config ---------------------------------------
+
+    /** This node. */
+    public NodeIdentity identity() {
+        try {
+            return Decoder.of(Native.identity(handle.value)).identity();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The config in force. */
+    public RoutingConfig config() {
+        try {
+            return new RoutingConfig(Native.config(handle.value));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Replaces the config (the cache's capacity stays). */
+    public void updateConfig(RoutingConfig config) {
+        Objects.requireNonNull(config, "config");
+        try {
+            Native.updateConfig(handle.value, config.values());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    // ---- 4-6: resolution --------------------------------------------------
+
+    /**
+     * Resolves a global ID: a recent cached route, else the store (blocking, bounded by the
+     * store timeout). Never throws for a routing outcome: {@link ReadyRoute}, {@link Missing},
+     * {@link Unavailable} or {@link StoreFailure}.
+     */
+    public Resolution resolve(ObjectKind kind, String id) {
+        try {
+            return Decoder.of(Native.resolve(handle.value, kind(kind), id(id))).resolution();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * {@link #resolve} without blocking: the future completes from a runtime thread (a cache hit
+     * too). Bad input fails the future.
+     */
+    public CompletableFuture<Resolution> resolveAsync(ObjectKind kind, String id) {
+        CompletableFuture<byte[]> raw = new CompletableFuture<>();
+        try {
+            Native.resolveAsync(handle.value, kind(kind), id(id), raw);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        return raw.thenApply(bytes -> Decoder.of(bytes).resolution());
+    }
+
+    /** Cache only: a recent route, never blocking, never reading the store. */
+    public Optional<ReadyRoute> lookupCached(ObjectKind kind, String id) {
+        try {
+            byte[] hit = Native.lookupCached(handle.value, kind(kind), id(id));
+            return hit == null ? Optional.empty() : Optional.of(Decoder.of(hit).readyRoute());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Runs a blocking call on a runtime thread: the future completes from that thread with the
+     * result or the call's exception. The caller never blocks.
+     */
+    private <T> CompletableFuture<T> async(Supplier<T> call) {
+        CompletableFuture<T> future = new CompletableFuture<>();
+        try {
+            Native.spawn(handle.value, () -> {
+                try {
+                    future.complete(call.get());
+                } catch (Throwable t) {
+                    future.completeExceptionally(t);
+                }
+            });
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        return future;
+    }
+
+    // ---- 7-13: operations, frames, replies, timers ------------------------
+
+    private static byte[] payload(byte[] payload) {
+        return Objects.requireNonNull(payload, "payload");
+    }
+
+    /** Sends a one-way message by global ID, with the default options. */
+    public SendResult send(ObjectKind kind, String id, byte[] payload) {
+        return send(kind, id, payload, SendOptions.DEFAULT);
+    }
+
+    /**
+     * Sends a one-way message by global ID: {@link Submitted} (carry its outbound), {@link
+     * NotFound}, {@link ColdActivation}, {@link Unavailable} or {@link StoreFailure}. A cache miss
+     * reads the store (blocking).
+     */
+    public SendResult send(ObjectKind kind, String id, byte[] payload, SendOptions options) {
+        Objects.requireNonNull(options, "options");
+        try {
+            return Decoder.of(Native.send(handle.value, kind(kind), id(id), payload(payload),
+                    options.instanceIntent(), options.deadlineMs())).sent();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #send(ObjectKind, String, byte[], SendOptions)} on a runtime thread. */
+    public CompletableFuture<SendResult> sendAsync(ObjectKind kind, String id, byte[] payload, SendOptions options) {
+        return async(() -> send(kind, id, payload, options));
+    }
+
+    /** Sends a request with the default options. */
+    public SendResult request(ObjectKind kind, String id, byte[] payload) {
+        return request(kind, id, payload, SendOptions.DEFAULT);
+    }
+
+    /**
+     * Sends a request: as {@link #send}, and a {@link Submitted} carries the correlation its one
+     * terminal {@link Completion} will carry (from {@link #onFrame}, {@link #cancel}, {@link
+     * #onTimeout} or {@link #shutdownRequests}).
+     */
+    public SendResult request(ObjectKind kind, String id, byte[] payload, SendOptions options) {
+        Objects.requireNonNull(options, "options");
+        byte[] origin = options.origin().map(o -> id(o.spot())).orElse(null);
+        long originGeneration = options.origin().map(SpotExecution::objectGeneration).orElse(0L);
+        try {
+            return Decoder.of(Native.request(handle.value, kind(kind), id(id), payload(payload),
+                    options.instanceIntent(), options.deadlineMs(), options.timeoutMs(), origin,
+                    originGeneration)).sent();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #request(ObjectKind, String, byte[], SendOptions)} on a runtime thread. */
+    public CompletableFuture<SendResult> requestAsync(ObjectKind kind, String id, byte[] payload, SendOptions options) {
+        return async(() -> request(kind, id, payload, options));
+    }
+
+    /**
+     * Decides what to do with one frame that arrived on the connection to node {@code fromNode}
+     * (its routing ID). A relocation's cutover may write the store (blocking).
+     */
+    public Inbound onFrame(long fromNode, byte[] frame) {
+        Objects.requireNonNull(frame, "frame");
+        try {
+            return Decoder.of(Native.onFrame(handle.value, fromNode, frame)).inbound();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #onFrame} on a runtime thread. */
+    public CompletableFuture<Inbound> onFrameAsync(long fromNode, byte[] frame) {
+        return async(() -> onFrame(fromNode, frame));
+    }
+
+    /** Answers a delivered request with {@code payload}: the frame to carry back. */
+    public Outbound reply(Operation operation, byte[] payload) {
+        Objects.requireNonNull(operation, "operation");
+        try {
+            return Decoder.of(Native.reply(handle.value, operation.frame, payload(payload), 0, 0, null)).outbound();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Answers a delivered request with an error: {@code kind} "Handler" or "Decode", an
+     * application {@code code} and {@code message}.
+     */
+    public Outbound replyError(Operation operation, String kind, int code, String message) {
+        Objects.requireNonNull(operation, "operation");
+        Objects.requireNonNull(message, "message");
+        int k = switch (Objects.requireNonNull(kind, "kind")) {
+            case "Handler" -> 1;
+            case "Decode" -> 2;
+            default -> throw new ZlinkInputException(
+                    "error kind must be \"Handler\" or \"Decode\", got \"" + kind + "\"", "UnknownErrorKind", null);
+        };
+        try {
+            return Decoder.of(Native.reply(handle.value, operation.frame, null, k, code, message)).outbound();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Reports whether a Relay's notification was sent. */
+    public void noticeSettled(NoticeToken token, boolean sent) {
+        Objects.requireNonNull(token, "token");
+        try {
+            Native.noticeSettled(handle.value, token.blob, sent);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Cancels a pending request: its Completion, or empty if it had already ended. */
+    public Optional<Completion> cancel(long correlation) {
+        try {
+            byte[] done = Native.cancel(handle.value, correlation);
+            return done == null ? Optional.empty() : Optional.of(completion(done));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    private static Completion completion(byte[] decision) {
+        return ((Completed) Decoder.of(decision).inbound()).completion();
+    }
+
+    /** Ends every pending request with Shutdown: their Completions. */
+    public List<Completion> shutdownRequests() {
+        try {
+            return Decoder.of(Native.shutdownRequests(handle.value)).inbounds().stream()
+                    .map(d -> ((Completed) d).completion()).toList();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Requests waiting for their result. */
+    public long pendingRequests() {
+        try {
+            return Native.pendingRequests(handle.value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The runtime's clock now, in nanoseconds: the {@code now} for {@link #onTimeout(long)}. */
+    public long now() {
+        try {
+            return Native.now(handle.value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The earliest instant (runtime clock, ns) any deadline needs waking at, if any. */
+    public OptionalLong nextDeadline() {
+        try {
+            long next = Native.nextDeadline(handle.value);
+            return next < 0 ? OptionalLong.empty() : OptionalLong.of(next);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Runs every deadline due now (the runtime's clock). */
+    public List<Inbound> onTimeout() {
+        return onTimeoutAt(-1);
+    }
+
+    /** Runs every deadline due at {@code nowNs} (runtime clock): their decisions, in order. */
+    public List<Inbound> onTimeout(long nowNs) {
+        if (nowNs < 0) {
+            throw new ZlinkInputException("now must be >= 0 ns, got " + nowNs, "Negative", null);
+        }
+        return onTimeoutAt(nowNs);
+    }
+
+    private List<Inbound> onTimeoutAt(long nowNs) {
+        try {
+            return Decoder.of(Native.onTimeout(handle.value, nowNs)).inbounds();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #onTimeout()} on a runtime thread. */
+    public CompletableFuture<List<Inbound>> onTimeoutAsync() {
+        return async(this::onTimeout);
+    }
+
+    // ---- 14-17: the lifecycle writes ---------------------------------------
+
+    private OwnedObject write(int op, ObjectKind kind, String id) {
+        try {
+            return Decoder.of(Native.write(handle.value, op, kind(kind), id(id))).owned();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Creates a new incarnation owned by this node, in Creating. */
+    public OwnedObject create(ObjectKind kind, String id) {
+        return write(1, kind, id);
+    }
+
+    /** Publishes this node's Creating object as Ready. */
+    public OwnedObject publishReady(ObjectKind kind, String id) {
+        return write(2, kind, id);
+    }
+
+    /** Creates, then publishes Ready. */
+    public OwnedObject activate(ObjectKind kind, String id) {
+        return write(3, kind, id);
+    }
+
+    /** Extends this node's owner lease on the object. */
+    public OwnedObject renewLease(ObjectKind kind, String id) {
+        return write(4, kind, id);
+    }
+
+    /** Starts releasing: the ID resolves Unavailable(RELEASING). */
+    public OwnedObject beginRelease(ObjectKind kind, String id) {
+        return write(5, kind, id);
+    }
+
+    /** {@link #activate} on a runtime thread (every lifecycle write has the same form). */
+    public CompletableFuture<OwnedObject> activateAsync(ObjectKind kind, String id) {
+        return async(() -> activate(kind, id));
+    }
+
+    /** {@link #create} on a runtime thread. */
+    public CompletableFuture<OwnedObject> createAsync(ObjectKind kind, String id) {
+        return async(() -> create(kind, id));
+    }
+
+    /** {@link #publishReady} on a runtime thread. */
+    public CompletableFuture<OwnedObject> publishReadyAsync(ObjectKind kind, String id) {
+        return async(() -> publishReady(kind, id));
+    }
+
+    /** {@link #renewLease} on a runtime thread. */
+    public CompletableFuture<OwnedObject> renewLeaseAsync(ObjectKind kind, String id) {
+        return async(() -> renewLease(kind, id));
+    }
+
+    /** {@link #beginRelease} on a runtime thread. */
+    public CompletableFuture<OwnedObject> beginReleaseAsync(ObjectKind kind, String id) {
+        return async(() -> beginRelease(kind, id));
+    }
+
+    /** {@link #completeRelease} on a runtime thread. */
+    public CompletableFuture<Void> completeReleaseAsync(ObjectKind kind, String id) {
+        return async(() -> {
+            completeRelease(kind, id);
+            return null;
+        });
+    }
+
+    /** Completes the release: the ID resolves Missing. */
+    public void completeRelease(ObjectKind kind, String id) {
+        try {
+            Native.completeRelease(handle.value, kind(kind), id(id));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** What this node owns for the ID, if anything. */
+    public Optional<OwnedObject> owned(ObjectKind kind, String id) {
+        try {
+            byte[] owned = Native.owned(handle.value, kind(kind), id(id));
+            return owned == null ? Optional.empty() : Optional.of(Decoder.of(owned).owned());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** How many objects this node owns. */
+    public long ownedCount() {
+        try {
+            return Native.ownedCount(handle.value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * This node's tenure of an object it owns (what a Message Follow route names, where an
+     * ActorRef points); empty if it does not own it.
+     */
+    public Optional<RouteEnd> ownerRouteEnd(ObjectKind kind, String id) {
+        try {
+            byte[] end = Native.ownerRouteEnd(handle.value, kind(kind), id(id));
+            return end == null ? Optional.empty() : Optional.of(Decoder.of(end).routeEnd());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    // ---- 18-20: relocation ---------------------------------------------------
+
+    /**
+     * Source: starts moving an object this node owns (Ready) to runtime {@code targetRid} of this
+     * mesh, after the current handler for it ended. {@code saved}: the operations the host
+     * accepted and has not run, in queue order; {@code state}: the object's application state.
+     * From now on nothing for it is delivered here. Carry every frame of the result's {@code send}.
+     */
+    public RelocationStarted beginRelocation(ObjectKind kind, String id, long targetRid, long targetGeneration,
+            List<Operation> saved, byte[] state) {
+        Objects.requireNonNull(saved, "saved");
+        byte[][] frames = saved.stream().map(op -> Objects.requireNonNull(op, "saved operation").frame)
+                .toArray(byte[][]::new);
+        Objects.requireNonNull(state, "state");
+        try {
+            return Decoder.of(Native.beginRelocation(handle.value, kind(kind), id(id), targetRid,
+                    targetGeneration, frames, state)).relocationStarted();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Target: the host built the object from the {@link RelocationEvent.Restore}'s state. Returns
+     * relay-ready for the source (the point of no return); the object runs here once a later
+     * {@link Relocation} says {@link RelocationEvent.Committed}.
+     */
+    public List<Outbound> relocationRestored(ObjectKind kind, String id) {
+        try {
+            return Decoder.of(Native.relocationRestored(handle.value, kind(kind), id(id))).outbounds();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Abandons a relocation before relay-ready, on the source (its held work comes back in {@code
+     * deliver}) or on the target (the state could not be restored). A {@link RelocationException}
+     * ({@code AfterRelayReady}) after it.
+     */
+    public Relocation abortRelocation(ObjectKind kind, String id) {
+        try {
+            return (Relocation) Decoder.of(Native.abortRelocation(handle.value, kind(kind), id(id))).inbound();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    // ---- 21-26: sessions (spec §3) ------------------------------------------
+
+    /** Opens a Session owned by this runtime. */
+    public SessionRef openSession(long session, long generation) {
+        try {
+            return Decoder.of(Native.openSession(handle.value, session, generation)).sessionRef();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Binds (or rebinds) {@code session} to Actor {@code actor} at {@code route}. Carry the
+     * Outbound; the route is stored only by its terminal reply ({@link Bound} or {@link
+     * BindRefused} from {@link #onFrame}).
+     */
+    public Outbound bind(long session, String actor, ActorRoute route) {
+        Objects.requireNonNull(route, "route");
+        NodeRef owner = route.owner();
+        long[] numbers = {owner.rid(), owner.generation(), route.objectGeneration(),
+            route.authorityOwnerGeneration(), route.ownerLeaseGeneration(), route.leaseRemainingMs()};
+        try {
+            return Decoder.of(Native.bind(handle.value, session, id(actor), owner.mesh(), numbers)).outbound();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #bind(long, String, ActorRoute)} at an owner's tenure (from {@link #ownerRouteEnd}). */
+    public Outbound bind(long session, String actor, RouteEnd end) {
+        Objects.requireNonNull(end, "end");
+        RouteFence f = end.fence();
+        return bind(session, actor, new ActorRoute(end.node(), f.objectGeneration(),
+                f.authorityOwnerGeneration(), f.ownerLeaseGeneration(), 0));
+    }
+
+    /** The stored binding route of Actor {@code actor} in {@code session}, if any. */
+    public Optional<BindingRoute> binding(long session, String actor) {
+        try {
+            byte[] b = Native.binding(handle.value, session, id(actor));
+            return b == null ? Optional.empty() : Optional.of(Decoder.of(b).bindingRoute());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Relays {@code payload} from {@code session} to Actor {@code actor} on the stored route (no
+     * lookup): {@link SessionSent}, {@link SessionHeld} or {@link Unavailable}.
+     */
+    public SessionSendResult sessionSend(long session, String actor, byte[] payload) {
+        try {
+            return Decoder.of(Native.sessionSend(handle.value, session, id(actor), payload(payload))).sessionSent();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * The Session's connection closed ({@code physical}) or the application ended it: the
+     * disconnect notifications to carry.
+     */
+    public List<Outbound> disconnectSession(long session, boolean physical) {
+        try {
+            return Decoder.of(Native.disconnectSession(handle.value, session, physical)).outbounds();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Pushes {@code payload} from Actor {@code actor} to the bound {@code session}, if registered here. */
+    public Optional<Outbound> push(String actor, SessionRef session, byte[] payload) {
+        Objects.requireNonNull(session, "session");
+        NodeRef o = session.owner();
+        try {
+            byte[] out = Native.push(handle.value, id(actor), o.mesh(), o.rid(), o.generation(), session.id(),
+                    session.generation(), payload(payload));
+            return out == null ? Optional.empty() : Optional.of(Decoder.of(out).outbound());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The Sessions bound to Actor {@code actor} here. */
+    public List<Registration> boundSessions(String actor) {
+        try {
+            Decoder d = Decoder.of(Native.boundSessions(handle.value, id(actor)));
+            return d.list(d::registration);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** After a lease renewal: a command 44 refresh to every bound Session. */
+    public List<Outbound> refreshSessionRoutes(String actor) {
+        try {
+            return Decoder.of(Native.refreshSessionRoutes(handle.value, id(actor))).outbounds();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Drops every binding of Actor {@code actor} here. */
+    public void forgetBindings(String actor) {
+        try {
+            Native.forgetBindings(handle.value, id(actor));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    // ---- 27-30: manual object peers (spec §2.3) -----------------------------
+
+    private static String text(String s, String what) {
+        return Objects.requireNonNull(s, what);
+    }
+
+    /** Publishes this node's own object-peer descriptor (writes the store). */
+    public PeerDescriptor publishDescriptor(String endpoint, String securityIdentity) {
+        try {
+            return Decoder.of(Native.publishDescriptor(handle.value, text(endpoint, "endpoint"),
+                    text(securityIdentity, "securityIdentity"))).peerDescriptor();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #publishDescriptor} on a runtime thread. */
+    public CompletableFuture<PeerDescriptor> publishDescriptorAsync(String endpoint, String securityIdentity) {
+        return async(() -> publishDescriptor(endpoint, securityIdentity));
+    }
+
+    /** Registers a manually configured endpoint (an intent only). */
+    public void addManualPeer(String endpoint) {
+        try {
+            Native.addManualPeer(handle.value, text(endpoint, "endpoint"));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Looks up every manual endpoint's descriptor (reads the store): the replacements to perform now. */
+    public List<PeerReplacement> connectManualPeers() {
+        try {
+            Decoder d = Decoder.of(Native.connectManualPeers(handle.value));
+            return d.list(d::peerReplacement);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #connectManualPeers} on a runtime thread. */
+    public CompletableFuture<List<PeerReplacement>> connectManualPeersAsync() {
+        return async(this::connectManualPeers);
+    }
+
+    /** Registers {@code endpoint} if needed and looks its descriptor up: a replacement to perform now. */
+    public Optional<PeerReplacement> ensureManualPeer(String endpoint) {
+        try {
+            byte[] r = Native.ensureManualPeer(handle.value, text(endpoint, "endpoint"));
+            return r == null ? Optional.empty() : Optional.of(Decoder.of(r).peerReplacement());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #ensureManualPeer} on a runtime thread. */
+    public CompletableFuture<Optional<PeerReplacement>> ensureManualPeerAsync(String endpoint) {
+        return async(() -> ensureManualPeer(endpoint));
+    }
+
+    /** The transport connected {@code endpoint}; its handshake showed {@code rid}. */
+    public void peerOpened(String endpoint, long rid) {
+        try {
+            Native.peerOpened(handle.value, text(endpoint, "endpoint"), rid);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The transport confirmed {@code endpoint} closed: a waiting replacement is installed and returned. */
+    public Optional<PeerReplacement> peerClosed(String endpoint) {
+        try {
+            byte[] r = Native.peerClosed(handle.value, text(endpoint, "endpoint"));
+            return r == null ? Optional.empty() : Optional.of(Decoder.of(r).peerReplacement());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** The intent, observed routing ID and close state of {@code endpoint}. */
+    public Optional<PeerIntent> peerIntent(String endpoint) {
+        try {
+            byte[] i = Native.peerIntent(handle.value, text(endpoint, "endpoint"));
+            return i == null ? Optional.empty() : Optional.of(Decoder.of(i).peerIntent());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Where to reach node {@code rid}, only through an installed descriptor. */
+    public Optional<String> peerEndpoint(long rid) {
+        try {
+            return Optional.ofNullable(Native.peerEndpoint(handle.value, rid));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * {@link #onFrame} behind a manual peer connection's admission fence: {@link PeerRefused}
+     * unless the connection carries an installed descriptor, is open with its routing ID, and the
+     * sender's lifecycle matches.
+     */
+    public Inbound onPeerFrame(String endpoint, byte[] frame) {
+        Objects.requireNonNull(frame, "frame");
+        try {
+            return Decoder.of(Native.onPeerFrame(handle.value, text(endpoint, "endpoint"), frame)).inbound();
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #onPeerFrame} on a runtime thread. */
+    public CompletableFuture<Inbound> onPeerFrameAsync(String endpoint, byte[] frame) {
+        return async(() -> onPeerFrame(endpoint, frame));
+    }
+
+    // ---- 31-32: invalidation events and counters ---------------------------
+
+    /** The lifecycle {@code lease} of node {@code node} ended: drops its cached routes. */
+    public long onOwnerLeaseInvalidated(long node, long lease) {
+        try {
+            return Native.onOwnerLeaseInvalidated(handle.value, node, lease);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** A store recovery event the host observed: clears the route cache. */
+    public long onStoreRecovery() {
+        try {
+            return Native.onStoreRecovery(handle.value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
+     * Every counter, read now: {@code name} at the top level, {@code group.name} within a group
+     * (e.g. {@code resolutions.ready_route}), in the bridge's order.
+     */
+    public Map<String, Long> stats() {
+        try {
+            return Collections.unmodifiableMap(Decoder.of(Native.stats(handle.value)).stats());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        try {
+            NodeIdentity me = identity();
+            return "ZlinkRuntime(mesh=" + me.mesh() + ", rid=" + me.rid() + ", generation="
+                    + me.generation() + ")";
+        } catch (ZlinkClosedException e) {
+            return "ZlinkRuntime(closed)";
+        }
+    }
+}

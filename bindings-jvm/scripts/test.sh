@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The JVM binding's tests: builds libzlink_jni (release, the workspace's
+# target dir), strips its debug info into target/jni/ (what the jar
+# carries), runs `mvn verify` on java/ (JUnit 5 under -Xcheck:jni; the
+# library loads from the jar), installs the jar into the local Maven
+# repository, and runs consumer/, a separate project that depends on
+# io.zlink:zlink and uses it with no path settings at all.
+#
+# ZLINK_JVM_BUILD_ONLY=1: build and install the jar, run no tests.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$here/.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+
+cargo build -q --release -p zlink-jvm
+mkdir -p "$target/jni"
+strip --strip-debug -o "$target/jni/libzlink_jni.so" "$target/release/libzlink_jni.so"
+
+mvn=(mvn -B -q -Dzlink.native.dir="$target/jni")
+if [[ "${ZLINK_JVM_BUILD_ONLY:-}" == 1 ]]; then
+    (cd "$here/java" && "${mvn[@]}" -DskipTests install)
+    exit 0
+fi
+(cd "$here/java" && "${mvn[@]}" install)
+(cd "$here/consumer" && "${mvn[@]}" verify)
+echo "jvm: io.zlink tests and the consumer project passed"

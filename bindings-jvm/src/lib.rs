@@ -1,0 +1,66 @@
+//! libzlink_jni: the JNI entry points of `io.zlink.Native` (java/), a thin
+//! translation of zlink-bridge. Each entry point reads Java arguments
+//! (handles as `long`, kinds as `int`, IDs and payloads as `byte[]`), calls
+//! the bridge and returns a primitive or the result's bytes
+//! (`bridge::encode`), which `io.zlink.Decoder` turns into Java records. A
+//! bridge error becomes the Java exception of its family (`throw`); a panic
+//! becomes a `ZlinkException` of kind `Panic`; nothing unwinds into the JVM.
+//!
+//! Objects Java holds are handles of `bridge::handles::Registry` (`handles`):
+//! a closed or foreign handle is an `IllegalStateException`, and closing
+//! waits for the calls in flight on other threads.
+
+mod handles;
+mod natives;
+mod throw;
+
+use std::ffi::c_void;
+
+use jni::JavaVM;
+use jni::sys::jint;
+
+/// Declares `Java_io_zlink_Native_<name>` entry points: each body runs in
+/// `with_env` (panics caught) and its `Err` is thrown by [`throw::Throw`].
+macro_rules! entry_points {
+    ($(
+        $(#[$doc:meta])*
+        fn $name:ident($env:ident $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty $body:block
+    )*) => {$(
+        $(#[$doc])*
+        #[unsafe(no_mangle)]
+        pub extern "system" fn $name<'local>(
+            mut unowned: jni::EnvUnowned<'local>,
+            _class: jni::objects::JClass<'local>,
+            $($arg: $ty),*
+        ) -> $ret {
+            unowned
+                .with_env(|$env: &mut jni::Env<'local>| -> std::result::Result<$ret, crate::throw::Fail> {
+                    $body
+                })
+                .resolve::<crate::throw::Throw>()
+        }
+    )*};
+}
+pub(crate) use entry_points;
+
+/// Loads the classes Rust threads use later (a thread the JVM did not
+/// start finds classes only through the system class loader, so they are
+/// resolved here, on the thread that loads the library).
+///
+/// # Safety
+/// Called by the JVM only, with its own valid `JavaVM` pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn JNI_OnLoad(
+    vm: *mut jni::sys::JavaVM,
+    _reserved: *mut c_void,
+) -> jint {
+    // SAFETY: the JVM passes its own valid pointer.
+    let vm = unsafe { JavaVM::from_raw(vm) };
+    match vm.attach_current_thread(natives::on_load) {
+        Ok(()) => jni::sys::JNI_VERSION_1_8,
+        Err(e) => {
+            eprintln!("zlink: JNI_OnLoad failed: {e}");
+            jni::sys::JNI_ERR
+        }
+    }
+}

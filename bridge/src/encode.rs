@@ -1,0 +1,702 @@
+//! The results as bytes, for hosts that build their own values from them
+//! (the JVM: one `byte[]` crosses JNI instead of one JNI object per field).
+//! Each result is written once here, case by case, with exactly the fields
+//! the host's value of that case has, in its order; the host's decoder
+//! reads them back in the same order (`io.zlink.Decoder`).
+//!
+//! The encoding is plain and little-endian: `u8`; `bool` as one byte 0/1;
+//! `u32`; `u64`; text and bytes as a `u32` length then the bytes (text is
+//! UTF-8); an option as a presence byte then the value; a list as a `u32`
+//! count then the items. A closed set hosts match on is its `u8` code
+//! (`codes`); a rarer one (a refusal, an abort reason, a relay kind) its
+//! name.
+//! It is a private contract between this crate and the bindings built with
+//! it, never stored or sent: it may change with every release.
+
+use zlink_core::wire::{ActorRoute, Frame, NodeRef, Operation, RouteEnd, SessionRef};
+use zlink_core::{
+    BindingRoute, NodeIdentity, NoticeParts, NoticeToken, ObjectKey, Outbound, OwnedObject,
+    ReadyRoute, RouteFence, SpotExecution,
+};
+
+use crate::codes::{
+    AuthorityState, DecisionKind as K, Failure, Outcome, ResolutionTag, SentTag, SessionSentTag,
+};
+use crate::decision::{Decision, Resolved, Sent, SessionSent};
+use crate::error::{Error, ErrorKind, Result};
+use crate::stats::Counter;
+
+/// Bytes being written.
+#[derive(Debug, Default)]
+pub struct Writer(Vec<u8>);
+
+impl Writer {
+    /// An empty writer.
+    pub fn new() -> Self {
+        Writer(Vec::with_capacity(64))
+    }
+
+    /// The bytes written.
+    pub fn finish(self) -> Vec<u8> {
+        self.0
+    }
+
+    /// One byte.
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.0.push(v);
+        self
+    }
+
+    /// A flag.
+    pub fn bool(&mut self, v: bool) -> &mut Self {
+        self.u8(u8::from(v))
+    }
+
+    /// A 32-bit number.
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    /// A 64-bit number.
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.0.extend_from_slice(&v.to_le_bytes());
+        self
+    }
+
+    /// A length or count (every one the core makes fits 32 bits: payloads
+    /// are bounded by the message bound, lists by the runtime's tables).
+    fn len(&mut self, n: usize) -> &mut Self {
+        self.u32(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    /// Bytes.
+    pub fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.len(v.len());
+        self.0.extend_from_slice(v);
+        self
+    }
+
+    /// UTF-8 text.
+    pub fn str(&mut self, v: &str) -> &mut Self {
+        self.bytes(v.as_bytes())
+    }
+
+    /// An optional value.
+    pub fn opt<T>(&mut self, v: Option<&T>, f: impl FnOnce(&mut Self, &T)) -> &mut Self {
+        self.bool(v.is_some());
+        if let Some(v) = v {
+            f(self, v);
+        }
+        self
+    }
+
+    /// A list.
+    pub fn list<T>(&mut self, items: &[T], mut f: impl FnMut(&mut Self, &T)) -> &mut Self {
+        self.len(items.len());
+        for item in items {
+            f(self, item);
+        }
+        self
+    }
+
+    /// Any value that encodes itself.
+    pub fn put(&mut self, v: &impl Encode) -> &mut Self {
+        v.encode(self);
+        self
+    }
+}
+
+/// A value with one encoding.
+pub trait Encode {
+    /// Writes the value's fields, in the host value's order.
+    fn encode(&self, w: &mut Writer);
+
+    /// The value alone, as bytes.
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        self.encode(&mut w);
+        w.finish()
+    }
+}
+
+/// A closed set's code as one byte (every set has fewer than 256 values).
+fn code(v: u32) -> u8 {
+    u8::try_from(v).unwrap_or(u8::MAX)
+}
+
+impl Encode for RouteFence {
+    /// object generation, authority owner generation, owner lease
+    /// generation, node generation, store version.
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.object_generation.get())
+            .u64(self.authority_owner_generation.get())
+            .u64(self.owner_lease_generation.get())
+            .u64(self.node_generation.get())
+            .u64(self.store_version.get());
+    }
+}
+
+impl Encode for ReadyRoute {
+    /// mesh, node, fence, admission deadline (ms on the runtime clock).
+    fn encode(&self, w: &mut Writer) {
+        w.str(self.route.mesh.as_str())
+            .u64(self.route.node.get())
+            .put(&self.fence)
+            .u64(self.admission_deadline.as_millis());
+    }
+}
+
+impl Encode for Resolved {
+    /// The tag's code, then ReadyRoute: the route; Unavailable: the
+    /// reason's code; StoreFailure: the error's code and text.
+    fn encode(&self, w: &mut Writer) {
+        w.u8(code(self.tag as u32));
+        match (self.tag, &self.route) {
+            (ResolutionTag::ReadyRoute, Some(route)) => {
+                w.put(route);
+            }
+            (ResolutionTag::Unavailable, _) => {
+                w.u8(code(self.reason as u32));
+            }
+            (ResolutionTag::StoreFailure, _) => {
+                w.u8(code(self.store_error as u32)).str(&self.store_message);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Encode for OwnedObject {
+    /// state's code, object generation, authority owner generation, lease
+    /// generation, store version, admission deadline (ms).
+    fn encode(&self, w: &mut Writer) {
+        w.u8(code(AuthorityState::from(self.state) as u32))
+            .u64(self.object_generation.get())
+            .u64(self.authority_owner_generation.get())
+            .u64(self.lease_generation.get())
+            .u64(self.store_version.get())
+            .u64(self.admission_deadline.as_millis());
+    }
+}
+
+impl Encode for NodeRef {
+    /// mesh, routing ID, node generation.
+    fn encode(&self, w: &mut Writer) {
+        w.str(self.mesh.as_str())
+            .u64(self.rid.get())
+            .u64(self.generation.get());
+    }
+}
+
+impl Encode for RouteEnd {
+    /// node, fence.
+    fn encode(&self, w: &mut Writer) {
+        w.put(&self.node).put(&self.fence);
+    }
+}
+
+impl Encode for NodeIdentity {
+    /// mesh, routing ID, node generation, owner lease generation.
+    fn encode(&self, w: &mut Writer) {
+        w.str(self.mesh.as_str())
+            .u64(self.rid.get())
+            .u64(self.generation.get())
+            .u64(self.lease.get());
+    }
+}
+
+impl Encode for Counter {
+    /// group, name, value.
+    fn encode(&self, w: &mut Writer) {
+        w.str(self.group).str(self.name).u64(self.value);
+    }
+}
+
+impl Encode for ObjectKey {
+    /// kind's code, ID.
+    fn encode(&self, w: &mut Writer) {
+        w.u8(code(crate::codes::ObjectKind::from(self.kind()) as u32))
+            .str(self.id());
+    }
+}
+
+impl Encode for Outbound {
+    /// destination node, frame bytes.
+    fn encode(&self, w: &mut Writer) {
+        w.put(&self.to).bytes(&self.bytes);
+    }
+}
+
+/// A list of frames.
+fn frames(w: &mut Writer, frames: &[Outbound]) {
+    w.list(frames, |w, o| {
+        w.put(o);
+    });
+}
+
+impl Encode for Sent {
+    /// The tag's code, then Submitted: operation ID, outbound, optional
+    /// correlation; Unavailable: reason; StoreFailure: error and text.
+    fn encode(&self, w: &mut Writer) {
+        w.u8(code(self.tag as u32));
+        match (self.tag, &self.outbound) {
+            (SentTag::Submitted, Some(o)) => {
+                w.u64(self.operation_id)
+                    .put(o)
+                    .opt(self.correlation.as_ref(), |w, c| {
+                        w.u64(*c);
+                    });
+            }
+            (SentTag::Unavailable, _) => {
+                w.u8(code(self.reason as u32));
+            }
+            (SentTag::StoreFailure, _) => {
+                w.u8(code(self.store_error as u32)).str(&self.store_message);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Encode for SessionSent {
+    /// The tag's code, then Sent: operation ID, sequence, outbound; Held:
+    /// operation ID, sequence; Unavailable: reason.
+    fn encode(&self, w: &mut Writer) {
+        w.u8(code(self.tag as u32));
+        match (self.tag, &self.outbound) {
+            (SessionSentTag::Sent, Some(o)) => {
+                w.u64(self.operation_id).u64(self.sequence).put(o);
+            }
+            (SessionSentTag::Held, _) => {
+                w.u64(self.operation_id).u64(self.sequence);
+            }
+            _ => {
+                w.u8(code(self.reason as u32));
+            }
+        }
+    }
+}
+
+impl Encode for Operation {
+    /// operation ID, target, payload, origin, fence, hop count, object
+    /// generation, optional correlation (a request's), then the operation
+    /// as a frame: what the host gives back (`decode::operation`).
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.operation_id.get())
+            .put(&self.target)
+            .bytes(&self.payload)
+            .put(&self.origin)
+            .put(&self.fence)
+            .u8(self.hop_count)
+            .u64(self.object_generation.get())
+            .opt(self.reply_route.as_ref(), |w, r| {
+                w.u64(r.correlation.get());
+            });
+        let frame = match self.reply_route {
+            Some(_) => Frame::Request(self.clone()),
+            None => Frame::Message(self.clone()),
+        };
+        w.bytes(&zlink_core::wire::encode(&frame));
+    }
+}
+
+impl Encode for NoticeToken {
+    /// One opaque blob for the host to give back ([`notice_token`]): the
+    /// target, origin, source fence and destination fence inside.
+    fn encode(&self, w: &mut Writer) {
+        let p = NoticeParts::from(self);
+        let mut inner = Writer::new();
+        inner
+            .put(&p.target)
+            .put(&p.origin)
+            .put(&p.source_fence)
+            .put(&p.destination_fence);
+        w.bytes(&inner.finish());
+    }
+}
+
+impl Encode for SessionRef {
+    /// owner node, session ID, session generation.
+    fn encode(&self, w: &mut Writer) {
+        w.put(&self.owner)
+            .u64(self.id.get())
+            .u64(self.generation.get());
+    }
+}
+
+impl Encode for ActorRoute {
+    /// owner node, object generation, authority owner generation, owner
+    /// lease generation, lease time left (ms).
+    fn encode(&self, w: &mut Writer) {
+        w.put(&self.owner)
+            .u64(self.object_generation.get())
+            .u64(self.authority_owner_generation.get())
+            .u64(self.owner_lease_generation.get())
+            .u64(self.lease_remaining_ms);
+    }
+}
+
+impl Encode for BindingRoute {
+    /// actor ID, route, binding generation and token, session, admission
+    /// deadline (ms).
+    fn encode(&self, w: &mut Writer) {
+        w.str(self.actor.id())
+            .put(&self.route)
+            .u64(self.binding.generation.get())
+            .u64(self.binding.token.get())
+            .put(&self.session)
+            .u64(self.admission_deadline.as_millis());
+    }
+}
+
+impl Encode for SpotExecution {
+    /// the Spot's ID, its object generation.
+    fn encode(&self, w: &mut Writer) {
+        w.str(self.spot.id()).u64(self.object_generation.get());
+    }
+}
+
+impl Encode for zlink_core::Registration {
+    /// session, binding generation, binding token.
+    fn encode(&self, w: &mut Writer) {
+        w.put(&self.session)
+            .u64(self.binding.generation.get())
+            .u64(self.binding.token.get());
+    }
+}
+
+impl Encode for zlink_core::RelocationStarted {
+    /// the identity (relocation, target, object generation), the frames.
+    fn encode(&self, w: &mut Writer) {
+        let i = &self.identity;
+        w.u64(i.relocation.get())
+            .put(&i.key)
+            .u64(i.object_generation.get());
+        frames(w, &self.send);
+    }
+}
+
+impl Encode for zlink_core::PeerDescriptor {
+    /// endpoint, routing ID, lifecycle generation, security identity.
+    fn encode(&self, w: &mut Writer) {
+        w.str(self.endpoint.as_str())
+            .u64(self.rid.get())
+            .u64(self.lifecycle_generation.get())
+            .str(&self.security_identity);
+    }
+}
+
+impl Encode for zlink_core::PeerReplacement {
+    /// the descriptor to connect to.
+    fn encode(&self, w: &mut Writer) {
+        w.put(&self.descriptor);
+    }
+}
+
+impl Encode for zlink_core::PeerIntent {
+    /// endpoint, installed descriptor, liveness's name and observed
+    /// routing ID, pending descriptor.
+    fn encode(&self, w: &mut Writer) {
+        let (liveness, observed) = crate::codes::Liveness::of(self.liveness);
+        w.str(self.endpoint.as_str())
+            .opt(self.installed.as_ref(), |w, d| {
+                w.put(d);
+            })
+            .str(liveness.name())
+            .opt(observed.as_ref(), |w, rid| {
+                w.u64(*rid);
+            })
+            .opt(self.pending.as_ref(), |w, d| {
+                w.put(d);
+            });
+    }
+}
+
+impl<T: Encode> Encode for [T] {
+    /// A list of values.
+    fn encode(&self, w: &mut Writer) {
+        w.list(self, |w, v| {
+            w.put(v);
+        });
+    }
+}
+
+/// The target an event names (an empty Actor ID when there is none).
+fn target(w: &mut Writer, key: Option<&ObjectKey>) {
+    match key {
+        Some(k) => w.put(k),
+        None => w.u8(code(crate::codes::ObjectKind::Actor as u32)).str(""),
+    };
+}
+
+/// A request's terminal result: correlation, operation ID, target, the
+/// outcome's code, then Reply: payload; Error: its kind's name (Handler,
+/// Decode, Unavailable, InvalidOperation), reason code, error code,
+/// message; then the optional origin and whether it is gone.
+fn completion(w: &mut Writer, d: &Decision) {
+    w.u64(d.correlation).u64(d.operation_id);
+    target(w, d.target.as_ref());
+    w.u8(code(d.outcome as u32));
+    match d.outcome {
+        Outcome::Reply => {
+            w.bytes(&d.payload);
+        }
+        Outcome::Error => {
+            let kind = match d.failure {
+                Failure::Replied => d.error_kind.name(),
+                f => f.name(),
+            };
+            w.str(kind)
+                .u8(code(d.reason as u32))
+                .u32(d.error_code)
+                .str(&d.detail);
+        }
+        _ => {}
+    }
+    w.opt(d.origin.as_ref(), |w, o| {
+        w.put(o);
+    })
+    .bool(d.origin_gone);
+}
+
+/// A delivered operation: the operation, the incarnation processing it.
+fn deliver(w: &mut Writer, d: &Decision) {
+    w.opt(d.attached.operation.as_ref(), |w, op| {
+        w.put(op);
+    })
+    .u64(d.object_generation);
+}
+
+/// A session relay to hand to the Actor: operation ID, session, actor ID,
+/// sequence, relay kind's name, payload.
+fn session_deliver(w: &mut Writer, d: &Decision) {
+    w.u64(d.operation_id).opt(d.session.as_ref(), |w, s| {
+        w.put(s);
+    });
+    w.str(d.target.as_ref().map_or("", |k| k.id()))
+        .u64(d.sequence)
+        .str(d.relay_kind.name())
+        .bytes(&d.payload);
+}
+
+impl Encode for Decision {
+    /// The kind's code, then the fields of that kind (see each arm).
+    fn encode(&self, w: &mut Writer) {
+        let d = self;
+        w.u8(code(d.kind as u32));
+        match d.kind {
+            K::Deliver => deliver(w, d),
+            // forward, then the optional notice and its token.
+            K::Relay => {
+                w.opt(d.frames.first(), |w, o| {
+                    w.put(o);
+                });
+                let notice = d.frames.get(1).zip(d.attached.notice.as_ref());
+                w.opt(notice.as_ref(), |w, (o, t)| {
+                    w.put(*o).put(*t);
+                });
+            }
+            K::Reject => {
+                w.opt(d.frames.first(), |w, o| {
+                    w.put(o);
+                });
+            }
+            // operation ID, target, failure's name, reason's code.
+            K::Ended => {
+                w.u64(d.operation_id);
+                target(w, d.target.as_ref());
+                w.str(d.failure.name()).u8(code(d.reason as u32));
+            }
+            K::Completed => completion(w, d),
+            K::Late => {
+                w.u64(d.correlation);
+            }
+            K::RouteRefreshed => {
+                w.bool(d.invalidated);
+            }
+            // the wire error's kind, its text.
+            K::Dropped => {
+                w.str(d.wire_error).str(&d.detail);
+            }
+            K::Send => frames(w, &d.frames),
+            K::SessionDeliver => session_deliver(w, d),
+            K::PeerRefused | K::Held => {}
+            K::ForeignSender => {
+                w.u64(d.connection).opt(d.claimed.as_ref(), |w, c| {
+                    w.u64(*c);
+                });
+            }
+            // the event's code, the session, the actor ID, then every
+            // field an event may use: binding route, bind refusal, payload,
+            // operation ID, relay refusal, relocation, sealed, detail.
+            K::Session => {
+                w.u8(code(d.session_event as u32))
+                    .opt(d.session.as_ref(), |w, s| {
+                        w.put(s);
+                    })
+                    .str(d.target.as_ref().map_or("", |k| k.id()))
+                    .opt(d.binding_route.as_ref(), |w, b| {
+                        w.put(b);
+                    })
+                    .str(d.bind_refusal.name())
+                    .bytes(&d.payload)
+                    .u64(d.operation_id)
+                    .str(d.session_refusal.name())
+                    .u64(d.relocation)
+                    .bool(d.sealed)
+                    .str(&d.detail);
+            }
+            // the event's code, the identity (relocation, target, object
+            // generation), the peer, abort reason, refusal, relayed count,
+            // state; then the work to deliver (operations, then session
+            // relays) and the frames to carry.
+            K::Relocation => {
+                w.u8(code(d.relocation_event as u32)).u64(d.relocation);
+                target(w, d.target.as_ref());
+                w.u64(d.object_generation)
+                    .opt(d.peer.as_ref(), |w, p| {
+                        w.put(p);
+                    })
+                    .str(d.abort_reason.name())
+                    .str(d.relocation_refusal.name())
+                    .u64(d.relayed)
+                    .bytes(&d.payload);
+                let (ops, relays): (Vec<_>, Vec<_>) = d
+                    .attached
+                    .deliveries()
+                    .into_iter()
+                    .partition(|x| x.kind == K::Deliver);
+                w.list(&ops, deliver);
+                w.list(&relays, session_deliver);
+                frames(w, &d.frames);
+            }
+        }
+    }
+}
+
+/// The operation a host gives back as the frame its `Operation` value
+/// carries (a Message or a Request frame).
+pub fn operation(frame: &[u8]) -> Result<Operation> {
+    match zlink_core::wire::decode(frame, &zlink_core::wire::DecodeLimits::default()) {
+        Ok(Frame::Message(op) | Frame::Request(op)) => Ok(op),
+        _ => Err(not_given("operation")),
+    }
+}
+
+/// The notification token a host gives back as the blob it was given.
+pub fn notice_token(blob: &[u8]) -> Result<NoticeToken> {
+    let mut r = Reader(blob);
+    let parts = (|| {
+        let target = r.key()?;
+        let origin = r.node()?;
+        let source_fence = r.fence()?;
+        let destination_fence = r.fence()?;
+        r.0.is_empty().then_some(NoticeParts {
+            target,
+            origin,
+            source_fence,
+            destination_fence,
+        })
+    })();
+    parts
+        .map(NoticeToken::from)
+        .ok_or_else(|| not_given("notice token"))
+}
+
+fn not_given(what: &str) -> Error {
+    Error::input(
+        ErrorKind::NotADelivery,
+        format!("the {what} was not made by this library"),
+    )
+}
+
+/// Reads back what [`Writer`] wrote (the values hosts give back).
+struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        if self.0.len() < n {
+            return None;
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(head)
+    }
+
+    fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|b| b[0])
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+
+    fn str(&mut self) -> Option<&'a str> {
+        let n = u32::from_le_bytes(self.take(4)?.try_into().ok()?);
+        std::str::from_utf8(self.take(usize::try_from(n).ok()?)?).ok()
+    }
+
+    fn key(&mut self) -> Option<ObjectKey> {
+        let kind = crate::codes::ObjectKind::from_code(self.u8()?.into())?;
+        ObjectKey::new(kind.into(), self.str()?).ok()
+    }
+
+    fn node(&mut self) -> Option<NodeRef> {
+        Some(NodeRef {
+            mesh: zlink_core::MeshName::new(self.str()?).ok()?,
+            rid: zlink_core::NodeRid(self.u64()?),
+            generation: zlink_core::NodeGeneration(self.u64()?),
+        })
+    }
+
+    fn fence(&mut self) -> Option<RouteFence> {
+        Some(RouteFence {
+            object_generation: zlink_core::ObjectGeneration(self.u64()?),
+            authority_owner_generation: zlink_core::AuthorityOwnerGeneration(self.u64()?),
+            owner_lease_generation: zlink_core::OwnerLeaseGeneration(self.u64()?),
+            node_generation: zlink_core::NodeGeneration(self.u64()?),
+            store_version: zlink_core::StoreVersion(self.u64()?),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_little_endian_and_lengths_lead() {
+        let mut w = Writer::new();
+        w.u8(7)
+            .bool(true)
+            .u32(1)
+            .u64(2)
+            .str("ab")
+            .opt(Some(&3u64), |w, v| {
+                w.u64(*v);
+            });
+        w.list(&[1u8, 2], |w, v| {
+            w.u8(*v);
+        });
+        let want: Vec<u8> = [
+            &[7u8, 1][..],
+            &1u32.to_le_bytes(),
+            &2u64.to_le_bytes(),
+            &2u32.to_le_bytes(),
+            b"ab",
+            &[1],
+            &3u64.to_le_bytes(),
+            &2u32.to_le_bytes(),
+            &[1, 2],
+        ]
+        .concat();
+        assert_eq!(w.finish(), want);
+    }
+
+    #[test]
+    fn a_missing_resolution_is_its_tag_alone() {
+        let missing = Resolved::from(zlink_core::Resolution::Missing);
+        assert_eq!(missing.to_bytes(), vec![ResolutionTag::Missing as u8]);
+    }
+}
