@@ -729,6 +729,36 @@ entry_points! {
         encoded(env, &d)
     }
 
+    /// Live handles of every type (the leak check of the tests).
+    fn Java_io_zlink_Native_liveHandles(_env) -> jlong {
+        Ok((RUNTIMES.live() + STORES.live() + CLOCKS.live()) as jlong)
+    }
+
+    // ---- logs ----------------------------------------------------------
+
+    /// Forwards the core's records at `level` (1 error ..= 5 trace) and
+    /// more severe into the log queue; 0 forwards nothing.
+    fn Java_io_zlink_Native_logLevel(_env, level: jint) -> () {
+        let level = match level {
+            0 => None,
+            l => Some(Arg::get(l as u32)?),
+        };
+        Ok(zlink_bridge::logs::set_level(level)?)
+    }
+
+    /// Waits up to `timeout_ms` for records: each as its level's code,
+    /// target and message, then the count dropped since the last call.
+    fn Java_io_zlink_Native_logTake(env, timeout_ms: jlong) -> JByteArray<'local> {
+        let timeout = std::time::Duration::from_millis(given(timeout_ms).unwrap_or(0));
+        let (records, dropped) = zlink_bridge::logs::take(timeout);
+        let mut w = encode::Writer::new();
+        w.list(&records, |w, (level, target, message)| {
+            w.u8(*level as u8).str(target).str(message);
+        });
+        w.u64(dropped);
+        Ok(env.byte_array_from_slice(&w.finish())?)
+    }
+
     // ---- the wire codec ------------------------------------------------
 
     /// Decodes one frame strictly: its command's name, its description

@@ -23,7 +23,7 @@
 //! even a free racing a call on another thread is safe. The call finishes
 //! on a live object and later calls get `InvalidHandle`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -77,6 +77,8 @@ pub struct Registry<T> {
     chunks: [Chunk<T>; CHUNKS],
     /// Slot allocation and release (cold paths only).
     alloc: Mutex<Alloc>,
+    /// Live handles (a host's leak check).
+    live: AtomicUsize,
 }
 
 struct Alloc {
@@ -108,7 +110,13 @@ impl<T: Send + Sync> Registry<T> {
                 free: Vec::new(),
                 next: 0,
             }),
+            live: AtomicUsize::new(0),
         }
+    }
+
+    /// How many handles are live now.
+    pub fn live(&self) -> usize {
+        self.live.load(Ordering::Relaxed)
     }
 
     fn slot(&self, index: usize) -> Option<&RwLock<Live<T>>> {
@@ -136,6 +144,7 @@ impl<T: Send + Sync> Registry<T> {
         *chunk[index % CHUNK]
             .write()
             .unwrap_or_else(|p| p.into_inner()) = Some((generation, object));
+        self.live.fetch_add(1, Ordering::Relaxed);
         Ok(((generation as usize) << GENERATION_SHIFT) | (index << 4) | self.tag)
     }
 
@@ -173,6 +182,7 @@ impl<T: Send + Sync> Registry<T> {
                 drop(live);
                 let mut alloc = self.alloc.lock().unwrap_or_else(|p| p.into_inner());
                 alloc.free.push(index);
+                self.live.fetch_sub(1, Ordering::Relaxed);
                 Ok(object)
             }
             other => {

@@ -134,6 +134,12 @@ final class Native {
 
     static native byte[] onPeerFrame(long rt, String endpoint, byte[] frame);
 
+    static native long liveHandles();
+
+    static native void logLevel(int level);
+
+    static native byte[] logTake(long timeoutMs);
+
     static native byte[] wireDecode(byte[] data, long maxObjectIdBytes, long maxPayloadBytes, long maxStateBytes);
 
     static native long onOwnerLeaseInvalidated(long rt, long node, long lease);

@@ -1,0 +1,104 @@
+package io.zlink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The binding over a real redis-server on a free loopback port. */
+class RedisTest {
+    private static RedisServer redis;
+
+    @BeforeAll
+    static void start() throws Exception {
+        redis = new RedisServer();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        redis.close();
+    }
+
+    private static RedisStore store(String prefix) {
+        return new RedisStore(redis.url(), new RedisStore.Options().prefix(prefix));
+    }
+
+    @Test
+    void aThousandConcurrentResolvesOfOneColdIdReadTheStoreOnce() throws Exception {
+        try (var store = store("thousand");
+                var owner = ZlinkRuntime.builder(new NodeIdentity("main", 1)).store(store).build();
+                var sender = ZlinkRuntime.builder(new NodeIdentity("main", 2)).store(store).build()) {
+            owner.activate(ObjectKind.ACTOR, "cold");
+            List<CompletableFuture<Resolution>> all = new ArrayList<>();
+            for (int i = 0; i < 1_000; i++) {
+                all.add(sender.resolveAsync(ObjectKind.ACTOR, "cold"));
+            }
+            for (var f : all) {
+                ReadyRoute r = assertInstanceOf(ReadyRoute.class, f.get(10, TimeUnit.SECONDS));
+                assertEquals(1, r.node());
+            }
+            assertEquals(1L, sender.stats().get("store_reads"), "one store read for 1,000 callers");
+        }
+    }
+
+    @Test
+    void theCallersThreadNeverBlocksOnTheAsyncFormWhileRedisIsPaused() throws Exception {
+        try (var store = store("paused");
+                var owner = ZlinkRuntime.builder(new NodeIdentity("main", 1)).store(store).build();
+                var sender = ZlinkRuntime.builder(new NodeIdentity("main", 2)).store(store).build()) {
+            owner.activate(ObjectKind.ACTOR, "a");
+            redis.pause();
+            CompletableFuture<Resolution> resolved;
+            CompletableFuture<SendResult> sent;
+            long start = System.nanoTime();
+            try {
+                resolved = sender.resolveAsync(ObjectKind.ACTOR, "a");
+                sent = sender.sendAsync(ObjectKind.ACTOR, "a", new byte[] {1}, SendOptions.DEFAULT);
+                long tookMs = (System.nanoTime() - start) / 1_000_000;
+                assertTrue(tookMs < 500, "the async forms returned at once (" + tookMs + " ms)");
+                Thread.sleep(100);
+                assertFalse(resolved.isDone(), "the store has not answered yet");
+            } finally {
+                redis.resume();
+            }
+            assertInstanceOf(ReadyRoute.class, resolved.get(30, TimeUnit.SECONDS));
+            assertInstanceOf(Submitted.class, sent.get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void aDeadStoreIsAStoreFailureNotAnException() throws Exception {
+        try (var store = store("dead");
+                var rt = ZlinkRuntime.builder(new NodeIdentity("main", 1))
+                        .config(RoutingConfig.builder().storeTimeout(200).storeAttempts(1).build())
+                        .store(store).build()) {
+            redis.pause();
+            try {
+                Resolution r = rt.resolve(ObjectKind.ACTOR, "x");
+                StoreFailure f = assertInstanceOf(StoreFailure.class, r);
+                assertEquals(StoreErrorKind.TIMEOUT, f.kind());
+            } finally {
+                redis.resume();
+            }
+        }
+    }
+
+    @Test
+    void aBadUrlIsAnErrorNamingIt() {
+        var e = assertThrows(ZlinkException.class, () -> new RedisStore("http://nowhere"));
+        assertTrue(e.getMessage().contains("http"), e.getMessage());
+        var unreachable = assertThrows(StoreException.class, () -> new RedisStore("redis://127.0.0.1:1",
+                new RedisStore.Options().connectTimeout(Duration.ofMillis(200))));
+        assertEquals("Unreachable", unreachable.kind());
+    }
+}
