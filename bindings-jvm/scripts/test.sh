@@ -3,8 +3,10 @@
 # target dir), strips its debug info into target/jni/ (what the jar
 # carries), runs `mvn verify` on java/ (JUnit 5 under -Xcheck:jni; the
 # library loads from the jar), installs the jar into the local Maven
-# repository, and runs consumer/, a separate project that depends on
-# io.zlink:zlink and uses it with no path settings at all.
+# repository, runs consumer/, a separate project that depends on
+# io.zlink:zlink and uses it with no path settings at all, and runs the
+# delegation example (examples/jvm: two JVM processes on a real
+# redis-server, TCP between them).
 #
 # ZLINK_JVM_BUILD_ONLY=1: build and install the jar, run no tests.
 set -euo pipefail
@@ -23,4 +25,5 @@ if [[ "${ZLINK_JVM_BUILD_ONLY:-}" == 1 ]]; then
 fi
 (cd "$here/java" && "${mvn[@]}" install)
 (cd "$here/consumer" && "${mvn[@]}" verify)
-echo "jvm: io.zlink tests and the consumer project passed"
+bash "$root/examples/jvm/run.sh"
+echo "jvm: io.zlink tests, the consumer project and the example passed"

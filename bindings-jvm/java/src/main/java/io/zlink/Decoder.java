@@ -139,7 +139,8 @@ final class Decoder {
         return switch (u8()) {
             case 1 -> new SessionSent(u64(), u64(), outbound());
             case 2 -> new SessionHeld(u64(), u64());
-            default -> new Unavailable(UnavailableReason.of(u8()));
+            case 3 -> new Unavailable(UnavailableReason.of(u8()));
+            default -> throw broken("session send result");
         };
     }
 
@@ -246,7 +247,8 @@ final class Decoder {
             case 3 -> new Pushed(s, actor, payload);
             case 4 -> new RelayRefused(operationId, s, actor, relayRefusal);
             case 5 -> new Sealed(s, actor, relocation, sealed);
-            default -> new SessionClosed(s);
+            case 7 -> new SessionClosed(s);
+            default -> throw broken("session event");
         };
     }
 
@@ -269,8 +271,9 @@ final class Decoder {
             case 6 -> new RelocationEvent.Failed(id, reason);
             case 7 -> new RelocationEvent.CommitRetry(id);
             case 9 -> new RelocationEvent.Aborting(id, reason);
+            case 8 -> new RelocationEvent.Ignored(id, refusal);
             case 10 -> new RelocationEvent.CommitDue(id);
-            default -> new RelocationEvent.Ignored(id, refusal);
+            default -> throw broken("relocation event");
         };
         List<Deliver> deliver = list(this::deliver);
         List<SessionDeliver> session = list(this::sessionDeliver);
