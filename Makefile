@@ -38,6 +38,7 @@ bench: deps
 	$(CARGO) bench -p zlink-core --bench redis
 	$(CARGO) bench -p zlink-ffi --bench c_abi
 	bash bindings-python/scripts/bench.sh
+	bash bindings-jvm/scripts/bench.sh
 
 # The core's resolve benchmark of BASE (a git rev) and of the working tree,
 # run alternately in one run: `make bench-compare BASE=main~3`.

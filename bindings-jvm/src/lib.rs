@@ -10,6 +10,7 @@
 //! a closed or foreign handle is an `IllegalStateException`, and closing
 //! waits for the calls in flight on other threads.
 
+mod fast;
 mod handles;
 mod natives;
 mod throw;

@@ -55,6 +55,16 @@ final class Native {
 
     static native void spawn(long rt, Runnable job);
 
+    static native long keyNew(int kind, byte[] id);
+
+    static native void keyFree(long key);
+
+    /** 1 hit (the route's 7 numbers in {@code out}), 0 miss, -1 take the checked path. */
+    static native int lookupKey(long rt, long key, long[] out);
+
+    /** Per key: status then 7 numbers, 8 longs each, in {@code out}. */
+    static native void lookupKeys(long rt, long[] keys, int n, long[] out);
+
     static native byte[] send(long rt, int kind, byte[] id, byte[] payload, boolean instanceIntent,
             long deadlineMs);
 

@@ -24,9 +24,14 @@ import java.util.function.Supplier;
  */
 public final class ZlinkRuntime implements AutoCloseable {
     private final Handle handle;
+    /** This node's mesh: the mesh of the routes the fast path returns. */
+    private final String mesh;
+    /** Per thread, the numbers of one route (the fast path's out-parameter). */
+    private static final ThreadLocal<long[]> ROUTE = ThreadLocal.withInitial(() -> new long[7]);
 
-    private ZlinkRuntime(long handle) {
+    private ZlinkRuntime(long handle, String mesh) {
         this.handle = new Handle(this, handle, Native::runtimeFree);
+        this.mesh = mesh;
     }
 
     /** A builder of the runtime of node {@code identity}. */
@@ -80,7 +85,7 @@ public final class ZlinkRuntime implements AutoCloseable {
                         identity.lease(), config == null ? null : config.values(),
                         store == null ? 0 : Handle.of(store), clock == null ? 0 : Handle.of(clock),
                         workerThreads);
-                return new ZlinkRuntime(h);
+                return new ZlinkRuntime(h, identity.mesh());
             } finally {
                 Reference.reachabilityFence(store);
                 Reference.reachabilityFence(clock);
@@ -392,6 +397,77 @@ public final class ZlinkRuntime implements AutoCloseable {
     /** {@link #onTimeout()} on a runtime thread. */
     public CompletableFuture<List<Inbound>> onTimeoutAsync() {
         return async(this::onTimeout);
+    }
+
+    // ---- 4-6 with interned keys: the fast path -----------------------------
+
+    private ReadyRoute route(long[] v, int at) {
+        return new ReadyRoute(mesh, v[at], new RouteFence(v[at + 1], v[at + 2], v[at + 3], v[at + 4], v[at + 5]),
+                v[at + 6]);
+    }
+
+    /**
+     * {@link #lookupCached(ObjectKind, String)} for an interned key: one {@code long} crosses JNI,
+     * nothing is copied or allocated on the native side.
+     */
+    public Optional<ReadyRoute> lookupCached(ObjectKey key) {
+        ReadyRoute r = lookup(key);
+        return Optional.ofNullable(r);
+    }
+
+    private ReadyRoute lookup(ObjectKey key) {
+        Objects.requireNonNull(key, "key");
+        long[] out = ROUTE.get();
+        try {
+            int status = Native.lookupKey(handle.value, key.handle.value, out);
+            if (status == 1) {
+                return route(out, 0);
+            }
+            if (status == 0) {
+                return null;
+            }
+            byte[] hit = Native.lookupCached(handle.value, key.kind().code(), key.utf8);
+            return hit == null ? null : Decoder.of(hit).readyRoute();
+        } finally {
+            Reference.reachabilityFence(key);
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** {@link #resolve(ObjectKind, String)} for an interned key: a cache hit takes the fast path. */
+    public Resolution resolve(ObjectKey key) {
+        ReadyRoute hit = lookup(key);
+        return hit != null ? hit : resolve(key.kind(), key.id());
+    }
+
+    /**
+     * The cached routes of many keys in one JNI call: element {@code i} is the route of {@code
+     * keys[i]}, or null if it is not cached. Never blocks, never reads the store.
+     */
+    public ReadyRoute[] lookupCachedMany(ObjectKey[] keys) {
+        Objects.requireNonNull(keys, "keys");
+        int n = keys.length;
+        long[] handles = new long[n];
+        for (int i = 0; i < n; i++) {
+            handles[i] = Objects.requireNonNull(keys[i], "keys[" + i + "]").handle.value;
+        }
+        long[] out = new long[n * 8];
+        ReadyRoute[] routes = new ReadyRoute[n];
+        try {
+            Native.lookupKeys(handle.value, handles, n, out);
+            for (int i = 0; i < n; i++) {
+                long status = out[i * 8];
+                if (status == 1) {
+                    routes[i] = route(out, i * 8 + 1);
+                } else if (status < 0) {
+                    routes[i] = lookup(keys[i]);
+                }
+            }
+            return routes;
+        } finally {
+            Reference.reachabilityFence(keys);
+            Reference.reachabilityFence(this);
+        }
     }
 
     // ---- 14-17: the lifecycle writes ---------------------------------------

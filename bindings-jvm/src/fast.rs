@@ -1,0 +1,177 @@
+//! The cache-hit fast path: interned keys (`io.zlink.ObjectKey`, a boxed
+//! core `ObjectKey` owned by its Java object) and lookups that skip
+//! `with_env`, copy no `byte[]`, allocate nothing and write the route's
+//! numbers into a Java `long[]` with one JNI call. Anything unusual (a
+//! closed runtime, an ID over this runtime's cap, a route into another mesh,
+//! a panic) answers `SLOW`: Java then makes the same call on the checked
+//! path, which throws the right exception or builds the full value.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use jni::EnvUnowned;
+use jni::objects::{JByteArray, JClass, JLongArray};
+use jni::refs::Reference as _;
+use jni::sys::{jint, jlong, jsize};
+use zlink_core::{ObjectKey, ReadyRoute};
+
+use crate::handles::RUNTIMES;
+use crate::throw::Fail;
+
+/// The route's numbers in the `long[]`: node, object generation, authority
+/// owner generation, owner lease generation, node generation, store
+/// version, admission deadline (ms).
+pub(crate) const ROUTE_LONGS: usize = 7;
+
+const HIT: jint = 1;
+const MISS: jint = 0;
+const SLOW: jint = -1;
+
+fn longs(route: &ReadyRoute) -> [jlong; ROUTE_LONGS] {
+    let f = &route.fence;
+    [
+        route.route.node.get() as jlong,
+        f.object_generation.get() as jlong,
+        f.authority_owner_generation.get() as jlong,
+        f.owner_lease_generation.get() as jlong,
+        f.node_generation.get() as jlong,
+        f.store_version.get() as jlong,
+        route.admission_deadline.as_millis() as jlong,
+    ]
+}
+
+/// The cached route of `key` on runtime `rt`: `Some(None)` for a miss,
+/// `None` for anything the checked path must handle.
+fn lookup(rt: jlong, key: jlong) -> Option<Option<ReadyRoute>> {
+    let pinned = RUNTIMES.get(rt as usize).ok()?;
+    lookup_in(pinned.core().ok()?, key)
+}
+
+/// `lookup` on a pinned runtime's core.
+fn lookup_in(core: &zlink_core::Runtime, key: jlong) -> Option<Option<ReadyRoute>> {
+    if key == 0 {
+        return None;
+    }
+    // SAFETY: `key` is the pointer `Native.keyNew` made with Box::into_raw,
+    // held by the io.zlink.ObjectKey the caller holds and keeps reachable
+    // through the call; it is freed only by that object's cleaning.
+    let key = unsafe { &*(key as *const ObjectKey) };
+    let hit = core.lookup_cached(key.kind(), key.id()).ok()?;
+    match hit {
+        Some(route) if route.route.mesh == core.identity().mesh => Some(Some(route)),
+        Some(_) => None,
+        None => Some(None),
+    }
+}
+
+/// Cache only, for one interned key: HIT (the route's numbers in `out`),
+/// MISS, or SLOW.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_zlink_Native_lookupKey<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    rt: jlong,
+    key: jlong,
+    out: JLongArray<'local>,
+) -> jint {
+    match catch_unwind(|| lookup(rt, key)) {
+        Ok(Some(Some(route))) => {
+            let values = longs(&route);
+            let raw = env.as_raw();
+            // SAFETY: a valid JNIEnv for this call; `out` is a long[] of
+            // at least ROUTE_LONGS elements (Java makes it); on a too short
+            // array the JVM throws ArrayIndexOutOfBoundsException itself.
+            unsafe {
+                ((**raw).v1_1.SetLongArrayRegion)(
+                    raw,
+                    out.as_raw(),
+                    0,
+                    ROUTE_LONGS as jsize,
+                    values.as_ptr(),
+                );
+            }
+            HIT
+        }
+        Ok(Some(None)) => MISS,
+        _ => SLOW,
+    }
+}
+
+/// Cache only, for `n` interned keys (`keys[0..n]`): per key, its status
+/// (HIT, MISS or SLOW) then the route's numbers, in `out` (`n * 8`
+/// longs). One JNI call for many IDs.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_zlink_Native_lookupKeys<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    rt: jlong,
+    keys: JLongArray<'local>,
+    n: jint,
+    out: JLongArray<'local>,
+) {
+    let n = usize::try_from(n).unwrap_or(0);
+    let raw = env.as_raw();
+    let mut ks = vec![0 as jlong; n];
+    let mut values = vec![0 as jlong; n * (ROUTE_LONGS + 1)];
+    // SAFETY: a valid JNIEnv; Java passes arrays of at least n and n * 8
+    // elements (an overrun makes the JVM throw, and nothing is written).
+    unsafe {
+        ((**raw).v1_1.GetLongArrayRegion)(raw, keys.as_raw(), 0, n as jsize, ks.as_mut_ptr());
+    }
+    let filled = catch_unwind(AssertUnwindSafe(|| {
+        // One pin for the whole batch; a closed runtime leaves every
+        // status SLOW (0 = MISS is never left unset: see below).
+        let Ok(pinned) = RUNTIMES.get(rt as usize) else {
+            return false;
+        };
+        let Ok(core) = pinned.core() else {
+            return false;
+        };
+        for (key, slot) in ks.iter().zip(values.chunks_exact_mut(ROUTE_LONGS + 1)) {
+            slot[0] = match lookup_in(core, *key) {
+                Some(Some(route)) => {
+                    slot[1..].copy_from_slice(&longs(&route));
+                    HIT.into()
+                }
+                Some(None) => MISS.into(),
+                None => SLOW.into(),
+            };
+        }
+        true
+    }));
+    if !matches!(filled, Ok(true)) {
+        values
+            .iter_mut()
+            .step_by(ROUTE_LONGS + 1)
+            .for_each(|s| *s = SLOW.into());
+    }
+    // SAFETY: as above.
+    unsafe {
+        ((**raw).v1_1.SetLongArrayRegion)(
+            raw,
+            out.as_raw(),
+            0,
+            values.len() as jsize,
+            values.as_ptr(),
+        );
+    }
+}
+
+crate::entry_points! {
+    /// Interns a key: a boxed core ObjectKey, freed by `keyFree`.
+    fn Java_io_zlink_Native_keyNew(env, kind: jint, id: JByteArray<'local>) -> jlong {
+        let id = env.convert_byte_array(&id)?;
+        let kind: zlink_core::ObjectKind = zlink_bridge::args::Arg::get(kind as u32)?;
+        let id = zlink_bridge::args::id(&id[..])?;
+        let key = ObjectKey::new(kind, id).map_err(zlink_bridge::Error::from)?;
+        Ok(Box::into_raw(Box::new(key)) as jlong)
+    }
+
+    /// Frees an interned key (its Java object's cleaning, once).
+    fn Java_io_zlink_Native_keyFree(_env, key: jlong) -> () {
+        if key != 0 {
+            // SAFETY: made by keyNew and freed once (Cleanable runs once).
+            drop(unsafe { Box::from_raw(key as *mut ObjectKey) });
+        }
+        Ok::<(), Fail>(())
+    }
+}
