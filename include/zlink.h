@@ -2877,8 +2877,8 @@ zlink_result zlink_runtime_new(const zlink_node_identity *identity,
  * # Safety
  * `error` is NULL or writable.
  *
- * Thread-safety: any thread except a completion callback's
- * (`ZLINK_RESULT_WRONG_THREAD`).
+ * Thread-safety: any thread except one of this runtime's completion
+ * callbacks (`ZLINK_RESULT_WRONG_THREAD`).
  */
 zlink_result zlink_runtime_free(zlink_runtime *rt, zlink_error **error);
 

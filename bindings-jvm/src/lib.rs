@@ -15,7 +15,8 @@ mod handles;
 mod natives;
 mod throw;
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use jni::JavaVM;
 use jni::sys::jint;
@@ -44,19 +45,57 @@ macro_rules! entry_points {
 }
 pub(crate) use entry_points;
 
-/// Loads the classes Rust threads use later (a thread the JVM did not
-/// start finds classes only through the system class loader, so they are
-/// resolved here, on the thread that loads the library).
+/// The JVM, for the completion pool's thread hooks.
+static VM: AtomicPtr<jni::sys::JavaVM> = AtomicPtr::new(std::ptr::null_mut());
+
+/// A completion pool thread starts: it joins the JVM as a daemon thread
+/// named `zlink-callback`, so a runtime never closed cannot keep the JVM
+/// from exiting.
+fn attach_as_daemon() {
+    let vm = VM.load(Ordering::Acquire);
+    if vm.is_null() {
+        return;
+    }
+    let mut env: *mut c_void = std::ptr::null_mut();
+    let mut args = jni::sys::JavaVMAttachArgs {
+        version: jni::sys::JNI_VERSION_1_8,
+        name: c"zlink-callback".as_ptr() as *mut c_char,
+        group: std::ptr::null_mut(),
+    };
+    // SAFETY: `vm` is the JVM of JNI_OnLoad, alive while the library is;
+    // the arguments are valid for the call.
+    unsafe {
+        ((**vm).v1_4.AttachCurrentThreadAsDaemon)(vm, &mut env, (&raw mut args).cast());
+    }
+}
+
+/// A completion pool thread ends: it leaves the JVM.
+fn detach() {
+    let vm = VM.load(Ordering::Acquire);
+    if !vm.is_null() {
+        // SAFETY: as above; detaching an unattached thread is a no-op.
+        unsafe {
+            ((**vm).v1_1.DetachCurrentThread)(vm);
+        }
+    }
+}
+
+/// Keeps the classes Rust threads use (a thread the JVM did not start
+/// finds classes only through the system class loader, so they are
+/// resolved here, on the thread that loads the library), and makes the
+/// completion pool's threads daemon threads of this JVM.
 ///
 /// # Safety
 /// Called by the JVM only, with its own valid `JavaVM` pointer.
 #[unsafe(no_mangle)]
 pub unsafe extern "system" fn JNI_OnLoad(
-    vm: *mut jni::sys::JavaVM,
+    raw: *mut jni::sys::JavaVM,
     _reserved: *mut c_void,
 ) -> jint {
+    VM.store(raw, Ordering::Release);
+    zlink_bridge::runtime::set_thread_hooks(attach_as_daemon, detach);
     // SAFETY: the JVM passes its own valid pointer.
-    let vm = unsafe { JavaVM::from_raw(vm) };
+    let vm = unsafe { JavaVM::from_raw(raw) };
     match vm.attach_current_thread(natives::on_load) {
         Ok(()) => jni::sys::JNI_VERSION_1_8,
         Err(e) => {

@@ -19,10 +19,15 @@ use crate::throw::Fail;
 
 type Result<T> = std::result::Result<T, Fail>;
 
-/// Classes later looked up from Rust threads, resolved while loading.
+/// `io.zlink.ZlinkException`, for failing a future from a Rust thread
+/// (whose class loader would not find it).
+static ZLINK_EXCEPTION: std::sync::OnceLock<Global<jni::objects::JClass<'static>>> =
+    std::sync::OnceLock::new();
+
+/// Keeps the classes Rust threads use, resolved by the loading thread.
 pub(crate) fn on_load(env: &mut Env<'_>) -> jni::errors::Result<()> {
-    env.find_class(jni_str!("java/util/concurrent/CompletableFuture"))?;
-    env.find_class(jni_str!("io/zlink/ZlinkException"))?;
+    let class = env.find_class(jni_str!("io/zlink/ZlinkException"))?;
+    let _ = ZLINK_EXCEPTION.set(env.new_global_ref(&class)?);
     Ok(())
 }
 
@@ -122,6 +127,16 @@ fn given(v: jlong) -> Option<u64> {
     u64::try_from(v).ok()
 }
 
+/// `-1` as None; another negative value is refused, naming `field`.
+fn given_checked(v: jlong, field: &str) -> Result<Option<u64>> {
+    match v {
+        -1 => Ok(None),
+        v => Ok(Some(
+            zlink_bridge::args::millis(field, v)?.as_millis() as u64
+        )),
+    }
+}
+
 /// `-1` as None, any other value as given (a negative one is refused by
 /// the bridge, naming the field).
 fn optional(v: jlong) -> Option<i64> {
@@ -159,8 +174,11 @@ fn complete(vm: &JavaVM, future: &Global<JObject<'static>>, value: &impl Encode)
             let error = Error::host(ErrorKind::Panic, format!("completing a future failed: {e}"));
             let message = env.new_string(&error.message)?;
             let kind = env.new_string(error.kind.name())?;
+            let class = ZLINK_EXCEPTION
+                .get()
+                .ok_or(jni::errors::Error::NullPtr("ZlinkException"))?;
             let exception = env.new_object(
-                jni_str!("io/zlink/ZlinkException"),
+                class,
                 jni_sig!((message: JString, kind: JString, refusal: JString) -> void),
                 &[
                     JValue::Object(&message),
@@ -229,7 +247,8 @@ entry_points! {
     /// The embedded store; `clock` 0 for the system's, `retention_ms` -1
     /// for the default.
     fn Java_io_zlink_Native_storeMemory(_env, clock: jlong, retention_ms: jlong) -> jlong {
-        let retention = given(retention_ms).map(std::time::Duration::from_millis);
+        let retention = given_checked(retention_ms, "tombstone retention")?;
+        let retention = retention.map(std::time::Duration::from_millis);
         let store = if clock == 0 {
             Store::memory(None, retention)
         } else {
@@ -252,10 +271,10 @@ entry_points! {
         let prefix = if prefix.is_null() { None } else { Some(text(env, &prefix)?) };
         let fields = RedisFields {
             prefix: prefix.as_deref(),
-            connect_timeout: given(connect_ms),
-            response_timeout: given(response_ms),
-            epoch_check_interval: given(epoch_ms),
-            tombstone_retention: given(retention_ms),
+            connect_timeout: given_checked(connect_ms, "connect timeout")?,
+            response_timeout: given_checked(response_ms, "response timeout")?,
+            epoch_check_interval: given_checked(epoch_ms, "epoch check interval")?,
+            tombstone_retention: given_checked(retention_ms, "tombstone retention")?,
         };
         let store = Store::redis(&url, fields.options())?;
         Ok(register(&STORES, store, "RedisStore")?)
@@ -299,9 +318,17 @@ entry_points! {
         Ok(register(&RUNTIMES, rt, RUNTIME)?)
     }
 
+    /// Refuses (WrongThread) inside one of the runtime's own completions:
+    /// `close` asks before it gives up its handle.
+    fn Java_io_zlink_Native_runtimeMayClose(_env, rt: jlong) -> () {
+        if let Ok(live) = crate::handles::RUNTIMES.get(rt as usize) {
+            live.may_close("ZlinkRuntime.close")?;
+        }
+        Ok(())
+    }
+
     /// Closes a runtime: waits for calls in flight and pending completions.
     fn Java_io_zlink_Native_runtimeFree(_env, rt: jlong) -> () {
-        zlink_bridge::runtime::may_close("ZlinkRuntime.close")?;
         // Unregistered first (waiting for calls in flight), so a job still
         // queued finds the runtime closed; then its jobs and completions end.
         if let Some(rt) = free(&RUNTIMES, rt) {
@@ -773,12 +800,12 @@ entry_points! {
         let data = bytes(env, &data)?;
         // -1: the default limit.
         let mut limits = zlink_core::wire::DecodeLimits::default();
-        for (field, v) in [
-            (&mut limits.max_object_id_bytes, max_object_id_bytes),
-            (&mut limits.max_payload_bytes, max_payload_bytes),
-            (&mut limits.max_state_bytes, max_state_bytes),
+        for (field, v, name) in [
+            (&mut limits.max_object_id_bytes, max_object_id_bytes, "max object id bytes"),
+            (&mut limits.max_payload_bytes, max_payload_bytes, "max payload bytes"),
+            (&mut limits.max_state_bytes, max_state_bytes, "max state bytes"),
         ] {
-            if let Some(v) = given(v) {
+            if let Some(v) = given_checked(v, name)? {
                 *field = usize::try_from(v).unwrap_or(usize::MAX);
             }
         }

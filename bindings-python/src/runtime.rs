@@ -96,7 +96,9 @@ impl PyRuntime {
     /// then its threads stop. Closing twice is allowed. Also the end of a
     /// ``with Runtime(...) as rt:`` block (``zlink.Runtime``).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        zlink_bridge::runtime::may_close("Runtime.close").py()?;
+        if let Ok(rt) = self.rt.get() {
+            rt.may_close("Runtime.close").py()?;
+        }
         // Under the GIL the flag is set at once; the waits run without it.
         py.detach(|| {
             if let Some(rt) = self.rt.close() {

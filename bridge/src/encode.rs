@@ -576,9 +576,15 @@ impl Encode for Decision {
 }
 
 /// The operation a host gives back as the frame its `Operation` value
-/// carries (a Message or a Request frame).
+/// carries (a Message or a Request frame). Decoded within the hard maxima,
+/// not a runtime's limits: it was made by one, whatever its config.
 pub fn operation(frame: &[u8]) -> Result<Operation> {
-    match zlink_core::wire::decode(frame, &zlink_core::wire::DecodeLimits::default()) {
+    let limits = zlink_core::wire::DecodeLimits {
+        max_object_id_bytes: zlink_core::MAX_OBJECT_ID_BYTES,
+        max_payload_bytes: zlink_core::MAX_MESSAGE_BYTES,
+        max_state_bytes: 0,
+    };
+    match zlink_core::wire::decode(frame, &limits) {
         Ok(Frame::Message(op) | Frame::Request(op)) => Ok(op),
         _ => Err(not_given("operation")),
     }

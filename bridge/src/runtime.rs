@@ -11,7 +11,7 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use zlink_core::wire::{
@@ -34,27 +34,33 @@ use crate::setup::Clock;
 use crate::stats::{Counter, counters};
 
 thread_local! {
-    /// Set on the threads that run completion callbacks.
-    static ON_COMPLETION_THREAD: Cell<bool> = const { Cell::new(false) };
+    /// On a thread of a runtime's completion pool: which runtime (the
+    /// address of its pending count); 0 elsewhere.
+    static COMPLETION_POOL_OF: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Whether the calling thread runs completion callbacks (where freeing a
-/// runtime would wait for itself).
+/// What a host runs when a completion pool thread starts and stops (the
+/// JVM attaches it as a daemon thread and detaches it).
+struct ThreadHooks {
+    start: fn(),
+    stop: fn(),
+}
+
+/// The host's thread hooks, set once.
+static THREAD_HOOKS: OnceLock<ThreadHooks> = OnceLock::new();
+
+/// Sets the hooks every completion pool thread runs first (`start`) and
+/// last (`stop`). Only the first call counts.
+pub fn set_thread_hooks(start: fn(), stop: fn()) {
+    let _ = THREAD_HOOKS.set(ThreadHooks { start, stop });
+}
+
+/// At most this many threads run blocking jobs (`spawn`) per runtime.
+const MAX_BLOCKING_THREADS: usize = 64;
+
+/// Whether the calling thread runs completion callbacks of some runtime.
 pub fn on_completion_thread() -> bool {
-    ON_COMPLETION_THREAD.get()
-}
-
-/// Refuses to close a runtime from one of its own completion callbacks
-/// (`call` names the host's call): closing waits for those callbacks, so it
-/// would wait for itself.
-pub fn may_close(call: &str) -> Result<()> {
-    if on_completion_thread() {
-        return Err(Error::host(
-            ErrorKind::WrongThread,
-            format!("{call} cannot run inside a completion callback"),
-        ));
-    }
-    Ok(())
+    COMPLETION_POOL_OF.get() != 0
 }
 
 struct Inner {
@@ -126,6 +132,23 @@ pub struct Options {
 }
 
 impl Runtime {
+    /// Refuses to close this runtime from one of its own completion
+    /// callbacks (`call` names the host's call): closing waits for those
+    /// callbacks, so it would wait for itself. Closing another runtime
+    /// there is allowed.
+    pub fn may_close(&self, call: &str) -> Result<()> {
+        let Ok(inner) = self.inner() else {
+            return Ok(());
+        };
+        if COMPLETION_POOL_OF.get() == Arc::as_ptr(&inner.pending) as usize {
+            return Err(Error::host(
+                ErrorKind::WrongThread,
+                format!("{call} cannot run inside one of this runtime's completion callbacks"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Starts the runtime of one node.
     pub fn new(identity: NodeIdentity, options: Options) -> Result<Self> {
         let mut builder = zlink_core::Runtime::builder(identity);
@@ -241,9 +264,13 @@ impl Runtime {
         let (kind, id) = (kind.get()?, args::id(id)?);
         let future = self.inner()?.core.resolve_async(kind, id)?;
         self.on_completion_thread(|runtime, finished| {
+            let blocking = runtime.handle().clone();
             runtime.spawn(async move {
                 let resolved = Resolved::from(future.await);
-                finished.run(|| done(resolved));
+                // The host's code runs on a blocking thread, never on the
+                // pool's async worker: a callback that waits for another
+                // resolution must not stop the worker that completes it.
+                blocking.spawn_blocking(move || finished.run(|| done(resolved)));
             });
         })
     }
@@ -266,10 +293,22 @@ impl Runtime {
         let inner = self.inner()?;
         let mut completions = inner.completions.lock().unwrap_or_else(|p| p.into_inner());
         if let Completions::NotStarted = *completions {
+            let pool = Arc::as_ptr(&inner.pending) as usize;
             let made = tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(1)
+                .max_blocking_threads(MAX_BLOCKING_THREADS)
                 .thread_name("zlink-callback")
-                .on_thread_start(|| ON_COMPLETION_THREAD.set(true))
+                .on_thread_start(move || {
+                    COMPLETION_POOL_OF.set(pool);
+                    if let Some(hooks) = THREAD_HOOKS.get() {
+                        (hooks.start)();
+                    }
+                })
+                .on_thread_stop(|| {
+                    if let Some(hooks) = THREAD_HOOKS.get() {
+                        (hooks.stop)();
+                    }
+                })
                 .enable_time()
                 .build()
                 .map_err(|e| {

@@ -5,7 +5,6 @@ use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Once};
 
 use zlink_bridge::args::missing;
-use zlink_bridge::runtime::may_close;
 use zlink_bridge::stats::C_COUNTERS;
 use zlink_bridge::{Clock, Code, Error, ErrorKind, Options, Store, Write, setup};
 use zlink_core::{RedisOptions, RoutingConfig};
@@ -303,11 +302,11 @@ entry! {
     /// # Safety
     /// `error` is NULL or writable.
     ///
-    /// Thread-safety: any thread except a completion callback's
-    /// (`ZLINK_RESULT_WRONG_THREAD`).
+    /// Thread-safety: any thread except one of this runtime's completion
+    /// callbacks (`ZLINK_RESULT_WRONG_THREAD`).
     fn zlink_runtime_free(rt: *mut zlink_runtime) {
-        if !rt.is_null() {
-            may_close("zlink_runtime_free")?;
+        if let Ok(live) = RUNTIMES.get(rt as usize) {
+            live.may_close("zlink_runtime_free")?;
         }
         if let Some(entry) = RUNTIMES.free(rt as usize, "runtime")? {
             // Only the registry holds runtimes: this is the last reference.

@@ -22,7 +22,7 @@ public final class MemoryStore implements LocationStore {
      * object's tombstone for {@code tombstoneRetention} (null: the default, one hour).
      */
     public MemoryStore(Clock clock, Duration tombstoneRetention) {
-        long retention = tombstoneRetention == null ? -1 : tombstoneRetention.toMillis();
+        long retention = tombstoneRetention == null ? -1 : Utf8.millis(tombstoneRetention, "tombstoneRetention");
         try {
             long c = clock == null ? 0 : Handle.of(clock);
             this.handle = new Handle(this, Native.storeMemory(c, retention), Native::storeFree);

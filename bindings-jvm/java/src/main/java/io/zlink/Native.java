@@ -39,6 +39,8 @@ final class Native {
     static native long runtimeNew(String mesh, long rid, long generation, long lease, long[] config,
             long store, long clock, int workers);
 
+    static native void runtimeMayClose(long rt);
+
     static native void runtimeFree(long rt);
 
     static native byte[] identity(long rt);

@@ -1,6 +1,5 @@
 package io.zlink;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
@@ -18,7 +17,7 @@ public final class ObjectKey {
     private ObjectKey(ObjectKind kind, String id) {
         this.kind = Objects.requireNonNull(kind, "kind");
         this.id = Objects.requireNonNull(id, "id");
-        this.utf8 = id.getBytes(StandardCharsets.UTF_8);
+        this.utf8 = Utf8.of(id, "id");
         this.handle = new Handle(this, Native.keyNew(kind.code(), utf8), Native::keyFree);
     }
 

@@ -21,14 +21,15 @@ public final class RedisStore implements LocationStore {
     public RedisStore(String url, Options options) {
         this.url = Objects.requireNonNull(url, "url");
         Objects.requireNonNull(options, "options");
-        long h = Native.storeRedis(url, options.prefix, millis(options.connectTimeout),
-                millis(options.responseTimeout), millis(options.epochCheckInterval),
-                millis(options.tombstoneRetention));
+        long h = Native.storeRedis(url, options.prefix, millis(options.connectTimeout, "connectTimeout"),
+                millis(options.responseTimeout, "responseTimeout"),
+                millis(options.epochCheckInterval, "epochCheckInterval"),
+                millis(options.tombstoneRetention, "tombstoneRetention"));
         this.handle = new Handle(this, h, Native::storeFree);
     }
 
-    private static long millis(Duration d) {
-        return d == null ? -1 : d.toMillis();
+    private static long millis(Duration d, String what) {
+        return d == null ? -1 : Utf8.millis(d, what);
     }
 
     /** Options of a Redis store; each one not set keeps the core's default. */

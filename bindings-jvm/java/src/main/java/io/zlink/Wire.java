@@ -15,6 +15,22 @@ public final class Wire {
         public byte[] encode() {
             return bytes.clone();
         }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Frame f && command.equals(f.command) && json.equals(f.json)
+                    && Bytes.same(bytes, f.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return json.hashCode() * 31 + Bytes.hash(bytes);
+        }
+
+        @Override
+        public String toString() {
+            return "Frame[command=" + command + ", json=" + json + ", bytes=" + Bytes.describe(bytes) + "]";
+        }
     }
 
     /** Decodes one frame with the default limits; a {@link WireException} (with its kind) otherwise. */

@@ -1,7 +1,7 @@
 package io.zlink;
 
 import java.lang.ref.Reference;
-import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -94,7 +94,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     }
 
     private static byte[] id(String id) {
-        return Objects.requireNonNull(id, "id").getBytes(StandardCharsets.UTF_8);
+        return Utf8.of(id, "id");
     }
 
     private static int kind(ObjectKind kind) {
@@ -108,6 +108,13 @@ public final class ZlinkRuntime implements AutoCloseable {
      */
     @Override
     public void close() {
+        try {
+            // Asked before the handle is given up: a refused close leaves
+            // the runtime open and closable later.
+            Native.runtimeMayClose(handle.value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
         handle.close();
     }
 
@@ -230,6 +237,16 @@ public final class ZlinkRuntime implements AutoCloseable {
         }
     }
 
+    /** {@link #send(ObjectKind, String, byte[], SendOptions)} with the payload's remaining bytes. */
+    public SendResult send(ObjectKind kind, String id, ByteBuffer payload, SendOptions options) {
+        return send(kind, id, Utf8.of(payload, "payload"), options);
+    }
+
+    /** {@link #send(ObjectKind, String, byte[])} on a runtime thread. */
+    public CompletableFuture<SendResult> sendAsync(ObjectKind kind, String id, byte[] payload) {
+        return sendAsync(kind, id, payload, SendOptions.DEFAULT);
+    }
+
     /** {@link #send(ObjectKind, String, byte[], SendOptions)} on a runtime thread. */
     public CompletableFuture<SendResult> sendAsync(ObjectKind kind, String id, byte[] payload, SendOptions options) {
         return async(() -> send(kind, id, payload, options));
@@ -256,6 +273,16 @@ public final class ZlinkRuntime implements AutoCloseable {
         } finally {
             Reference.reachabilityFence(this);
         }
+    }
+
+    /** {@link #request(ObjectKind, String, byte[], SendOptions)} with the payload's remaining bytes. */
+    public SendResult request(ObjectKind kind, String id, ByteBuffer payload, SendOptions options) {
+        return request(kind, id, Utf8.of(payload, "payload"), options);
+    }
+
+    /** {@link #request(ObjectKind, String, byte[])} on a runtime thread. */
+    public CompletableFuture<SendResult> requestAsync(ObjectKind kind, String id, byte[] payload) {
+        return requestAsync(kind, id, payload, SendOptions.DEFAULT);
     }
 
     /** {@link #request(ObjectKind, String, byte[], SendOptions)} on a runtime thread. */
@@ -289,6 +316,11 @@ public final class ZlinkRuntime implements AutoCloseable {
         } finally {
             Reference.reachabilityFence(this);
         }
+    }
+
+    /** {@link #reply(Operation, byte[])} with the payload's remaining bytes. */
+    public Outbound reply(Operation operation, ByteBuffer payload) {
+        return reply(operation, Utf8.of(payload, "payload"));
     }
 
     /**
@@ -399,6 +431,11 @@ public final class ZlinkRuntime implements AutoCloseable {
         return async(this::onTimeout);
     }
 
+    /** {@link #onTimeout(long)} on a runtime thread. */
+    public CompletableFuture<List<Inbound>> onTimeoutAsync(long nowNs) {
+        return async(() -> onTimeout(nowNs));
+    }
+
     // ---- 4-6 with interned keys: the fast path -----------------------------
 
     private ReadyRoute route(long[] v, int at) {
@@ -440,12 +477,20 @@ public final class ZlinkRuntime implements AutoCloseable {
         return hit != null ? hit : resolve(key.kind(), key.id());
     }
 
+    /** {@link #resolveAsync(ObjectKind, String)} for an interned key. */
+    public CompletableFuture<Resolution> resolveAsync(ObjectKey key) {
+        Objects.requireNonNull(key, "key");
+        return resolveAsync(key.kind(), key.id());
+    }
+
     /**
      * The cached routes of many keys in one JNI call: element {@code i} is the route of {@code
      * keys[i]}, or null if it is not cached. Never blocks, never reads the store.
      */
-    public ReadyRoute[] lookupCachedMany(ObjectKey[] keys) {
-        Objects.requireNonNull(keys, "keys");
+    public ReadyRoute[] lookupCachedMany(ObjectKey[] given) {
+        // A copy the caller cannot change: every key read stays reachable
+        // (and its native copy alive) until the call is over.
+        ObjectKey[] keys = Objects.requireNonNull(given, "keys").clone();
         int n = keys.length;
         long[] handles = new long[n];
         for (int i = 0; i < n; i++) {
@@ -683,6 +728,11 @@ public final class ZlinkRuntime implements AutoCloseable {
         } finally {
             Reference.reachabilityFence(this);
         }
+    }
+
+    /** {@link #sessionSend(long, String, byte[])} with the payload's remaining bytes. */
+    public SessionSendResult sessionSend(long session, String actor, ByteBuffer payload) {
+        return sessionSend(session, actor, Utf8.of(payload, "payload"));
     }
 
     /**
