@@ -310,6 +310,19 @@ final class Decoder {
         return list(this::inbound);
     }
 
+    /**
+     * Reads one whole result with {@code read}: bytes left over mean the two sides disagree on
+     * the encoding, which is reported, never read past silently.
+     */
+    static <T> T read(byte[] bytes, java.util.function.Function<Decoder, T> read) {
+        Decoder d = new Decoder(bytes);
+        T value = read.apply(d);
+        if (d.in.hasRemaining()) {
+            throw broken(d.in.remaining() + " bytes left over");
+        }
+        return value;
+    }
+
     static Decoder of(byte[] bytes) {
         return new Decoder(bytes);
     }

@@ -123,7 +123,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     /** This node. */
     public NodeIdentity identity() {
         try {
-            return Decoder.of(Native.identity(handle.value)).identity();
+            return Decoder.read(Native.identity(handle.value), Decoder::identity);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -157,7 +157,7 @@ public final class ZlinkRuntime implements AutoCloseable {
      */
     public Resolution resolve(ObjectKind kind, String id) {
         try {
-            return Decoder.of(Native.resolve(handle.value, kind(kind), id(id))).resolution();
+            return Decoder.read(Native.resolve(handle.value, kind(kind), id(id)), Decoder::resolution);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -176,14 +176,14 @@ public final class ZlinkRuntime implements AutoCloseable {
         } finally {
             Reference.reachabilityFence(this);
         }
-        return raw.thenApply(bytes -> Decoder.of(bytes).resolution());
+        return raw.thenApply(bytes -> Decoder.read(bytes, Decoder::resolution));
     }
 
     /** Cache only: a recent route, never blocking, never reading the store. */
     public Optional<ReadyRoute> lookupCached(ObjectKind kind, String id) {
         try {
             byte[] hit = Native.lookupCached(handle.value, kind(kind), id(id));
-            return hit == null ? Optional.empty() : Optional.of(Decoder.of(hit).readyRoute());
+            return hit == null ? Optional.empty() : Optional.of(Decoder.read(hit, Decoder::readyRoute));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -230,8 +230,8 @@ public final class ZlinkRuntime implements AutoCloseable {
     public SendResult send(ObjectKind kind, String id, byte[] payload, SendOptions options) {
         Objects.requireNonNull(options, "options");
         try {
-            return Decoder.of(Native.send(handle.value, kind(kind), id(id), payload(payload),
-                    options.instanceIntent(), options.deadlineMs())).sent();
+            return Decoder.read(Native.send(handle.value, kind(kind), id(id), payload(payload),
+                    options.instanceIntent(), options.deadlineMs()), Decoder::sent);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -267,9 +267,9 @@ public final class ZlinkRuntime implements AutoCloseable {
         byte[] origin = options.origin().map(o -> id(o.spot())).orElse(null);
         long originGeneration = options.origin().map(SpotExecution::objectGeneration).orElse(0L);
         try {
-            return Decoder.of(Native.request(handle.value, kind(kind), id(id), payload(payload),
+            return Decoder.read(Native.request(handle.value, kind(kind), id(id), payload(payload),
                     options.instanceIntent(), options.deadlineMs(), options.timeoutMs(), origin,
-                    originGeneration)).sent();
+                    originGeneration), Decoder::sent);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -297,7 +297,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     public Inbound onFrame(long fromNode, byte[] frame) {
         Objects.requireNonNull(frame, "frame");
         try {
-            return Decoder.of(Native.onFrame(handle.value, fromNode, frame)).inbound();
+            return Decoder.read(Native.onFrame(handle.value, fromNode, frame), Decoder::inbound);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -312,7 +312,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     public Outbound reply(Operation operation, byte[] payload) {
         Objects.requireNonNull(operation, "operation");
         try {
-            return Decoder.of(Native.reply(handle.value, operation.frame, payload(payload), 0, 0, null)).outbound();
+            return Decoder.read(Native.reply(handle.value, operation.frame, payload(payload), 0, 0, null), Decoder::outbound);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -337,7 +337,7 @@ public final class ZlinkRuntime implements AutoCloseable {
                     "error kind must be \"Handler\" or \"Decode\", got \"" + kind + "\"", "UnknownErrorKind", null);
         };
         try {
-            return Decoder.of(Native.reply(handle.value, operation.frame, null, k, code, message)).outbound();
+            return Decoder.read(Native.reply(handle.value, operation.frame, null, k, code, message), Decoder::outbound);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -364,13 +364,13 @@ public final class ZlinkRuntime implements AutoCloseable {
     }
 
     private static Completion completion(byte[] decision) {
-        return ((Completed) Decoder.of(decision).inbound()).completion();
+        return ((Completed) Decoder.read(decision, Decoder::inbound)).completion();
     }
 
     /** Ends every pending request with Shutdown: their Completions. */
     public List<Completion> shutdownRequests() {
         try {
-            return Decoder.of(Native.shutdownRequests(handle.value)).inbounds().stream()
+            return Decoder.read(Native.shutdownRequests(handle.value), Decoder::inbounds).stream()
                     .map(d -> ((Completed) d).completion()).toList();
         } finally {
             Reference.reachabilityFence(this);
@@ -420,7 +420,7 @@ public final class ZlinkRuntime implements AutoCloseable {
 
     private List<Inbound> onTimeoutAt(long nowNs) {
         try {
-            return Decoder.of(Native.onTimeout(handle.value, nowNs)).inbounds();
+            return Decoder.read(Native.onTimeout(handle.value, nowNs), Decoder::inbounds);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -464,7 +464,7 @@ public final class ZlinkRuntime implements AutoCloseable {
                 return null;
             }
             byte[] hit = Native.lookupCached(handle.value, key.kind().code(), key.utf8);
-            return hit == null ? null : Decoder.of(hit).readyRoute();
+            return hit == null ? null : Decoder.read(hit, Decoder::readyRoute);
         } finally {
             Reference.reachabilityFence(key);
             Reference.reachabilityFence(this);
@@ -519,7 +519,7 @@ public final class ZlinkRuntime implements AutoCloseable {
 
     private OwnedObject write(int op, ObjectKind kind, String id) {
         try {
-            return Decoder.of(Native.write(handle.value, op, kind(kind), id(id))).owned();
+            return Decoder.read(Native.write(handle.value, op, kind(kind), id(id)), Decoder::owned);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -596,7 +596,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     public Optional<OwnedObject> owned(ObjectKind kind, String id) {
         try {
             byte[] owned = Native.owned(handle.value, kind(kind), id(id));
-            return owned == null ? Optional.empty() : Optional.of(Decoder.of(owned).owned());
+            return owned == null ? Optional.empty() : Optional.of(Decoder.read(owned, Decoder::owned));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -618,7 +618,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     public Optional<RouteEnd> ownerRouteEnd(ObjectKind kind, String id) {
         try {
             byte[] end = Native.ownerRouteEnd(handle.value, kind(kind), id(id));
-            return end == null ? Optional.empty() : Optional.of(Decoder.of(end).routeEnd());
+            return end == null ? Optional.empty() : Optional.of(Decoder.read(end, Decoder::routeEnd));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -639,8 +639,8 @@ public final class ZlinkRuntime implements AutoCloseable {
                 .toArray(byte[][]::new);
         Objects.requireNonNull(state, "state");
         try {
-            return Decoder.of(Native.beginRelocation(handle.value, kind(kind), id(id), targetRid,
-                    targetGeneration, frames, state)).relocationStarted();
+            return Decoder.read(Native.beginRelocation(handle.value, kind(kind), id(id), targetRid,
+                    targetGeneration, frames, state), Decoder::relocationStarted);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -653,7 +653,7 @@ public final class ZlinkRuntime implements AutoCloseable {
      */
     public List<Outbound> relocationRestored(ObjectKind kind, String id) {
         try {
-            return Decoder.of(Native.relocationRestored(handle.value, kind(kind), id(id))).outbounds();
+            return Decoder.read(Native.relocationRestored(handle.value, kind(kind), id(id)), Decoder::outbounds);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -666,7 +666,7 @@ public final class ZlinkRuntime implements AutoCloseable {
      */
     public Relocation abortRelocation(ObjectKind kind, String id) {
         try {
-            return (Relocation) Decoder.of(Native.abortRelocation(handle.value, kind(kind), id(id))).inbound();
+            return (Relocation) Decoder.read(Native.abortRelocation(handle.value, kind(kind), id(id)), Decoder::inbound);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -677,7 +677,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     /** Opens a Session owned by this runtime. */
     public SessionRef openSession(long session, long generation) {
         try {
-            return Decoder.of(Native.openSession(handle.value, session, generation)).sessionRef();
+            return Decoder.read(Native.openSession(handle.value, session, generation), Decoder::sessionRef);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -694,7 +694,7 @@ public final class ZlinkRuntime implements AutoCloseable {
         long[] numbers = {owner.rid(), owner.generation(), route.objectGeneration(),
             route.authorityOwnerGeneration(), route.ownerLeaseGeneration(), route.leaseRemainingMs()};
         try {
-            return Decoder.of(Native.bind(handle.value, session, id(actor), owner.mesh(), numbers)).outbound();
+            return Decoder.read(Native.bind(handle.value, session, id(actor), owner.mesh(), numbers), Decoder::outbound);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -712,7 +712,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     public Optional<BindingRoute> binding(long session, String actor) {
         try {
             byte[] b = Native.binding(handle.value, session, id(actor));
-            return b == null ? Optional.empty() : Optional.of(Decoder.of(b).bindingRoute());
+            return b == null ? Optional.empty() : Optional.of(Decoder.read(b, Decoder::bindingRoute));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -724,7 +724,7 @@ public final class ZlinkRuntime implements AutoCloseable {
      */
     public SessionSendResult sessionSend(long session, String actor, byte[] payload) {
         try {
-            return Decoder.of(Native.sessionSend(handle.value, session, id(actor), payload(payload))).sessionSent();
+            return Decoder.read(Native.sessionSend(handle.value, session, id(actor), payload(payload)), Decoder::sessionSent);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -741,7 +741,7 @@ public final class ZlinkRuntime implements AutoCloseable {
      */
     public List<Outbound> disconnectSession(long session, boolean physical) {
         try {
-            return Decoder.of(Native.disconnectSession(handle.value, session, physical)).outbounds();
+            return Decoder.read(Native.disconnectSession(handle.value, session, physical), Decoder::outbounds);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -754,7 +754,7 @@ public final class ZlinkRuntime implements AutoCloseable {
         try {
             byte[] out = Native.push(handle.value, id(actor), o.mesh(), o.rid(), o.generation(), session.id(),
                     session.generation(), payload(payload));
-            return out == null ? Optional.empty() : Optional.of(Decoder.of(out).outbound());
+            return out == null ? Optional.empty() : Optional.of(Decoder.read(out, Decoder::outbound));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -763,8 +763,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     /** The Sessions bound to Actor {@code actor} here. */
     public List<Registration> boundSessions(String actor) {
         try {
-            Decoder d = Decoder.of(Native.boundSessions(handle.value, id(actor)));
-            return d.list(d::registration);
+            return Decoder.read(Native.boundSessions(handle.value, id(actor)), d -> d.list(d::registration));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -773,7 +772,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     /** After a lease renewal: a command 44 refresh to every bound Session. */
     public List<Outbound> refreshSessionRoutes(String actor) {
         try {
-            return Decoder.of(Native.refreshSessionRoutes(handle.value, id(actor))).outbounds();
+            return Decoder.read(Native.refreshSessionRoutes(handle.value, id(actor)), Decoder::outbounds);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -797,8 +796,8 @@ public final class ZlinkRuntime implements AutoCloseable {
     /** Publishes this node's own object-peer descriptor (writes the store). */
     public PeerDescriptor publishDescriptor(String endpoint, String securityIdentity) {
         try {
-            return Decoder.of(Native.publishDescriptor(handle.value, text(endpoint, "endpoint"),
-                    text(securityIdentity, "securityIdentity"))).peerDescriptor();
+            return Decoder.read(Native.publishDescriptor(handle.value, text(endpoint, "endpoint"),
+                    text(securityIdentity, "securityIdentity")), Decoder::peerDescriptor);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -821,8 +820,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     /** Looks up every manual endpoint's descriptor (reads the store): the replacements to perform now. */
     public List<PeerReplacement> connectManualPeers() {
         try {
-            Decoder d = Decoder.of(Native.connectManualPeers(handle.value));
-            return d.list(d::peerReplacement);
+            return Decoder.read(Native.connectManualPeers(handle.value), d -> d.list(d::peerReplacement));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -837,7 +835,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     public Optional<PeerReplacement> ensureManualPeer(String endpoint) {
         try {
             byte[] r = Native.ensureManualPeer(handle.value, text(endpoint, "endpoint"));
-            return r == null ? Optional.empty() : Optional.of(Decoder.of(r).peerReplacement());
+            return r == null ? Optional.empty() : Optional.of(Decoder.read(r, Decoder::peerReplacement));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -861,7 +859,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     public Optional<PeerReplacement> peerClosed(String endpoint) {
         try {
             byte[] r = Native.peerClosed(handle.value, text(endpoint, "endpoint"));
-            return r == null ? Optional.empty() : Optional.of(Decoder.of(r).peerReplacement());
+            return r == null ? Optional.empty() : Optional.of(Decoder.read(r, Decoder::peerReplacement));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -871,7 +869,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     public Optional<PeerIntent> peerIntent(String endpoint) {
         try {
             byte[] i = Native.peerIntent(handle.value, text(endpoint, "endpoint"));
-            return i == null ? Optional.empty() : Optional.of(Decoder.of(i).peerIntent());
+            return i == null ? Optional.empty() : Optional.of(Decoder.read(i, Decoder::peerIntent));
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -894,7 +892,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     public Inbound onPeerFrame(String endpoint, byte[] frame) {
         Objects.requireNonNull(frame, "frame");
         try {
-            return Decoder.of(Native.onPeerFrame(handle.value, text(endpoint, "endpoint"), frame)).inbound();
+            return Decoder.read(Native.onPeerFrame(handle.value, text(endpoint, "endpoint"), frame), Decoder::inbound);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -931,7 +929,7 @@ public final class ZlinkRuntime implements AutoCloseable {
      */
     public Map<String, Long> stats() {
         try {
-            return Collections.unmodifiableMap(Decoder.of(Native.stats(handle.value)).stats());
+            return Collections.unmodifiableMap(Decoder.read(Native.stats(handle.value), Decoder::stats));
         } finally {
             Reference.reachabilityFence(this);
         }
