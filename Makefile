@@ -18,6 +18,8 @@ deps:
 # bindings-jvm/scripts/test.sh: builds libzlink_jni (release), runs the
 # io.zlink JUnit suite under -Xcheck:jni (Maven), installs the jar and runs a
 # separate consumer project against it.
+# bindings-node/scripts/test.sh: builds the napi addon (release), runs the
+# node:test suite, packs the package and uses it from a fresh project.
 # scripts/check-self-contained.sh: ldd on the libzlink.so, the Python
 # extension and the JNI library just built; fails if one links more than the
 # C runtime.
@@ -26,6 +28,7 @@ test: deps lint header-check
 	bash ffi-c/tests/run.sh
 	bash bindings-python/scripts/test.sh
 	bash bindings-jvm/scripts/test.sh
+	bash bindings-node/scripts/test.sh
 	bash scripts/check-self-contained.sh
 	$(CARGO) run -q -p zlink-cli -- demo --json > /dev/null
 

@@ -9,7 +9,8 @@
 # With no arguments it checks what `make test` built: the debug libzlink.so
 # (ffi-c/tests/run.sh), the Python extension installed in the test venv
 # (bindings-python/scripts/test.sh) and the JNI library the jar carries
-# (bindings-jvm/scripts/test.sh). Arguments: other libraries to check.
+# (bindings-jvm/scripts/test.sh) and the Node addon
+# (bindings-node/scripts/test.sh). Arguments: other libraries to check.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target}"
@@ -24,7 +25,7 @@ if [[ ${#libraries[@]} -eq 0 ]]; then
         echo "self-contained: no Python extension in .venv-zlink-test (run bindings-python/scripts/test.sh first)" >&2
         exit 1
     fi
-    libraries+=("${extension[@]}" "$target/jni/libzlink_jni.so")
+    libraries+=("${extension[@]}" "$target/jni/libzlink_jni.so" "$root/bindings-node/zlink.linux-x64-gnu.node")
 fi
 
 # The C runtime (glibc and the GCC unwinder), the dynamic loader, the vDSO.

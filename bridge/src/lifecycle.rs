@@ -139,11 +139,20 @@ impl<T> Closable<T> {
     /// it with the host lock released (pinned calls may be waiting to
     /// finish), never on a thread holding a pin of the same value.
     pub fn close(&self) -> Option<&T> {
-        if self.closed.swap(true, Ordering::AcqRel) {
-            return None;
-        }
+        self.refuse().then(|| self.drain())
+    }
+
+    /// The first half of `close`, for a host whose thread must not wait:
+    /// refuses every later call at once; true the first time.
+    pub fn refuse(&self) -> bool {
+        !self.closed.swap(true, Ordering::AcqRel)
+    }
+
+    /// The second half of `close`: waits for the pinned calls in flight,
+    /// then hands the value back to be stopped.
+    pub fn drain(&self) -> &T {
         drop(self.calls.write().unwrap_or_else(|p| p.into_inner()));
-        Some(&self.value)
+        &self.value
     }
 
     /// Whether `close` was called.

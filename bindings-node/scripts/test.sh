@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The Node binding's tests: installs @napi-rs/cli (npm ci), builds the addon
+# (release, the workspace's target dir; the loader index.js and index.d.ts
+# are generated), runs the node:test suite, then packs the package and
+# installs the tarball into a fresh project that uses it.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$here/.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+cd "$here"
+npm ci --no-audit --no-fund --loglevel=error
+npx napi build --platform --release --target-dir "$target" --strip >/dev/null
+node --test test/
+npm pack --silent --pack-destination "$work" >/dev/null
+mkdir "$work/app"
+cd "$work/app"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --loglevel=error "$work"/zlink-*.tgz
+node -e '
+const z = require("zlink");
+(async () => {
+  const store = new z.MemoryStore();
+  const owner = new z.Runtime({ mesh: "main", rid: 1 }, { store });
+  const sender = new z.Runtime({ mesh: "main", rid: 2 }, { store });
+  await owner.activate("actor", "a");
+  const r = await sender.resolve("actor", "a");
+  if (r.kind !== "ReadyRoute" || r.node !== 1n) throw new Error("unexpected " + r.kind);
+  owner.close(); sender.close();
+  console.log("node: the packed zlink package works in a fresh project");
+})().catch((e) => { console.error(e); process.exit(1); });'

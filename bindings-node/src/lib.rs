@@ -1,0 +1,383 @@
+//! The native half of the `zlink` npm package: a thin napi-rs v3 translation
+//! of zlink-bridge. Calls take kinds as codes, IDs as strings, payloads as
+//! `Buffer`s; results leave as `bridge::encode` bytes that `lib/decode.js`
+//! turns into plain objects (one `Buffer` crosses instead of one napi object
+//! per field). Calls that may reach the store run on the libuv pool and
+//! return Promises; cache-only calls are synchronous. Errors are the
+//! objects `lib/errors.js` builds (an `Error` subclass per family, with a
+//! stable `code`), thrown or rejected as they are.
+//!
+//! A runtime is a `Closable` (the JavaScript thread is the host lock): a
+//! synchronous call checks one flag; a pool task pins it; `close()` never
+//! waits on the JavaScript thread: the stop runs on a thread of its own.
+
+mod ops;
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::*;
+use napi_derive::napi;
+use zlink_bridge::encode::Encode;
+use zlink_bridge::lifecycle::Closable;
+use zlink_bridge::{Clock, Options, Store, Write, config, setup};
+
+/// `(message, code, family) => Error`, from lib/errors.js.
+type ErrorFactory = FunctionRef<FnArgs<(String, String, String)>, Unknown<'static>>;
+
+/// A blocking bridge call that gives its result's bytes.
+type Work = Box<dyn FnOnce(&zlink_bridge::Runtime) -> zlink_bridge::Result<Vec<u8>> + Send>;
+
+thread_local! {
+    /// The error factory, registered by lib/errors.js.
+    static MAKE_ERROR: RefCell<Option<ErrorFactory>> = const { RefCell::new(None) };
+}
+
+/// Registers the function that builds the error objects (called once by
+/// lib/errors.js).
+#[napi(catch_unwind)]
+pub fn set_error_factory(make: ErrorFactory) {
+    MAKE_ERROR.with(|m| *m.borrow_mut() = Some(make));
+}
+
+/// A bridge error as the JavaScript error its family names.
+fn js_error(env: &Env, e: &zlink_bridge::Error) -> napi::Error {
+    let made = MAKE_ERROR.with(|m| -> Result<Option<napi::Error>> {
+        match &*m.borrow() {
+            Some(make) => {
+                let make = make.borrow_back(env)?;
+                let args = (
+                    e.message.clone(),
+                    e.kind.name().to_owned(),
+                    e.family.name().to_owned(),
+                );
+                Ok(Some(napi::Error::from(make.call(FnArgs::from(args))?)))
+            }
+            None => Ok(None),
+        }
+    });
+    match made {
+        Ok(Some(error)) => error,
+        _ => napi::Error::new(
+            Status::GenericFailure,
+            format!("{}: {}", e.kind.name(), e.message),
+        ),
+    }
+}
+
+fn bytes(v: &(impl Encode + ?Sized)) -> Buffer {
+    v.to_bytes().into()
+}
+
+/// A manual or system clock.
+#[napi]
+pub struct NativeClock(Clock);
+
+#[napi]
+impl NativeClock {
+    #[napi(constructor, catch_unwind)]
+    pub fn new(manual: bool) -> Self {
+        NativeClock(if manual {
+            Clock::manual()
+        } else {
+            Clock::system()
+        })
+    }
+
+    /// Moves a manual clock forward by `ms`.
+    #[napi(catch_unwind)]
+    pub fn advance(&self, env: Env, ms: f64) -> Result<()> {
+        let ms = zlink_bridge::args::millis("ms", ms as i64).map_err(|e| js_error(&env, &e))?;
+        let ms = u64::try_from(ms.as_millis()).unwrap_or(u64::MAX);
+        self.0.advance(ms).map_err(|e| js_error(&env, &e))
+    }
+
+    /// Now, in milliseconds.
+    #[napi(catch_unwind)]
+    pub fn now_ms(&self) -> f64 {
+        (self.0.now_ns() / 1_000_000) as f64
+    }
+}
+
+/// A Location Store (memory or Redis).
+#[napi]
+pub struct NativeStore(Store);
+
+#[napi]
+impl NativeStore {
+    /// The embedded store on `clock` (or the system's), with the default
+    /// tombstone retention unless `retentionMs` is given.
+    #[napi(factory, catch_unwind)]
+    pub fn memory(clock: Option<&NativeClock>, retention_ms: Option<f64>) -> Self {
+        let retention = retention_ms.map(|ms| std::time::Duration::from_millis(ms.max(0.0) as u64));
+        NativeStore(Store::memory(clock.map(|c| &c.0), retention))
+    }
+}
+
+/// The default config's numbers.
+#[napi(catch_unwind)]
+pub fn config_default() -> Vec<f64> {
+    config::values(&zlink_core::RoutingConfig::default())
+        .map(|v| v as f64)
+        .to_vec()
+}
+
+/// Checks 13 numbers as a config: the config's numbers.
+#[napi(catch_unwind)]
+pub fn config_check(env: Env, values: Vec<f64>) -> Result<Vec<f64>> {
+    let c = config_of(&values).map_err(|e| js_error(&env, &e))?;
+    Ok(config::values(&c).map(|v| v as f64).to_vec())
+}
+
+/// The config field names, in order.
+#[napi(catch_unwind)]
+pub fn config_fields() -> Vec<String> {
+    config::FIELDS
+        .iter()
+        .map(|(n, _)| (*n).to_owned())
+        .collect()
+}
+
+fn config_of(values: &[f64]) -> zlink_bridge::Result<zlink_core::RoutingConfig> {
+    let mut v = [0i128; 13];
+    if values.len() != v.len() {
+        return Err(zlink_bridge::Error::host(
+            zlink_bridge::ErrorKind::ConfigSize,
+            "a config is 13 numbers",
+        ));
+    }
+    for (slot, x) in v.iter_mut().zip(values) {
+        if x.fract() != 0.0 || !x.is_finite() {
+            return Err(zlink_bridge::Error::host(
+                zlink_bridge::ErrorKind::OutOfRange,
+                format!("{x} is not an integer"),
+            ));
+        }
+        *slot = *x as i128;
+    }
+    config::from_values(v)
+}
+
+/// One MeshNode's routing core.
+#[napi]
+pub struct NativeRuntime {
+    rt: Arc<Closable<zlink_bridge::Runtime>>,
+}
+
+/// What a runtime is built from; each part not given keeps its default.
+#[napi(object)]
+pub struct RuntimeParts {
+    pub mesh: String,
+    pub rid: BigInt,
+    pub generation: Option<BigInt>,
+    pub lease: Option<BigInt>,
+    pub config: Option<Vec<f64>>,
+    pub worker_threads: Option<u32>,
+}
+
+fn u64_of(env: &Env, v: &BigInt, what: &str) -> Result<u64> {
+    let (negative, value, lossless) = v.get_u64();
+    if negative || !lossless {
+        let e = zlink_bridge::Error::input(
+            zlink_bridge::ErrorKind::OutOfRange,
+            format!("{what} must be a bigint in 0..2^64"),
+        );
+        return Err(js_error(env, &e));
+    }
+    Ok(value)
+}
+
+/// A blocking bridge call on the libuv pool: a Promise of its bytes.
+pub struct Call {
+    rt: Arc<Closable<zlink_bridge::Runtime>>,
+    work: Option<Work>,
+    failed: Option<zlink_bridge::Error>,
+}
+
+impl Task for Call {
+    type Output = Vec<u8>;
+    type JsValue = Buffer;
+
+    fn compute(&mut self) -> Result<Vec<u8>> {
+        let work = self
+            .work
+            .take()
+            .ok_or_else(|| napi::Error::from_reason("ran twice"))?;
+        let done = self.rt.pin().and_then(|rt| work(&rt));
+        done.map_err(|e| {
+            let reason = e.message.clone();
+            self.failed = Some(e);
+            napi::Error::from_reason(reason)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, out: Vec<u8>) -> Result<Buffer> {
+        Ok(out.into())
+    }
+
+    fn reject(&mut self, env: Env, err: napi::Error) -> Result<Buffer> {
+        match self.failed.take() {
+            Some(e) => Err(js_error(&env, &e)),
+            None => Err(err),
+        }
+    }
+}
+
+impl NativeRuntime {
+    fn get(&self, env: &Env) -> Result<&zlink_bridge::Runtime> {
+        self.rt.get().map_err(|e| js_error(env, &e))
+    }
+
+    fn call(
+        &self,
+        work: impl FnOnce(&zlink_bridge::Runtime) -> zlink_bridge::Result<Vec<u8>> + Send + 'static,
+        signal: Option<AbortSignal>,
+    ) -> AsyncTask<Call> {
+        let call = Call {
+            rt: self.rt.clone(),
+            work: Some(Box::new(work)),
+            failed: None,
+        };
+        AsyncTask::with_optional_signal(call, signal)
+    }
+}
+
+#[napi]
+impl NativeRuntime {
+    /// Starts a runtime.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(
+        env: Env,
+        parts: RuntimeParts,
+        store: Option<&NativeStore>,
+        clock: Option<&NativeClock>,
+    ) -> Result<Self> {
+        let fail = |e: zlink_bridge::Error| js_error(&env, &e);
+        let rid = u64_of(&env, &parts.rid, "rid")?;
+        let generation = parts
+            .generation
+            .as_ref()
+            .map(|g| u64_of(&env, g, "generation"))
+            .transpose()?;
+        let lease = parts
+            .lease
+            .as_ref()
+            .map(|g| u64_of(&env, g, "lease"))
+            .transpose()?;
+        let identity = setup::identity(
+            parts.mesh.as_str(),
+            rid,
+            generation.unwrap_or(1),
+            lease.unwrap_or(1),
+        )
+        .map_err(fail)?;
+        let config = parts
+            .config
+            .as_deref()
+            .map(config_of)
+            .transpose()
+            .map_err(fail)?;
+        let store = store.map(|s| s.0.get()).transpose().map_err(fail)?;
+        let options = Options {
+            config,
+            store,
+            clock: clock.map(|c| c.0.clone()),
+            worker_threads: parts.worker_threads.map(|n| n as usize),
+        };
+        let rt = zlink_bridge::Runtime::new(identity, options).map_err(fail)?;
+        Ok(NativeRuntime {
+            rt: Arc::new(Closable::new(rt, "Runtime")),
+        })
+    }
+
+    /// Refuses later calls; calls on the pool finish and the runtime stops
+    /// on a thread of its own (the event loop never waits).
+    #[napi(catch_unwind)]
+    pub fn close(&self) {
+        if self.rt.refuse() {
+            let rt = self.rt.clone();
+            std::thread::spawn(move || rt.drain().stop());
+        }
+    }
+
+    /// Whether `close()` was called.
+    #[napi(getter, catch_unwind)]
+    pub fn closed(&self) -> bool {
+        self.rt.is_closed()
+    }
+
+    /// The identity's bytes.
+    #[napi(catch_unwind)]
+    pub fn identity(&self, env: Env) -> Result<Buffer> {
+        let me = self.get(&env)?.identity().map_err(|e| js_error(&env, &e))?;
+        Ok(bytes(&me))
+    }
+
+    /// The config in force, as its numbers.
+    #[napi(catch_unwind)]
+    pub fn config(&self, env: Env) -> Result<Vec<f64>> {
+        let c = self.get(&env)?.config().map_err(|e| js_error(&env, &e))?;
+        Ok(config::values(&c).map(|v| v as f64).to_vec())
+    }
+
+    /// Cache only: the route's bytes, or null. Never blocks.
+    #[napi(catch_unwind)]
+    pub fn lookup_cached(&self, env: Env, kind: u32, id: String) -> Result<Option<Buffer>> {
+        let hit = self
+            .get(&env)?
+            .lookup_cached(kind, id.as_str())
+            .map_err(|e| js_error(&env, &e))?;
+        Ok(hit.map(|r| bytes(&r)))
+    }
+
+    /// Resolves on the pool: a Promise of the resolution's bytes.
+    #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
+    pub fn resolve(&self, kind: u32, id: String, signal: Option<AbortSignal>) -> AsyncTask<Call> {
+        self.call(
+            move |rt| Ok(rt.resolve(kind, id.as_str())?.to_bytes()),
+            signal,
+        )
+    }
+
+    /// One lifecycle write on the pool (1 create, 2 publishReady,
+    /// 3 activate, 4 renewLease, 5 beginRelease): the owned object's bytes.
+    #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
+    pub fn write(&self, op: u32, kind: u32, id: String) -> AsyncTask<Call> {
+        self.call(
+            move |rt| {
+                let write = match op {
+                    1 => Write::Create,
+                    2 => Write::PublishReady,
+                    3 => Write::Activate,
+                    4 => Write::RenewLease,
+                    _ => Write::BeginRelease,
+                };
+                Ok(rt.write(kind, id.as_str(), write)?.to_bytes())
+            },
+            None,
+        )
+    }
+
+    /// Completes a release on the pool.
+    #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
+    pub fn complete_release(&self, kind: u32, id: String) -> AsyncTask<Call> {
+        self.call(
+            move |rt| rt.complete_release(kind, id.as_str()).map(|()| Vec::new()),
+            None,
+        )
+    }
+
+    /// How many objects this node owns.
+    #[napi(catch_unwind)]
+    pub fn owned_count(&self, env: Env) -> Result<u32> {
+        let core = self.get(&env)?.core().map_err(|e| js_error(&env, &e))?;
+        Ok(core.owned_count() as u32)
+    }
+
+    /// Every counter's bytes.
+    #[napi(catch_unwind)]
+    pub fn stats(&self, env: Env) -> Result<Buffer> {
+        let counters = self.get(&env)?.stats().map_err(|e| js_error(&env, &e))?;
+        Ok(bytes(&counters[..]))
+    }
+}
