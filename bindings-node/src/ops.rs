@@ -266,6 +266,7 @@ impl NativeRuntime {
     /// Source: starts moving an object to runtime `targetRid` of this mesh,
     /// with the operations saved (their frames) and the state.
     #[napi(catch_unwind)]
+    #[allow(clippy::too_many_arguments)]
     pub fn begin_relocation(
         &self,
         env: Env,
