@@ -1,7 +1,6 @@
-// Types of the `zlink` package (the first slice of the Node binding:
-// runtimes, resolution, lifecycle writes; frames, sessions, relocation and
-// peers come next). 64-bit IDs and generations are bigints; milliseconds are
-// numbers.
+/// <reference types="node" />
+// Types of the `zlink` package. 64-bit IDs and generations are bigints;
+// milliseconds are numbers; payloads and frames are Buffers.
 
 export type Kind = 'spot' | 'actor';
 
@@ -31,6 +30,90 @@ export interface OwnedObject {
   admissionDeadlineMs: number;
 }
 
+export interface NodeRef { mesh: string; rid: bigint; generation: bigint }
+export interface Outbound { to: NodeRef; bytes: Buffer }
+export interface RouteEnd { node: NodeRef; fence: RouteFence }
+export interface SessionRef { owner: NodeRef; id: bigint; generation: bigint }
+export interface ActorRoute {
+  owner: NodeRef; objectGeneration: bigint; authorityOwnerGeneration: bigint;
+  ownerLeaseGeneration: bigint; leaseRemainingMs: number;
+}
+export interface BindingRoute {
+  actor: string; route: ActorRoute; binding: { generation: bigint; token: bigint };
+  session: SessionRef; admissionDeadlineMs: number;
+}
+
+export interface Submitted { kind: 'Submitted'; operationId: bigint; outbound: Outbound; correlation: bigint | null }
+export interface NotFound { kind: 'NotFound' }
+export interface ColdActivation { kind: 'ColdActivation' }
+export type SendResult = Submitted | NotFound | ColdActivation | Unavailable | StoreFailure;
+export interface SendOptions {
+  instanceIntent?: boolean; deadlineMs?: number; timeoutMs?: number;
+  origin?: { spot: string; objectGeneration: bigint | number };
+}
+
+/** A delivered Message or Request; give it back to `reply` or `beginRelocation({ saved })`. */
+export interface Operation {
+  operationId: bigint; objectKind: Kind; id: string; payload: Buffer; origin: NodeRef;
+  fence: RouteFence; hopCount: number; objectGeneration: bigint; correlation: bigint | null;
+  isRequest: boolean;
+}
+export type Outcome =
+  | { kind: 'Reply'; payload: Buffer }
+  | { kind: 'Error'; errorKind: string; reason: UnavailableReason | null; code: number; message: string }
+  | { kind: 'Timeout' } | { kind: 'Cancelled' } | { kind: 'Shutdown' };
+export interface Completion {
+  correlation: bigint; operationId: bigint; objectKind: Kind; id: string; outcome: Outcome;
+  origin: { spot: string; objectGeneration: bigint } | null; originGone: boolean;
+}
+export interface Deliver { kind: 'Deliver'; operation: Operation; objectGeneration: bigint }
+export interface SessionDeliver {
+  kind: 'SessionDeliver'; operationId: bigint; session: SessionRef; actor: string; sequence: bigint;
+  relayKind: 'Message' | 'PhysicalDisconnect' | 'LogicalDisconnect'; payload: Buffer;
+}
+export interface RelocationIdentity { relocation: bigint; objectKind: Kind; id: string; objectGeneration: bigint }
+export type RelocationEvent =
+  | { kind: 'Restore'; identity: RelocationIdentity; sourceRid: bigint; sourceGeneration: bigint; state: Buffer }
+  | { kind: 'Cutover'; identity: RelocationIdentity; relayed: bigint }
+  | { kind: 'Committed'; identity: RelocationIdentity; sourceRid: bigint; sourceGeneration: bigint }
+  | { kind: 'HandedOff'; identity: RelocationIdentity; targetRid: bigint; targetGeneration: bigint }
+  | { kind: 'Aborting' | 'Aborted' | 'Failed'; identity: RelocationIdentity; reason: string }
+  | { kind: 'CommitRetry' | 'CommitDue'; identity: RelocationIdentity }
+  | { kind: 'Ignored'; identity: RelocationIdentity; refusal: string };
+/** What to do with one inbound frame or due deadline. */
+export type Inbound =
+  | Deliver
+  | { kind: 'Relay'; forward: Outbound; notice: { outbound: Outbound; token: Buffer } | null }
+  | { kind: 'Reject'; outbound: Outbound }
+  | { kind: 'Ended'; operationId: bigint; objectKind: Kind; id: string; failure: string; reason: UnavailableReason | null }
+  | { kind: 'Completed'; completion: Completion }
+  | { kind: 'Late'; correlation: bigint }
+  | { kind: 'RouteRefreshed'; invalidated: boolean }
+  | { kind: 'Dropped'; error: string; message: string }
+  | { kind: 'Send'; outbounds: Outbound[] }
+  | SessionDeliver
+  | { kind: 'PeerRefused' } | { kind: 'Held' }
+  | { kind: 'ForeignSender'; connection: bigint; claimed: bigint | null }
+  | { kind: 'Relocation'; event: RelocationEvent; deliver: Deliver[]; send: Outbound[]; session: SessionDeliver[] }
+  | { kind: 'Bound'; session: SessionRef; actor: string; route: BindingRoute }
+  | { kind: 'BindRefused'; session: SessionRef; actor: string; reason: string }
+  | { kind: 'Pushed'; session: SessionRef; actor: string; payload: Buffer }
+  | { kind: 'RelayRefused'; operationId: bigint; session: SessionRef; actor: string; reason: string }
+  | { kind: 'Sealed'; session: SessionRef; actor: string; relocation: bigint; sealed: boolean }
+  | { kind: 'SessionClosed'; session: SessionRef }
+  | { kind: 'Ignored'; reason: string };
+export type SessionSendResult =
+  | { kind: 'SessionSent'; operationId: bigint; sequence: bigint; outbound: Outbound }
+  | { kind: 'SessionHeld'; operationId: bigint; sequence: bigint }
+  | Unavailable;
+export interface PeerDescriptor { endpoint: string; rid: bigint; lifecycleGeneration: bigint; securityIdentity: string }
+export interface PeerReplacement { descriptor: PeerDescriptor }
+export interface PeerIntent {
+  endpoint: string; installed: PeerDescriptor | null; liveness: 'connecting' | 'open' | 'closed';
+  observedRid: bigint | null; pending: PeerDescriptor | null;
+}
+type Bytes = Buffer | Uint8Array | string;
+
 export interface NodeIdentity { mesh: string; rid: bigint | number; generation?: bigint | number; lease?: bigint | number }
 
 export interface RoutingConfig {
@@ -46,10 +129,17 @@ export function routingConfig(fields?: Partial<RoutingConfig>): Readonly<Routing
 export class ManualClock { constructor(); advance(ms: number): void; nowMs(): number }
 export class SystemClock { constructor(); nowMs(): number }
 export class MemoryStore { constructor(options?: { clock?: ManualClock | SystemClock; tombstoneRetentionMs?: number }) }
+export class RedisStore {
+  /** Connects off the event loop. */
+  static connect(url: string, options?: {
+    prefix?: string; connectTimeoutMs?: number; responseTimeoutMs?: number;
+    epochCheckIntervalMs?: number; tombstoneRetentionMs?: number;
+  }): Promise<RedisStore>;
+}
 
 export interface RuntimeOptions {
   config?: Partial<RoutingConfig>;
-  store?: MemoryStore;
+  store?: MemoryStore | RedisStore;
   clock?: ManualClock | SystemClock;
   workerThreads?: number;
 }
@@ -72,6 +162,42 @@ export class Runtime {
   beginRelease(kind: Kind, id: string): Promise<OwnedObject>;
   completeRelease(kind: Kind, id: string): Promise<void>;
   ownedCount(): number;
+  owned(kind: Kind, id: string): OwnedObject | null;
+  ownerRouteEnd(kind: Kind, id: string): RouteEnd | null;
+  send(kind: Kind, id: string, payload: Bytes, options?: SendOptions): Promise<SendResult>;
+  request(kind: Kind, id: string, payload: Bytes, options?: SendOptions): Promise<SendResult>;
+  onFrame(fromNode: bigint | number, frame: Bytes): Promise<Inbound>;
+  reply(operation: Operation, payload: Bytes): Outbound;
+  replyError(operation: Operation, errorKind: 'Handler' | 'Decode', code: number, message: string): Outbound;
+  noticeSettled(token: Buffer, sent: boolean): void;
+  cancel(correlation: bigint | number): Completion | null;
+  shutdownRequests(): Completion[];
+  pendingRequests(): number;
+  now(): bigint;
+  nextDeadline(): bigint | null;
+  onTimeout(now?: bigint | number): Promise<Inbound[]>;
+  beginRelocation(kind: Kind, id: string, targetRid: bigint | number, targetGeneration?: bigint | number,
+    options?: { saved?: Operation[]; state?: Bytes }): { identity: RelocationIdentity; send: Outbound[] };
+  relocationRestored(kind: Kind, id: string): Outbound[];
+  abortRelocation(kind: Kind, id: string): Inbound;
+  openSession(session: bigint | number, generation?: bigint | number): SessionRef;
+  bind(session: bigint | number, actor: string, route: ActorRoute | RouteEnd): Outbound;
+  binding(session: bigint | number, actor: string): BindingRoute | null;
+  sessionSend(session: bigint | number, actor: string, payload: Bytes): SessionSendResult;
+  disconnectSession(session: bigint | number, physical?: boolean): Outbound[];
+  push(actor: string, session: SessionRef, payload: Bytes): Outbound | null;
+  boundSessions(actor: string): { session: SessionRef; binding: { generation: bigint; token: bigint } }[];
+  refreshSessionRoutes(actor: string): Outbound[];
+  forgetBindings(actor: string): void;
+  publishDescriptor(endpoint: string, securityIdentity: string): Promise<PeerDescriptor>;
+  addManualPeer(endpoint: string): void;
+  connectManualPeers(): Promise<PeerReplacement[]>;
+  ensureManualPeer(endpoint: string): Promise<PeerReplacement | null>;
+  peerOpened(endpoint: string, rid: bigint | number): void;
+  peerClosed(endpoint: string): PeerReplacement | null;
+  peerIntent(endpoint: string): PeerIntent | null;
+  peerEndpoint(rid: bigint | number): string | null;
+  onPeerFrame(endpoint: string, frame: Bytes): Promise<Inbound>;
   /** Counters: `store_reads`, `resolutions.ready_route`, ... */
   stats(): Record<string, number | Record<string, number>>;
 }

@@ -68,6 +68,19 @@ class MemoryStore {
   }
 }
 
+class RedisStore {
+  /**
+   * Connects to Redis (`redis://`, `rediss://`) or a Redis Cluster
+   * (`redis+cluster://h1:p1,h2:p2`) off the event loop: a Promise of the store.
+   */
+  static async connect(url, options = {}) {
+    const store = Object.create(RedisStore.prototype);
+    store.native = await native.connectRedis(url, options);
+    store.url = url;
+    return store;
+  }
+}
+
 const WRITES = { create: 1, publishReady: 2, activate: 3, renewLease: 4, beginRelease: 5 };
 
 class Runtime {
@@ -319,4 +332,4 @@ for (const [name, op] of Object.entries(WRITES)) {
   };
 }
 
-module.exports = { Runtime, ManualClock, SystemClock, MemoryStore, routingConfig, ...errors };
+module.exports = { Runtime, ManualClock, SystemClock, MemoryStore, RedisStore, routingConfig, ...errors };

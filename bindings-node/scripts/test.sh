@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The Node binding's tests: installs @napi-rs/cli (npm ci), builds the addon
 # (release, the workspace's target dir; the loader index.js and index.d.ts
-# are generated), runs the node:test suite, then packs the package and
+# are generated), runs the node:test suite, type-checks lib/index.d.ts
+# (tsc --strict), then packs the package and
 # installs the tarball into a fresh project that uses it.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,6 +15,7 @@ cd "$here"
 npm ci --no-audit --no-fund --loglevel=error
 npx napi build --platform --release --target-dir "$target" --strip >/dev/null
 node --test test/
+npx tsc --noEmit --strict lib/index.d.ts
 npm pack --silent --pack-destination "$work" >/dev/null
 mkdir "$work/app"
 cd "$work/app"

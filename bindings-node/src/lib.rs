@@ -114,6 +114,80 @@ impl NativeStore {
     }
 }
 
+/// Options of a Redis store; each not given keeps the core's default.
+#[napi(object)]
+pub struct RedisOptions {
+    pub prefix: Option<String>,
+    pub connect_timeout_ms: Option<f64>,
+    pub response_timeout_ms: Option<f64>,
+    pub epoch_check_interval_ms: Option<f64>,
+    pub tombstone_retention_ms: Option<f64>,
+}
+
+/// Connecting to Redis on the libuv pool (it blocks until connected).
+pub struct Connect {
+    url: String,
+    options: zlink_core::RedisOptions,
+    failed: Option<zlink_bridge::Error>,
+}
+
+impl Task for Connect {
+    type Output = Store;
+    type JsValue = NativeStore;
+
+    fn compute(&mut self) -> Result<Store> {
+        Store::redis(&self.url, self.options.clone()).map_err(|e| {
+            let reason = e.message.clone();
+            self.failed = Some(e);
+            napi::Error::from_reason(reason)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, store: Store) -> Result<NativeStore> {
+        Ok(NativeStore(store))
+    }
+
+    fn reject(&mut self, env: Env, err: napi::Error) -> Result<NativeStore> {
+        match self.failed.take() {
+            Some(e) => Err(js_error(&env, &e)),
+            None => Err(err),
+        }
+    }
+}
+
+/// Connects to Redis or a Redis Cluster: a Promise of the store.
+#[napi(catch_unwind, ts_return_type = "Promise<NativeStore>")]
+pub fn connect_redis(env: Env, url: String, options: Option<RedisOptions>) -> Result<AsyncTask<Connect>> {
+    let ms = |v: Option<f64>, what: &str| -> Result<Option<u64>> {
+        match v {
+            None => Ok(None),
+            Some(v) if v >= 0.0 && v.is_finite() => Ok(Some(v as u64)),
+            Some(v) => {
+                let e = zlink_bridge::Error::input(
+                    zlink_bridge::ErrorKind::Negative,
+                    format!("{what} must be >= 0 ms, got {v}"),
+                );
+                Err(js_error(&env, &e))
+            }
+        }
+    };
+    let o = options.unwrap_or(RedisOptions {
+        prefix: None,
+        connect_timeout_ms: None,
+        response_timeout_ms: None,
+        epoch_check_interval_ms: None,
+        tombstone_retention_ms: None,
+    });
+    let fields = zlink_bridge::setup::RedisFields {
+        prefix: o.prefix.as_deref(),
+        connect_timeout: ms(o.connect_timeout_ms, "connectTimeoutMs")?,
+        response_timeout: ms(o.response_timeout_ms, "responseTimeoutMs")?,
+        epoch_check_interval: ms(o.epoch_check_interval_ms, "epochCheckIntervalMs")?,
+        tombstone_retention: ms(o.tombstone_retention_ms, "tombstoneRetentionMs")?,
+    };
+    Ok(AsyncTask::new(Connect { url, options: fields.options(), failed: None }))
+}
+
 /// The default config's numbers.
 #[napi(catch_unwind)]
 pub fn config_default() -> Vec<f64> {

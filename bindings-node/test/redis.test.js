@@ -1,0 +1,74 @@
+'use strict';
+// The binding over a real redis-server on a free loopback port.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFileSync } = require('node:child_process');
+const net = require('node:net');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const z = require('..');
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis() {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zlink-redis-'));
+  const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '',
+    '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  for (let i = 0; i < 200; i++) {
+    try {
+      if (execFileSync('redis-cli', ['-p', String(port), 'ping']).toString().includes('PONG')) break;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return { port, url: `redis://127.0.0.1:${port}`, proc, pause: () => proc.kill('SIGSTOP'), resume: () => proc.kill('SIGCONT') };
+}
+
+test('on a real redis-server', async (t) => {
+  const redis = await startRedis();
+  t.after(() => { redis.resume(); redis.proc.kill('SIGKILL'); });
+
+  await t.test('1,000 concurrent resolves of one cold ID read the store once', async () => {
+    const store = await z.RedisStore.connect(redis.url, { prefix: 'thousand' });
+    const owner = new z.Runtime({ mesh: 'main', rid: 1 }, { store });
+    const sender = new z.Runtime({ mesh: 'main', rid: 2 }, { store });
+    await owner.activate('actor', 'cold');
+    const all = await Promise.all(Array.from({ length: 1000 }, () => sender.resolve('actor', 'cold')));
+    assert.ok(all.every((r) => r.kind === 'ReadyRoute' && r.node === 1n));
+    assert.equal(sender.stats().store_reads, 1, 'one store read for 1,000 callers');
+    owner.close(); sender.close();
+  });
+
+  await t.test('the event loop keeps ticking while Redis is paused', async () => {
+    const store = await z.RedisStore.connect(redis.url, { prefix: 'paused' });
+    const owner = new z.Runtime({ mesh: 'main', rid: 1 }, { store });
+    const sender = new z.Runtime({ mesh: 'main', rid: 2 }, { store });
+    await owner.activate('actor', 'a');
+    redis.pause();
+    let ticks = 0;
+    const timer = setInterval(() => { ticks++; }, 10);
+    const pending = sender.resolve('actor', 'a');
+    await new Promise((r) => setTimeout(r, 300));
+    const ticked = ticks;
+    redis.resume();
+    const r = await pending;
+    clearInterval(timer);
+    assert.ok(ticked >= 10, `the loop ticked ${ticked} times while the store was silent`);
+    assert.equal(r.kind, 'ReadyRoute');
+    owner.close(); sender.close();
+  });
+
+  await t.test('an unreachable or bad URL rejects with a coded error', async () => {
+    await assert.rejects(z.RedisStore.connect('redis://127.0.0.1:1', { connectTimeoutMs: 200 }), { code: 'Unreachable' });
+    await assert.rejects(z.RedisStore.connect('http://nowhere'), z.ZlinkError);
+    await assert.rejects(z.RedisStore.connect(redis.url, { connectTimeoutMs: -1 }), { code: 'Negative' });
+  });
+});
