@@ -39,6 +39,11 @@ class Reader {
   reason() { const c = this.u8(); return c === 0 ? null : UNAVAILABLE[c - 1]; }
 }
 
+function required(value, what) {
+  if (value === null) throw broken(what);
+  return value;
+}
+
 function broken(what) {
   const e = new Error(`a result the library wrote is not readable: ${what}`);
   e.code = 'Protocol';
@@ -203,11 +208,11 @@ function inbound(r) {
   switch (r.u8()) {
     case 1: return deliver(r);
     case 2: {
-      const forward = r.opt(() => outbound(r));
+      const forward = required(r.opt(() => outbound(r)), 'relay');
       const notice = r.opt(() => ({ outbound: outbound(r), token: r.bytes() }));
       return { kind: 'Relay', forward, notice };
     }
-    case 3: return { kind: 'Reject', outbound: r.opt(() => outbound(r)) };
+    case 3: return { kind: 'Reject', outbound: required(r.opt(() => outbound(r)), 'reject') };
     case 4: return { kind: 'Ended', operationId: r.u64(), ...key(r), failure: r.str(), reason: r.reason() };
     case 5: return { kind: 'Completed', completion: completion(r) };
     case 6: return { kind: 'Late', correlation: r.u64() };

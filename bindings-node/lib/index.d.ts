@@ -198,9 +198,15 @@ export class Runtime {
   peerIntent(endpoint: string): PeerIntent | null;
   peerEndpoint(rid: bigint | number): string | null;
   onPeerFrame(endpoint: string, frame: Bytes): Promise<Inbound>;
+  onOwnerLeaseInvalidated(node: bigint | number, lease: bigint | number): number;
+  onStoreRecovery(): number;
   /** Counters: `store_reads`, `resolutions.ready_route`, ... */
   stats(): Record<string, number | Record<string, number>>;
 }
+
+/** The core's log records, on the event loop; `null` stops. */
+export function onLog(callback: ((record: { level: string; target: string; message: string }) => void) | null,
+  level?: 'error' | 'warn' | 'info' | 'debug' | 'trace'): void;
 
 /** Every zlink error: `code` is the cause's stable name (e.g. 'EmptyObjectId'). */
 export class ZlinkError extends Error { readonly code: string }

@@ -303,6 +303,12 @@ class Runtime {
 
   peerEndpoint(rid) { return this.native.peerEndpoint(BigInt(rid)); }
 
+  /** The lifecycle `lease` of node `node` ended: drops its cached routes (how many). */
+  onOwnerLeaseInvalidated(node, lease) { return this.native.onOwnerLeaseInvalidated(BigInt(node), BigInt(lease)); }
+
+  /** A store recovery event the host observed: clears the route cache (how many). */
+  onStoreRecovery() { return this.native.onStoreRecovery(); }
+
   async onPeerFrame(endpoint, frame) {
     return decode.read(await this.native.onPeerFrame(endpoint, buffer(frame)), decode.inbound);
   }
@@ -332,4 +338,21 @@ for (const [name, op] of Object.entries(WRITES)) {
   };
 }
 
-module.exports = { Runtime, ManualClock, SystemClock, MemoryStore, RedisStore, routingConfig, ...errors };
+const LEVELS = { error: 1, warn: 2, info: 3, debug: 4, trace: 5 };
+
+/**
+ * Sends the core's log records at `level` ('error' | 'warn' | 'info' | 'debug' | 'trace') and
+ * more severe to `callback({ level, target, message })`, on the event loop. The core never
+ * waits for it (a full queue drops records) and it never keeps the process alive. `null` stops.
+ */
+function onLog(callback, level = 'info') {
+  if (callback === null) {
+    native.setLogCallback(null, 1);
+    return;
+  }
+  const code = LEVELS[level];
+  if (code === undefined) throw new errors.InputError(`unknown log level ${level}`, 'UnknownLogLevel');
+  native.setLogCallback((lvl, target, message) => callback({ level: lvl.toLowerCase(), target, message }), code);
+}
+
+module.exports = { onLog, Runtime, ManualClock, SystemClock, MemoryStore, RedisStore, routingConfig, ...errors };

@@ -157,7 +157,11 @@ impl Task for Connect {
 
 /// Connects to Redis or a Redis Cluster: a Promise of the store.
 #[napi(catch_unwind, ts_return_type = "Promise<NativeStore>")]
-pub fn connect_redis(env: Env, url: String, options: Option<RedisOptions>) -> Result<AsyncTask<Connect>> {
+pub fn connect_redis(
+    env: Env,
+    url: String,
+    options: Option<RedisOptions>,
+) -> Result<AsyncTask<Connect>> {
     let ms = |v: Option<f64>, what: &str| -> Result<Option<u64>> {
         match v {
             None => Ok(None),
@@ -185,7 +189,11 @@ pub fn connect_redis(env: Env, url: String, options: Option<RedisOptions>) -> Re
         epoch_check_interval: ms(o.epoch_check_interval_ms, "epochCheckIntervalMs")?,
         tombstone_retention: ms(o.tombstone_retention_ms, "tombstoneRetentionMs")?,
     };
-    Ok(AsyncTask::new(Connect { url, options: fields.options(), failed: None }))
+    Ok(AsyncTask::new(Connect {
+        url,
+        options: fields.options(),
+        failed: None,
+    }))
 }
 
 /// The default config's numbers.
@@ -454,4 +462,37 @@ impl NativeRuntime {
         let counters = self.get(&env)?.stats().map_err(|e| js_error(&env, &e))?;
         Ok(bytes(&counters[..]))
     }
+}
+
+/// Sends the core's log records at `level` (1 error ..= 5 trace) and more
+/// severe to `callback(level, target, message)` on the JavaScript thread,
+/// through a thread-safe function that never blocks the core (a full queue
+/// drops records) and never keeps the process alive. `null` stops.
+#[napi(catch_unwind)]
+pub fn set_log_callback(
+    env: Env,
+    callback: Option<Function<FnArgs<(String, String, String)>, ()>>,
+    level: u32,
+) -> Result<()> {
+    use napi::threadsafe_function::ThreadsafeFunctionCallMode;
+    let fail = |e: zlink_bridge::Error| js_error(&env, &e);
+    let Some(callback) = callback else {
+        return zlink_bridge::logs::set_sink(None, zlink_bridge::codes::LogLevel::Error)
+            .map_err(fail);
+    };
+    let level = zlink_bridge::args::Arg::get(level).map_err(fail)?;
+    let tsfn = callback
+        .build_threadsafe_function::<(String, String, String)>()
+        .weak::<true>()
+        .callee_handled::<false>()
+        .build_callback(|ctx| Ok(FnArgs::from(ctx.value)))?;
+    let sink: zlink_bridge::logs::Sink = Box::new(move |level, target, message| {
+        let record = (
+            level.name().to_owned(),
+            target.to_owned(),
+            message.to_owned(),
+        );
+        tsfn.call(record, ThreadsafeFunctionCallMode::NonBlocking);
+    });
+    zlink_bridge::logs::set_sink(Some(sink), level).map_err(fail)
 }

@@ -531,6 +531,28 @@ impl NativeRuntime {
         self.get(&env)?.peer_endpoint(rid).map_err(fail)
     }
 
+    // ---- 31: invalidation events -------------------------------------------
+
+    /// The lifecycle `lease` of node `node` ended: cached routes dropped.
+    #[napi(catch_unwind)]
+    pub fn on_owner_lease_invalidated(&self, env: Env, node: BigInt, lease: BigInt) -> Result<u32> {
+        let fail = |e: zlink_bridge::Error| js_error(&env, &e);
+        let (node, lease) = (u64_of(&node).map_err(fail)?, u64_of(&lease).map_err(fail)?);
+        Ok(self
+            .get(&env)?
+            .on_owner_lease_invalidated(node, lease)
+            .map_err(fail)? as u32)
+    }
+
+    /// A store recovery event: the cache is cleared.
+    #[napi(catch_unwind)]
+    pub fn on_store_recovery(&self, env: Env) -> Result<u32> {
+        Ok(self
+            .get(&env)?
+            .on_store_recovery()
+            .map_err(|e| js_error(&env, &e))? as u32)
+    }
+
     /// `onFrame` behind a manual peer connection's admission fence.
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
     pub fn on_peer_frame(&self, endpoint: String, frame: Buffer) -> AsyncTask<Call> {
