@@ -464,16 +464,15 @@ impl NativeRuntime {
     }
 }
 
+/// `(level, target, message) => void`.
+type LogCallback<'a> = Function<'a, FnArgs<(String, String, String)>, ()>;
+
 /// Sends the core's log records at `level` (1 error ..= 5 trace) and more
 /// severe to `callback(level, target, message)` on the JavaScript thread,
 /// through a thread-safe function that never blocks the core (a full queue
 /// drops records) and never keeps the process alive. `null` stops.
 #[napi(catch_unwind)]
-pub fn set_log_callback(
-    env: Env,
-    callback: Option<Function<FnArgs<(String, String, String)>, ()>>,
-    level: u32,
-) -> Result<()> {
+pub fn set_log_callback(env: Env, callback: Option<LogCallback>, level: u32) -> Result<()> {
     use napi::threadsafe_function::ThreadsafeFunctionCallMode;
     let fail = |e: zlink_bridge::Error| js_error(&env, &e);
     let Some(callback) = callback else {
