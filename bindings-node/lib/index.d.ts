@@ -204,6 +204,12 @@ export class Runtime {
   stats(): Record<string, number | Record<string, number>>;
 }
 
+/** The strict frame codec: a frame's command name, its JSON description, its bytes encoded again. */
+export const wire: {
+  decode(data: Bytes, limits?: { maxObjectIdBytes?: number; maxPayloadBytes?: number; maxStateBytes?: number }):
+    { command: string; description: unknown; bytes: Buffer };
+};
+
 /** The core's log records, on the event loop; `null` stops. */
 export function onLog(callback: ((record: { level: string; target: string; message: string }) => void) | null,
   level?: 'error' | 'warn' | 'info' | 'debug' | 'trace'): void;

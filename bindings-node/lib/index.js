@@ -355,4 +355,16 @@ function onLog(callback, level = 'info') {
   native.setLogCallback((lvl, target, message) => callback({ level: lvl.toLowerCase(), target, message }), code);
 }
 
-module.exports = { onLog, Runtime, ManualClock, SystemClock, MemoryStore, RedisStore, routingConfig, ...errors };
+/**
+ * The strict frame codec (docs/wire.md): decodes one whole frame, or throws a WireError whose
+ * `code` names why. Limits in bytes (defaults when not given).
+ */
+const wire = {
+  decode(data, limits = {}) {
+    const out = native.wireDecode(buffer(data), limits.maxObjectIdBytes ?? null,
+      limits.maxPayloadBytes ?? null, limits.maxStateBytes ?? null);
+    return decode.read(out, (r) => ({ command: r.str(), description: JSON.parse(r.str()), bytes: r.bytes() }));
+  },
+};
+
+module.exports = { wire, onLog, Runtime, ManualClock, SystemClock, MemoryStore, RedisStore, routingConfig, ...errors };

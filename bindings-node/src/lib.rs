@@ -495,3 +495,33 @@ pub fn set_log_callback(env: Env, callback: Option<LogCallback>, level: u32) -> 
     });
     zlink_bridge::logs::set_sink(Some(sink), level).map_err(fail)
 }
+
+/// Decodes one frame strictly (docs/wire.md): its command's name, its
+/// description (the golden vectors' JSON) and its bytes encoded again, as
+/// `bridge::encode` bytes; limits not given are the defaults.
+#[napi(catch_unwind)]
+pub fn wire_decode(
+    env: Env,
+    data: Buffer,
+    max_object_id_bytes: Option<f64>,
+    max_payload_bytes: Option<f64>,
+    max_state_bytes: Option<f64>,
+) -> Result<Buffer> {
+    let mut limits = zlink_core::wire::DecodeLimits::default();
+    for (field, v) in [
+        (&mut limits.max_object_id_bytes, max_object_id_bytes),
+        (&mut limits.max_payload_bytes, max_payload_bytes),
+        (&mut limits.max_state_bytes, max_state_bytes),
+    ] {
+        if let Some(v) = v {
+            *field = v.max(0.0) as usize;
+        }
+    }
+    let frame = zlink_core::wire::decode(&data, &limits)
+        .map_err(|e| js_error(&env, &zlink_bridge::Error::from(e)))?;
+    let mut w = zlink_bridge::encode::Writer::new();
+    w.str(zlink_core::wire::json::command_name(&frame))
+        .str(&zlink_core::wire::json::describe(&frame).to_string())
+        .bytes(&zlink_core::wire::encode(&frame));
+    Ok(w.finish().into())
+}
