@@ -2,8 +2,9 @@
 # The Node binding's tests: installs @napi-rs/cli (npm ci), builds the addon
 # (release, the workspace's target dir; the loader index.js and index.d.ts
 # are generated), runs the node:test suite, type-checks lib/index.d.ts
-# (tsc --strict), then packs the package and
-# installs the tarball into a fresh project that uses it.
+# (tsc --strict), then packs the package and installs the tarball into a
+# fresh project that uses it, then runs the example (examples/node: two Node
+# processes on a real redis-server, TCP between them).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -33,3 +34,4 @@ const z = require("zlink");
   owner.close(); sender.close();
   console.log("node: the packed zlink package works in a fresh project");
 })().catch((e) => { console.error(e); process.exit(1); });'
+bash "$root/examples/node/run.sh"
