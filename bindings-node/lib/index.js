@@ -49,6 +49,14 @@ function configValues(config) {
   return FIELDS.map((f) => checked[f]);
 }
 
+function workerThreads(n) {
+  if (n === undefined || n === null) return undefined;
+  if (!Number.isInteger(n) || n < 1 || n > 64) {
+    throw new errors.InputError(`workerThreads must be an integer in 1..=64, got ${n}`, 'OutOfRange');
+  }
+  return n;
+}
+
 class ManualClock {
   constructor() { this.native = new native.NativeClock(true); }
   /** Moves time forward by `ms` milliseconds. */
@@ -95,7 +103,7 @@ class Runtime {
       generation: identity.generation === undefined ? undefined : BigInt(identity.generation),
       lease: identity.lease === undefined ? undefined : BigInt(identity.lease),
       config: options.config === undefined ? undefined : configValues(options.config),
-      workerThreads: options.workerThreads,
+      workerThreads: workerThreads(options.workerThreads),
     };
     this.native = new native.NativeRuntime(parts, options.store?.native ?? null, options.clock?.native ?? null);
   }
@@ -350,9 +358,19 @@ function onLog(callback, level = 'info') {
     native.setLogCallback(null, 1);
     return;
   }
+  if (typeof callback !== 'function') {
+    throw new errors.InputError('the log callback must be a function or null', 'NotAFunction');
+  }
   const code = LEVELS[level];
   if (code === undefined) throw new errors.InputError(`unknown log level ${level}`, 'UnknownLogLevel');
-  native.setLogCallback((lvl, target, message) => callback({ level: lvl.toLowerCase(), target, message }), code);
+  native.setLogCallback((lvl, target, message) => {
+    try {
+      callback({ level: lvl.toLowerCase(), target, message });
+    } catch (e) {
+      // A throwing callback must not take the process down with it.
+      process.emitWarning(`zlink log callback threw: ${e}`);
+    }
+  }, code);
 }
 
 /**

@@ -136,7 +136,15 @@ impl Task for Connect {
     type JsValue = NativeStore;
 
     fn compute(&mut self) -> Result<Store> {
-        Store::redis(&self.url, self.options.clone()).map_err(|e| {
+        let connect =
+            std::panic::AssertUnwindSafe(|| Store::redis(&self.url, self.options.clone()));
+        let store = std::panic::catch_unwind(connect).unwrap_or_else(|_| {
+            Err(zlink_bridge::Error::host(
+                zlink_bridge::ErrorKind::Panic,
+                "zlink bug (please report): a panic",
+            ))
+        });
+        store.map_err(|e| {
             let reason = e.message.clone();
             self.failed = Some(e);
             napi::Error::from_reason(reason)

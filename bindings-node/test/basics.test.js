@@ -88,3 +88,11 @@ test('config round trips through a runtime; counters are a plain object', async 
   assert.equal(typeof rt.stats().resolutions.ready_route, 'number');
   rt.close();
 });
+
+test('worker threads out of range and bad log callbacks are refused', () => {
+  for (const n of [-1, 0, 1.5, 40000]) {
+    assert.throws(() => new z.Runtime({ mesh: 'main', rid: 1 }, { workerThreads: n }), { code: 'OutOfRange' });
+  }
+  assert.throws(() => z.onLog(undefined), { code: 'NotAFunction' });
+  assert.throws(() => z.onLog(5), { code: 'NotAFunction' });
+});

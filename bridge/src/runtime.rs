@@ -55,6 +55,9 @@ pub fn set_thread_hooks(start: fn(), stop: fn()) {
     let _ = THREAD_HOOKS.set(ThreadHooks { start, stop });
 }
 
+/// The most store I/O threads a host may ask a runtime for.
+pub const MAX_WORKER_THREADS: usize = 64;
+
 /// At most this many threads run blocking jobs (`spawn`) per runtime.
 const MAX_BLOCKING_THREADS: usize = 64;
 
@@ -162,6 +165,12 @@ impl Runtime {
             builder = builder.clock(c.core());
         }
         if let Some(n) = options.worker_threads {
+            if !(1..=MAX_WORKER_THREADS).contains(&n) {
+                return Err(Error::input(
+                    ErrorKind::OutOfRange,
+                    format!("worker threads must be in 1..={MAX_WORKER_THREADS}, got {n}"),
+                ));
+            }
             builder = builder.worker_threads(n);
         }
         let core = Arc::new(builder.build()?);
