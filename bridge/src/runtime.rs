@@ -61,11 +61,6 @@ pub const MAX_WORKER_THREADS: usize = 64;
 /// At most this many threads run blocking jobs (`spawn`) per runtime.
 const MAX_BLOCKING_THREADS: usize = 64;
 
-/// Whether the calling thread runs completion callbacks of some runtime.
-pub fn on_completion_thread() -> bool {
-    COMPLETION_POOL_OF.get() != 0
-}
-
 struct Inner {
     core: Arc<zlink_core::Runtime>,
     /// Runs the completions of asynchronous calls (made on first use; None
