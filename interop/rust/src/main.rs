@@ -1,0 +1,3 @@
+//! The Rust host of the interop run (docs/interop.md).
+
+fn main() {}
