@@ -167,7 +167,7 @@ function sessionEvent(r) {
   if (event === 6) return { kind: 'Ignored', reason: detail };
   if (session === null) throw broken('session event');
   switch (event) {
-    case 1: return { kind: 'Bound', session, actor, route };
+    case 1: return { kind: 'Bound', session, actor, route: required(route, 'bound route') };
     case 2: return { kind: 'BindRefused', session, actor, reason: bindRefusal };
     case 3: return { kind: 'Pushed', session, actor, payload };
     case 4: return { kind: 'RelayRefused', operationId, session, actor, reason: relayRefusal };

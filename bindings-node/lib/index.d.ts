@@ -57,6 +57,8 @@ export interface Operation {
   operationId: bigint; objectKind: Kind; id: string; payload: Buffer; origin: NodeRef;
   fence: RouteFence; hopCount: number; objectGeneration: bigint; correlation: bigint | null;
   isRequest: boolean;
+  /** The operation's frame, as the runtime gave it (not enumerable). */
+  readonly frame: Buffer;
 }
 export type Outcome =
   | { kind: 'Reply'; payload: Buffer }
@@ -148,9 +150,13 @@ export class Runtime {
   constructor(identity: NodeIdentity, options?: RuntimeOptions);
   /** Refuses every later call (ClosedError); work already running finishes. */
   close(): void;
+  /** `using rt = new Runtime(...)`: closes it. */
+  [Symbol.dispose](): void;
   readonly closed: boolean;
   identity(): { mesh: string; rid: bigint; generation: bigint; lease: bigint };
   config(): Readonly<RoutingConfig>;
+  /** Replaces the config in force; a broken rule throws a ConfigError and changes nothing. */
+  updateConfig(config: Partial<RoutingConfig>): void;
   /** Cache only: never blocks, never reads the store. */
   lookupCached(kind: Kind, id: string): ReadyRoute | null;
   /** A cache hit at once, else a store read off the event loop. */
@@ -168,7 +174,7 @@ export class Runtime {
   request(kind: Kind, id: string, payload: Bytes, options?: SendOptions): Promise<SendResult>;
   onFrame(fromNode: bigint | number, frame: Bytes): Promise<Inbound>;
   reply(operation: Operation, payload: Bytes): Outbound;
-  replyError(operation: Operation, errorKind: 'Handler' | 'Decode', code: number, message: string): Outbound;
+  replyError(operation: Operation, errorKind: 'Handler' | 'Decode', code?: number, message?: string): Outbound;
   noticeSettled(token: Buffer, sent: boolean): void;
   cancel(correlation: bigint | number): Completion | null;
   shutdownRequests(): Completion[];

@@ -1,32 +1,21 @@
 'use strict';
 // zlink for Node: the routing core of one MeshNode per `Runtime`. Calls that
-// may reach the Location Store return Promises (they run on the libuv pool,
-// never blocking the event loop); cache-only calls are synchronous. Results
+// may reach the Location Store return Promises (they run on the runtime's
+// own threads, never blocking the event loop nor filling libuv's pool);
+// cache-only calls are synchronous. Arguments are checked here (lib/args.js)
+// so a wrong one is an InputError with a `code`, never a crash. Results
 // are plain objects with a `kind` (see index.d.ts); 64-bit IDs and
 // generations are bigints; payloads are Buffers.
 
 const native = require('../index.js');
 const errors = require('./errors.js');
 const decode = require('./decode.js');
+const args = require('./args.js');
 
 native.setErrorFactory(errors.make);
 
-const KINDS = { spot: 1, actor: 2 };
-
-function kindCode(kind) {
-  const code = KINDS[kind];
-  if (code === undefined) {
-    throw new errors.InputError(`kind must be "spot" or "actor", got ${JSON.stringify(kind)}`, 'UnknownObjectKind');
-  }
-  return code;
-}
-
-function id(value) {
-  if (typeof value !== 'string') {
-    throw new errors.InputError(`id must be a string, got ${typeof value}`, 'NotAString');
-  }
-  return value;
-}
+const kindCode = args.kind;
+const id = (value) => args.text(value, 'id');
 
 const FIELDS = native.configFields().map((f) => f.replace(/_(\w)/g, (_, c) => c.toUpperCase()));
 
@@ -36,12 +25,16 @@ const FIELDS = native.configFields().map((f) => f.replace(/_(\w)/g, (_, c) => c.
  */
 function routingConfig(fields = {}) {
   const values = native.configDefault();
-  for (const [name, value] of Object.entries(fields)) {
+  for (const [name, value] of Object.entries(args.options(fields, 'a config'))) {
     const i = FIELDS.indexOf(name);
     if (i < 0) throw new errors.ConfigError(`unknown config field ${name}`, 'UnknownField');
+    if (!Number.isInteger(value)) {
+      throw new errors.ConfigError(`${name} must be an integer number, got ${value}`, 'OutOfRange');
+    }
     values[i] = value;
   }
-  return Object.freeze(Object.fromEntries(FIELDS.map((f, i) => [f, native.configCheck(values)[i]])));
+  const checked = native.configCheck(values);
+  return Object.freeze(Object.fromEntries(FIELDS.map((f, i) => [f, checked[i]])));
 }
 
 function configValues(config) {
@@ -60,7 +53,7 @@ function workerThreads(n) {
 class ManualClock {
   constructor() { this.native = new native.NativeClock(true); }
   /** Moves time forward by `ms` milliseconds. */
-  advance(ms) { this.native.advance(ms); }
+  advance(ms) { this.native.advance(args.count(ms, 'ms', Number.MAX_SAFE_INTEGER)); }
   nowMs() { return this.native.nowMs(); }
 }
 
@@ -72,7 +65,9 @@ class SystemClock {
 class MemoryStore {
   /** The embedded store; share one between the runtimes of one process. */
   constructor(options = {}) {
-    this.native = native.NativeStore.memory(options.clock?.native ?? null, options.tombstoneRetentionMs ?? null);
+    const o = args.options(options, 'MemoryStore options');
+    this.native = native.NativeStore.memory(args.instance(o.clock, [ManualClock, SystemClock], 'clock', 'NotAClock'),
+      args.optionalCount(o.tombstoneRetentionMs, 'tombstoneRetentionMs'));
   }
 }
 
@@ -82,8 +77,13 @@ class RedisStore {
    * (`redis+cluster://h1:p1,h2:p2`) off the event loop: a Promise of the store.
    */
   static async connect(url, options = {}) {
+    const o = args.options(options, 'RedisStore options');
+    const checked = { prefix: o.prefix === undefined ? undefined : args.text(o.prefix, 'prefix') };
+    for (const f of ['connectTimeoutMs', 'responseTimeoutMs', 'epochCheckIntervalMs', 'tombstoneRetentionMs']) {
+      checked[f] = args.optionalCount(o[f], f) ?? undefined;
+    }
     const store = Object.create(RedisStore.prototype);
-    store.native = await native.connectRedis(url, options);
+    store.native = await native.connectRedis(args.text(url, 'url'), checked);
     store.url = url;
     return store;
   }
@@ -91,26 +91,37 @@ class RedisStore {
 
 const WRITES = { create: 1, publishReady: 2, activate: 3, renewLease: 4, beginRelease: 5 };
 
+// `using rt = new Runtime(...)` closes it (Symbol.dispose where the
+// runtime has it; Node 20 has Symbol.for('nodejs.dispose')).
+const DISPOSE = Symbol.dispose ?? Symbol.for('nodejs.dispose');
+
 class Runtime {
   /**
    * A runtime: `new Runtime({ mesh, rid, generation?, lease? }, { config?, store?, clock?,
    * workerThreads? })`.
    */
   constructor(identity, options = {}) {
+    if (identity === null || typeof identity !== 'object') {
+      throw new errors.InputError('identity must be an object { mesh, rid, generation?, lease? }', 'NotAnObject');
+    }
+    const me = identity;
+    const o = args.options(options, 'Runtime options');
     const parts = {
-      mesh: identity.mesh,
-      rid: BigInt(identity.rid),
-      generation: identity.generation === undefined ? undefined : BigInt(identity.generation),
-      lease: identity.lease === undefined ? undefined : BigInt(identity.lease),
-      config: options.config === undefined ? undefined : configValues(options.config),
-      workerThreads: workerThreads(options.workerThreads),
+      mesh: args.text(me.mesh, 'mesh'),
+      rid: args.u64(me.rid, 'rid'),
+      generation: me.generation === undefined ? undefined : args.u64(me.generation, 'generation'),
+      lease: me.lease === undefined ? undefined : args.u64(me.lease, 'lease'),
+      config: o.config === undefined ? undefined : configValues(o.config),
+      workerThreads: workerThreads(o.workerThreads),
     };
-    this.native = new native.NativeRuntime(parts, options.store?.native ?? null, options.clock?.native ?? null);
+    this.native = new native.NativeRuntime(parts,
+      args.instance(o.store, [MemoryStore, RedisStore], 'store', 'NotAStore'),
+      args.instance(o.clock, [ManualClock, SystemClock], 'clock', 'NotAClock'));
   }
 
   /** Refuses every later call; work already on the pool finishes. Closing twice is allowed. */
   close() { this.native.close(); }
-  [Symbol.dispose ?? Symbol.for('nodejs.dispose')]() { this.close(); }
+  [DISPOSE]() { this.close(); }
   get closed() { return this.native.closed; }
 
   identity() { return decode.read(this.native.identity(), decode.identity); }
@@ -119,6 +130,9 @@ class Runtime {
     const values = this.native.config();
     return Object.freeze(Object.fromEntries(FIELDS.map((f, i) => [f, values[i]])));
   }
+
+  /** Replaces the config in force (fields not given keep the defaults, as in `routingConfig`). */
+  updateConfig(config) { this.native.updateConfig(configValues(config)); }
 
   /** Cache only: the ReadyRoute, or null. Never blocks. */
   lookupCached(kind, objectId) {
@@ -132,11 +146,16 @@ class Runtime {
    * wait.
    */
   async resolve(kind, objectId, options = {}) {
-    options.signal?.throwIfAborted();
+    const { signal } = args.options(options, 'resolve options');
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new errors.InputError('signal must be an AbortSignal', 'NotAnAbortSignal');
+    }
+    signal?.throwIfAborted();
     const code = kindCode(kind);
     const hit = this.native.lookupCached(code, id(objectId));
     if (hit !== null) return decode.read(hit, decode.readyRoute);
-    return decode.read(await this.native.resolve(code, objectId, options.signal), decode.resolution);
+    const read = this.native.resolve(code, objectId);
+    return decode.read(await (signal === undefined ? read : abortable(read, signal)), decode.resolution);
   }
 
   /** How many objects this node owns. */
@@ -164,25 +183,26 @@ class Runtime {
 
   /** What to do with one frame from node `fromNode` (its routing ID). */
   async onFrame(fromNode, frame) {
-    return decode.read(await this.native.onFrame(BigInt(fromNode), buffer(frame)), decode.inbound);
+    return decode.read(await this.native.onFrame(args.u64(fromNode, 'fromNode'), args.bytes(frame, 'a frame')), decode.inbound);
   }
 
   /** Answers a delivered request with `payload`: the frame to carry back. */
   reply(operation, payload) {
-    return decode.read(this.native.reply(operation.frame, buffer(payload), null, null, null), decode.outbound);
+    return decode.read(this.native.reply(args.frameOf(operation), buffer(payload), null, null, null), decode.outbound);
   }
 
   /** Answers a delivered request with an error: `errorKind` 'Handler' | 'Decode'. */
-  replyError(operation, errorKind, code, message) {
-    return decode.read(this.native.reply(operation.frame, null, errorKind, code, message), decode.outbound);
+  replyError(operation, errorKind, code = 0, message = '') {
+    return decode.read(this.native.reply(args.frameOf(operation), null, args.text(errorKind, 'errorKind'),
+      args.count(code, 'code', 0xffff_ffff), args.text(message, 'message')), decode.outbound);
   }
 
   /** Reports whether a Relay's notification was sent. */
-  noticeSettled(token, sent) { this.native.noticeSettled(token, sent); }
+  noticeSettled(token, sent) { this.native.noticeSettled(args.bytes(token, 'a notice token'), Boolean(sent)); }
 
   /** Cancels a pending request: its Completion, or null if it had already ended. */
   cancel(correlation) {
-    const done = this.native.cancel(BigInt(correlation));
+    const done = this.native.cancel(args.u64(correlation, 'correlation'));
     return done === null ? null : decode.read(done, decode.inbound).completion;
   }
 
@@ -201,7 +221,8 @@ class Runtime {
 
   /** Runs every deadline due at `now` (ns; default: the clock's now): the decisions. */
   async onTimeout(now) {
-    return decode.read(await this.native.onTimeout(now === undefined ? null : BigInt(now)), decode.list(decode.inbound));
+    const at = now === undefined || now === null ? null : args.u64(now, 'now');
+    return decode.read(await this.native.onTimeout(at), decode.list(decode.inbound));
   }
 
   // ---- 17-20: ownership and relocation ------------------------------------
@@ -217,10 +238,11 @@ class Runtime {
   }
 
   /** Source: starts moving an object to runtime `targetRid`; carry every frame of `send`. */
-  beginRelocation(kind, objectId, targetRid, targetGeneration = 1n, { saved = [], state = Buffer.alloc(0) } = {}) {
-    const frames = saved.map((op) => op.frame);
-    const started = this.native.beginRelocation(kindCode(kind), id(objectId), BigInt(targetRid),
-      BigInt(targetGeneration), frames, buffer(state));
+  beginRelocation(kind, objectId, targetRid, targetGeneration = 1n, handoff = {}) {
+    const { saved = [], state = Buffer.alloc(0) } = args.options(handoff, 'the handoff');
+    if (!Array.isArray(saved)) throw new errors.InputError('saved must be an array of Operations', 'NotADelivery');
+    const started = this.native.beginRelocation(kindCode(kind), id(objectId), args.u64(targetRid, 'targetRid'),
+      args.u64(targetGeneration, 'targetGeneration'), saved.map(args.frameOf), args.bytes(state, 'state'));
     return decode.read(started, decode.relocationStarted);
   }
 
@@ -237,36 +259,49 @@ class Runtime {
   // ---- 21-26: sessions -------------------------------------------------------
 
   openSession(session, generation = 1n) {
-    return decode.read(this.native.openSession(BigInt(session), BigInt(generation)), decode.sessionRef);
+    return decode.read(this.native.openSession(args.u64(session, 'session'), args.u64(generation, 'generation')),
+      decode.sessionRef);
   }
 
   /** Binds a Session to Actor `actor` at `route` (an ActorRoute, or a RouteEnd from ownerRouteEnd). */
   bind(session, actor, route) {
-    const parts = route.fence === undefined ? route : {
-      owner: route.node,
-      objectGeneration: route.fence.objectGeneration,
-      authorityOwnerGeneration: route.fence.authorityOwnerGeneration,
-      ownerLeaseGeneration: route.fence.ownerLeaseGeneration,
+    const r = args.options(route, 'route');
+    const at = r.fence === undefined ? r : {
+      owner: r.node,
+      objectGeneration: r.fence.objectGeneration,
+      authorityOwnerGeneration: r.fence.authorityOwnerGeneration,
+      ownerLeaseGeneration: r.fence.ownerLeaseGeneration,
     };
-    return decode.read(this.native.bind(BigInt(session), id(actor), parts), decode.outbound);
+    const parts = {
+      owner: args.node(at.owner, 'route.owner'),
+      objectGeneration: args.u64(at.objectGeneration, 'objectGeneration'),
+      authorityOwnerGeneration: args.u64(at.authorityOwnerGeneration, 'authorityOwnerGeneration'),
+      ownerLeaseGeneration: args.u64(at.ownerLeaseGeneration, 'ownerLeaseGeneration'),
+      leaseRemainingMs: args.optionalCount(at.leaseRemainingMs, 'leaseRemainingMs') ?? undefined,
+    };
+    return decode.read(this.native.bind(args.u64(session, 'session'), id(actor), parts), decode.outbound);
   }
 
   binding(session, actor) {
-    const b = this.native.binding(BigInt(session), id(actor));
+    const b = this.native.binding(args.u64(session, 'session'), id(actor));
     return b === null ? null : decode.read(b, decode.bindingRoute);
   }
 
   /** Relays a payload from a Session to a bound Actor: SessionSent | SessionHeld | Unavailable. */
   sessionSend(session, actor, payload) {
-    return decode.read(this.native.sessionSend(BigInt(session), id(actor), buffer(payload)), decode.sessionSent);
+    return decode.read(this.native.sessionSend(args.u64(session, 'session'), id(actor), buffer(payload)),
+      decode.sessionSent);
   }
 
   disconnectSession(session, physical = true) {
-    return decode.read(this.native.disconnectSession(BigInt(session), physical), decode.list(decode.outbound));
+    return decode.read(this.native.disconnectSession(args.u64(session, 'session'), Boolean(physical)),
+      decode.list(decode.outbound));
   }
 
   push(actor, session, payload) {
-    const out = this.native.push(id(actor), session.owner, session.id, session.generation, buffer(payload));
+    const s = args.options(session, 'session');
+    const out = this.native.push(id(actor), args.node(s.owner, 'session.owner'), args.u64(s.id, 'session.id'),
+      args.u64(s.generation, 'session.generation'), buffer(payload));
     return out === null ? null : decode.read(out, decode.outbound);
   }
 
@@ -283,60 +318,71 @@ class Runtime {
   // ---- 27-30: manual object peers -------------------------------------------
 
   async publishDescriptor(endpoint, securityIdentity) {
-    return decode.read(await this.native.publishDescriptor(endpoint, securityIdentity), decode.peerDescriptor);
+    return decode.read(await this.native.publishDescriptor(args.text(endpoint, 'endpoint'),
+      args.text(securityIdentity, 'securityIdentity')), decode.peerDescriptor);
   }
 
-  addManualPeer(endpoint) { this.native.addManualPeer(endpoint); }
+  addManualPeer(endpoint) { this.native.addManualPeer(args.text(endpoint, 'endpoint')); }
 
   async connectManualPeers() {
     return decode.read(await this.native.connectManualPeers(), decode.list(decode.peerReplacement));
   }
 
   async ensureManualPeer(endpoint) {
-    const found = decode.read(await this.native.ensureManualPeer(endpoint), decode.list(decode.peerReplacement));
+    const found = decode.read(await this.native.ensureManualPeer(args.text(endpoint, 'endpoint')),
+      decode.list(decode.peerReplacement));
     return found[0] ?? null;
   }
 
-  peerOpened(endpoint, rid) { this.native.peerOpened(endpoint, BigInt(rid)); }
+  peerOpened(endpoint, rid) { this.native.peerOpened(args.text(endpoint, 'endpoint'), args.u64(rid, 'rid')); }
 
   peerClosed(endpoint) {
-    const r = this.native.peerClosed(endpoint);
+    const r = this.native.peerClosed(args.text(endpoint, 'endpoint'));
     return r === null ? null : decode.read(r, decode.peerReplacement);
   }
 
   peerIntent(endpoint) {
-    const i = this.native.peerIntent(endpoint);
+    const i = this.native.peerIntent(args.text(endpoint, 'endpoint'));
     return i === null ? null : decode.read(i, decode.peerIntent);
   }
 
-  peerEndpoint(rid) { return this.native.peerEndpoint(BigInt(rid)); }
+  peerEndpoint(rid) { return this.native.peerEndpoint(args.u64(rid, 'rid')); }
 
   /** The lifecycle `lease` of node `node` ended: drops its cached routes (how many). */
-  onOwnerLeaseInvalidated(node, lease) { return this.native.onOwnerLeaseInvalidated(BigInt(node), BigInt(lease)); }
+  onOwnerLeaseInvalidated(node, lease) {
+    return this.native.onOwnerLeaseInvalidated(args.u64(node, 'node'), args.u64(lease, 'lease'));
+  }
 
   /** A store recovery event the host observed: clears the route cache (how many). */
   onStoreRecovery() { return this.native.onStoreRecovery(); }
 
   async onPeerFrame(endpoint, frame) {
-    return decode.read(await this.native.onPeerFrame(endpoint, buffer(frame)), decode.inbound);
+    return decode.read(await this.native.onPeerFrame(args.text(endpoint, 'endpoint'), args.bytes(frame, 'a frame')),
+      decode.inbound);
   }
 }
 
-function buffer(value) {
-  if (Buffer.isBuffer(value)) return value;
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  if (typeof value === 'string') return Buffer.from(value, 'utf8');
-  throw new errors.InputError('a payload must be a Buffer, a Uint8Array or a string', 'NotBytes');
+const buffer = (value) => args.bytes(value);
+
+/** Resolves as `promise`, or rejects with the signal's reason when it aborts first. */
+function abortable(promise, signal) {
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener('abort', abort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
 
-function callOptions(o) {
-  if (o === undefined) return null;
+function callOptions(options) {
+  if (options === undefined || options === null) return null;
+  const o = args.options(options, 'send options');
+  const origin = o.origin === undefined || o.origin === null ? null : args.options(o.origin, 'origin');
   return {
-    instanceIntent: o.instanceIntent,
-    deadlineMs: o.deadlineMs,
-    timeoutMs: o.timeoutMs,
-    originSpot: o.origin?.spot,
-    originGeneration: o.origin === undefined ? undefined : BigInt(o.origin.objectGeneration),
+    instanceIntent: o.instanceIntent === undefined ? undefined : Boolean(o.instanceIntent),
+    deadlineMs: args.optionalCount(o.deadlineMs, 'deadlineMs') ?? undefined,
+    timeoutMs: args.optionalCount(o.timeoutMs, 'timeoutMs') ?? undefined,
+    originSpot: origin === null ? undefined : args.text(origin.spot, 'origin.spot'),
+    originGeneration: origin === null ? undefined : args.u64(origin.objectGeneration ?? 0n, 'origin.objectGeneration'),
   };
 }
 
@@ -379,8 +425,9 @@ function onLog(callback, level = 'info') {
  */
 const wire = {
   decode(data, limits = {}) {
-    const out = native.wireDecode(buffer(data), limits.maxObjectIdBytes ?? null,
-      limits.maxPayloadBytes ?? null, limits.maxStateBytes ?? null);
+    const l = args.options(limits, 'limits');
+    const out = native.wireDecode(args.bytes(data, 'a frame'), args.optionalCount(l.maxObjectIdBytes, 'maxObjectIdBytes'),
+      args.optionalCount(l.maxPayloadBytes, 'maxPayloadBytes'), args.optionalCount(l.maxStateBytes, 'maxStateBytes'));
     return decode.read(out, (r) => ({ command: r.str(), description: JSON.parse(r.str()), bytes: r.bytes() }));
   },
 };

@@ -16,6 +16,7 @@ mod ops;
 use std::cell::RefCell;
 use std::sync::Arc;
 
+use napi::JsDeferred;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use zlink_bridge::encode::Encode;
@@ -24,9 +25,6 @@ use zlink_bridge::{Clock, Options, Store, Write, config, setup};
 
 /// `(message, code, family) => Error`, from lib/errors.js.
 type ErrorFactory = FunctionRef<FnArgs<(String, String, String)>, Unknown<'static>>;
-
-/// A blocking bridge call that gives its result's bytes.
-type Work = Box<dyn FnOnce(&zlink_bridge::Runtime) -> zlink_bridge::Result<Vec<u8>> + Send>;
 
 thread_local! {
     /// The error factory, registered by lib/errors.js.
@@ -231,14 +229,16 @@ pub fn config_fields() -> Vec<String> {
 fn config_of(values: &[f64]) -> zlink_bridge::Result<zlink_core::RoutingConfig> {
     let mut v = [0i128; 13];
     if values.len() != v.len() {
-        return Err(zlink_bridge::Error::host(
+        return Err(zlink_bridge::Error::new(
+            zlink_bridge::Family::Config,
             zlink_bridge::ErrorKind::ConfigSize,
             "a config is 13 numbers",
         ));
     }
     for (slot, x) in v.iter_mut().zip(values) {
         if x.fract() != 0.0 || !x.is_finite() {
-            return Err(zlink_bridge::Error::host(
+            return Err(zlink_bridge::Error::new(
+                zlink_bridge::Family::Config,
                 zlink_bridge::ErrorKind::OutOfRange,
                 format!("{x} is not an integer"),
             ));
@@ -277,38 +277,31 @@ fn u64_of(env: &Env, v: &BigInt, what: &str) -> Result<u64> {
     Ok(value)
 }
 
-/// A blocking bridge call on the libuv pool: a Promise of its bytes.
-pub struct Call {
-    rt: Arc<Closable<zlink_bridge::Runtime>>,
-    work: Option<Work>,
-    failed: Option<zlink_bridge::Error>,
+/// How a Promise the completion threads made is settled, on the
+/// JavaScript thread: the result's bytes or the error's object.
+type Settler = Box<dyn FnOnce(Env) -> Result<Buffer> + Send>;
+
+/// A Promise a thread of the runtime's completion pool settles. A job the
+/// pool drops unrun (the runtime stopped) rejects it with `Closed`, so no
+/// Promise is left pending, and none keeps the process alive.
+struct Settle(Option<JsDeferred<Buffer, Settler>>);
+
+impl Settle {
+    fn done(mut self, out: zlink_bridge::Result<Vec<u8>>) {
+        if let Some(deferred) = self.0.take() {
+            deferred.resolve(Box::new(move |env| match out {
+                Ok(bytes) => Ok(bytes.into()),
+                Err(e) => Err(js_error(&env, &e)),
+            }));
+        }
+    }
 }
 
-impl Task for Call {
-    type Output = Vec<u8>;
-    type JsValue = Buffer;
-
-    fn compute(&mut self) -> Result<Vec<u8>> {
-        let work = self
-            .work
-            .take()
-            .ok_or_else(|| napi::Error::from_reason("ran twice"))?;
-        let done = self.rt.pin().and_then(|rt| work(&rt));
-        done.map_err(|e| {
-            let reason = e.message.clone();
-            self.failed = Some(e);
-            napi::Error::from_reason(reason)
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, out: Vec<u8>) -> Result<Buffer> {
-        Ok(out.into())
-    }
-
-    fn reject(&mut self, env: Env, err: napi::Error) -> Result<Buffer> {
-        match self.failed.take() {
-            Some(e) => Err(js_error(&env, &e)),
-            None => Err(err),
+impl Drop for Settle {
+    fn drop(&mut self) {
+        if let Some(deferred) = self.0.take() {
+            let closed = zlink_bridge::Error::closed("Runtime");
+            deferred.resolve(Box::new(move |env| Err(js_error(&env, &closed))));
         }
     }
 }
@@ -318,17 +311,22 @@ impl NativeRuntime {
         self.rt.get().map_err(|e| js_error(env, &e))
     }
 
-    fn call(
+    /// Runs a blocking bridge call on the runtime's completion pool (its
+    /// own threads, never libuv's four, which a stalled store would
+    /// fill): a Promise of its bytes. A closed runtime throws at once.
+    fn call<'env>(
         &self,
+        env: &'env Env,
         work: impl FnOnce(&zlink_bridge::Runtime) -> zlink_bridge::Result<Vec<u8>> + Send + 'static,
-        signal: Option<AbortSignal>,
-    ) -> AsyncTask<Call> {
-        let call = Call {
-            rt: self.rt.clone(),
-            work: Some(Box::new(work)),
-            failed: None,
-        };
-        AsyncTask::with_optional_signal(call, signal)
+    ) -> Result<Object<'env>> {
+        let runtime = self.get(env)?;
+        let (deferred, promise) = env.create_deferred::<Buffer, Settler>()?;
+        let settle = Settle(Some(deferred));
+        let rt = self.rt.clone();
+        // Refused only by a runtime stopped since `get`: then the job is
+        // dropped and `Settle` rejects with `Closed`.
+        let _ = runtime.spawn(move || settle.done(rt.pin().and_then(|rt| work(&rt))));
+        Ok(promise)
     }
 }
 
@@ -410,6 +408,14 @@ impl NativeRuntime {
         Ok(config::values(&c).map(|v| v as f64).to_vec())
     }
 
+    /// Replaces the config in force with 13 checked numbers.
+    #[napi(catch_unwind)]
+    pub fn update_config(&self, env: Env, values: Vec<f64>) -> Result<()> {
+        let fail = |e: zlink_bridge::Error| js_error(&env, &e);
+        let config = config_of(&values).map_err(fail)?;
+        self.get(&env)?.update_config(config).map_err(fail)
+    }
+
     /// Cache only: the route's bytes, or null. Never blocks.
     #[napi(catch_unwind)]
     pub fn lookup_cached(&self, env: Env, kind: u32, id: String) -> Result<Option<Buffer>> {
@@ -420,41 +426,58 @@ impl NativeRuntime {
         Ok(hit.map(|r| bytes(&r)))
     }
 
-    /// Resolves on the pool: a Promise of the resolution's bytes.
+    /// Resolves on the runtime's own threads (the core's asynchronous
+    /// resolution: concurrent misses of one ID share one store read): a
+    /// Promise of the resolution's bytes. Bad input throws at once.
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn resolve(&self, kind: u32, id: String, signal: Option<AbortSignal>) -> AsyncTask<Call> {
-        self.call(
-            move |rt| Ok(rt.resolve(kind, id.as_str())?.to_bytes()),
-            signal,
-        )
+    pub fn resolve<'env>(&self, env: &'env Env, kind: u32, id: String) -> Result<Object<'env>> {
+        let runtime = self.get(env)?;
+        // The same checks, in the same order, as the resolution's own, so
+        // nothing after the Promise exists can fail but a stop.
+        runtime
+            .lookup_cached(kind, id.as_str())
+            .map_err(|e| js_error(env, &e))?;
+        let (deferred, promise) = env.create_deferred::<Buffer, Settler>()?;
+        let settle = Settle(Some(deferred));
+        let _ = runtime.resolve_async(kind, id.as_str(), move |resolved| {
+            settle.done(Ok(resolved.to_bytes()))
+        });
+        Ok(promise)
     }
 
     /// One lifecycle write on the pool (1 create, 2 publishReady,
     /// 3 activate, 4 renewLease, 5 beginRelease): the owned object's bytes.
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn write(&self, op: u32, kind: u32, id: String) -> AsyncTask<Call> {
-        self.call(
-            move |rt| {
-                let write = match op {
-                    1 => Write::Create,
-                    2 => Write::PublishReady,
-                    3 => Write::Activate,
-                    4 => Write::RenewLease,
-                    _ => Write::BeginRelease,
-                };
-                Ok(rt.write(kind, id.as_str(), write)?.to_bytes())
-            },
-            None,
-        )
+    pub fn write<'env>(
+        &self,
+        env: &'env Env,
+        op: u32,
+        kind: u32,
+        id: String,
+    ) -> Result<Object<'env>> {
+        self.call(env, move |rt| {
+            let write = match op {
+                1 => Write::Create,
+                2 => Write::PublishReady,
+                3 => Write::Activate,
+                4 => Write::RenewLease,
+                _ => Write::BeginRelease,
+            };
+            Ok(rt.write(kind, id.as_str(), write)?.to_bytes())
+        })
     }
 
     /// Completes a release on the pool.
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn complete_release(&self, kind: u32, id: String) -> AsyncTask<Call> {
-        self.call(
-            move |rt| rt.complete_release(kind, id.as_str()).map(|()| Vec::new()),
-            None,
-        )
+    pub fn complete_release<'env>(
+        &self,
+        env: &'env Env,
+        kind: u32,
+        id: String,
+    ) -> Result<Object<'env>> {
+        self.call(env, move |rt| {
+            rt.complete_release(kind, id.as_str()).map(|()| Vec::new())
+        })
     }
 
     /// How many objects this node owns.
@@ -471,6 +494,9 @@ impl NativeRuntime {
         Ok(bytes(&counters[..]))
     }
 }
+
+/// Log records waiting for the event loop at most.
+const LOG_QUEUE: usize = 1024;
 
 /// `(level, target, message) => void`.
 type LogCallback<'a> = Function<'a, FnArgs<(String, String, String)>, ()>;
@@ -492,6 +518,9 @@ pub fn set_log_callback(env: Env, callback: Option<LogCallback>, level: u32) -> 
         .build_threadsafe_function::<(String, String, String)>()
         .weak::<true>()
         .callee_handled::<false>()
+        // Records past this many waiting for the event loop are dropped
+        // (a NonBlocking call on a full queue fails), never buffered.
+        .max_queue_size::<LOG_QUEUE>()
         .build_callback(|ctx| Ok(FnArgs::from(ctx.value)))?;
     let sink: zlink_bridge::logs::Sink = Box::new(move |level, target, message| {
         let record = (

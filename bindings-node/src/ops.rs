@@ -11,7 +11,7 @@ use zlink_bridge::encode::{self, Encode};
 use zlink_core::ObjectKind;
 use zlink_core::wire::{ActorRoute, NodeRef, SessionRef};
 
-use crate::{Call, NativeRuntime, bytes, js_error};
+use crate::{NativeRuntime, bytes, js_error};
 
 /// Options of a send or a request; each not given keeps the core's default.
 #[napi(object)]
@@ -99,43 +99,48 @@ impl NativeRuntime {
 
     /// Sends a one-way message: a Promise of the send result's bytes.
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn send(
+    pub fn send<'env>(
         &self,
+        env: &'env Env,
         kind: u32,
         id: String,
         payload: Buffer,
         options: Option<CallOptions>,
-    ) -> AsyncTask<Call> {
+    ) -> Result<Object<'env>> {
         let (payload, opts) = (payload.to_vec(), self::options(&options));
-        self.call(
-            move |rt| Ok(rt.send(kind, id.as_str(), &payload, opts?.send)?.to_bytes()),
-            None,
-        )
+        self.call(env, move |rt| {
+            Ok(rt.send(kind, id.as_str(), &payload, opts?.send)?.to_bytes())
+        })
     }
 
     /// Sends a request: a Promise of the send result's bytes.
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn request(
+    pub fn request<'env>(
         &self,
+        env: &'env Env,
         kind: u32,
         id: String,
         payload: Buffer,
         options: Option<CallOptions>,
-    ) -> AsyncTask<Call> {
+    ) -> Result<Object<'env>> {
         let (payload, opts) = (payload.to_vec(), self::options(&options));
-        self.call(
-            move |rt| Ok(rt.request(kind, id.as_str(), &payload, opts?)?.to_bytes()),
-            None,
-        )
+        self.call(env, move |rt| {
+            Ok(rt.request(kind, id.as_str(), &payload, opts?)?.to_bytes())
+        })
     }
 
     /// What to do with one frame from node `from`: a Promise of the
     /// decision's bytes (a relocation's cutover may write the store).
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn on_frame(&self, env: Env, from: BigInt, frame: Buffer) -> Result<AsyncTask<Call>> {
-        let from = u64_of(&from).map_err(|e| js_error(&env, &e))?;
+    pub fn on_frame<'env>(
+        &self,
+        env: &'env Env,
+        from: BigInt,
+        frame: Buffer,
+    ) -> Result<Object<'env>> {
+        let from = u64_of(&from).map_err(|e| js_error(env, &e))?;
         let frame = frame.to_vec();
-        Ok(self.call(move |rt| Ok(rt.on_frame(from, &frame)?.to_bytes()), None))
+        self.call(env, move |rt| Ok(rt.on_frame(from, &frame)?.to_bytes()))
     }
 
     /// Answers a delivered request (its frame): `payload`, or (no payload)
@@ -232,13 +237,13 @@ impl NativeRuntime {
     /// a Promise of the decisions' bytes (a relocation commit may write the
     /// store).
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn on_timeout(&self, env: Env, now: Option<BigInt>) -> Result<AsyncTask<Call>> {
+    pub fn on_timeout<'env>(&self, env: &'env Env, now: Option<BigInt>) -> Result<Object<'env>> {
         let now = now
             .as_ref()
             .map(u64_of)
             .transpose()
-            .map_err(|e| js_error(&env, &e))?;
-        Ok(self.call(move |rt| Ok(list(&rt.on_timeout(now)?)), None))
+            .map_err(|e| js_error(env, &e))?;
+        self.call(env, move |rt| Ok(list(&rt.on_timeout(now)?)))
     }
 
     // ---- 17-20: ownership and relocation --------------------------------
@@ -458,11 +463,15 @@ impl NativeRuntime {
 
     /// Publishes this node's object-peer descriptor (writes the store).
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn publish_descriptor(&self, endpoint: String, identity: String) -> AsyncTask<Call> {
-        self.call(
-            move |rt| Ok(rt.publish_descriptor(&endpoint, &identity)?.to_bytes()),
-            None,
-        )
+    pub fn publish_descriptor<'env>(
+        &self,
+        env: &'env Env,
+        endpoint: String,
+        identity: String,
+    ) -> Result<Object<'env>> {
+        self.call(env, move |rt| {
+            Ok(rt.publish_descriptor(&endpoint, &identity)?.to_bytes())
+        })
     }
 
     /// Registers a manually configured endpoint.
@@ -475,24 +484,25 @@ impl NativeRuntime {
 
     /// Looks up every manual endpoint's descriptor: the replacements' bytes.
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn connect_manual_peers(&self) -> AsyncTask<Call> {
-        self.call(move |rt| Ok(list(&rt.connect_manual_peers()?)), None)
+    pub fn connect_manual_peers<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+        self.call(env, move |rt| Ok(list(&rt.connect_manual_peers()?)))
     }
 
     /// Registers `endpoint` if needed and looks it up: a replacement (a
     /// one-element list) or an empty list.
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn ensure_manual_peer(&self, endpoint: String) -> AsyncTask<Call> {
-        self.call(
-            move |rt| {
-                Ok(list(
-                    &rt.ensure_manual_peer(&endpoint)?
-                        .into_iter()
-                        .collect::<Vec<_>>(),
-                ))
-            },
-            None,
-        )
+    pub fn ensure_manual_peer<'env>(
+        &self,
+        env: &'env Env,
+        endpoint: String,
+    ) -> Result<Object<'env>> {
+        self.call(env, move |rt| {
+            Ok(list(
+                &rt.ensure_manual_peer(&endpoint)?
+                    .into_iter()
+                    .collect::<Vec<_>>(),
+            ))
+        })
     }
 
     /// The transport connected `endpoint`; its handshake showed `rid`.
@@ -555,11 +565,15 @@ impl NativeRuntime {
 
     /// `onFrame` behind a manual peer connection's admission fence.
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
-    pub fn on_peer_frame(&self, endpoint: String, frame: Buffer) -> AsyncTask<Call> {
+    pub fn on_peer_frame<'env>(
+        &self,
+        env: &'env Env,
+        endpoint: String,
+        frame: Buffer,
+    ) -> Result<Object<'env>> {
         let frame = frame.to_vec();
-        self.call(
-            move |rt| Ok(rt.on_peer_frame(&endpoint, &frame)?.to_bytes()),
-            None,
-        )
+        self.call(env, move |rt| {
+            Ok(rt.on_peer_frame(&endpoint, &frame)?.to_bytes())
+        })
     }
 }

@@ -89,6 +89,71 @@ test('config round trips through a runtime; counters are a plain object', async 
   rt.close();
 });
 
+test('every wrong argument is an InputError with a code, before the addon sees it', async () => {
+  const { owner, sender } = pair();
+  const input = (code) => (e) => e instanceof z.InputError && e.code === code;
+  // A lone surrogate has no UTF-8 form: it would alias 'a\uFFFD'.
+  assert.throws(() => sender.lookupCached('actor', 'a\uD800'), input('InvalidUtf8'));
+  assert.throws(() => sender.lookupCached('actor', 42), input('NotAString'));
+  assert.throws(() => new z.Runtime({ mesh: 'main', rid: 'x' }), input('NotAnInteger'));
+  assert.throws(() => new z.Runtime({ mesh: 'main', rid: 1.5 }), input('NotAnInteger'));
+  assert.throws(() => new z.Runtime({ mesh: 'main', rid: 1n << 64n }), input('OutOfRange'));
+  assert.throws(() => new z.Runtime({ mesh: 'main', rid: 1 }, { store: {} }), input('NotAStore'));
+  assert.throws(() => new z.Runtime({ mesh: 'main', rid: 1 }, { clock: {} }), input('NotAClock'));
+  assert.throws(() => new z.Runtime(null), input('NotAnObject'));
+  assert.throws(() => new z.MemoryStore({ tombstoneRetentionMs: -5 }), input('Negative'));
+  assert.throws(() => new z.ManualClock().advance(0.5), input('NotAnInteger'));
+  assert.throws(() => owner.cancel('7'), input('NotAnInteger'));
+  assert.throws(() => owner.cancel(-1), input('OutOfRange'));
+  assert.throws(() => owner.reply({}, 'x'), input('NotADelivery'));
+  assert.throws(() => owner.openSession(1n, -2), input('OutOfRange'));
+  assert.throws(() => owner.addManualPeer(undefined), input('NotAString'));
+  assert.throws(() => z.wire.decode(Buffer.alloc(4), { maxPayloadBytes: -1 }), input('Negative'));
+  await assert.rejects(sender.send('actor', 'a', 5), input('NotBytes'));
+  await assert.rejects(sender.send('actor', 'a', 'x', { deadlineMs: -1 }), input('Negative'));
+  await assert.rejects(sender.send('actor', 'a', 'x', { timeoutMs: 2.5 }), input('NotAnInteger'));
+  await assert.rejects(sender.resolve('actor', 'a', { signal: {} }), input('NotAnAbortSignal'));
+  await assert.rejects(sender.onFrame(-1, Buffer.alloc(8)), input('OutOfRange'));
+  assert.throws(() => z.routingConfig({ routeCacheMaxAge: '5' }), (e) => e instanceof z.ConfigError && e.code === 'OutOfRange');
+  assert.throws(() => z.routingConfig({ routeCacheMaxAge: 2 ** 70 }), z.ConfigError);
+  owner.close(); sender.close();
+});
+
+test('a request answered with an error code out of range is refused', async () => {
+  const { owner, sender } = pair();
+  await owner.activate('actor', 'a');
+  const sent = await sender.request('actor', 'a', 'ping');
+  const delivered = await owner.onFrame(2n, sent.outbound.bytes);
+  assert.equal(delivered.kind, 'Deliver');
+  assert.throws(() => owner.replyError(delivered.operation, 'Handler', 2 ** 32), { code: 'OutOfRange' });
+  assert.throws(() => owner.replyError(delivered.operation, 'Handler', -1), { code: 'OutOfRange' });
+  const answer = owner.replyError(delivered.operation, 'Handler', 2 ** 32 - 1, 'no');
+  const done = await sender.onFrame(1n, answer.bytes);
+  assert.equal(done.completion.outcome.code, 2 ** 32 - 1);
+  owner.close(); sender.close();
+});
+
+test('updateConfig replaces the config in force; a broken one changes nothing', () => {
+  const rt = new z.Runtime({ mesh: 'main', rid: 9 });
+  rt.updateConfig({ routeCacheMaxAge: 1000 });
+  assert.equal(rt.config().routeCacheMaxAge, 1000);
+  assert.throws(() => rt.updateConfig({ routeCacheMaxAge: 28_000 }), { code: 'CacheOutlivesFollow' });
+  assert.equal(rt.config().routeCacheMaxAge, 1000);
+  rt.close();
+  assert.throws(() => rt.updateConfig({}), z.ClosedError);
+});
+
+test('a store call made just before close settles (a ClosedError or its result), never hangs', async () => {
+  for (let i = 0; i < 50; i++) {
+    const { owner } = pair();
+    const calls = [owner.activate('actor', `a${i}`), owner.send('actor', 'x', 'p'), owner.resolve('actor', 'y')];
+    owner.close();
+    for (const settled of await Promise.allSettled(calls)) {
+      assert.ok(settled.status === 'fulfilled' || settled.reason instanceof z.ClosedError, String(settled.reason));
+    }
+  }
+});
+
 test('worker threads out of range and bad log callbacks are refused', () => {
   for (const n of [-1, 0, 1.5, 40000]) {
     assert.throws(() => new z.Runtime({ mesh: 'main', rid: 1 }, { workerThreads: n }), { code: 'OutOfRange' });

@@ -66,9 +66,37 @@ test('on a real redis-server', async (t) => {
     owner.close(); sender.close();
   });
 
+  await t.test('an abort ends a resolve waiting on a silent store; libuv\'s pool stays free', async () => {
+    const store = await z.RedisStore.connect(redis.url, { prefix: 'aborted', responseTimeoutMs: 5000 });
+    const owner = new z.Runtime({ mesh: 'main', rid: 1 }, { store });
+    const sender = new z.Runtime({ mesh: 'main', rid: 2 }, { store });
+    await owner.activate('actor', 'a');
+    redis.pause();
+    try {
+      const controller = new AbortController();
+      const waiting = sender.resolve('actor', 'a', { signal: controller.signal });
+      // More store calls than libuv has threads (4): they wait on the
+      // runtime's own threads, so a file read (libuv's pool) still runs.
+      const writes = Array.from({ length: 8 }, (_, i) => owner.activate('actor', `w${i}`));
+      writes.forEach((w) => w.catch(() => {}));
+      const started = Date.now();
+      await fs.promises.readFile(__filename);
+      assert.ok(Date.now() - started < 1000, 'libuv\'s pool is not held by store calls');
+      setTimeout(() => controller.abort(new Error('gave up')), 50);
+      await assert.rejects(waiting, { message: 'gave up' });
+      assert.ok(Date.now() - started < 2000, 'the abort ended the wait before the store answered');
+    } finally {
+      redis.resume();
+    }
+    owner.close(); sender.close();
+  });
+
   await t.test('an unreachable or bad URL rejects with a coded error', async () => {
     await assert.rejects(z.RedisStore.connect('redis://127.0.0.1:1', { connectTimeoutMs: 200 }), { code: 'Unreachable' });
     await assert.rejects(z.RedisStore.connect('http://nowhere'), z.ZlinkError);
     await assert.rejects(z.RedisStore.connect(redis.url, { connectTimeoutMs: -1 }), { code: 'Negative' });
+    await assert.rejects(z.RedisStore.connect(redis.url, { responseTimeoutMs: 1.5 }), { code: 'NotAnInteger' });
+    await assert.rejects(z.RedisStore.connect(redis.url, { epochCheckIntervalMs: 0 }), z.StoreError);
+    await assert.rejects(z.RedisStore.connect(42), { code: 'NotAString' });
   });
 });

@@ -147,10 +147,19 @@ fn an_unreachable_server_or_a_bad_url_fails_open_fast_with_a_clear_error() {
     }
     let braces = RedisOptions {
         prefix: "a{b}".to_owned(),
-        ..quick
+        ..quick.clone()
     };
     assert!(matches!(
         RedisStore::open_with(&url, braces),
+        Err(zlink_core::StoreError::Config(_))
+    ));
+    // A zero epoch check period is refused, not a panicking watcher.
+    let spinning = RedisOptions {
+        epoch_check_interval: std::time::Duration::ZERO,
+        ..quick
+    };
+    assert!(matches!(
+        RedisStore::open_with(&url, spinning),
         Err(zlink_core::StoreError::Config(_))
     ));
 }

@@ -120,6 +120,13 @@ impl RedisStore {
                 .into(),
             ));
         }
+        if options.epoch_check_interval.is_zero() {
+            // A zero period would make the epoch watcher spin (tokio's
+            // interval refuses it outright).
+            return Err(StoreError::Config(
+                "epoch_check_interval must be more than 0".into(),
+            ));
+        }
         let target = Target::parse(url)?;
         let id = NEXT_STORE.fetch_add(1, Ordering::Relaxed);
         let io = tokio::runtime::Builder::new_multi_thread()
