@@ -25,7 +25,8 @@ ROUNDS = 60
 PER_ROUND = 4  # operations each host sends per round (every third a request)
 SESSION_PER_ROUND = 2  # session relays the Node host sends per round
 MOVE_ROUNDS = (10, 20, 30, 40)  # Java -> Python -> Node -> C -> Rust
-ROUND_PAUSE = 0.02
+ROUND_PAUSE = 0.02  # between rounds, except the BURST rounds from a move on
+BURST = 3
 COMMAND_TIMEOUT = 15.0
 SETTLE_TIMEOUT = 20.0
 
@@ -123,12 +124,8 @@ def main():
         owner, moving = 0, None  # index in chain of the owner; the target of the move in flight
         traffic_started = time.monotonic()
         moves = []
+        last_move = -BURST
         for r in range(ROUNDS):
-            commands = [f"send {ACTOR} {PER_ROUND}" for _ in hosts]
-            if node is not None:
-                i = hosts.index(node)
-                commands[i] = f"send {ACTOR} {PER_ROUND} {SESSION} {SESSION_PER_ROUND}"
-            ask_all(hosts, commands)
             if moving is not None and chain[moving].ask(f"status {ACTOR}")["owns"]:
                 moves[-1] = (*moves[-1][:2], time.monotonic() - moves[-1][2])
                 owner, moving = moving, None
@@ -142,10 +139,18 @@ def main():
                         raise HostFailed(f"the move to {chain[moving].name} did not commit")
                     else:
                         time.sleep(0.01)
-                moving = owner + 1
-                chain[owner].ask(f"move {ACTOR} {chain[moving].rid}")
+                moving, last_move = owner + 1, r
+                # The move starts, and this round's traffic goes out at once, from every host.
+                chain[owner].tell(f"move {ACTOR} {chain[moving].rid}")
                 moves.append((chain[owner].name, chain[moving].name, time.monotonic()))
-            time.sleep(ROUND_PAUSE)
+            commands = [f"send {ACTOR} {PER_ROUND}" for _ in hosts]
+            if node is not None:
+                commands[hosts.index(node)] += f" {SESSION} {SESSION_PER_ROUND}"
+            ask_all(hosts, commands)
+            if last_move == r:
+                chain[owner].answer("send")  # its answers: the move's (read by ask_all), then the sends'
+            if r - last_move >= BURST:
+                time.sleep(ROUND_PAUSE)
         deadline = time.monotonic() + SETTLE_TIMEOUT
         while moving is not None:
             if chain[moving].ask(f"status {ACTOR}")["owns"]:
@@ -233,17 +238,24 @@ def report(hosts, chain, tallies, seen, moves, traffic_time, started):
     print("-" * len(header))
     print(f"{'all':<15}" + "".join(f"{v:>{w}}" for v, w in zip(totals, (6, 11, 6, 12, 12, 10, 12))))
     print()
-    header2 = f"{'host':<8}{'rid':>4}{'ran here':>10}{'relayed':>9}{'notices':>9}{'stray':>7}{'bad ends':>10}  events"
+    header2 = (f"{'host':<8}{'rid':>4}{'ran here':>10}{'replied':>9}{'held':>6}{'relayed':>9}"
+               f"{'notices':>9}{'stray':>7}{'bad ends':>10}  relocation events")
     print(header2)
     print("-" * len(header2))
     for h, t in zip(hosts, tallies):
         events = ",".join(t["events"]) or "-"
-        print(f"{h.name:<8}{h.rid:>4}{t['delivered']:>10}{t['relayed']:>9}{t['notices']:>9}"
-              f"{t['stray']:>7}{t['bad'] + t['pending']:>10}  {events}")
+        print(f"{h.name:<8}{h.rid:>4}{t['delivered']:>10}{t['replied']:>9}{t['held']:>6}{t['relayed']:>9}"
+              f"{t['notices']:>9}{t['stray']:>7}{t['bad'] + t['pending']:>10}  {events}")
         if t["stray"] or t["bad"] or t["pending"] or t["errors"]:
             ok = False
         for e in t["errors"]:
             print(f"interop: {h.name}: {e}")
+    for h, t in zip(hosts, tallies):
+        if t.get("session_route") is not None:
+            where = next((x.name for x in hosts if x.rid == t["session_route"]), "nowhere")
+            print(f"session {SESSION} on {h.name}: its stored route names {where} (rid {t['session_route']}), "
+                  f"where the Actor runs: {'yes' if where == chain[-1].name else 'NO'}")
+            ok = ok and where == chain[-1].name
     print()
     print(f"traffic {traffic_time:.1f} s; wall time {time.monotonic() - started:.1f} s; "
           + ("PASSED: 0 lost, 0 duplicated, every request ended once" if ok else "FAILED"))

@@ -67,7 +67,11 @@ if [[ ! -f "$HOME/.m2/repository/io/zlink/zlink/0.1.0/zlink-0.1.0.jar" ]]; then
     log "no io.zlink jar yet: building it (bindings-jvm/scripts/test.sh, build only)"
     ZLINK_JVM_BUILD_ONLY=1 bash "$root/bindings-jvm/scripts/test.sh"
 fi
-(cd "$here/java" && mvn -B -q package dependency:build-classpath -Dmdep.outputFile="$work/cp.txt" >/dev/null)
+if ! (cd "$here/java" && mvn -B -q -Dstyle.color=never package dependency:build-classpath \
+        -Dmdep.outputFile="$work/cp.txt" >"$work/mvn.log" 2>&1); then
+    cat "$work/mvn.log" >&2
+    exit 1
+fi
 
 # -- one redis-server -----------------------------------------------------------
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"

@@ -81,7 +81,7 @@ static uint64_t seq;
 static nums sent_m, sent_q;
 static request requests[MAX_ITEMS];
 static size_t request_count;
-static uint64_t delivered, relayed, notices, stray;
+static uint64_t delivered, relayed, notices, stray, held, replied;
 static strs events, errors;
 
 static void error_note(const char *fmt, ...) {
@@ -188,6 +188,7 @@ static void receive(const zlink_decision *d) {
     if (ok(zlink_reply(rt, d, (const uint8_t *)re, (size_t)n, &reply, &err), err, "reply")) {
         carry(&reply);
         zlink_bytes_free(&reply.bytes);
+        replied++;
     }
 }
 
@@ -277,7 +278,7 @@ static void handle(const zlink_decision *d) {
         break;
     case ZLINK_DECISION_KIND_ROUTE_REFRESHED: notices++; break;
     case ZLINK_DECISION_KIND_RELOCATION: relocation(d); break;
-    case ZLINK_DECISION_KIND_HELD: break;
+    case ZLINK_DECISION_KIND_HELD: held++; break;
     case ZLINK_DECISION_KIND_SESSION:
         if (d->session_event == ZLINK_SESSION_EVENT_BOUND || d->session_event == ZLINK_SESSION_EVENT_SEALED) break;
         error_note("session event %u", d->session_event);
@@ -342,9 +343,10 @@ static void tally(const char *id) {
     print_nums(&sent_q);
     printf(",\"s\":[]},\"requests\":%zu,\"ended_once\":%zu,\"bad\":%zu,\"pending\":%zu,", request_count,
            once, bad, pending);
-    printf("\"delivered\":%llu,\"relayed\":%llu,\"notices\":%llu,\"stray\":%llu,\"actor\":",
+    printf("\"delivered\":%llu,\"relayed\":%llu,\"notices\":%llu,\"stray\":%llu,\"held\":%llu,"
+           "\"replied\":%llu,\"actor\":",
            (unsigned long long)delivered, (unsigned long long)relayed, (unsigned long long)notices,
-           (unsigned long long)stray);
+           (unsigned long long)stray, (unsigned long long)held, (unsigned long long)replied);
     if (actor.live && strcmp(actor.id, id) == 0) print_strs(&actor.seen); else printf("null");
     printf(",\"events\":");
     print_strs(&events);

@@ -22,12 +22,15 @@ class Host {
     this.seq = 0;
     this.sessionSeq = 0;
     this.sent = { m: [], q: [], s: [] };
+    this.sessions = new Map(); // actor -> the Session bound to it
     this.asked = new Map(); // correlation -> request payload
     this.outcomes = new Map(); // correlation -> outcomes
     this.delivered = 0;
     this.relayed = 0;
     this.notices = 0;
     this.stray = 0;
+    this.held = 0;
+    this.replied = 0;
     this.events = [];
     this.errors = [];
     this.chain = Promise.resolve();
@@ -78,7 +81,8 @@ class Host {
         return undefined;
       case 'RouteRefreshed': this.notices++; return undefined;
       case 'Relocation': return this.relocation(d);
-      case 'Held': case 'Bound': case 'Sealed': return undefined;
+      case 'Held': this.held++; return undefined;
+      case 'Bound': case 'Sealed': return undefined;
       default: this.errors.push(JSON.stringify(d, (_, v) => (typeof v === 'bigint' ? v.toString() : v))); return undefined;
     }
   }
@@ -96,7 +100,10 @@ class Host {
 
   receive(op) {
     const payload = op.payload.toString();
-    if (this.record(op.id, payload) && op.isRequest) this.carry(this.rt.reply(op, `re:${payload}`));
+    if (this.record(op.id, payload) && op.isRequest) {
+      this.carry(this.rt.reply(op, `re:${payload}`));
+      this.replied++;
+    }
   }
 
   relocation(r) {
@@ -158,6 +165,7 @@ class Host {
     const route = await this.rt.resolve('actor', actor);
     if (route.kind !== 'ReadyRoute') throw new Error(`resolve ${actor}: ${route.kind}`);
     this.rt.openSession(session, 1);
+    this.sessions.set(actor, session);
     this.carry(this.rt.bind(session, actor, {
       owner: { mesh: route.mesh, rid: route.node, generation: route.fence.nodeGeneration },
       objectGeneration: route.fence.objectGeneration,
@@ -218,7 +226,11 @@ class Host {
       relayed: this.relayed,
       notices: this.notices,
       stray: this.stray,
+      held: this.held,
+      replied: this.replied,
       actor: this.running.has(actor) ? this.actors.get(actor) : null,
+      // Where the Session's stored route says the Actor runs now.
+      session_route: this.sessions.has(actor) ? Number(this.rt.binding(this.sessions.get(actor), actor)?.route.owner.rid ?? 0) : null,
       events: this.events,
       errors: this.errors,
     };

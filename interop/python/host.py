@@ -78,7 +78,7 @@ class Host:
         self.sent = {"m": [], "q": [], "s": []}
         self.asked = {}  # correlation -> payload of the request
         self.outcomes = {}  # correlation -> outcomes
-        self.delivered = self.relayed = self.notices = self.stray = 0
+        self.delivered = self.relayed = self.notices = self.stray = self.held = self.replied = 0
         self.events, self.errors = [], []
 
     # -- frames and decisions ------------------------------------------------
@@ -111,7 +111,9 @@ class Host:
                 self.notices += 1
             case zlink.Relocation():
                 self.relocation(d)
-            case zlink.Held() | zlink.Bound() | zlink.Sealed():
+            case zlink.Held():
+                self.held += 1
+            case zlink.Bound() | zlink.Sealed():
                 pass
             case _:
                 self.errors.append(repr(d))
@@ -129,6 +131,7 @@ class Host:
         payload = op.payload.decode()
         if self.record(op.id, payload) and op.is_request:
             self.carry(self.rt.reply(op, ("re:" + payload).encode()))
+            self.replied += 1
 
     def relocation(self, r):
         e = r.event
@@ -222,6 +225,8 @@ class Host:
             "relayed": self.relayed,
             "notices": self.notices,
             "stray": self.stray,
+            "held": self.held,
+            "replied": self.replied,
             "actor": self.actors[actor] if actor in self.running else None,
             "events": self.events,
             "errors": self.errors,

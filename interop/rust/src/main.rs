@@ -115,6 +115,8 @@ struct Host {
     relayed: u64,
     notices: u64,
     stray: u64,
+    held: u64,
+    replied: u64,
     events: Vec<String>,
     errors: Vec<String>,
 }
@@ -172,8 +174,8 @@ impl Host {
             }
             Inbound::RouteRefreshed { .. } => self.notices += 1,
             Inbound::Relocation(r) => self.relocation(r),
-            Inbound::Held
-            | Inbound::Session(SessionEvent::Bound { .. } | SessionEvent::Sealed { .. }) => {}
+            Inbound::Held => self.held += 1,
+            Inbound::Session(SessionEvent::Bound { .. } | SessionEvent::Sealed { .. }) => {}
             other => self.errors.push(format!("{other:?}")),
         }
     }
@@ -205,6 +207,7 @@ impl Host {
             {
                 Ok(out) => {
                     self.carry(&out);
+                    self.replied += 1;
                 }
                 Err(e) => self.errors.push(format!("reply {payload}: {e}")),
             }
@@ -397,6 +400,8 @@ impl Host {
             "relayed": self.relayed,
             "notices": self.notices,
             "stray": self.stray,
+            "held": self.held,
+            "replied": self.replied,
             "actor": if self.live.contains(actor) { json!(self.actors.get(actor)) } else { Value::Null },
             "events": self.events,
             "errors": self.errors,
@@ -448,6 +453,8 @@ fn run(name: &str, rid: u64, url: &str) -> Result<(), String> {
         relayed: 0,
         notices: 0,
         stray: 0,
+        held: 0,
+        replied: 0,
         events: vec![],
         errors: vec![],
     };

@@ -49,6 +49,8 @@ public final class Host implements AutoCloseable {
     long relayed;
     long notices;
     long stray;
+    long held;
+    long replied;
     final List<String> events = new ArrayList<>();
     final List<String> errors = new ArrayList<>();
 
@@ -131,7 +133,9 @@ public final class Host implements AutoCloseable {
             notices++;
         } else if (d instanceof Relocation r) {
             relocation(r);
-        } else if (!(d instanceof Held || d instanceof Bound || d instanceof Sealed)) {
+        } else if (d instanceof Held) {
+            held++;
+        } else if (!(d instanceof Bound || d instanceof Sealed)) {
             errors.add(d.toString());
         }
     }
@@ -152,6 +156,7 @@ public final class Host implements AutoCloseable {
         String payload = new String(op.payload(), StandardCharsets.UTF_8);
         if (record(op.id(), payload) && op.isRequest()) {
             carry(rt.reply(op, ("re:" + payload).getBytes(StandardCharsets.UTF_8)));
+            replied++;
         }
     }
 
@@ -260,6 +265,7 @@ public final class Host implements AutoCloseable {
                 .append(",\"bad\":").append(bad).append(",\"pending\":").append(pending)
                 .append(",\"delivered\":").append(delivered).append(",\"relayed\":").append(relayed)
                 .append(",\"notices\":").append(notices).append(",\"stray\":").append(stray)
+                .append(",\"held\":").append(held).append(",\"replied\":").append(replied)
                 .append(",\"actor\":").append(live.contains(actor) ? jsonList(actors.get(actor)) : "null")
                 .append(",\"events\":").append(jsonList(events)).append(",\"errors\":").append(jsonList(errors));
         return b.toString();
