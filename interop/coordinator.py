@@ -244,12 +244,18 @@ def report(hosts, chain, tallies, seen, moves, traffic_time, started):
     print("-" * len(header2))
     for h, t in zip(hosts, tallies):
         events = ",".join(t["events"]) or "-"
-        print(f"{h.name:<8}{h.rid:>4}{t['delivered']:>10}{t['replied']:>9}{t['held']:>6}{t['relayed']:>9}"
+        print(f"{h.name:<8}{h.rid:>4}{t['delivered']:>10}{sum(t['replied'].values()):>9}{t['held']:>6}{t['relayed']:>9}"
               f"{t['notices']:>9}{t['stray']:>7}{t['bad'] + t['pending']:>10}  {events}")
         if t["stray"] or t["bad"] or t["pending"] or t["errors"]:
             ok = False
         for e in t["errors"]:
             print(f"interop: {h.name}: {e}")
+    print()
+    print("requests answered (rows: the host that owned the Actor and replied; columns: the asking host)")
+    print(f"{'':<8}" + "".join(f"{h.name:>8}" for h in hosts))
+    for h, t in zip(hosts, tallies):
+        print(f"{h.name:<8}" + "".join(f"{t['replied'].get(a.name, 0):>8}" for a in hosts))
+    print()
     for h, t in zip(hosts, tallies):
         if t.get("session_route") is not None:
             where = next((x.name for x in hosts if x.rid == t["session_route"]), "nowhere")

@@ -81,7 +81,10 @@ static uint64_t seq;
 static nums sent_m, sent_q;
 static request requests[MAX_ITEMS];
 static size_t request_count;
-static uint64_t delivered, relayed, notices, stray, held, replied;
+static uint64_t delivered, relayed, notices, stray, held;
+/* Requests answered here, by the asking host's name (the payload's first field). */
+static struct { char asker[32]; uint64_t n; } replied[MAX_PEERS];
+static size_t replied_count;
 static strs events, errors;
 
 static void error_note(const char *fmt, ...) {
@@ -178,6 +181,15 @@ static bool record(const zlink_bytes *id, const zlink_bytes *payload) {
     return true;
 }
 
+/* One more request answered here for the host that asked (the payload's first field). */
+static void count_reply(const char *payload) {
+    size_t len = strcspn(payload, "|"), i = 0;
+    while (i < replied_count && !(strlen(replied[i].asker) == len && memcmp(replied[i].asker, payload, len) == 0)) i++;
+    if (i == replied_count && replied_count < MAX_PEERS)
+        snprintf(replied[replied_count++].asker, sizeof replied[0].asker, "%.*s", (int)len, payload);
+    if (i < replied_count) replied[i].n++;
+}
+
 /* An operation for the Actor: it records the payload and answers a request. */
 static void receive(const zlink_decision *d) {
     if (!record(&d->target_id, &d->payload) || !d->is_request) return;
@@ -188,7 +200,7 @@ static void receive(const zlink_decision *d) {
     if (ok(zlink_reply(rt, d, (const uint8_t *)re, (size_t)n, &reply, &err), err, "reply")) {
         carry(&reply);
         zlink_bytes_free(&reply.bytes);
-        replied++;
+        count_reply(re + 3);
     }
 }
 
@@ -344,9 +356,12 @@ static void tally(const char *id) {
     printf(",\"s\":[]},\"requests\":%zu,\"ended_once\":%zu,\"bad\":%zu,\"pending\":%zu,", request_count,
            once, bad, pending);
     printf("\"delivered\":%llu,\"relayed\":%llu,\"notices\":%llu,\"stray\":%llu,\"held\":%llu,"
-           "\"replied\":%llu,\"actor\":",
+           "\"replied\":{",
            (unsigned long long)delivered, (unsigned long long)relayed, (unsigned long long)notices,
-           (unsigned long long)stray, (unsigned long long)held, (unsigned long long)replied);
+           (unsigned long long)stray, (unsigned long long)held);
+    for (size_t i = 0; i < replied_count; i++)
+        printf("%s\"%s\":%llu", i ? "," : "", replied[i].asker, (unsigned long long)replied[i].n);
+    printf("},\"actor\":");
     if (actor.live && strcmp(actor.id, id) == 0) print_strs(&actor.seen); else printf("null");
     printf(",\"events\":");
     print_strs(&events);

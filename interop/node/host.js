@@ -30,7 +30,7 @@ class Host {
     this.notices = 0;
     this.stray = 0;
     this.held = 0;
-    this.replied = 0;
+    this.replied = {}; // asking host -> requests answered here
     this.events = [];
     this.errors = [];
     this.chain = Promise.resolve();
@@ -102,7 +102,8 @@ class Host {
     const payload = op.payload.toString();
     if (this.record(op.id, payload) && op.isRequest) {
       this.carry(this.rt.reply(op, `re:${payload}`));
-      this.replied++;
+      const asker = payload.split('|')[0];
+      this.replied[asker] = (this.replied[asker] ?? 0) + 1;
     }
   }
 

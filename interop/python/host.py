@@ -78,7 +78,8 @@ class Host:
         self.sent = {"m": [], "q": [], "s": []}
         self.asked = {}  # correlation -> payload of the request
         self.outcomes = {}  # correlation -> outcomes
-        self.delivered = self.relayed = self.notices = self.stray = self.held = self.replied = 0
+        self.delivered = self.relayed = self.notices = self.stray = self.held = 0
+        self.replied = {}  # asking host -> requests answered here
         self.events, self.errors = [], []
 
     # -- frames and decisions ------------------------------------------------
@@ -131,7 +132,8 @@ class Host:
         payload = op.payload.decode()
         if self.record(op.id, payload) and op.is_request:
             self.carry(self.rt.reply(op, ("re:" + payload).encode()))
-            self.replied += 1
+            asker = payload.split("|")[0]
+            self.replied[asker] = self.replied.get(asker, 0) + 1
 
     def relocation(self, r):
         e = r.event

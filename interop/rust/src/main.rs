@@ -8,7 +8,7 @@
 //! `zlink-interop-host NAME RID REDIS_URL` (commands on stdin, answers on
 //! stdout).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::process::ExitCode;
@@ -116,7 +116,8 @@ struct Host {
     notices: u64,
     stray: u64,
     held: u64,
-    replied: u64,
+    /// Asking host -> requests answered here.
+    replied: BTreeMap<String, u64>,
     events: Vec<String>,
     errors: Vec<String>,
 }
@@ -207,7 +208,8 @@ impl Host {
             {
                 Ok(out) => {
                     self.carry(&out);
-                    self.replied += 1;
+                    let asker = payload.split('|').next().unwrap_or("?").to_owned();
+                    *self.replied.entry(asker).or_default() += 1;
                 }
                 Err(e) => self.errors.push(format!("reply {payload}: {e}")),
             }
@@ -454,7 +456,7 @@ fn run(name: &str, rid: u64, url: &str) -> Result<(), String> {
         notices: 0,
         stray: 0,
         held: 0,
-        replied: 0,
+        replied: BTreeMap::new(),
         events: vec![],
         errors: vec![],
     };

@@ -50,7 +50,7 @@ public final class Host implements AutoCloseable {
     long notices;
     long stray;
     long held;
-    long replied;
+    final Map<String, Long> replied = new java.util.TreeMap<>(); // asking host -> requests answered here
     final List<String> events = new ArrayList<>();
     final List<String> errors = new ArrayList<>();
 
@@ -156,7 +156,7 @@ public final class Host implements AutoCloseable {
         String payload = new String(op.payload(), StandardCharsets.UTF_8);
         if (record(op.id(), payload) && op.isRequest()) {
             carry(rt.reply(op, ("re:" + payload).getBytes(StandardCharsets.UTF_8)));
-            replied++;
+            replied.merge(payload.split("\\|")[0], 1L, Long::sum);
         }
     }
 
@@ -265,7 +265,9 @@ public final class Host implements AutoCloseable {
                 .append(",\"bad\":").append(bad).append(",\"pending\":").append(pending)
                 .append(",\"delivered\":").append(delivered).append(",\"relayed\":").append(relayed)
                 .append(",\"notices\":").append(notices).append(",\"stray\":").append(stray)
-                .append(",\"held\":").append(held).append(",\"replied\":").append(replied)
+                .append(",\"held\":").append(held).append(",\"replied\":{")
+                .append(String.join(",", replied.entrySet().stream().map(e -> json(e.getKey()) + ":" + e.getValue()).toList()))
+                .append("}")
                 .append(",\"actor\":").append(live.contains(actor) ? jsonList(actors.get(actor)) : "null")
                 .append(",\"events\":").append(jsonList(events)).append(",\"errors\":").append(jsonList(errors));
         return b.toString();
