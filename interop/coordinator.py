@@ -255,6 +255,9 @@ def report(hosts, chain, tallies, seen, moves, traffic_time, started):
     print(f"{'':<8}" + "".join(f"{h.name:>8}" for h in hosts))
     for h, t in zip(hosts, tallies):
         print(f"{h.name:<8}" + "".join(f"{t['replied'].get(a.name, 0):>8}" for a in hosts))
+        if h in chain and any(t["replied"].get(a.name, 0) == 0 for a in hosts):
+            print(f"interop: {h.name} owned the Actor but answered no request of some host: the run did not cover it")
+            ok = False
     print()
     for h, t in zip(hosts, tallies):
         if t.get("session_route") is not None:

@@ -16,7 +16,9 @@
 #   - the Python wheel in target/wheels-zlink (bindings-python/scripts/test.sh
 #     with ZLINK_BUILD_ONLY=1), installed into target/interop/venv;
 #   - the Node addon bindings-node/zlink.linux-x64-gnu.node (npx napi build,
-#     as bindings-node/scripts/test.sh does);
+#     as bindings-node/scripts/test.sh does); INTEROP_NODE_PACKAGE names
+#     another built copy of the package to use instead (the working tree's
+#     lib/ and addon must match);
 #   - the jar io.zlink:zlink:0.1.0 in ~/.m2 (bindings-jvm/scripts/test.sh
 #     with ZLINK_JVM_BUILD_ONLY=1); interop/java is packaged by Maven.
 # INTEROP_TIMEOUT (seconds, default 120) bounds the run itself.
@@ -61,7 +63,7 @@ if [[ ! -f "$root/bindings-node/zlink.linux-x64-gnu.node" ]]; then
         && npx napi build --platform --release --target-dir "$target" --strip >/dev/null)
 fi
 mkdir -p "$work/node_modules"
-ln -s "$root/bindings-node" "$work/node_modules/zlink"
+ln -s "${INTEROP_NODE_PACKAGE:-$root/bindings-node}" "$work/node_modules/zlink"
 
 if [[ ! -f "$HOME/.m2/repository/io/zlink/zlink/0.1.0/zlink-0.1.0.jar" ]]; then
     log "no io.zlink jar yet: building it (bindings-jvm/scripts/test.sh, build only)"
