@@ -21,10 +21,11 @@ import time
 
 ACTOR = "interop-actor"
 SESSION = 7
-ROUNDS = 60
-PER_ROUND = 4  # operations each host sends per round (every third a request)
-SESSION_PER_ROUND = 2  # session relays the Node host sends per round
-MOVE_ROUNDS = (10, 20, 30, 40)  # Java -> Python -> Node -> C -> Rust
+# INTEROP_ROUNDS and INTEROP_PER_ROUND scale the traffic (a heavier run).
+ROUNDS = int(os.environ.get("INTEROP_ROUNDS", 60))
+PER_ROUND = int(os.environ.get("INTEROP_PER_ROUND", 4))  # operations each host sends per round (every third a request)
+SESSION_PER_ROUND = max(1, PER_ROUND // 2)  # session relays the Node host sends per round
+MOVE_ROUNDS = tuple(ROUNDS * k // 6 for k in (1, 2, 3, 4))  # Java -> Python -> Node -> C -> Rust
 ROUND_PAUSE = 0.02  # between rounds, except the BURST rounds from a move on
 BURST = 3
 COMMAND_TIMEOUT = 15.0
