@@ -26,7 +26,7 @@ ROUNDS = int(os.environ.get("INTEROP_ROUNDS", 60))
 PER_ROUND = int(os.environ.get("INTEROP_PER_ROUND", 4))  # operations each host sends per round (every third a request)
 SESSION_PER_ROUND = max(1, PER_ROUND // 2)  # session relays the Node host sends per round
 MOVE_ROUNDS = tuple(ROUNDS * k // 6 for k in (1, 2, 3, 4))  # Java -> Python -> Node -> C -> Rust
-ROUND_PAUSE = 0.02  # between rounds, except the BURST rounds from a move on
+ROUND_PAUSE = float(os.environ.get("INTEROP_PAUSE_MS", 20)) / 1000  # between rounds, except the BURST rounds after a move
 BURST = 3
 COMMAND_TIMEOUT = 15.0
 SETTLE_TIMEOUT = 20.0
@@ -92,11 +92,6 @@ def ask_all(hosts, commands):
         if c is not None:
             h.tell(c)
     return [h.answer(c) if c is not None else None for h, c in zip(hosts, commands)]
-
-
-def parse_payload(p):
-    lang, kind, seq = p.split("|")
-    return lang, kind, int(seq)
 
 
 def main():
@@ -203,7 +198,7 @@ def report(hosts, chain, tallies, seen, moves, traffic_time, started):
     for p in seen:
         counts[p] = counts.get(p, 0) + 1
     print()
-    print(f"moves (start -> committed): " + ", ".join(
+    print("moves (start -> committed): " + ", ".join(
         f"{a} -> {b} {t * 1000:.0f} ms" for a, b, t in moves))
     print()
     header = (f"{'sender':<15}{'sent':>6}{'delivered':>11}{'lost':>6}{'duplicated':>12}"

@@ -2,13 +2,14 @@
 //! test runs on it (nothing lost, nothing run twice, each ended once, order
 //! kept per link).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::Carried;
-use crate::ids::{NodeRid, OperationId, SessionId};
+use crate::ids::{NodeRid, ObjectKey, OperationId, SessionId};
 use crate::inbound::Failure;
 use crate::relocation::RelocationEvent;
 use crate::session::SessionEvent;
+use crate::wire::RouteEnd;
 
 /// Every operation's fate.
 #[derive(Debug, Clone, Default)]
@@ -41,9 +42,40 @@ pub struct Ledger {
     pub two_owner_deliveries: u64,
     /// Relocation events, in order, with the node they happened on.
     pub relocation_events: Vec<(NodeRid, RelocationEvent)>,
+    /// Deliveries (direct and session) by a node the store did not name as
+    /// the object's live owner at that moment (must be empty).
+    pub unauthorized_deliveries: Vec<(OperationId, NodeRid)>,
+    /// Operations a frame the harness lost carried (dropped by a rule, or
+    /// to or from a dead node): excused from "nothing silently lost".
+    pub lost_with_frames: BTreeSet<OperationId>,
+    /// Frames a duplicating link sent twice.
+    pub duplicated_frames: u64,
+    /// Nodes each operation's frames reached (it may sit in their queues).
+    pub custody: BTreeMap<OperationId, BTreeSet<NodeRid>>,
+    /// Command 50 notifications carried, in order: (the node it reached,
+    /// the object, the relaying source's route end). After it, that node
+    /// must never serve a cached route to that source tenure again.
+    pub notices: Vec<(NodeRid, ObjectKey, RouteEnd)>,
+    /// Operations still unresolved when a process that started or held
+    /// them died: they ended with it, and nobody is left to report them.
+    pub lost_with_process: BTreeSet<OperationId>,
 }
 
 impl Ledger {
+    /// Node `rid`'s process died: whatever it started or held and was not
+    /// resolved yet is gone with it.
+    pub fn process_died(&mut self, rid: NodeRid) {
+        let gone: Vec<OperationId> = self
+            .unresolved()
+            .into_iter()
+            .filter(|op| {
+                self.sent.get(op).is_some_and(|(origin, _)| *origin == rid)
+                    || self.custody.get(op).is_some_and(|at| at.contains(&rid))
+            })
+            .collect();
+        self.lost_with_process.extend(gone);
+    }
+
     /// Operations delivered more than once (must be empty).
     pub fn duplicated(&self) -> Vec<OperationId> {
         let mut seen = BTreeMap::new();

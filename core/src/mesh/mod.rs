@@ -29,11 +29,13 @@ use crate::relocation::{
 use crate::reply::{Completion, RequestOptions, Requested};
 use crate::runtime::Runtime;
 use crate::session::{ActorRef, SessionError, SessionSend};
-use crate::store::{LocationStore, MemoryStore};
+use crate::store::{FaultyStore, LocationStore, MemoryStore};
 use crate::wire::{ActorRoute, ReplyResult, SessionRef};
 
+mod faults;
 mod ledger;
 mod moves;
+pub use faults::operations_in;
 pub use ledger::Ledger;
 pub use moves::RestoreMode;
 
@@ -89,13 +91,20 @@ pub type Rule = Box<dyn FnMut(&Envelope) -> bool>;
 pub struct Mesh {
     /// The one clock every runtime and the store read.
     pub clock: ManualClock,
-    /// The shared embedded store.
+    /// The shared embedded store, read and written directly (behind every
+    /// fault): what the harness checks against.
     pub store: Arc<MemoryStore>,
+    /// The same store as the runtimes reach it: failures and stalls are
+    /// injected here.
+    faulty: Arc<FaultyStore<Arc<MemoryStore>>>,
+    config: RoutingConfig,
+    identities: Vec<NodeIdentity>,
     nodes: Vec<Runtime>,
     network: VecDeque<Envelope>,
     delayed: Vec<Envelope>,
     drop_rule: Option<Rule>,
     delay_rule: Option<Rule>,
+    duplicate_rule: Option<Rule>,
     fail_notices: bool,
     answer_requests: bool,
     sequence: u64,
@@ -111,23 +120,24 @@ impl Mesh {
     pub fn new(n: u64, config: RoutingConfig) -> Result<Mesh, crate::runtime::BuildError> {
         let clock = ManualClock::new();
         let store = Arc::new(MemoryStore::with_clock(Arc::new(clock.clone())));
-        let nodes = (1..=n)
-            .map(|rid| {
-                Runtime::builder(Self::identity(rid))
-                    .config(config.clone())
-                    .clock(Arc::new(clock.clone()))
-                    .store(store.clone())
-                    .build()
-            })
+        let faulty = Arc::new(FaultyStore::new(store.clone()));
+        let identities: Vec<_> = (1..=n).map(Self::identity).collect();
+        let nodes = identities
+            .iter()
+            .map(|me| Self::build_node(*me, &config, &clock, &faulty))
             .collect::<Result<_, _>>()?;
         Ok(Mesh {
             clock,
             store,
+            faulty,
+            config,
+            identities,
             nodes,
             network: VecDeque::new(),
             delayed: Vec::new(),
             drop_rule: None,
             delay_rule: None,
+            duplicate_rule: None,
             fail_notices: false,
             answer_requests: true,
             sequence: 0,
@@ -138,7 +148,20 @@ impl Mesh {
         })
     }
 
-    /// The identity of node `rid` in every mesh.
+    fn build_node(
+        identity: NodeIdentity,
+        config: &RoutingConfig,
+        clock: &ManualClock,
+        store: &Arc<FaultyStore<Arc<MemoryStore>>>,
+    ) -> Result<Runtime, crate::runtime::BuildError> {
+        Runtime::builder(identity)
+            .config(config.clone())
+            .clock(Arc::new(clock.clone()))
+            .store(store.clone())
+            .build()
+    }
+
+    /// The identity node `rid` starts with in every mesh (generation 1).
     pub fn identity(rid: u64) -> NodeIdentity {
         NodeIdentity {
             mesh: MeshName::new("mesh").expect("a valid mesh name"),
@@ -244,6 +267,18 @@ impl Mesh {
         Ok(requested)
     }
 
+    /// Node `rid`'s caller cancels a pending request; its terminal result
+    /// (if the cancellation came first) is recorded. True if it did.
+    pub fn cancel(&mut self, rid: u64, correlation: crate::ids::CorrelationId) -> bool {
+        match self.node(rid).cancel(correlation) {
+            Some(c) => {
+                self.record(c);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Moves the clock by `d`, then runs every node's timers due now (time
     /// reaches the runtimes only through `on_timeout`).
     pub fn advance(&mut self, d: Duration) {
@@ -275,7 +310,10 @@ impl Mesh {
 
     /// The earliest deadline of any node.
     pub fn next_deadline(&self) -> Option<MonoTime> {
-        self.nodes.iter().filter_map(Runtime::next_deadline).min()
+        (1..=self.nodes.len() as u64)
+            .filter(|rid| !self.dead.contains(&NodeRid(*rid)))
+            .filter_map(|rid| self.node(rid).next_deadline())
+            .min()
     }
 
     fn record(&mut self, c: Completion) {
@@ -291,8 +329,16 @@ impl Mesh {
             carried,
             bytes: outbound.bytes,
         };
+        if self
+            .duplicate_rule
+            .as_mut()
+            .is_some_and(|rule| rule(&envelope))
+        {
+            self.ledger.duplicated_frames += 1;
+            self.network.push_back(envelope.clone());
+        }
         if self.drop_rule.as_mut().is_some_and(|rule| rule(&envelope)) {
-            self.ledger.dropped.push(carried);
+            self.lose(&envelope);
         } else if self.delay_rule.as_mut().is_some_and(|rule| rule(&envelope)) {
             self.delayed.push(envelope);
         } else {
@@ -308,14 +354,26 @@ impl Mesh {
         };
         let to = envelope.to;
         let dead = self.dead.contains(&to) || self.dead.contains(&envelope.from);
-        let Some(node) = self
-            .nodes
-            .get((to.get() as usize).wrapping_sub(1))
-            .filter(|_| !dead)
-        else {
-            self.ledger.dropped.push(envelope.carried);
+        if dead
+            || self
+                .nodes
+                .get((to.get() as usize).wrapping_sub(1))
+                .is_none()
+        {
+            self.lose(&envelope);
             return true;
-        };
+        }
+        // Who may hold each operation now: if that process dies, the
+        // operation may die with it.
+        for op in operations_in(&envelope.bytes) {
+            self.ledger.custody.entry(op).or_default().insert(to);
+        }
+        if envelope.carried == Carried::Notice {
+            self.ledger
+                .notices
+                .extend(faults::notice_in(to, &envelope.bytes));
+        }
+        let node = &self.nodes[(to.get() - 1) as usize];
         let action = node.on_frame(envelope.from, &envelope.bytes);
         self.act(to, action, envelope.carried);
         // A host re-reads `next_deadline` after every frame: work a frame
@@ -331,12 +389,19 @@ impl Mesh {
             Inbound::Send(frames) => frames
                 .into_iter()
                 .for_each(|f| self.post(at, f, Carried::Session)),
-            Inbound::SessionDeliver(d) => self.ledger.session_delivered.push((
-                d.session.id,
-                d.actor.id().to_owned(),
-                d.sequence,
-                at,
-            )),
+            Inbound::SessionDeliver(d) => {
+                if !self.store_names_owner(at, d.actor.as_ref()) {
+                    self.ledger
+                        .unauthorized_deliveries
+                        .push((d.operation_id, at));
+                }
+                self.ledger.session_delivered.push((
+                    d.session.id,
+                    d.actor.id().to_owned(),
+                    d.sequence,
+                    at,
+                ));
+            }
             Inbound::Session(event) => self.ledger.session_events.push(event),
             Inbound::PeerRefused | Inbound::Dropped(_) | Inbound::ForeignSender { .. } => {
                 self.ledger.dropped.push(carried)
@@ -364,6 +429,11 @@ impl Mesh {
         let op = &d.operation;
         if self.node(at.get()).owned(op.target.as_ref()).is_none() {
             self.ledger.two_owner_deliveries += 1;
+        }
+        if !self.store_names_owner(at, op.target.as_ref()) {
+            self.ledger
+                .unauthorized_deliveries
+                .push((op.operation_id, at));
         }
         self.ledger
             .delivered

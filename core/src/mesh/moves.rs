@@ -18,7 +18,7 @@ pub enum RestoreMode {
 }
 
 /// Waits for an embedded-store answer (it never waits on I/O).
-fn store_answer<F: std::future::Future>(fut: F) -> F::Output {
+pub(super) fn store_answer<F: std::future::Future>(fut: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a current-thread runtime starts")
@@ -179,6 +179,7 @@ impl Mesh {
     /// timers never fire and it sends nothing.
     pub fn kill(&mut self, rid: u64) {
         self.dead.push(NodeRid(rid));
+        self.ledger.process_died(NodeRid(rid));
     }
 
     /// Takes the next frame in flight off the network without carrying it
@@ -202,7 +203,7 @@ impl Mesh {
     /// every runtime's back (another owner taking over): a compare-and-set on
     /// `record`. Panics if the store refuses.
     pub fn force_transfer(&self, kind: ObjectKind, id: &str, record: AuthorityRecord, to: u64) {
-        let me = Self::identity(to);
+        let me = self.identities[(to - 1) as usize];
         let claim = OwnerClaim {
             mesh: me.mesh,
             node: me.rid,

@@ -220,3 +220,87 @@ pub trait LocationStore: Send + Sync + 'static {
         proposal: ProposalId,
     ) -> WriteFuture<'_, Observed<()>>;
 }
+
+/// A shared store is a store: lets one `MemoryStore` sit inside a wrapper
+/// (a [`FaultyStore`] in the simulation) while the harness keeps reading it
+/// directly, behind the faults.
+impl<S: LocationStore + ?Sized> LocationStore for Arc<S> {
+    fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {
+        (**self).read(key)
+    }
+
+    fn create(
+        &self,
+        key: KeyRef<'_>,
+        claim: OwnerClaim,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        (**self).create(key, claim, proposal)
+    }
+
+    fn publish_ready(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        (**self).publish_ready(key, expect, proposal)
+    }
+
+    fn transfer_owner(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        claim: OwnerClaim,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        (**self).transfer_owner(key, expect, claim, proposal)
+    }
+
+    fn renew_lease(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        lease: OwnerLeaseGeneration,
+        lease_millis: u64,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        (**self).renew_lease(key, expect, lease, lease_millis, proposal)
+    }
+
+    fn begin_release(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
+        (**self).begin_release(key, expect, proposal)
+    }
+
+    fn put_descriptor(
+        &self,
+        descriptor: &PeerDescriptor,
+    ) -> WriteFuture<'_, Observed<PeerDescriptor>> {
+        (**self).put_descriptor(descriptor)
+    }
+
+    fn read_descriptor(
+        &self,
+        endpoint: &Endpoint,
+    ) -> StoreFuture<'_, Observed<Option<PeerDescriptor>>> {
+        (**self).read_descriptor(endpoint)
+    }
+
+    fn executor(&self) -> Option<tokio::runtime::Handle> {
+        (**self).executor()
+    }
+
+    fn complete_release(
+        &self,
+        key: KeyRef<'_>,
+        expect: WriteFence,
+        proposal: ProposalId,
+    ) -> WriteFuture<'_, Observed<()>> {
+        (**self).complete_release(key, expect, proposal)
+    }
+}

@@ -292,6 +292,16 @@ impl Runtime {
         self.counters().relocation.aborted.incr();
         let owned = self.owned(key.as_ref());
         let object_generation = owned.map_or(identity.object_generation, |o| o.object_generation);
+        // The object runs here again only within its owner lease: a seal
+        // that outlived the lease's admission deadline must not run the work
+        // it held (another owner may hold the object by now). That work ends
+        // Unavailable at its senders instead, as admission would have ended
+        // it had it arrived unsealed.
+        let now = self.now();
+        let (work, lapsed) = match owned {
+            Some(o) if now < o.admission_deadline => (work, Vec::new()),
+            _ => (Vec::new(), work),
+        };
         self.counters().follow.delivered.add(work.len() as u64);
         let deliver = work
             .into_iter()
@@ -306,6 +316,7 @@ impl Runtime {
             Unseal::Fenced => self.commit_session_routes(key, identity.relocation),
         };
         send.extend(refused);
+        send.extend(self.refuse_all_as(lapsed, UnavailableReason::AdmissionDeadlinePassed));
         tracing::info!(object = %key, relocation = %identity.relocation, ?reason, "relocation abandoned before relay-ready: unsealed");
         RelocationAction {
             event: RelocationEvent::Aborted {

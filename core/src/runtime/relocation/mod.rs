@@ -299,8 +299,12 @@ impl Runtime {
         let key = identity.key.clone();
         let h = self.inner().handoffs.lock();
         let same = h.identity(&key).as_ref() == Some(&identity);
-        let from_target = h.source(&key).is_some_and(|l| l.target.rid == by.rid);
-        let from_source = h.target(&key).is_some_and(|l| l.source.rid == by.rid);
+        // The peer's lifecycle generation must match too: a restarted
+        // target knows nothing of the move and confirms any Abort, though
+        // its previous process may have committed (two owners if the source
+        // unsealed on that word); the fence decides instead.
+        let from_target = h.source(&key).is_some_and(|l| l.target == by);
+        let from_source = h.target(&key).is_some_and(|l| l.source == by);
         let (source_phase, target_phase) = (h.source_phase(&key), h.target_phase(&key));
         // Known here once ended (either side): a late Abort of it is not
         // answered, so two nodes never answer each other's answers.

@@ -271,7 +271,16 @@ impl Runtime {
 
     /// Work no owner will run: a refusal to each sender (Unavailable).
     pub(super) fn refuse_all(&self, ops: Vec<Operation>) -> Vec<Outbound> {
-        let code = RejectionCode::Unavailable(UnavailableReason::RelocationFailed);
+        self.refuse_all_as(ops, UnavailableReason::RelocationFailed)
+    }
+
+    /// Work no owner will run, each refused with `reason`.
+    pub(super) fn refuse_all_as(
+        &self,
+        ops: Vec<Operation>,
+        reason: UnavailableReason,
+    ) -> Vec<Outbound> {
+        let code = RejectionCode::Unavailable(reason);
         ops.iter()
             .filter_map(|op| match self.reject(op, code) {
                 Inbound::Reject(out) => Some(out),

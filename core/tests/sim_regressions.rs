@@ -1,0 +1,100 @@
+//! Bugs the seeded simulation (`zlink sim`) found, each replayed as a
+//! small mesh scenario: the seed that found it is named in the test.
+
+use std::time::Duration;
+
+use zlink_core::mesh::{Carried, Mesh, RestoreMode};
+use zlink_core::*;
+
+const ACTOR: ObjectKind = ObjectKind::Actor;
+
+fn mesh(n: u64) -> Mesh {
+    Mesh::new(n, RoutingConfig::default()).expect("valid mesh")
+}
+
+/// Seed 107: a move abandoned after the owner lease lapsed unsealed the
+/// source and ran the work it had held, with no lease (another owner may
+/// hold the object by then). That work must end Unavailable instead.
+#[test]
+fn an_abort_after_the_lease_lapsed_does_not_run_the_held_work() {
+    let mut m = mesh(3);
+    m.activate(1, ACTOR, "a").unwrap();
+    // The target's host never restores: the move can only be abandoned.
+    m.restore_mode(RestoreMode::Ignore);
+    m.begin_move(ACTOR, "a", 1, 2).unwrap();
+    m.run();
+    m.send(3, ACTOR, "a", b"held").unwrap();
+    m.run();
+    assert!(m.ledger.delivered.is_empty(), "sealed: the message is held");
+    // Past the 30 s lease: the relocation deadlines fire only now.
+    m.advance(Duration::from_secs(31));
+    m.run();
+    m.advance(Duration::from_secs(6));
+    m.run();
+    let l = &m.ledger;
+    assert!(
+        l.delivered.is_empty(),
+        "run without a lease: {:?}",
+        l.delivered
+    );
+    assert!(l.unauthorized_deliveries.is_empty());
+    assert_eq!(
+        l.ended.iter().map(|(_, f)| *f).collect::<Vec<_>>(),
+        [Failure::Unavailable(
+            UnavailableReason::AdmissionDeadlinePassed
+        )],
+        "the held message ends at its sender"
+    );
+}
+
+/// Seed 712: the target committed (its relay-ready and commit never
+/// reached the source), then crashed and came back as a new process. The
+/// source gave the move up and took the new process's "never heard of it"
+/// as a confirmed abort: it unsealed and ran held work while the store named
+/// the target as owner. A confirmation counts only from the target's own
+/// lifecycle; otherwise the store fence decides (here: the target's commit).
+#[test]
+fn a_restarted_target_cannot_confirm_an_abort_its_previous_process_committed() {
+    let mut m = mesh(3);
+    m.activate(1, ACTOR, "a").unwrap();
+    m.send(3, ACTOR, "a", b"warm").unwrap();
+    m.run();
+    // Every relocation frame from the target to the source is lost.
+    m.drop_when(Some(Box::new(|e| {
+        e.from == NodeRid(2) && e.to == NodeRid(1) && e.carried == Carried::Relocation
+    })));
+    m.begin_move(ACTOR, "a", 1, 2).unwrap();
+    m.run();
+    // 1 s after relay-ready the target commits on its own.
+    m.advance(Duration::from_millis(1_100));
+    m.run();
+    let record = m.store_record(ACTOR, "a").expect("a record");
+    assert_eq!(record.owner.route.node, NodeRid(2), "the target committed");
+    m.kill(2);
+    m.restart(2).unwrap();
+    m.drop_when(None);
+    // Node 3's cached route still names node 1: held there, sealed.
+    m.send(3, ACTOR, "a", b"held").unwrap();
+    m.run();
+    // The source's relay-ready wait ends; it asks the (new) target to
+    // confirm the abort, then fences the store.
+    for _ in 0..4 {
+        m.advance(Duration::from_secs(5));
+        m.run();
+    }
+    let l = &m.ledger;
+    assert!(
+        l.unauthorized_deliveries.is_empty(),
+        "run by a node the store does not name: {:?}",
+        l.unauthorized_deliveries
+    );
+    assert_eq!(l.two_owner_deliveries, 0);
+    assert_eq!(l.delivered.len(), 1, "only the warm-up message ran");
+    assert!(
+        l.relocation_events
+            .iter()
+            .all(|(at, e)| !(*at == NodeRid(1) && matches!(e, RelocationEvent::Aborted { .. }))),
+        "the source never unsealed: {:?}",
+        l.relocation_events
+    );
+}
