@@ -98,3 +98,59 @@ fn a_restarted_target_cannot_confirm_an_abort_its_previous_process_committed() {
         l.relocation_events
     );
 }
+
+/// Seed 5014 (6 nodes, 12 objects): the target's owner CAS reached the
+/// store while it stalled (applied, answer lost); its retry, after the
+/// lease it had been granted ran out, was answered with that record (same
+/// proposal: nothing written twice), and the target ran the relayed work
+/// with no lease left. That work must end Unavailable instead.
+#[test]
+fn a_commit_answered_after_its_lease_lapsed_does_not_run_the_waiting_work() {
+    let config = RoutingConfig {
+        // A stalled call fails fast in wall time; one attempt per call.
+        store_timeout: Duration::from_millis(5),
+        store_attempts: 1,
+        ..RoutingConfig::default()
+    };
+    let mut m = Mesh::new(3, config).expect("valid mesh");
+    m.activate(1, ACTOR, "a").unwrap();
+    m.send(3, ACTOR, "a", b"warm").unwrap();
+    m.run();
+    m.begin_move(ACTOR, "a", 1, 2).unwrap();
+    // Restore and relay-ready pass; the held message is relayed to the
+    // target's temporary queue; the owner CAS reaches a stalled store.
+    m.send(3, ACTOR, "a", b"waiting").unwrap();
+    m.store_stalled(true);
+    m.run();
+    m.advance(Duration::from_millis(1_100));
+    m.run();
+    let record = m.store_record(ACTOR, "a").expect("a record");
+    assert_eq!(record.owner.route.node, NodeRid(2), "the CAS was applied");
+    assert_eq!(m.ledger.delivered.len(), 1, "only the warm-up ran so far");
+    // The store answers again only once the lease the CAS granted ran
+    // out; the retry's deadline fires then.
+    m.store_stalled(false);
+    m.advance(Duration::from_secs(31));
+    m.run();
+    let l = &m.ledger;
+    assert!(
+        l.relocation_events
+            .iter()
+            .any(|(at, e)| *at == NodeRid(2) && matches!(e, RelocationEvent::Committed { .. })),
+        "the retried CAS committed: {:?}",
+        l.relocation_events
+    );
+    assert!(
+        l.unauthorized_deliveries.is_empty(),
+        "{:?}",
+        l.unauthorized_deliveries
+    );
+    assert_eq!(l.delivered.len(), 1, "nothing ran without a lease");
+    assert_eq!(
+        l.ended.iter().map(|(_, f)| *f).collect::<Vec<_>>(),
+        [Failure::Unavailable(
+            UnavailableReason::AdmissionDeadlinePassed
+        )],
+        "the waiting message ends at its sender"
+    );
+}

@@ -196,11 +196,21 @@ impl Runtime {
         merged: Vec<Operation>,
     ) -> RelocationAction {
         self.counters().relocation.committed.incr();
+        // A commit whose answer came late (a retried CAS the store had
+        // already applied answers with the lease it granted then) may find
+        // that lease lapsed: the object is this node's but must not run, so
+        // the work waiting for it ends Unavailable as admission would end it.
+        let now = self.now();
+        let (merged, lapsed) = match self.owned(key.as_ref()) {
+            Some(o) if now < o.admission_deadline => (merged, Vec::new()),
+            _ => (Vec::new(), merged),
+        };
         self.counters().follow.delivered.add(merged.len() as u64);
         self.inner().bindings.import(key, &link.registrations);
         let (session, refused) = self.settle_relays(key, self.owned(key.as_ref()));
         let mut send = self.commit_session_routes(key, identity.relocation);
         send.extend(refused);
+        send.extend(self.refuse_all_as(lapsed, UnavailableReason::AdmissionDeadlinePassed));
         let destination = self
             .owner_route_end(key.kind(), key.id())
             .ok()
