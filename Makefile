@@ -2,7 +2,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo deps test bench bench-compare lint fmt header header-check install test-c
+.PHONY: demo deps test bench bench-compare lint fmt header header-check install test-c interop
 
 demo:
 	$(CARGO) run -q -p zlink-cli -- demo
@@ -20,6 +20,8 @@ deps:
 # separate consumer project against it.
 # bindings-node/scripts/test.sh: builds the napi addon (release), runs the
 # node:test suite, packs the package and uses it from a fresh project.
+# interop/run.sh: the five-language cluster (see `make interop`), after the
+# binding scripts above rebuilt what it uses.
 # scripts/check-self-contained.sh: ldd on the libzlink.so, the Python
 # extension and the JNI library just built; fails if one links more than the
 # C runtime.
@@ -30,6 +32,7 @@ test: deps lint header-check
 	bash bindings-jvm/scripts/test.sh
 	bash bindings-node/scripts/test.sh
 	bash scripts/check-self-contained.sh
+	bash interop/run.sh
 	$(CARGO) run -q -p zlink-cli -- demo --json > /dev/null
 
 lint:
@@ -42,6 +45,15 @@ bench: deps
 	$(CARGO) bench -p zlink-ffi --bench c_abi
 	bash bindings-python/scripts/bench.sh
 	bash bindings-jvm/scripts/bench.sh
+	bash bindings-node/scripts/bench.sh
+
+# interop/run.sh (docs/interop.md): one redis-server and one host process per
+# language (Java, Python, Node, C, Rust); an Actor moves across all five under
+# traffic, with requests and a bound Session; fails on anything lost,
+# duplicated or not ended once. Uses the bindings as last built (builds only
+# what is missing); bounded by INTEROP_TIMEOUT (120 s).
+interop: deps
+	bash interop/run.sh
 
 # The core's resolve benchmark of BASE (a git rev) and of the working tree,
 # run alternately in one run: `make bench-compare BASE=main~3`.

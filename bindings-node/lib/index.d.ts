@@ -159,6 +159,10 @@ export class Runtime {
   updateConfig(config: Partial<RoutingConfig>): void;
   /** Cache only: never blocks, never reads the store. */
   lookupCached(kind: Kind, id: string): ReadyRoute | null;
+  /** Cache only, for many IDs: each one's route or null, in order. Never blocks. */
+  lookupCachedMany(kind: Kind, ids: readonly string[]): (ReadyRoute | null)[];
+  /** Many IDs: the hits at once, the misses read as `resolve` reads them; in order. */
+  resolveMany(kind: Kind, ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Resolution[]>;
   /** A cache hit at once, else a store read off the event loop. */
   resolve(kind: Kind, id: string, options?: { signal?: AbortSignal }): Promise<Resolution>;
   create(kind: Kind, id: string): Promise<OwnedObject>;

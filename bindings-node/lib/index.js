@@ -11,6 +11,7 @@ const native = require('../index.js');
 const errors = require('./errors.js');
 const decode = require('./decode.js');
 const args = require('./args.js');
+const routes = require('./routes.js');
 
 native.setErrorFactory(errors.make);
 
@@ -117,6 +118,8 @@ class Runtime {
     this.native = new native.NativeRuntime(parts,
       args.instance(o.store, [MemoryStore, RedisStore], 'store', 'NotAStore'),
       args.instance(o.clock, [ManualClock, SystemClock], 'clock', 'NotAClock'));
+    /** Its number for the cache-hit functions (lib/routes.js). */
+    this.number = this.native.number;
   }
 
   /** Refuses every later call; work already on the pool finishes. Closing twice is allowed. */
@@ -136,8 +139,38 @@ class Runtime {
 
   /** Cache only: the ReadyRoute, or null. Never blocks. */
   lookupCached(kind, objectId) {
-    const hit = this.native.lookupCached(kindCode(kind), id(objectId));
-    return hit === null ? null : decode.read(hit, decode.readyRoute);
+    native.lookupRoute(this.number, kindCode(kind), id(objectId));
+    return routes.route(0);
+  }
+
+  /** Cache only, for many IDs: each one's ReadyRoute or null, in order. Never blocks. */
+  lookupCachedMany(kind, objectIds) {
+    const code = kindCode(kind);
+    if (!Array.isArray(objectIds)) throw new errors.InputError('ids must be an array of strings', 'NotAnArray');
+    const out = new Array(objectIds.length);
+    for (let start = 0; start < objectIds.length; start += routes.BATCH) {
+      const chunk = start === 0 && objectIds.length <= routes.BATCH
+        ? objectIds : objectIds.slice(start, start + routes.BATCH);
+      for (let i = 0; i < chunk.length; i++) id(chunk[i]);
+      native.lookupRoutes(this.number, code, chunk);
+      for (let i = 0; i < chunk.length; i++) out[start + i] = routes.route(i);
+    }
+    return out;
+  }
+
+  /**
+   * Resolves many IDs: the hits at once, the misses as `resolve` would (concurrent misses of
+   * one ID share one store read): each one's Resolution, in order.
+   */
+  async resolveMany(kind, objectIds, options = {}) {
+    const out = this.lookupCachedMany(kind, objectIds);
+    const misses = [];
+    for (let i = 0; i < out.length; i++) if (out[i] === null) misses.push(i);
+    if (misses.length > 0) {
+      const read = await Promise.all(misses.map((i) => this.resolve(kind, objectIds[i], options)));
+      misses.forEach((slot, n) => { out[slot] = read[n]; });
+    }
+    return out;
   }
 
   /**
@@ -152,8 +185,9 @@ class Runtime {
     }
     signal?.throwIfAborted();
     const code = kindCode(kind);
-    const hit = this.native.lookupCached(code, id(objectId));
-    if (hit !== null) return decode.read(hit, decode.readyRoute);
+    native.lookupRoute(this.number, code, id(objectId));
+    const hit = routes.route(0);
+    if (hit !== null) return hit;
     const read = this.native.resolve(code, objectId);
     return decode.read(await (signal === undefined ? read : abortable(read, signal)), decode.resolution);
   }

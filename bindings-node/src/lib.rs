@@ -11,6 +11,7 @@
 //! synchronous call checks one flag; a pool task pins it; `close()` never
 //! waits on the JavaScript thread: the stop runs on a thread of its own.
 
+mod fast;
 mod ops;
 
 use std::cell::RefCell;
@@ -252,6 +253,14 @@ fn config_of(values: &[f64]) -> zlink_bridge::Result<zlink_core::RoutingConfig> 
 #[napi]
 pub struct NativeRuntime {
     rt: Arc<Closable<zlink_bridge::Runtime>>,
+    /// Its number for the cache-hit functions (`fast`).
+    number: f64,
+}
+
+impl Drop for NativeRuntime {
+    fn drop(&mut self) {
+        fast::unregister(self.number);
+    }
 }
 
 /// What a runtime is built from; each part not given keeps its default.
@@ -373,9 +382,17 @@ impl NativeRuntime {
             worker_threads: parts.worker_threads.map(|n| n as usize),
         };
         let rt = zlink_bridge::Runtime::new(identity, options).map_err(fail)?;
+        let rt = Arc::new(Closable::new(rt, "Runtime"));
         Ok(NativeRuntime {
-            rt: Arc::new(Closable::new(rt, "Runtime")),
+            number: fast::register(&rt),
+            rt,
         })
+    }
+
+    /// Its number for `lookupRoute` and `lookupRoutes` (this thread only).
+    #[napi(getter, catch_unwind)]
+    pub fn number(&self) -> f64 {
+        self.number
     }
 
     /// Refuses later calls; calls on the pool finish and the runtime stops
@@ -414,16 +431,6 @@ impl NativeRuntime {
         let fail = |e: zlink_bridge::Error| js_error(&env, &e);
         let config = config_of(&values).map_err(fail)?;
         self.get(&env)?.update_config(config).map_err(fail)
-    }
-
-    /// Cache only: the route's bytes, or null. Never blocks.
-    #[napi(catch_unwind)]
-    pub fn lookup_cached(&self, env: Env, kind: u32, id: String) -> Result<Option<Buffer>> {
-        let hit = self
-            .get(&env)?
-            .lookup_cached(kind, id.as_str())
-            .map_err(|e| js_error(&env, &e))?;
-        Ok(hit.map(|r| bytes(&r)))
     }
 
     /// Resolves on the runtime's own threads (the core's asynchronous

@@ -154,10 +154,87 @@ test('a store call made just before close settles (a ClosedError or its result),
   }
 });
 
+test('batch lookups give what single lookups give, in order, any count', async () => {
+  const { owner, sender } = pair();
+  const ids = Array.from({ length: 150 }, (_, i) => `b${i}`);
+  for (const id of ids.filter((_, i) => i % 3 !== 0)) await owner.activate('actor', id);
+  for (const id of ids) await sender.resolve('actor', id);
+  const many = sender.lookupCachedMany('actor', ids);
+  assert.equal(many.length, 150);
+  ids.forEach((id, i) => assert.deepEqual(many[i], sender.lookupCached('actor', id), id));
+  assert.equal(many.filter((r) => r === null).length, 50, 'the never-activated ones miss');
+  assert.deepEqual(sender.lookupCachedMany('actor', []), []);
+  const resolved = await sender.resolveMany('actor', ids);
+  ids.forEach((id, i) => assert.equal(resolved[i].kind, i % 3 === 0 ? 'Missing' : 'ReadyRoute', id));
+  assert.throws(() => sender.lookupCachedMany('actor', ['a', 5]), { code: 'NotAString' });
+  assert.throws(() => sender.lookupCachedMany('actor', 'a'), { code: 'NotAnArray' });
+  assert.throws(() => sender.lookupCachedMany('actor', ['ok', '']), { code: 'EmptyObjectId' });
+  // A failed batch leaves the next hit right (its mesh is written again).
+  assert.equal(sender.lookupCached('actor', 'b1').mesh, 'main');
+  owner.close(); sender.close();
+  assert.throws(() => sender.lookupCachedMany('actor', ['b1']), z.ClosedError);
+});
+
+test('routes of runtimes in different meshes keep their mesh, however interleaved', async () => {
+  const clock = new z.ManualClock();
+  const store = new z.MemoryStore({ clock });
+  const owners = [new z.Runtime({ mesh: 'east', rid: 1 }, { store, clock }), new z.Runtime({ mesh: 'west', rid: 2 }, { store, clock })];
+  await owners[0].activate('actor', 'e');
+  await owners[1].activate('actor', 'w');
+  const reader = new z.Runtime({ mesh: 'east', rid: 3 }, { store, clock });
+  await reader.resolve('actor', 'e');
+  await reader.resolve('actor', 'w');
+  for (let i = 0; i < 5; i++) {
+    assert.equal(reader.lookupCached('actor', 'e').mesh, 'east');
+    assert.equal(reader.lookupCached('actor', 'w').mesh, 'west');
+    assert.equal(reader.lookupCached('actor', 'w').mesh, 'west');
+    assert.deepEqual(reader.lookupCachedMany('actor', ['w', 'e', 'e', 'w']).map((r) => r.mesh), ['west', 'east', 'east', 'west']);
+  }
+  for (const rt of [...owners, reader]) rt.close();
+});
+
+test('the cache-hit functions refuse a number that is not a live runtime', () => {
+  const native = require('../index.js');
+  const rt = new z.Runtime({ mesh: 'main', rid: 1 });
+  for (const bad of [rt.number + 1, -1, 0.5, 2 ** 60, NaN]) {
+    assert.throws(() => native.lookupRoute(bad, 2, 'a'), { code: 'InvalidHandle' }, String(bad));
+  }
+  assert.throws(() => native.lookupRoute(rt.number, 2), /3 arguments/);
+  assert.throws(() => native.lookupRoute(rt.number, 2, 5), /string/);
+  assert.throws(() => native.lookupRoutes(rt.number, 2, new Array(65).fill('a')), /at most 64/);
+  rt.close();
+});
+
 test('worker threads out of range and bad log callbacks are refused', () => {
   for (const n of [-1, 0, 1.5, 40000]) {
     assert.throws(() => new z.Runtime({ mesh: 'main', rid: 1 }, { workerThreads: n }), { code: 'OutOfRange' });
   }
   assert.throws(() => z.onLog(undefined), { code: 'NotAFunction' });
   assert.throws(() => z.onLog(5), { code: 'NotAFunction' });
+});
+
+test('a worker thread has its own runtimes and cache-hit path', async () => {
+  const { Worker } = require('node:worker_threads');
+  const code = `
+    const z = require(${JSON.stringify(require.resolve('..'))});
+    const { parentPort } = require('node:worker_threads');
+    (async () => {
+      const store = new z.MemoryStore();
+      const owner = new z.Runtime({ mesh: 'worker', rid: 1 }, { store });
+      await owner.activate('actor', 'w');
+      const r = await owner.resolve('actor', 'w');
+      parentPort.postMessage([r.mesh, String(r.node), owner.lookupCachedMany('actor', ['w', 'x']).map((x) => x && x.mesh)]);
+      owner.close();
+    })();`;
+  const main = new z.Runtime({ mesh: 'main', rid: 9 });
+  await main.activate('actor', 'm');
+  await main.resolve('actor', 'm');
+  const got = await new Promise((resolve, reject) => {
+    const w = new Worker(code, { eval: true });
+    w.once('message', resolve);
+    w.once('error', reject);
+  });
+  assert.deepEqual(got, ['worker', '1', ['worker', null]]);
+  assert.equal(main.lookupCached('actor', 'm').mesh, 'main', 'this thread\'s path is untouched');
+  main.close();
 });

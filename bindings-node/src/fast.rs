@@ -1,0 +1,425 @@
+//! The cache-hit path, built for the cost of a napi call. napi-rs's own
+//! calls cost 180–300 ns before any work (a class method registers its
+//! `&self` borrow in a global map; every argument goes through a scope), so
+//! the three hot functions are plain napi callbacks: the runtime is a number
+//! (a slot in this thread's table), the ID is copied with one napi call into
+//! a per-thread buffer, and a hit is written as a record into one scratch
+//! `ArrayBuffer` that lib/routes.js registered once per JavaScript thread
+//! and reads through typed-array views: no object, string or `Buffer` per
+//! call.
+//!
+//! A route record is `RECORD` bytes, 8-aligned (lib/routes.js reads the
+//! same layout): node and the five fence numbers (u64 each), the admission
+//! deadline in ms (f64), a u32 state (0 miss, 1 hit, 2 hit whose mesh
+//! differs from the last one written on this thread: then the mesh name's
+//! length as a u32 and its bytes follow), so the common hit makes no
+//! string. Everything is per thread: Node worker threads each have theirs.
+
+// napi-derive leaves out its registrations under cfg(test), so there
+// `fast_exports` and everything it reaches look unused.
+#![cfg_attr(test, allow(dead_code))]
+
+use std::cell::RefCell;
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::Arc;
+
+use napi::bindgen_prelude::*;
+use napi::{JsError, sys};
+use napi_derive::napi;
+use zlink_bridge::lifecycle::Closable;
+use zlink_core::ReadyRoute;
+
+use crate::js_error;
+
+/// Bytes of one route record (a mesh name is at most 23 bytes).
+const RECORD: usize = 88;
+/// The most IDs one batch call takes (lib/routes.js splits bigger ones).
+const BATCH: usize = 64;
+/// The scratch's size: `BATCH` records.
+const SCRATCH_BYTES: usize = BATCH * RECORD;
+/// IDs up to this many UTF-8 bytes are copied into the per-thread buffer;
+/// longer ones are converted whole.
+const ID_BYTES: usize = 4096;
+/// A runtime's number: its slot, and the slot's generation above bit 24
+/// (so a number kept after its runtime went never reaches another).
+const SLOT_BITS: u32 = 24;
+
+/// A record's state.
+const MISS: u32 = 0;
+const HIT: u32 = 1;
+const HIT_NEW_MESH: u32 = 2;
+
+type Shared = Arc<Closable<zlink_bridge::Runtime>>;
+
+#[derive(Default)]
+struct Slot {
+    generation: u32,
+    runtime: Option<Shared>,
+}
+
+struct Thread {
+    /// The JavaScript scratch (the `Buffer` holds a reference on it).
+    scratch: Option<Buffer>,
+    /// The last mesh name written on this thread (lib/routes.js keeps the
+    /// same string).
+    mesh: String,
+    id: Vec<u8>,
+}
+
+thread_local! {
+    static THREAD: RefCell<Thread> = RefCell::new(Thread {
+        scratch: None,
+        mesh: String::new(),
+        id: vec![0; ID_BYTES],
+    });
+    /// The runtimes made on this thread, by number: borrowed (never
+    /// cloned, no shared write) by each call.
+    static RUNTIMES: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
+    /// Numbers whose runtime went while `RUNTIMES` was borrowed (a
+    /// finalizer running inside a call): freed at the next `register`.
+    static GONE: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+}
+
+fn slot_of(number: f64) -> usize {
+    (number as u64 & ((1 << SLOT_BITS) - 1)) as usize
+}
+
+/// Gives a runtime its number on this thread.
+pub(crate) fn register(runtime: &Shared) -> f64 {
+    RUNTIMES.with(|r| {
+        let mut slots = r.borrow_mut();
+        for gone in GONE.with(|g| std::mem::take(&mut *g.borrow_mut())) {
+            if let Some(slot) = slots.get_mut(slot_of(gone)) {
+                slot.runtime = None;
+            }
+        }
+        let at = match slots.iter().position(|s| s.runtime.is_none()) {
+            Some(at) => at,
+            None => {
+                slots.push(Slot::default());
+                slots.len() - 1
+            }
+        };
+        let slot = &mut slots[at];
+        slot.generation = (slot.generation + 1) % (1 << (53 - SLOT_BITS));
+        slot.runtime = Some(runtime.clone());
+        ((u64::from(slot.generation) << SLOT_BITS) | at as u64) as f64
+    })
+}
+
+/// Frees a runtime's number (its JavaScript object is gone).
+pub(crate) fn unregister(number: f64) {
+    // At exit the thread's table may be gone already: nothing to free.
+    let _ = RUNTIMES.try_with(|r| match r.try_borrow_mut() {
+        Ok(mut slots) => {
+            if let Some(slot) = slots.get_mut(slot_of(number)) {
+                slot.runtime = None;
+            }
+        }
+        Err(_) => GONE.with(|g| g.borrow_mut().push(number)),
+    });
+}
+
+/// The runtime a number names: `InvalidHandle` for a number that is not
+/// one of this thread's live runtimes.
+fn runtime<'a>(env: &Env, slots: &'a [Slot], number: sys::napi_value) -> Result<&'a Shared> {
+    let mut n = 0f64;
+    // SAFETY: live env and value; napi checks it is a number.
+    check(
+        unsafe { sys::napi_get_value_double(env.raw(), number, &mut n) },
+        "expected a runtime",
+    )?;
+    let bits = n as u64;
+    let slot = slots
+        .get(slot_of(n))
+        .filter(|s| n.fract() == 0.0 && u64::from(s.generation) == bits >> SLOT_BITS);
+    slot.and_then(|s| s.runtime.as_ref()).ok_or_else(|| {
+        let e = zlink_bridge::Error::host(
+            zlink_bridge::ErrorKind::InvalidHandle,
+            "not a runtime of this thread",
+        );
+        js_error(env, &e)
+    })
+}
+
+/// Registers this thread's scratch (`SCRATCH_BYTES` aligned bytes): the
+/// sizes lib/routes.js checks, `[record, batch]`.
+#[napi(catch_unwind)]
+pub fn set_route_scratch(scratch: Buffer) -> Result<Vec<u32>> {
+    if scratch.len() != SCRATCH_BYTES || !(scratch.as_ptr() as usize).is_multiple_of(8) {
+        return Err(napi::Error::from_reason(format!(
+            "the route scratch must be {SCRATCH_BYTES} aligned bytes"
+        )));
+    }
+    THREAD.with(|t| {
+        let mut t = t.borrow_mut();
+        t.scratch = Some(scratch);
+        t.mesh.clear();
+    });
+    Ok([RECORD, BATCH].map(|n| n as u32).to_vec())
+}
+
+/// Adds the plain napi functions to the module's exports.
+#[napi(module_exports)]
+pub fn fast_exports(exports: Object, env: Env) -> Result<()> {
+    let functions: [(&std::ffi::CStr, sys::napi_callback); 3] = [
+        (c"lookupRoute", Some(lookup_route)),
+        (c"lookupRoutes", Some(lookup_routes)),
+        (c"emptyCall", Some(empty_call)),
+    ];
+    for (name, callback) in functions {
+        let mut f = ptr::null_mut();
+        // SAFETY: a live env, a NUL-terminated name, a callback of the
+        // right type; `f` receives the function.
+        let made = unsafe {
+            sys::napi_create_function(
+                env.raw(),
+                name.as_ptr(),
+                name.count_bytes() as isize,
+                callback,
+                ptr::null_mut(),
+                &mut f,
+            )
+        };
+        // SAFETY: as above; `exports` is this module's object.
+        let set =
+            unsafe { sys::napi_set_named_property(env.raw(), exports.raw(), name.as_ptr(), f) };
+        if made != sys::Status::napi_ok || set != sys::Status::napi_ok {
+            return Err(napi::Error::from_reason(
+                "cannot export the cache-hit functions",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `lookupRoute(runtime, kind, id)`: record 0 is the ID's route or a miss.
+/// Cache only: never blocks.
+unsafe extern "C" fn lookup_route(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    call::<3>(env, info, |env, [number, kind, id]| {
+        RUNTIMES.with(|r| {
+            let slots = r.borrow();
+            let (rt, kind) = (runtime(env, &slots, number)?, read_u32(env, kind)?);
+            THREAD.with(|t| {
+                let mut t = t.borrow_mut();
+                let done = t.with_id(env, id, |t, id| t.lookup(env, rt, 0, kind, id));
+                t.forget_mesh_unless_ok(done)
+            })
+        })
+    })
+}
+
+/// `lookupRoutes(runtime, kind, ids)`, at most `BATCH` IDs: record i is
+/// `ids[i]`'s route or a miss. Cache only: never blocks.
+unsafe extern "C" fn lookup_routes(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    call::<3>(env, info, |env, [number, kind, ids]| {
+        RUNTIMES.with(|r| {
+            let slots = r.borrow();
+            let (rt, kind) = (runtime(env, &slots, number)?, read_u32(env, kind)?);
+            THREAD.with(|t| {
+                let mut t = t.borrow_mut();
+                let mut n = 0u32;
+                // SAFETY: live env and value; napi checks it is an array.
+                check(
+                    unsafe { sys::napi_get_array_length(env.raw(), ids, &mut n) },
+                    "ids must be an array",
+                )?;
+                if n as usize > BATCH {
+                    return Err(napi::Error::from_reason(format!(
+                        "at most {BATCH} IDs per call"
+                    )));
+                }
+                let done = (0..n).try_for_each(|i| {
+                    let mut id = ptr::null_mut();
+                    // SAFETY: live env and array; `id` receives the element.
+                    check(
+                        unsafe { sys::napi_get_element(env.raw(), ids, i, &mut id) },
+                        "no such ID",
+                    )?;
+                    t.with_id(env, id, |t, text| t.lookup(env, rt, i as usize, kind, text))
+                });
+                t.forget_mesh_unless_ok(done)
+            })
+        })
+    })
+}
+
+/// For bench/bench.js only: takes what `lookupRoute` takes, reads the ID
+/// the same way, and does nothing.
+unsafe extern "C" fn empty_call(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+) -> sys::napi_value {
+    call::<3>(env, info, |env, [number, kind, id]| {
+        RUNTIMES.with(|r| {
+            let slots = r.borrow();
+            let _ = (runtime(env, &slots, number)?, read_u32(env, kind)?);
+            THREAD.with(|t| t.borrow_mut().with_id(env, id, |_, _| Ok(())))
+        })
+    })
+}
+
+/// For bench/bench.js only: an empty call taking a kind and an ID as
+/// napi-rs's `String`, the usual way.
+#[napi(catch_unwind)]
+pub fn empty_string_call(_kind: u32, _id: String) {}
+
+/// Runs a plain napi callback's body with its `N` arguments: an error
+/// (or a panic, caught here) is thrown as the JavaScript error; the call
+/// returns undefined.
+fn call<const N: usize>(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    body: impl FnOnce(&Env, [sys::napi_value; N]) -> Result<()>,
+) -> sys::napi_value {
+    let mut argc = N;
+    let mut argv = [ptr::null_mut(); N];
+    // SAFETY: napi's own env and info; argv has room for argc values.
+    let got = unsafe {
+        sys::napi_get_cb_info(
+            env,
+            info,
+            &mut argc,
+            argv.as_mut_ptr(),
+            ptr::null_mut(),
+            ptr::null_mut::<*mut c_void>(),
+        )
+    };
+    let js = Env::from(env);
+    let out = if got != sys::Status::napi_ok || argc < N {
+        Err(napi::Error::from_reason(format!("expected {N} arguments")))
+    } else {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body(&js, argv))).unwrap_or_else(
+            |_| {
+                let e = zlink_bridge::Error::host(
+                    zlink_bridge::ErrorKind::Panic,
+                    "zlink bug (please report): a panic",
+                );
+                Err(js_error(&js, &e))
+            },
+        )
+    };
+    if let Err(e) = out {
+        // SAFETY: the env of this call, on its thread.
+        unsafe { JsError::from(e).throw_into(env) };
+    }
+    ptr::null_mut()
+}
+
+fn check(status: sys::napi_status, what: &str) -> Result<()> {
+    if status == sys::Status::napi_ok {
+        Ok(())
+    } else {
+        Err(napi::Error::from_reason(what.to_owned()))
+    }
+}
+
+fn read_u32(env: &Env, value: sys::napi_value) -> Result<u32> {
+    let mut v = 0u32;
+    // SAFETY: live env and value; napi checks it is a number.
+    check(
+        unsafe { sys::napi_get_value_uint32(env.raw(), value, &mut v) },
+        "expected a number",
+    )?;
+    Ok(v)
+}
+
+impl Thread {
+    /// Looks one ID up and writes its record.
+    fn lookup(&mut self, env: &Env, rt: &Shared, slot: usize, kind: u32, id: &str) -> Result<()> {
+        let rt = rt.get().map_err(|e| js_error(env, &e))?;
+        let hit = rt.lookup_cached(kind, id).map_err(|e| js_error(env, &e))?;
+        self.write(slot, hit.as_ref())
+    }
+
+    /// Runs `f` with the ID's text: copied into the thread's buffer with
+    /// one napi call, or converted whole when it may not fit.
+    fn with_id<R>(
+        &mut self,
+        env: &Env,
+        id: sys::napi_value,
+        f: impl FnOnce(&mut Self, &str) -> Result<R>,
+    ) -> Result<R> {
+        let mut len = 0usize;
+        // SAFETY: the buffer is ID_BYTES long; napi writes at most that
+        // many bytes (NUL included) and their count (NUL excluded) to len.
+        let read = unsafe {
+            sys::napi_get_value_string_utf8(
+                env.raw(),
+                id,
+                self.id.as_mut_ptr().cast(),
+                ID_BYTES,
+                &mut len,
+            )
+        };
+        check(read, "an ID must be a string")?;
+        if len + 1 < ID_BYTES {
+            let bytes = std::mem::take(&mut self.id);
+            let out = match std::str::from_utf8(&bytes[..len]) {
+                Ok(text) => f(self, text),
+                Err(_) => Err(napi::Error::from_reason("an ID is not UTF-8")),
+            };
+            self.id = bytes;
+            return out;
+        }
+        // Maybe cut short: the whole string (the core refuses it if it is
+        // longer than the config allows).
+        // SAFETY: env and the value are this call's own, both live.
+        let whole = unsafe { String::from_napi_value(env.raw(), id) }?;
+        f(self, &whole)
+    }
+
+    /// After a failed call JavaScript reads no record, so it may not have
+    /// seen a mesh written: the next hit writes its mesh again.
+    fn forget_mesh_unless_ok(&mut self, done: Result<()>) -> Result<()> {
+        if done.is_err() {
+            self.mesh.clear();
+        }
+        done
+    }
+
+    /// Writes record `slot`: `route`'s fields, or a miss.
+    fn write(&mut self, slot: usize, route: Option<&ReadyRoute>) -> Result<()> {
+        let Some(scratch) = self.scratch.as_mut() else {
+            return Err(napi::Error::from_reason("no route scratch on this thread"));
+        };
+        let record = &mut scratch[slot * RECORD..(slot + 1) * RECORD];
+        let Some(route) = route else {
+            record[56..60].copy_from_slice(&MISS.to_le_bytes());
+            return Ok(());
+        };
+        let f = &route.fence;
+        let numbers = [
+            route.route.node.get(),
+            f.object_generation.get(),
+            f.authority_owner_generation.get(),
+            f.owner_lease_generation.get(),
+            f.node_generation.get(),
+            f.store_version.get(),
+        ];
+        for (at, n) in numbers.iter().enumerate() {
+            record[at * 8..at * 8 + 8].copy_from_slice(&n.to_le_bytes());
+        }
+        let deadline = route.admission_deadline.as_millis() as f64;
+        record[48..56].copy_from_slice(&deadline.to_le_bytes());
+        let mesh = route.route.mesh.as_str();
+        let state = if mesh == self.mesh {
+            HIT
+        } else {
+            record[60..64].copy_from_slice(&(mesh.len() as u32).to_le_bytes());
+            record[64..64 + mesh.len()].copy_from_slice(mesh.as_bytes());
+            self.mesh.clear();
+            self.mesh.push_str(mesh);
+            HIT_NEW_MESH
+        };
+        record[56..60].copy_from_slice(&state.to_le_bytes());
+        Ok(())
+    }
+}
