@@ -154,3 +154,52 @@ fn a_commit_answered_after_its_lease_lapsed_does_not_run_the_waiting_work() {
         "the waiting message ends at its sender"
     );
 }
+
+/// Seed 20067 (`--steps 600`): a lease renewal under a shorter configured
+/// lease reached a stalled store (applied, answer lost). The store's lease
+/// now ended before the deadline the owner still admitted by, so the owner
+/// ran work the store no longer allowed it (another node could have taken
+/// the object over). A renewal of unknown outcome now brings the local
+/// deadline down to what an applied one would leave.
+#[test]
+fn a_lost_renewal_answer_never_leaves_the_owner_admitting_past_the_store_lease() {
+    let config = RoutingConfig {
+        store_timeout: Duration::from_millis(5),
+        store_attempts: 1,
+        ..RoutingConfig::default()
+    };
+    let mut m = Mesh::new(2, config.clone()).expect("valid mesh");
+    m.activate(1, ACTOR, "a").unwrap(); // lease until 30 s
+    m.advance(Duration::from_secs(20));
+    // A message on its way to the owner, resolved while the lease held.
+    m.delay_when(Some(Box::new(|e| e.carried == Carried::Operation)));
+    m.send(2, ACTOR, "a", b"late").unwrap();
+    m.delay_when(None);
+    // Leases are now 5 s; the renewal applies (until 25 s) unanswered.
+    m.set_config(RoutingConfig {
+        owner_lease_duration: Duration::from_secs(5),
+        ..config
+    })
+    .unwrap();
+    m.store_stalled(true);
+    assert!(m.node(1).renew_lease(ACTOR, "a").is_err(), "no answer");
+    m.store_stalled(false);
+    let record = m.store_record(ACTOR, "a").expect("a record");
+    assert_eq!(record.owner.lease.expires_at, StoreTime(25_000), "applied");
+    m.advance(Duration::from_secs(6));
+    m.release();
+    m.run();
+    let l = &m.ledger;
+    assert!(
+        l.unauthorized_deliveries.is_empty(),
+        "{:?}",
+        l.unauthorized_deliveries
+    );
+    assert!(l.delivered.is_empty());
+    assert_eq!(
+        l.ended.iter().map(|(_, f)| *f).collect::<Vec<_>>(),
+        [Failure::Unavailable(
+            UnavailableReason::AdmissionDeadlinePassed
+        )]
+    );
+}

@@ -87,9 +87,19 @@ impl Inner {
         write: Write,
         proposal: ProposalId,
     ) -> Result<OwnedObject, LifecycleError> {
-        let (observed, started) = self
+        let (first_sent, lease) = (self.clock.now(), self.config.get().owner_lease_duration);
+        let (observed, started) = match self
             .retried(|| self.start_write(key, &write, proposal))
-            .await?;
+            .await
+        {
+            Err(e @ LifecycleError::Write(WriteError::Store(_))) => {
+                if let Write::RenewLease = write {
+                    self.renewal_unknown(key, first_sent.after(lease));
+                }
+                return Err(e);
+            }
+            result => result?,
+        };
         let record = observed.value;
         let remaining = record
             .owner
@@ -102,6 +112,22 @@ impl Inner {
         self.ownership.set(key, owned);
         self.forget_older_routes(key, &record);
         Ok(owned)
+    }
+
+    /// A renewal whose answer was lost may still have been applied, and a
+    /// renewal sets the lease to run from the store's now: with a shorter
+    /// lease configured it can end the lease before the deadline this node
+    /// admits by. So the local deadline drops to what an applied renewal
+    /// would leave (`at_least`: its first attempt's start plus the lease),
+    /// never below; otherwise two owners could run the object once another
+    /// node takes it over at the store's earlier expiry.
+    fn renewal_unknown(&self, key: KeyRef<'_>, at_least: MonoTime) {
+        if let Some(mut owned) = self.ownership.get(key)
+            && at_least < owned.admission_deadline
+        {
+            owned.admission_deadline = at_least;
+            self.ownership.set(key, owned);
+        }
     }
 
     async fn complete_release(&self, key: KeyRef<'_>) -> Result<(), LifecycleError> {
