@@ -28,7 +28,16 @@ fn fail(invariant: &'static str, detail: String) -> Result<(), Violation> {
 pub(crate) fn after_step(w: &World) -> Result<(), Violation> {
     let l = &w.mesh.ledger;
     if let Some(op) = l.duplicated().first() {
-        return fail("no operation delivered twice", describe(w, *op));
+        let at: Vec<String> = l
+            .delivered
+            .iter()
+            .filter(|(d, _, _)| d == op)
+            .map(|(_, node, hops)| format!("node {node} after {hops} hops"))
+            .collect();
+        return fail(
+            "no operation delivered twice",
+            format!("{} delivered by {}", describe(w, *op), at.join(", then ")),
+        );
     }
     let mut relays = BTreeSet::new();
     for (session, actor, sequence, node) in &l.session_delivered {

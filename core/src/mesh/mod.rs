@@ -155,6 +155,9 @@ impl Mesh {
         store: &Arc<FaultyStore<Arc<MemoryStore>>>,
     ) -> Result<Runtime, crate::runtime::BuildError> {
         Runtime::builder(identity)
+            // IDs from the node's identity, not chance: a run of the mesh
+            // replays exactly (the seeded simulation relies on it).
+            .id_seed(identity.generation.0 << 32 | identity.rid.0)
             .config(config.clone())
             .clock(Arc::new(clock.clone()))
             .store(store.clone())

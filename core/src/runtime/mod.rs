@@ -53,6 +53,7 @@ pub struct RuntimeBuilder {
     clock: Option<Arc<dyn Clock>>,
     store: Option<Arc<dyn LocationStore>>,
     worker_threads: usize,
+    id_seed: Option<u64>,
 }
 
 impl RuntimeBuilder {
@@ -80,6 +81,16 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Draws operation, correlation, proposal and relocation IDs from
+    /// `seed` instead of a random one: the same calls then give the same
+    /// IDs, so a seeded simulation replays exactly. Unique only as long as
+    /// no two runtimes of one cluster share a seed; never set it in
+    /// production.
+    pub fn id_seed(mut self, seed: u64) -> Self {
+        self.id_seed = Some(seed);
+        self
+    }
+
     /// Validates the config and starts the runtime.
     pub fn build(self) -> Result<Runtime, BuildError> {
         let config = Arc::new(LiveConfig::new(self.config)?);
@@ -101,7 +112,7 @@ impl RuntimeBuilder {
                 clock,
                 config,
                 ownership: Ownership::default(),
-                ids: UniqueIds::new(),
+                ids: self.id_seed.map_or_else(UniqueIds::new, UniqueIds::seeded),
                 follow: FollowRoutes::default(),
                 pending: Requests::default(),
                 sessions: SessionOwner::default(),
@@ -196,6 +207,7 @@ impl Runtime {
             clock: None,
             store: None,
             worker_threads: 1,
+            id_seed: None,
         }
     }
 

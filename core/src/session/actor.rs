@@ -392,7 +392,13 @@ impl ActorBindings {
         self.lock()
             .registrations
             .get(actor)
-            .map(|regs| regs.values().copied().collect())
+            .map(|regs| {
+                // In session order, not the map's: the seals and pushes a
+                // move sends come out the same for the same calls.
+                let mut regs: Vec<Registration> = regs.values().copied().collect();
+                regs.sort_by_key(|r| (r.session.owner.rid, r.session.id, r.session.generation));
+                regs
+            })
             .unwrap_or_default()
     }
 

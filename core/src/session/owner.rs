@@ -203,7 +203,11 @@ impl SessionOwner {
                 .map
                 .get(&session)
                 .ok_or(SessionError::UnknownSession(session))?;
-            state.bindings.keys().cloned().collect()
+            // In key order, not the map's: the same calls give the same
+            // frames in the same order (a seeded simulation replays).
+            let mut actors: Vec<ObjectKey> = state.bindings.keys().cloned().collect();
+            actors.sort();
+            actors
         };
         let mut frames = Vec::new();
         for actor in actors {
@@ -336,10 +340,16 @@ fn close_on_seal_timeout(ctx: &Ctx<'_>, mut s: SessionState, actions: &mut Vec<S
     // The kind the host asked for when it disconnected, else the physical
     // close this timeout is.
     let kind = closing.unwrap_or(RelayKind::PhysicalDisconnect);
-    let notifications: Vec<Outbound> = s
+    // In Actor order, not the map's: sequences and frames come out the same
+    // for the same calls (a seeded simulation replays).
+    let mut told: Vec<&BindingRoute> = s
         .bindings
         .values()
         .filter(|b| (b.seal.is_some() || closing.is_none()) && now < b.admission_deadline)
+        .collect();
+    told.sort_by(|a, b| a.actor.cmp(&b.actor));
+    let notifications: Vec<Outbound> = told
+        .into_iter()
         .map(|b| {
             let sequence = s.next_sequence;
             s.next_sequence += 1;
