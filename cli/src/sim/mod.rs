@@ -166,7 +166,14 @@ fn run_seed(seed: u64, params: Params, verbose: bool) -> Result<Outcome, Box<dyn
             l.completed.len(),
             l.session_delivered.len()
         );
+        // The whole ledger, not just its sizes: IDs are seeded, so any
+        // difference between two runs of a seed shows in the digest.
+        let fates = format!(
+            "{:?}{:?}{:?}{:?}",
+            l.delivered, l.ended, l.completed, l.session_delivered
+        );
         world.note(&summary);
+        world.note(&fates);
         if verbose {
             println!("  {summary}");
         }

@@ -50,6 +50,8 @@ pub struct Ledger {
     pub lost_with_frames: BTreeSet<OperationId>,
     /// Frames a duplicating link sent twice.
     pub duplicated_frames: u64,
+    /// Session relays delivered, by operation.
+    pub session_delivered_ops: BTreeSet<OperationId>,
     /// Nodes each operation's frames reached (it may sit in their queues).
     pub custody: BTreeMap<OperationId, BTreeSet<NodeRid>>,
     /// Command 50 notifications carried, in order: (the node it reached,
@@ -74,6 +76,18 @@ impl Ledger {
             })
             .collect();
         self.lost_with_process.extend(gone);
+        // Session relays (not in `sent`) it held and had not delivered.
+        let relays: Vec<OperationId> = self
+            .custody
+            .iter()
+            .filter(|(op, at)| {
+                at.contains(&rid)
+                    && !self.sent.contains_key(op)
+                    && !self.session_delivered_ops.contains(op)
+            })
+            .map(|(op, _)| *op)
+            .collect();
+        self.lost_with_process.extend(relays);
     }
 
     /// Operations delivered more than once (must be empty).

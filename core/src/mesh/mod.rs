@@ -398,6 +398,7 @@ impl Mesh {
                         .unauthorized_deliveries
                         .push((d.operation_id, at));
                 }
+                self.ledger.session_delivered_ops.insert(d.operation_id);
                 self.ledger.session_delivered.push((
                     d.session.id,
                     d.actor.id().to_owned(),
