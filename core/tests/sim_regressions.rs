@@ -203,3 +203,46 @@ fn a_lost_renewal_answer_never_leaves_the_owner_admitting_past_the_store_lease()
         )]
     );
 }
+
+/// Seed 100717: the source's abort fence had reached a stalled store
+/// (applied, answer lost) and it unsealed on the old target's word, then
+/// moved the object again on the tenure it still believed in. The new
+/// target's owner CAS was refused, the store showed the source's later
+/// tenure, and the target went to withdraw; but, its CAS once sent, it only
+/// marked itself withdrawn and waited for a CAS outcome it already had: the
+/// work in its temporary queue was never run nor refused. A refused CAS now
+/// withdraws at once and the waiting work ends Unavailable at its senders.
+#[test]
+fn a_refused_owner_cas_against_a_fenced_source_refuses_the_waiting_work() {
+    let mut m = mesh(3);
+    m.activate(1, ACTOR, "a").unwrap();
+    m.send(3, ACTOR, "a", b"warm").unwrap();
+    m.run();
+    m.begin_move(ACTOR, "a", 1, 2).unwrap();
+    // The Restore reaches the target, which answers relay-ready.
+    assert!(m.step());
+    // From now on the source's cutover never reaches the target: the owner
+    // CAS comes on the target's own timer.
+    m.delay_when(Some(Box::new(|e| {
+        e.from == NodeRid(1) && e.carried == Carried::Relocation
+    })));
+    m.run();
+    // A message on the cached route: relayed into the temporary queue.
+    m.send(3, ACTOR, "a", b"waiting").unwrap();
+    m.run();
+    // The source's tenure moves on in the store (its fence).
+    let record = m.store_record(ACTOR, "a").expect("a record");
+    m.force_transfer(ACTOR, "a", record, 1);
+    m.advance(Duration::from_millis(1_100));
+    m.run();
+    let l = &m.ledger;
+    assert!(l.unauthorized_deliveries.is_empty());
+    assert_eq!(l.delivered.len(), 1, "only the warm-up ran");
+    assert_eq!(
+        l.ended.len(),
+        1,
+        "the waiting message ends at its sender, not stuck: {:?}",
+        l.relocation_events
+    );
+    assert!(l.unresolved().is_empty());
+}

@@ -150,7 +150,7 @@ impl Mesh {
     }
 }
 
-fn limits() -> DecodeLimits {
+pub(super) fn limits() -> DecodeLimits {
     DecodeLimits {
         max_object_id_bytes: crate::ids::MAX_OBJECT_ID_BYTES,
         max_payload_bytes: crate::config::MAX_MESSAGE_BYTES,

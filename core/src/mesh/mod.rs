@@ -113,6 +113,9 @@ pub struct Mesh {
     dead: Vec<NodeRid>,
     /// What happened to every operation.
     pub ledger: Ledger,
+    /// Print every frame posted and every decision acted on (set
+    /// `ZLINK_MESH_TRACE=1`): how a failing simulation seed is read.
+    trace: bool,
 }
 
 impl Mesh {
@@ -145,6 +148,7 @@ impl Mesh {
             parked: Vec::new(),
             dead: Vec::new(),
             ledger: Ledger::default(),
+            trace: std::env::var_os("ZLINK_MESH_TRACE").is_some(),
         })
     }
 
@@ -305,6 +309,9 @@ impl Mesh {
         let node = self.node(rid.get());
         let now = node.now();
         if node.next_deadline().is_some_and(|at| at <= now) {
+            if self.trace {
+                eprintln!("  timers due at {rid} ({now:?})");
+            }
             for action in node.on_timeout(now) {
                 self.act(rid, action, Carried::Session);
             }
@@ -326,6 +333,13 @@ impl Mesh {
     }
 
     fn post(&mut self, from: NodeRid, outbound: Outbound, carried: Carried) {
+        if self.trace {
+            let frame = crate::wire::decode(&outbound.bytes, &faults::limits());
+            eprintln!(
+                "  post {from} -> {} {carried:?}: {frame:?}",
+                outbound.to.rid
+            );
+        }
         let envelope = Envelope {
             from,
             to: outbound.to.rid,
@@ -387,6 +401,9 @@ impl Mesh {
 
     /// Carries out what node `at` decided; `carried` is what caused it.
     fn act(&mut self, at: NodeRid, action: Inbound, carried: Carried) {
+        if self.trace {
+            eprintln!("  at {at}: {action:?}");
+        }
         match action {
             Inbound::Completed(c) => self.record(c),
             Inbound::Send(frames) => frames

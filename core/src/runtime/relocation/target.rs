@@ -155,6 +155,13 @@ impl Runtime {
             }
             Err(e) => {
                 let withdrawn = h.target(key).and_then(|l| l.withdrawn);
+                // The store refused the CAS: no attempt of it can still land
+                // (one already applied would have been answered as a
+                // success under its proposal), so withdrawing below cannot
+                // leave two owners and must not wait for one.
+                if let Some(link) = h.target_mut(key) {
+                    link.cas_sent = false;
+                }
                 drop(h);
                 tracing::warn!(object = %key, error = %e, "owner CAS refused");
                 if self.source_fenced(key, &from, source) {
