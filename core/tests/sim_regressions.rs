@@ -246,3 +246,51 @@ fn a_refused_owner_cas_against_a_fenced_source_refuses_the_waiting_work() {
     );
     assert!(l.unresolved().is_empty());
 }
+
+/// Seed 102229: a Session rebound its Actor while the Actor was sealed for
+/// a move; the bind reply replaced the stored route and with it the seal,
+/// dropping the relay the seal held: never delivered, never refused. The
+/// seal (and what it holds) now stays until its command 44 or timeout.
+#[test]
+fn a_rebind_completing_under_a_seal_keeps_the_held_relays() {
+    let mut m = mesh(3);
+    m.activate(2, ACTOR, "a").unwrap();
+    let session = m.open_session(1, 1);
+    let actor_ref = m.actor_ref(2, "a").unwrap();
+    m.bind(1, 1, &actor_ref).unwrap();
+    m.run();
+    // The target never restores: the move will be given up.
+    m.restore_mode(RestoreMode::Ignore);
+    m.begin_move(ACTOR, "a", 2, 3).unwrap();
+    // A rebind on the (sealed) owner, sent behind the seal.
+    let again = m.actor_ref(2, "a").unwrap();
+    m.bind(1, 1, &again).unwrap();
+    assert!(m.step(), "the Restore reaches the target");
+    assert!(m.step(), "the seal (42) reaches the Session owner");
+    let key = ObjectKey::new(ACTOR, "a").unwrap();
+    let held = m.session_send(1, 1, &key, b"held").unwrap();
+    assert!(matches!(held, SessionSend::Held { .. }), "{held:?}");
+    m.run();
+    // The source gives the move up; command 44 abort releases the seal.
+    for _ in 0..3 {
+        m.advance(Duration::from_secs(6));
+        m.run();
+    }
+    let l = &m.ledger;
+    let delivered = l
+        .session_delivered
+        .iter()
+        .any(|(s, a, _, _)| *s == session.id && a == "a");
+    let reported = l.session_events.iter().any(|e| {
+        matches!(
+            e,
+            SessionEvent::RelayRefused { .. } | SessionEvent::Closed { .. }
+        )
+    });
+    assert!(
+        delivered || reported,
+        "the held relay vanished: {:?}",
+        l.session_events
+    );
+    assert!(delivered, "released by the abort on the kept seal");
+}

@@ -427,13 +427,19 @@ impl SessionOwner {
                 // more than one owner lease, whatever the reply claims.
                 let lease = Duration::from_millis(route.lease_remaining_ms)
                     .min(ctx.config.owner_lease_duration);
+                // A seal on the route being replaced stays, with the messages
+                // it holds: they were accepted for this Actor and still wait
+                // for the relocation's command 44 (or the seal timeout,
+                // which closes the Session): dropping them would lose them
+                // without a word.
+                let seal = state.bindings.get(&actor).and_then(|b| b.seal.clone());
                 let stored = BindingRoute {
                     actor: actor.clone(),
                     route,
                     binding,
                     session,
                     admission_deadline: pending.sent.after(lease),
-                    seal: None,
+                    seal,
                 };
                 state.bindings.insert(actor.clone(), stored.clone());
                 SessionStep::Event(SessionEvent::Bound {
