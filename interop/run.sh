@@ -10,7 +10,7 @@
 # What it needs built, and builds when missing (make test builds all of it
 # before, so then nothing is rebuilt here but the two cargo targets, which
 # are up to date):
-#   - cargo build -p zlink-ffi -p zlink-interop (debug): libzlink.so for the C
+#   - cargo build -p zlink-ffi -p zlink-cli (debug): libzlink.so for the C
 #     host (compiled here with gcc) and the Rust host; always run (no-op when
 #     fresh);
 #   - the Python wheel in target/wheels-zlink (bindings-python/scripts/test.sh
@@ -38,7 +38,7 @@ log() { echo "interop: $*" >&2; }
 
 # -- build what is missing ------------------------------------------------------
 log "building the Rust host and libzlink (cargo, debug)"
-cargo build -q -p zlink-ffi -p zlink-interop
+cargo build -q -p zlink-ffi -p zlink-cli
 gcc -std=c11 -O1 -Wall -Wextra -Werror -I"$root/include" "$here/c/host.c" \
     -L"$target/debug" -lzlink -Wl,-rpath,"$target/debug" -o "$work/c-host"
 
@@ -92,4 +92,4 @@ timeout --kill-after=5 "${INTEROP_TIMEOUT:-120}" "$venv/bin/python" "$here/coord
     "python=$venv/bin/python $here/python/host.py" \
     "node=env NODE_PATH=$work/node_modules node $here/node/host.js" \
     "c=$work/c-host" \
-    "rust=$target/debug/zlink-interop-host"
+    "rust=$target/debug/zlink host"

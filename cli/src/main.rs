@@ -3,7 +3,9 @@
 //! `zlink demo` runs the in-process demo (on the embedded store, or on Redis
 //! with `--store`); `make test` runs `zlink demo --json` as a smoke test, so
 //! every outcome the demo narrates is also checked. `zlink inspect` reads
-//! one authority record from a Redis Location Store.
+//! one authority record from a Redis Location Store. `zlink sim` runs the
+//! seeded whole-cluster simulation; `zlink host` is the Rust host of the
+//! five-language interop run (interop/run.sh).
 
 use std::process::ExitCode;
 
@@ -12,6 +14,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use zlink_core::{InputError, ObjectKey, ObjectKind};
 
 mod demo;
+mod host;
 mod inspect;
 mod sim;
 mod store;
@@ -60,6 +63,12 @@ enum Command {
     /// after every step. A failing seed prints the command that replays it;
     /// the last line gives seeds per second.
     Sim(sim::SimArgs),
+    /// Run one host of the five-language interop run (interop/run.sh).
+    ///
+    /// A small Spot runtime on a Redis Location Store with frames over TCP
+    /// (docs/interop.md), driven by commands on stdin, one JSON answer per
+    /// line on stdout.
+    Host(host::HostArgs),
 }
 
 #[derive(Debug, Args)]
@@ -158,6 +167,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Demo(args) => demo::run(args.json, demo::Backend::from_arg(args.store.as_deref())),
         Command::Sim(args) => sim::run(&args),
+        Command::Host(args) => host::run(&args),
         Command::Inspect(args) => inspect::run(&inspect::Request {
             url: &args.store,
             prefix: &args.prefix,

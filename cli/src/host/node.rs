@@ -1,104 +1,26 @@
-//! The Rust host of the interop run (docs/interop.md): a small Spot runtime
-//! over zlink-core, in-process. It owns Actors (each records the payloads it
-//! receives and answers requests with "re:" + payload), moves frames over
-//! TCP (the framing of docs/interop.md) and asks zlink for every routing
-//! decision. One thread runs everything from one channel (frames, commands,
-//! timers), so Actors need no locks; reader threads only queue what arrives.
-//!
-//! `zlink-interop-host NAME RID REDIS_URL` (commands on stdin, answers on
-//! stdout).
+//! The host's state: a runtime, the Actors it owns (each records the
+//! payloads it receives and answers requests with "re:" + payload), and the
+//! tally the coordinator reads; each routing decision zlink returns is
+//! carried out here.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::io::{BufRead, Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::thread;
-use std::time::Duration;
+use std::sync::mpsc::Sender;
 
 use serde_json::{Value, json};
 use zlink_core::wire::{NodeRef, Operation, RelayKind, ReplyResult};
 use zlink_core::{
-    Capture, CorrelationId, Inbound, MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectKind,
-    Outbound, Outcome, OwnerLeaseGeneration, RedisStore, RelocationAction, RelocationEvent,
-    RequestOptions, Requested, Runtime, SendOptions, Sent, SessionEvent,
+    Capture, CorrelationId, Inbound, NodeGeneration, NodeRid, ObjectKind, Outbound, Outcome,
+    RelocationAction, RelocationEvent, RequestOptions, Requested, Runtime, SendOptions, Sent,
+    SessionEvent,
 };
 
-/// What the loop thread is woken for.
-enum Input {
-    Frame(u64, Vec<u8>),
-    Command(String),
-}
-
-/// Length-prefixed frames over TCP: arrivals go to the loop's channel.
-struct Transport {
-    rid: u64,
-    ports: HashMap<u64, u16>,
-    conns: HashMap<u64, TcpStream>,
-}
-
-impl Transport {
-    /// Listens on a free loopback port; each accepted connection gets a reader thread.
-    fn listen(inbox: Sender<Input>) -> std::io::Result<u16> {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?;
-        let port = listener.local_addr()?.port();
-        thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let inbox = inbox.clone();
-                thread::spawn(move || Self::read(stream, &inbox));
-            }
-        });
-        Ok(port)
-    }
-
-    fn read(mut stream: TcpStream, inbox: &Sender<Input>) -> Option<()> {
-        let mut hello = [0u8; 8];
-        stream.read_exact(&mut hello).ok()?;
-        let from = u64::from_be_bytes(hello);
-        loop {
-            let mut head = [0u8; 4];
-            stream.read_exact(&mut head).ok()?;
-            let mut frame = vec![0u8; u32::from_be_bytes(head) as usize];
-            stream.read_exact(&mut frame).ok()?;
-            inbox.send(Input::Frame(from, frame)).ok()?;
-        }
-    }
-
-    /// Sends one frame to node `to`; false if it cannot be reached.
-    fn send(&mut self, to: u64, frame: &[u8]) -> bool {
-        let sent = (|| -> std::io::Result<()> {
-            if !self.conns.contains_key(&to) {
-                let port = self
-                    .ports
-                    .get(&to)
-                    .copied()
-                    .ok_or(std::io::ErrorKind::NotFound)?;
-                let mut s = TcpStream::connect((Ipv4Addr::LOCALHOST, port))?;
-                s.set_nodelay(true)?;
-                s.write_all(&self.rid.to_be_bytes())?;
-                self.conns.insert(to, s);
-            }
-            let conn = self
-                .conns
-                .get_mut(&to)
-                .ok_or(std::io::ErrorKind::NotFound)?;
-            let len = u32::try_from(frame.len()).map_err(|_| std::io::ErrorKind::InvalidInput)?;
-            conn.write_all(&len.to_be_bytes())?;
-            conn.write_all(frame)
-        })();
-        if sent.is_err() {
-            self.conns.remove(&to);
-        }
-        sent.is_ok()
-    }
-}
+use super::transport::{Input, Transport};
 
 /// The host: a runtime, its Actors and the tally.
-struct Host {
+pub(super) struct Host {
     name: String,
     rid: u64,
-    rt: Runtime,
+    pub(super) rt: Runtime,
     transport: Transport,
     inbox: Sender<Input>,
     /// Actor ID -> payloads received, in order: the state that moves.
@@ -123,6 +45,36 @@ struct Host {
 }
 
 impl Host {
+    /// A host named `name` (its language) with routing ID `rid`.
+    pub(super) fn new(name: &str, rid: u64, rt: Runtime, inbox: Sender<Input>) -> Host {
+        Host {
+            name: name.to_owned(),
+            rid,
+            rt,
+            transport: Transport {
+                rid,
+                ports: HashMap::new(),
+                conns: HashMap::new(),
+            },
+            inbox,
+            actors: HashMap::new(),
+            live: HashSet::new(),
+            seq: 0,
+            sent_m: vec![],
+            sent_q: vec![],
+            asked: HashMap::new(),
+            outcomes: HashMap::new(),
+            delivered: 0,
+            relayed: 0,
+            notices: 0,
+            stray: 0,
+            held: 0,
+            replied: BTreeMap::new(),
+            events: vec![],
+            errors: vec![],
+        }
+    }
+
     fn node(&self, rid: u64) -> NodeRef {
         let me = self.rt.node_ref();
         NodeRef {
@@ -144,7 +96,7 @@ impl Host {
     }
 
     /// Does what one decision says.
-    fn handle(&mut self, d: Inbound) {
+    pub(super) fn handle(&mut self, d: Inbound) {
         match d {
             Inbound::Deliver(delivery) => self.receive(&delivery.operation),
             Inbound::Relay { forward, notice } => {
@@ -273,7 +225,7 @@ impl Host {
         }
     }
 
-    fn tick(&mut self) {
+    pub(super) fn tick(&mut self) {
         if self.rt.next_deadline().is_some_and(|d| d <= self.rt.now()) {
             for d in self.rt.on_timeout(self.rt.now()) {
                 self.handle(d);
@@ -282,7 +234,7 @@ impl Host {
     }
 
     /// One command line; the fields of its answer.
-    fn command(&mut self, words: &[&str]) -> Result<Value, String> {
+    pub(super) fn command(&mut self, words: &[&str]) -> Result<Value, String> {
         match words {
             ["peers", peers @ ..] => {
                 for p in peers {
@@ -408,114 +360,5 @@ impl Host {
             "events": self.events,
             "errors": self.errors,
         })
-    }
-}
-
-fn run(name: &str, rid: u64, url: &str) -> Result<(), String> {
-    let store = RedisStore::open(url).map_err(|e| e.to_string())?;
-    let identity = NodeIdentity {
-        mesh: MeshName::new("interop").map_err(|e| e.to_string())?,
-        rid: NodeRid(rid),
-        generation: NodeGeneration(1),
-        lease: OwnerLeaseGeneration(1),
-    };
-    let rt = Runtime::builder(identity)
-        .store(Arc::new(store))
-        .build()
-        .map_err(|e| e.to_string())?;
-    let (inbox, arrivals) = mpsc::channel();
-    let port = Transport::listen(inbox.clone()).map_err(|e| e.to_string())?;
-    let stdin_inbox = inbox.clone();
-    thread::spawn(move || {
-        for line in std::io::stdin().lock().lines().map_while(Result::ok) {
-            if stdin_inbox.send(Input::Command(line)).is_err() {
-                return;
-            }
-        }
-        let _ = stdin_inbox.send(Input::Command("quit".to_owned()));
-    });
-    let mut host = Host {
-        name: name.to_owned(),
-        rid,
-        rt,
-        transport: Transport {
-            rid,
-            ports: HashMap::new(),
-            conns: HashMap::new(),
-        },
-        inbox,
-        actors: HashMap::new(),
-        live: HashSet::new(),
-        seq: 0,
-        sent_m: vec![],
-        sent_q: vec![],
-        asked: HashMap::new(),
-        outcomes: HashMap::new(),
-        delivered: 0,
-        relayed: 0,
-        notices: 0,
-        stray: 0,
-        held: 0,
-        replied: BTreeMap::new(),
-        events: vec![],
-        errors: vec![],
-    };
-    let say = |v: Value| {
-        let mut out = std::io::stdout().lock();
-        let _ = writeln!(out, "{v}");
-        let _ = out.flush();
-    };
-    say(json!({ "ok": true, "port": port }));
-    loop {
-        let now = host.rt.now();
-        let wait = host
-            .rt
-            .next_deadline()
-            .map_or(Duration::from_millis(10), |d| {
-                Duration::from_nanos(d.0.saturating_sub(now.0)).min(Duration::from_millis(10))
-            });
-        match arrivals.recv_timeout(wait) {
-            Ok(Input::Frame(from, frame)) => {
-                let d = host.rt.on_frame(NodeRid(from), &frame);
-                host.handle(d);
-            }
-            Ok(Input::Command(line)) => {
-                let words: Vec<&str> = line.split_whitespace().collect();
-                if words.first().is_none_or(|w| *w == "quit") {
-                    say(json!({ "ok": true }));
-                    return Ok(());
-                }
-                say(match host.command(&words) {
-                    Ok(Value::Object(mut fields)) => {
-                        fields.insert("ok".to_owned(), json!(true));
-                        Value::Object(fields)
-                    }
-                    Ok(other) => json!({ "ok": true, "value": other }),
-                    Err(e) => json!({ "ok": false, "error": e }),
-                });
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => return Ok(()),
-        }
-        host.tick();
-    }
-}
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
-    let [_, name, rid, url] = args.as_slice() else {
-        eprintln!("usage: zlink-interop-host NAME RID REDIS_URL");
-        return ExitCode::from(2);
-    };
-    let Ok(rid) = rid.parse() else {
-        eprintln!("zlink-interop-host: bad RID {rid}");
-        return ExitCode::from(2);
-    };
-    match run(name, rid, url) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("zlink-interop-host: {e}");
-            ExitCode::FAILURE
-        }
     }
 }
