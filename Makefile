@@ -39,13 +39,18 @@ lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
+# Every bench appends its figures to $(BENCH_RECORDS); the last step prints
+# them as one table and writes target/bench-summary.json.
+BENCH_RECORDS := $(CURDIR)/target/bench-records.jsonl
 bench: deps
-	$(CARGO) bench -p zlink-core --bench resolve
-	$(CARGO) bench -p zlink-core --bench redis
-	$(CARGO) bench -p zlink-ffi --bench c_abi
-	bash bindings-python/scripts/bench.sh
-	bash bindings-jvm/scripts/bench.sh
-	bash bindings-node/scripts/bench.sh
+	mkdir -p target && rm -f $(BENCH_RECORDS)
+	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-core --bench resolve
+	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-core --bench redis
+	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-ffi --bench c_abi
+	ZLINK_BENCH_OUT=$(BENCH_RECORDS) bash bindings-python/scripts/bench.sh
+	ZLINK_BENCH_OUT=$(BENCH_RECORDS) bash bindings-jvm/scripts/bench.sh
+	ZLINK_BENCH_OUT=$(BENCH_RECORDS) bash bindings-node/scripts/bench.sh
+	python3 scripts/bench-summary.py $(BENCH_RECORDS) target/bench-summary.json
 
 # interop/run.sh (docs/interop.md): one redis-server and one host process per
 # language (Java, Python, Node, C, Rust); an Actor moves across all five under

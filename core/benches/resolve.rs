@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 
 use zlink_core::*;
 
+mod common;
+use common::{Figure, record};
+
 const IDS: usize = 100_000;
 const BATCH: usize = 100_000;
 const SAMPLES: usize = 31;
@@ -200,10 +203,57 @@ fn main() {
         );
     });
 
+    let figure = |figure, value, unit, ratio: Option<(f64, &str)>, target, met| {
+        record(&Figure {
+            bench: "core",
+            figure,
+            value,
+            unit,
+            ratio: ratio.map(|r| r.0),
+            vs: ratio.map(|r| r.1),
+            target,
+            met,
+        })
+    };
+    let per_floor = hit_resolve / floor;
+    figure(
+        "cache-hit resolve, 100k scattered IDs",
+        hit_resolve,
+        "ns",
+        Some((per_floor, "hashbrown floor")),
+        Some("<= 1.25x"),
+        Some(per_floor <= 1.25),
+    );
+    figure(
+        "cache-only lookup, 100k scattered IDs",
+        hit_lookup,
+        "ns",
+        None,
+        None,
+        None,
+    );
+    figure(
+        "cache-hit resolve, 1,000 hot IDs",
+        hot_resolve,
+        "ns",
+        Some((hot_resolve / hot_floor, "hashbrown floor")),
+        Some("<= 20 ns"),
+        Some(hot_resolve <= 20.0),
+    );
+    figure(
+        "hit throughput, 2 threads",
+        two / 1e6,
+        "M ops/s",
+        Some((two / one, "1 thread")),
+        Some(">= 1.7x"),
+        Some(two / one >= 1.7),
+    );
+    figure("miss on the memory store", miss, "ns", None, None, None);
+
     println!(
         "zlink-core resolve benchmark ({IDS} cached ids of 32 bytes, median of {SAMPLES} batches)"
     );
-    println!("  cache-hit resolve, 1 thread        {hit_resolve:8.1} ns/op   (target <= 40 ns)");
+    println!("  cache-hit resolve, 1 thread        {hit_resolve:8.1} ns/op");
     println!("  cache-only lookup, 1 thread        {hit_lookup:8.1} ns/op");
     println!("  RwLock<HashMap<String,_>> get      {rwlock_map:8.1} ns/op   (baseline, same run)");
     println!("  floor: hashbrown [u8;32] get       {floor:8.1} ns/op   (same IDs, same order)");
