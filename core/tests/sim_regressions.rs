@@ -294,3 +294,61 @@ fn a_rebind_completing_under_a_seal_keeps_the_held_relays() {
     );
     assert!(delivered, "released by the abort on the kept seal");
 }
+
+/// Seed 102946: the target's owner CAS reached a stalled store (applied,
+/// answer lost) and, past its give-up time, the target abandoned the move
+/// as if refused, then confirmed the source's abort; the source unsealed
+/// and ran held work while the store named the target. An unanswered CAS is
+/// now retried until the store answers; the source stays sealed and its
+/// fence finds the target's commit.
+#[test]
+fn an_unanswered_owner_cas_is_never_abandoned_as_refused() {
+    let config = RoutingConfig {
+        store_timeout: Duration::from_millis(5),
+        store_attempts: 1,
+        ..RoutingConfig::default()
+    };
+    let mut m = Mesh::new(3, config).expect("valid mesh");
+    m.activate(1, ACTOR, "a").unwrap();
+    m.send(3, ACTOR, "a", b"warm").unwrap();
+    m.run();
+    m.begin_move(ACTOR, "a", 1, 2).unwrap();
+    // Nothing of the move reaches the source from the target.
+    m.drop_when(Some(Box::new(|e| {
+        e.from == NodeRid(2) && e.to == NodeRid(1) && e.carried == Carried::Relocation
+    })));
+    m.store_stalled(true);
+    m.run();
+    // 1 s after relay-ready the target's CAS goes to the stalled store.
+    m.advance(Duration::from_millis(1_100));
+    m.run();
+    assert_eq!(
+        m.store_record(ACTOR, "a")
+            .expect("a record")
+            .owner
+            .route
+            .node,
+        NodeRid(2),
+        "applied, unanswered"
+    );
+    // Held at the sealed source.
+    m.send(3, ACTOR, "a", b"held").unwrap();
+    m.run();
+    // The source gives up; the target is past its old give-up time.
+    m.advance(Duration::from_secs(6));
+    m.drop_when(None);
+    m.run();
+    m.store_stalled(false);
+    for _ in 0..4 {
+        m.advance(Duration::from_secs(1));
+        m.run();
+    }
+    let l = &m.ledger;
+    assert!(
+        l.unauthorized_deliveries.is_empty(),
+        "run by a node the store does not name: {:?}",
+        l.unauthorized_deliveries
+    );
+    assert_eq!(l.two_owner_deliveries, 0);
+    assert!(l.unresolved().is_empty(), "{:?}", l.relocation_events);
+}

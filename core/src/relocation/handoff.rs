@@ -53,8 +53,6 @@ pub(crate) struct TargetLink {
     /// The host's restore (before relay-ready) or the owner CAS (after) is
     /// due by then.
     pub(crate) deadline: MonoTime,
-    /// Gives up retrying a CAS the store could not answer after this.
-    pub(crate) give_up: MonoTime,
     /// The owner CAS's proposal: every attempt reuses it, so an attempt
     /// applied whose answer was lost is recognised, never written twice.
     pub(crate) proposal: ProposalId,

@@ -198,9 +198,6 @@ impl Runtime {
         }
         let commit_at = now.after(COMMIT_AFTER_RELAY_READY);
         h.target_deadline(&key, commit_at);
-        if let Some(link) = h.target_mut(&key) {
-            link.give_up = commit_at.after(self.config_now().relocation_timeout);
-        }
         drop(h);
         let destination = RouteFence {
             object_generation: identity.object_generation,

@@ -47,7 +47,6 @@ impl Runtime {
             from: r.from,
             registrations: r.registrations,
             deadline,
-            give_up: deadline,
             proposal: ProposalId(self.inner().ids.next()),
             committing: false,
             cas_sent: false,
@@ -142,9 +141,12 @@ impl Runtime {
                 };
                 self.committed(key, identity, link, owned.object_generation, merged)
             }
-            Err(LifecycleError::Write(WriteError::Store(e)))
-                if self.now() < h.target(key).map_or(self.now(), |l| l.give_up) =>
-            {
+            // Unanswered, the CAS may have been applied: giving up now (and
+            // confirming the source's abort) could leave the store naming
+            // this node while the source runs the object again. Only a store
+            // answer ends it: a success under the same proposal, or a
+            // refusal. Meanwhile the source stays sealed and fences.
+            Err(LifecycleError::Write(WriteError::Store(e))) => {
                 tracing::warn!(object = %key, error = %e, "owner CAS not answered; retrying");
                 let retry_at = self.now().after(COMMIT_RETRY);
                 h.target_deadline(key, retry_at);
