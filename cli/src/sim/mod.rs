@@ -286,6 +286,7 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Box<dyn Error>> {
                 shrink(args, seed, at)?
             };
             println!("replay: {}", args.replay(seed, steps));
+            println!("(ZLINK_MESH_TRACE=1 before it prints every frame, decision and due timer)");
             return Err(format!("seed {seed} broke \"{}\"", v.invariant).into());
         }
     }
