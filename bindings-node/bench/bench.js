@@ -10,6 +10,7 @@ const { Bench } = require('tinybench');
 const { LRUCache } = require('lru-cache');
 const z = require('..');
 const native = require('../index.js');
+const { scratch } = require('../lib/routes.js');
 
 const N = 100_000;
 const LOOP = 1024;
@@ -42,7 +43,7 @@ async function main() {
     .add('lru-cache get', () => { for (let i = 0; i < LOOP; i++) if (lru.get(next()) !== undefined) sink++; })
     .add('empty napi call, String id', () => { for (let i = 0; i < LOOP; i++) native.emptyStringCall(2, next()); })
     .add('empty napi call, id as lookupCached reads it', () => {
-      for (let i = 0; i < LOOP; i++) native.emptyCall(rt.number, 2, next());
+      for (let i = 0; i < LOOP; i++) native.emptyCall(rt.number, 2, next(), scratch);
     })
     .add('lookupCached (single call)', () => {
       for (let i = 0; i < LOOP; i++) if (rt.lookupCached('actor', next()) !== null) sink++;

@@ -20,7 +20,7 @@ function show(value) {
 
 /** 'spot' | 'actor' as its code. */
 function kind(value) {
-  const code = KINDS[value];
+  const code = Object.hasOwn(KINDS, value) ? KINDS[value] : undefined;
   if (code === undefined) {
     throw new InputError(`kind must be "spot" or "actor", got ${show(value)}`, 'UnknownObjectKind');
   }

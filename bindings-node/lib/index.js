@@ -13,7 +13,6 @@ const decode = require('./decode.js');
 const args = require('./args.js');
 const routes = require('./routes.js');
 
-native.setErrorFactory(errors.make);
 
 const kindCode = args.kind;
 const id = (value) => args.text(value, 'id');
@@ -139,7 +138,7 @@ class Runtime {
 
   /** Cache only: the ReadyRoute, or null. Never blocks. */
   lookupCached(kind, objectId) {
-    native.lookupRoute(this.number, kindCode(kind), id(objectId));
+    native.lookupRoute(this.number, kindCode(kind), id(objectId), routes.scratch);
     return routes.route(0);
   }
 
@@ -147,12 +146,14 @@ class Runtime {
   lookupCachedMany(kind, objectIds) {
     const code = kindCode(kind);
     if (!Array.isArray(objectIds)) throw new errors.InputError('ids must be an array of strings', 'NotAnArray');
-    const out = new Array(objectIds.length);
-    for (let start = 0; start < objectIds.length; start += routes.BATCH) {
-      const chunk = start === 0 && objectIds.length <= routes.BATCH
-        ? objectIds : objectIds.slice(start, start + routes.BATCH);
-      for (let i = 0; i < chunk.length; i++) id(chunk[i]);
-      native.lookupRoutes(this.number, code, chunk);
+    const n = objectIds.length;
+    const out = new Array(n);
+    for (let start = 0; start < n; start += routes.BATCH) {
+      // A plain array of the checked strings, read once: the addon sees
+      // exactly what was checked, however the caller's array behaves.
+      const chunk = new Array(Math.min(routes.BATCH, n - start));
+      for (let i = 0; i < chunk.length; i++) chunk[i] = id(objectIds[start + i]);
+      native.lookupRoutes(this.number, code, chunk, routes.scratch);
       for (let i = 0; i < chunk.length; i++) out[start + i] = routes.route(i);
     }
     return out;
@@ -163,12 +164,18 @@ class Runtime {
    * one ID share one store read): each one's Resolution, in order.
    */
   async resolveMany(kind, objectIds, options = {}) {
+    const signal = abortSignal(options);
+    signal?.throwIfAborted();
     const out = this.lookupCachedMany(kind, objectIds);
     const misses = [];
     for (let i = 0; i < out.length; i++) if (out[i] === null) misses.push(i);
     if (misses.length > 0) {
-      const read = await Promise.all(misses.map((i) => this.resolve(kind, objectIds[i], options)));
-      misses.forEach((slot, n) => { out[slot] = read[n]; });
+      // The IDs as checked and read once, by lookupCachedMany.
+      const code = kindCode(kind);
+      const ids = misses.map((i) => id(objectIds[i]));
+      const reads = Promise.all(ids.map((one) => this.native.resolve(code, one)));
+      const read = await (signal === undefined ? reads : abortable(reads, signal));
+      misses.forEach((slot, n) => { out[slot] = decode.read(read[n], decode.resolution); });
     }
     return out;
   }
@@ -179,13 +186,10 @@ class Runtime {
    * wait.
    */
   async resolve(kind, objectId, options = {}) {
-    const { signal } = args.options(options, 'resolve options');
-    if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new errors.InputError('signal must be an AbortSignal', 'NotAnAbortSignal');
-    }
+    const signal = abortSignal(options);
     signal?.throwIfAborted();
     const code = kindCode(kind);
-    native.lookupRoute(this.number, code, id(objectId));
+    native.lookupRoute(this.number, code, id(objectId), routes.scratch);
     const hit = routes.route(0);
     if (hit !== null) return hit;
     const read = this.native.resolve(code, objectId);
@@ -276,7 +280,7 @@ class Runtime {
     const { saved = [], state = Buffer.alloc(0) } = args.options(handoff, 'the handoff');
     if (!Array.isArray(saved)) throw new errors.InputError('saved must be an array of Operations', 'NotADelivery');
     const started = this.native.beginRelocation(kindCode(kind), id(objectId), args.u64(targetRid, 'targetRid'),
-      args.u64(targetGeneration, 'targetGeneration'), saved.map(args.frameOf), args.bytes(state, 'state'));
+      args.u64(targetGeneration, 'targetGeneration'), Array.from(saved, args.frameOf), args.bytes(state, 'state'));
     return decode.read(started, decode.relocationStarted);
   }
 
@@ -398,6 +402,15 @@ class Runtime {
 
 const buffer = (value) => args.bytes(value);
 
+/** The `signal` of resolve options, checked: an AbortSignal or undefined. */
+function abortSignal(options) {
+  const { signal } = args.options(options, 'resolve options');
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new errors.InputError('signal must be an AbortSignal', 'NotAnAbortSignal');
+  }
+  return signal;
+}
+
 /** Resolves as `promise`, or rejects with the signal's reason when it aborts first. */
 function abortable(promise, signal) {
   return new Promise((resolve, reject) => {
@@ -441,7 +454,7 @@ function onLog(callback, level = 'info') {
   if (typeof callback !== 'function') {
     throw new errors.InputError('the log callback must be a function or null', 'NotAFunction');
   }
-  const code = LEVELS[level];
+  const code = Object.hasOwn(LEVELS, level) ? LEVELS[level] : undefined;
   if (code === undefined) throw new errors.InputError(`unknown log level ${level}`, 'UnknownLogLevel');
   native.setLogCallback((lvl, target, message) => {
     try {

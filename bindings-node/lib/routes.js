@@ -1,12 +1,14 @@
 'use strict';
 // The reading side of the cache-hit path (src/fast.rs writes it): a hit
-// crosses as a record in one scratch ArrayBuffer registered once per
-// JavaScript thread, read through typed-array views, so a lookup makes no
-// Buffer and no string unless the route's mesh changed. Record layout
-// (88 bytes, little-endian): node, objectGeneration,
-// authorityOwnerGeneration, ownerLeaseGeneration, nodeGeneration,
-// storeVersion (u64 each), admissionDeadlineMs (f64), state (u32: 0 miss,
-// 1 hit, 2 hit with a new mesh: its length (u32) and bytes follow).
+// crosses as a record in this module's scratch ArrayBuffer, passed to every
+// lookup and read through typed-array views, so a lookup makes no Buffer
+// and no string (a mesh name is decoded once per mesh). Record layout (88
+// bytes, little-endian): node, objectGeneration, authorityOwnerGeneration,
+// ownerLeaseGeneration, nodeGeneration, storeVersion (u64 each),
+// admissionDeadlineMs (f64), state (u32: 0 miss, 1 hit), the mesh's number
+// on this thread (u32), the mesh name's length (u8) and bytes. Each copy of
+// this module has its own scratch and names, so copies never disturb each
+// other.
 
 const native = require('../index.js');
 
@@ -14,33 +16,40 @@ const RECORD = 88;
 /** The most IDs one native batch call takes. */
 const BATCH = 64;
 
-const scratch = new ArrayBuffer(RECORD * BATCH);
-const bytes = Buffer.from(scratch);
-const [record, batch] = native.setRouteScratch(bytes);
+const [record, batch] = native.routeLayout();
 if (record !== RECORD || batch !== BATCH) {
   throw new Error(`zlink: the addon's route record (${record} bytes, ${batch} per batch) is not lib/routes.js's`);
 }
+/** What every lookup writes into. */
+const scratch = new ArrayBuffer(RECORD * BATCH);
+const bytes = Buffer.from(scratch);
 const U64 = new BigUint64Array(scratch);
 const F64 = new Float64Array(scratch);
 const U32 = new Uint32Array(scratch);
 const WORDS = RECORD / 8;
 const HALVES = RECORD / 4;
 
-/** The mesh of the last hit read: the addon writes a mesh only when it changes. */
-let mesh = '';
+/** Mesh names by their number on this thread, decoded on first sight. */
+const meshes = [];
+
+function meshOf(slot) {
+  const number = U32[slot * HALVES + 15];
+  let mesh = meshes[number];
+  if (mesh === undefined) {
+    const at = slot * RECORD + 64;
+    mesh = bytes.toString('utf8', at + 1, at + 1 + bytes[at]);
+    meshes[number] = mesh;
+  }
+  return mesh;
+}
 
 /** Record `slot`: a ReadyRoute, or null for a miss. */
 function route(slot) {
+  if (U32[slot * HALVES + 14] === 0) return null;
   const w = slot * WORDS;
-  const state = U32[slot * HALVES + 14];
-  if (state === 0) return null;
-  if (state === 2) {
-    const at = slot * RECORD + 64;
-    mesh = bytes.toString('utf8', at, at + U32[slot * HALVES + 15]);
-  }
   return {
     kind: 'ReadyRoute',
-    mesh,
+    mesh: meshOf(slot),
     node: U64[w],
     fence: {
       objectGeneration: U64[w + 1],
@@ -53,4 +62,4 @@ function route(slot) {
   };
 }
 
-module.exports = { route, BATCH };
+module.exports = { route, scratch, BATCH };

@@ -3,17 +3,18 @@
 //! `&self` borrow in a global map; every argument goes through a scope), so
 //! the three hot functions are plain napi callbacks: the runtime is a number
 //! (a slot in this thread's table), the ID is copied with one napi call into
-//! a per-thread buffer, and a hit is written as a record into one scratch
-//! `ArrayBuffer` that lib/routes.js registered once per JavaScript thread
-//! and reads through typed-array views: no object, string or `Buffer` per
-//! call.
+//! a per-thread buffer, and a hit is written as a record into the
+//! `ArrayBuffer` the caller passes (lib/routes.js keeps one per copy of the
+//! module and reads it through typed-array views): no object, string or
+//! `Buffer` per call. The buffer is looked up on every call, so one that
+//! was detached (transferred) is refused, never written.
 //!
 //! A route record is `RECORD` bytes, 8-aligned (lib/routes.js reads the
 //! same layout): node and the five fence numbers (u64 each), the admission
-//! deadline in ms (f64), a u32 state (0 miss, 1 hit, 2 hit whose mesh
-//! differs from the last one written on this thread: then the mesh name's
-//! length as a u32 and its bytes follow), so the common hit makes no
-//! string. Everything is per thread: Node worker threads each have theirs.
+//! deadline in ms (f64), a u32 state (0 miss, 1 hit), the u32 number of the
+//! route's mesh on this thread (numbers are given once and never change, so
+//! a reader decodes each mesh name once), then the mesh name's length (a
+//! byte) and bytes.
 
 // napi-derive leaves out its registrations under cfg(test), so there
 // `fast_exports` and everything it reaches look unused.
@@ -28,7 +29,7 @@ use napi::bindgen_prelude::*;
 use napi::{JsError, sys};
 use napi_derive::napi;
 use zlink_bridge::lifecycle::Closable;
-use zlink_core::ReadyRoute;
+use zlink_core::{MeshName, ReadyRoute};
 
 use crate::js_error;
 
@@ -48,7 +49,6 @@ const SLOT_BITS: u32 = 24;
 /// A record's state.
 const MISS: u32 = 0;
 const HIT: u32 = 1;
-const HIT_NEW_MESH: u32 = 2;
 
 type Shared = Arc<Closable<zlink_bridge::Runtime>>;
 
@@ -59,20 +59,19 @@ struct Slot {
 }
 
 struct Thread {
-    /// The JavaScript scratch (the `Buffer` holds a reference on it).
-    scratch: Option<Buffer>,
-    /// The last mesh name written on this thread (lib/routes.js keeps the
-    /// same string).
-    mesh: String,
-    id: Vec<u8>,
+    /// The mesh names of this thread's routes, by number.
+    meshes: Vec<MeshName>,
+    /// The number of the last mesh written.
+    last_mesh: usize,
 }
 
 thread_local! {
-    static THREAD: RefCell<Thread> = RefCell::new(Thread {
-        scratch: None,
-        mesh: String::new(),
-        id: vec![0; ID_BYTES],
-    });
+    static THREAD: RefCell<Thread> = const { RefCell::new(Thread {
+        meshes: Vec::new(),
+        last_mesh: 0,
+    }) };
+    /// Where an ID's UTF-8 is copied.
+    static ID: RefCell<Vec<u8>> = RefCell::new(vec![0; ID_BYTES]);
     /// The runtimes made on this thread, by number: borrowed (never
     /// cloned, no shared write) by each call.
     static RUNTIMES: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
@@ -143,21 +142,10 @@ fn runtime<'a>(env: &Env, slots: &'a [Slot], number: sys::napi_value) -> Result<
     })
 }
 
-/// Registers this thread's scratch (`SCRATCH_BYTES` aligned bytes): the
-/// sizes lib/routes.js checks, `[record, batch]`.
+/// The sizes lib/routes.js checks its layout against: `[record, batch]`.
 #[napi(catch_unwind)]
-pub fn set_route_scratch(scratch: Buffer) -> Result<Vec<u32>> {
-    if scratch.len() != SCRATCH_BYTES || !(scratch.as_ptr() as usize).is_multiple_of(8) {
-        return Err(napi::Error::from_reason(format!(
-            "the route scratch must be {SCRATCH_BYTES} aligned bytes"
-        )));
-    }
-    THREAD.with(|t| {
-        let mut t = t.borrow_mut();
-        t.scratch = Some(scratch);
-        t.mesh.clear();
-    });
-    Ok([RECORD, BATCH].map(|n| n as u32).to_vec())
+pub fn route_layout() -> Vec<u32> {
+    [RECORD, BATCH].map(|n| n as u32).to_vec()
 }
 
 /// Adds the plain napi functions to the module's exports.
@@ -194,76 +182,145 @@ pub fn fast_exports(exports: Object, env: Env) -> Result<()> {
     Ok(())
 }
 
-/// `lookupRoute(runtime, kind, id)`: record 0 is the ID's route or a miss.
-/// Cache only: never blocks.
+/// `lookupRoute(runtime, kind, id, scratch)`: record 0 of `scratch` is the
+/// ID's route or a miss. Cache only: never blocks.
 unsafe extern "C" fn lookup_route(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    call::<3>(env, info, |env, [number, kind, id]| {
+    call::<4>(env, info, |env, [number, kind, id, scratch]| {
         RUNTIMES.with(|r| {
             let slots = r.borrow();
             let (rt, kind) = (runtime(env, &slots, number)?, read_u32(env, kind)?);
-            THREAD.with(|t| {
-                let mut t = t.borrow_mut();
-                let done = t.with_id(env, id, |t, id| t.lookup(env, rt, 0, kind, id));
-                t.forget_mesh_unless_ok(done)
-            })
+            let scratch = scratch_of(env, scratch)?;
+            with_id(env, id, |id| lookup(env, rt, scratch, 0, kind, id))
         })
     })
 }
 
-/// `lookupRoutes(runtime, kind, ids)`, at most `BATCH` IDs: record i is
-/// `ids[i]`'s route or a miss. Cache only: never blocks.
+/// `lookupRoutes(runtime, kind, ids, scratch)`, at most `BATCH` IDs:
+/// record i is `ids[i]`'s route or a miss. Cache only: never blocks.
 unsafe extern "C" fn lookup_routes(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    call::<3>(env, info, |env, [number, kind, ids]| {
+    call::<4>(env, info, |env, [number, kind, ids, scratch]| {
         RUNTIMES.with(|r| {
             let slots = r.borrow();
             let (rt, kind) = (runtime(env, &slots, number)?, read_u32(env, kind)?);
-            THREAD.with(|t| {
-                let mut t = t.borrow_mut();
-                let mut n = 0u32;
-                // SAFETY: live env and value; napi checks it is an array.
+            let scratch = scratch_of(env, scratch)?;
+            let mut n = 0u32;
+            // SAFETY: live env and value; napi checks it is an array.
+            check(
+                unsafe { sys::napi_get_array_length(env.raw(), ids, &mut n) },
+                "ids must be an array",
+            )?;
+            if n as usize > BATCH {
+                return Err(napi::Error::from_reason(format!(
+                    "at most {BATCH} IDs per call"
+                )));
+            }
+            (0..n).try_for_each(|i| {
+                let mut id = ptr::null_mut();
+                // SAFETY: live env and array; `id` receives the element.
                 check(
-                    unsafe { sys::napi_get_array_length(env.raw(), ids, &mut n) },
-                    "ids must be an array",
+                    unsafe { sys::napi_get_element(env.raw(), ids, i, &mut id) },
+                    "no such ID",
                 )?;
-                if n as usize > BATCH {
-                    return Err(napi::Error::from_reason(format!(
-                        "at most {BATCH} IDs per call"
-                    )));
-                }
-                let done = (0..n).try_for_each(|i| {
-                    let mut id = ptr::null_mut();
-                    // SAFETY: live env and array; `id` receives the element.
-                    check(
-                        unsafe { sys::napi_get_element(env.raw(), ids, i, &mut id) },
-                        "no such ID",
-                    )?;
-                    t.with_id(env, id, |t, text| t.lookup(env, rt, i as usize, kind, text))
-                });
-                t.forget_mesh_unless_ok(done)
+                with_id(env, id, |text| {
+                    lookup(env, rt, scratch, i as usize, kind, text)
+                })
             })
         })
     })
 }
 
 /// For bench/bench.js only: takes what `lookupRoute` takes, reads the ID
-/// the same way, and does nothing.
+/// and the scratch the same way, and does nothing.
 unsafe extern "C" fn empty_call(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    call::<3>(env, info, |env, [number, kind, id]| {
+    call::<4>(env, info, |env, [number, kind, id, scratch]| {
         RUNTIMES.with(|r| {
             let slots = r.borrow();
             let _ = (runtime(env, &slots, number)?, read_u32(env, kind)?);
-            THREAD.with(|t| t.borrow_mut().with_id(env, id, |_, _| Ok(())))
+            let _ = scratch_of(env, scratch)?;
+            with_id(env, id, |_| Ok(()))
         })
     })
+}
+
+/// The caller's scratch: an `ArrayBuffer` of exactly `SCRATCH_BYTES`,
+/// 8-aligned (a detached one has no bytes and is refused).
+fn scratch_of<'a>(env: &Env, value: sys::napi_value) -> Result<&'a mut [u8]> {
+    let (mut data, mut len) = (ptr::null_mut(), 0usize);
+    // SAFETY: live env and value; napi checks it is an ArrayBuffer and
+    // gives its bytes' address and length.
+    check(
+        unsafe { sys::napi_get_arraybuffer_info(env.raw(), value, &mut data, &mut len) },
+        "the scratch must be an ArrayBuffer",
+    )?;
+    if len != SCRATCH_BYTES || data.is_null() || !(data as usize).is_multiple_of(8) {
+        return Err(napi::Error::from_reason(format!(
+            "the scratch must be {SCRATCH_BYTES} aligned bytes"
+        )));
+    }
+    // SAFETY: the ArrayBuffer is this call's argument, so it lives through
+    // the call; no JavaScript that could detach it runs before the call
+    // returns; nothing else in this call holds its bytes.
+    Ok(unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), len) })
+}
+
+/// Runs `f` with the ID's text: copied into the thread's buffer with one
+/// napi call, or converted whole when it may not have fit.
+fn with_id<R>(env: &Env, id: sys::napi_value, f: impl FnOnce(&str) -> Result<R>) -> Result<R> {
+    ID.with(|buf| {
+        let mut buf = buf.borrow_mut();
+        let mut len = 0usize;
+        // SAFETY: napi writes at most buf.len() bytes (NUL included) and
+        // their count (NUL excluded) to len.
+        let read = unsafe {
+            sys::napi_get_value_string_utf8(
+                env.raw(),
+                id,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                &mut len,
+            )
+        };
+        check(read, "an ID must be a string")?;
+        // napi never writes half a character: a read that stopped within
+        // 4 bytes of the end may have been cut short.
+        if len + 4 < buf.len() {
+            return match std::str::from_utf8(&buf[..len]) {
+                Ok(text) => f(text),
+                Err(_) => Err(napi::Error::from_reason("an ID is not UTF-8")),
+            };
+        }
+        // SAFETY: env and the value are this call's own, both live.
+        let whole = unsafe { String::from_napi_value(env.raw(), id) }?;
+        f(&whole)
+    })
+}
+
+/// Looks one ID up and writes its record into `scratch`.
+fn lookup(
+    env: &Env,
+    rt: &Shared,
+    scratch: &mut [u8],
+    slot: usize,
+    kind: u32,
+    id: &str,
+) -> Result<()> {
+    let rt = rt.get().map_err(|e| js_error(env, &e))?;
+    let hit = rt.lookup_cached(kind, id).map_err(|e| js_error(env, &e))?;
+    let record = &mut scratch[slot * RECORD..(slot + 1) * RECORD];
+    match hit {
+        Some(route) => THREAD.with(|t| t.borrow_mut().write(record, &route)),
+        None => record[56..60].copy_from_slice(&MISS.to_le_bytes()),
+    }
+    Ok(())
 }
 
 /// For bench/bench.js only: an empty call taking a kind and an ID as
@@ -332,69 +389,22 @@ fn read_u32(env: &Env, value: sys::napi_value) -> Result<u32> {
 }
 
 impl Thread {
-    /// Looks one ID up and writes its record.
-    fn lookup(&mut self, env: &Env, rt: &Shared, slot: usize, kind: u32, id: &str) -> Result<()> {
-        let rt = rt.get().map_err(|e| js_error(env, &e))?;
-        let hit = rt.lookup_cached(kind, id).map_err(|e| js_error(env, &e))?;
-        self.write(slot, hit.as_ref())
-    }
-
-    /// Runs `f` with the ID's text: copied into the thread's buffer with
-    /// one napi call, or converted whole when it may not fit.
-    fn with_id<R>(
-        &mut self,
-        env: &Env,
-        id: sys::napi_value,
-        f: impl FnOnce(&mut Self, &str) -> Result<R>,
-    ) -> Result<R> {
-        let mut len = 0usize;
-        // SAFETY: the buffer is ID_BYTES long; napi writes at most that
-        // many bytes (NUL included) and their count (NUL excluded) to len.
-        let read = unsafe {
-            sys::napi_get_value_string_utf8(
-                env.raw(),
-                id,
-                self.id.as_mut_ptr().cast(),
-                ID_BYTES,
-                &mut len,
-            )
-        };
-        check(read, "an ID must be a string")?;
-        if len + 1 < ID_BYTES {
-            let bytes = std::mem::take(&mut self.id);
-            let out = match std::str::from_utf8(&bytes[..len]) {
-                Ok(text) => f(self, text),
-                Err(_) => Err(napi::Error::from_reason("an ID is not UTF-8")),
+    /// The number of `mesh` on this thread (given on first sight).
+    fn mesh_number(&mut self, mesh: MeshName) -> usize {
+        if self.meshes.get(self.last_mesh) != Some(&mesh) {
+            self.last_mesh = match self.meshes.iter().position(|m| *m == mesh) {
+                Some(at) => at,
+                None => {
+                    self.meshes.push(mesh);
+                    self.meshes.len() - 1
+                }
             };
-            self.id = bytes;
-            return out;
         }
-        // Maybe cut short: the whole string (the core refuses it if it is
-        // longer than the config allows).
-        // SAFETY: env and the value are this call's own, both live.
-        let whole = unsafe { String::from_napi_value(env.raw(), id) }?;
-        f(self, &whole)
+        self.last_mesh
     }
 
-    /// After a failed call JavaScript reads no record, so it may not have
-    /// seen a mesh written: the next hit writes its mesh again.
-    fn forget_mesh_unless_ok(&mut self, done: Result<()>) -> Result<()> {
-        if done.is_err() {
-            self.mesh.clear();
-        }
-        done
-    }
-
-    /// Writes record `slot`: `route`'s fields, or a miss.
-    fn write(&mut self, slot: usize, route: Option<&ReadyRoute>) -> Result<()> {
-        let Some(scratch) = self.scratch.as_mut() else {
-            return Err(napi::Error::from_reason("no route scratch on this thread"));
-        };
-        let record = &mut scratch[slot * RECORD..(slot + 1) * RECORD];
-        let Some(route) = route else {
-            record[56..60].copy_from_slice(&MISS.to_le_bytes());
-            return Ok(());
-        };
+    /// Writes `route` as `record`.
+    fn write(&mut self, record: &mut [u8], route: &ReadyRoute) {
         let f = &route.fence;
         let numbers = [
             route.route.node.get(),
@@ -409,17 +419,11 @@ impl Thread {
         }
         let deadline = route.admission_deadline.as_millis() as f64;
         record[48..56].copy_from_slice(&deadline.to_le_bytes());
-        let mesh = route.route.mesh.as_str();
-        let state = if mesh == self.mesh {
-            HIT
-        } else {
-            record[60..64].copy_from_slice(&(mesh.len() as u32).to_le_bytes());
-            record[64..64 + mesh.len()].copy_from_slice(mesh.as_bytes());
-            self.mesh.clear();
-            self.mesh.push_str(mesh);
-            HIT_NEW_MESH
-        };
-        record[56..60].copy_from_slice(&state.to_le_bytes());
-        Ok(())
+        record[56..60].copy_from_slice(&HIT.to_le_bytes());
+        let number = self.mesh_number(route.route.mesh) as u32;
+        record[60..64].copy_from_slice(&number.to_le_bytes());
+        let mesh = route.route.mesh.as_str().as_bytes();
+        record[64] = mesh.len() as u8;
+        record[65..65 + mesh.len()].copy_from_slice(mesh);
     }
 }

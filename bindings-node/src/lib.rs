@@ -2,13 +2,14 @@
 //! of zlink-bridge. Calls take kinds as codes, IDs as strings, payloads as
 //! `Buffer`s; results leave as `bridge::encode` bytes that `lib/decode.js`
 //! turns into plain objects (one `Buffer` crosses instead of one napi object
-//! per field). Calls that may reach the store run on the libuv pool and
-//! return Promises; cache-only calls are synchronous. Errors are the
+//! per field). Calls that may reach the store run on the runtime's own
+//! threads (never libuv's pool) and return Promises; cache-only calls are
+//! synchronous, the hottest ones plain napi functions (`fast`). Errors are the
 //! objects `lib/errors.js` builds (an `Error` subclass per family, with a
 //! stable `code`), thrown or rejected as they are.
 //!
 //! A runtime is a `Closable` (the JavaScript thread is the host lock): a
-//! synchronous call checks one flag; a pool task pins it; `close()` never
+//! synchronous call checks one flag; a job on its threads pins it; `close()` never
 //! waits on the JavaScript thread: the stop runs on a thread of its own.
 
 mod fast;
@@ -37,6 +38,16 @@ thread_local! {
 #[napi(catch_unwind)]
 pub fn set_error_factory(make: ErrorFactory) {
     MAKE_ERROR.with(|m| *m.borrow_mut() = Some(make));
+}
+
+/// The factory registered on this thread, if any (a later copy of
+/// lib/errors.js takes its classes from it).
+#[napi(catch_unwind, ts_return_type = "Function | null")]
+pub fn registered_error_factory(env: &Env) -> Result<Option<Unknown<'_>>> {
+    MAKE_ERROR.with(|m| match &*m.borrow() {
+        Some(make) => Ok(Some(make.borrow_back(env)?.to_unknown())),
+        None => Ok(None),
+    })
 }
 
 /// A bridge error as the JavaScript error its family names.
@@ -123,52 +134,15 @@ pub struct RedisOptions {
     pub tombstone_retention_ms: Option<f64>,
 }
 
-/// Connecting to Redis on the libuv pool (it blocks until connected).
-pub struct Connect {
-    url: String,
-    options: zlink_core::RedisOptions,
-    failed: Option<zlink_bridge::Error>,
-}
-
-impl Task for Connect {
-    type Output = Store;
-    type JsValue = NativeStore;
-
-    fn compute(&mut self) -> Result<Store> {
-        let connect =
-            std::panic::AssertUnwindSafe(|| Store::redis(&self.url, self.options.clone()));
-        let store = std::panic::catch_unwind(connect).unwrap_or_else(|_| {
-            Err(zlink_bridge::Error::host(
-                zlink_bridge::ErrorKind::Panic,
-                "zlink bug (please report): a panic",
-            ))
-        });
-        store.map_err(|e| {
-            let reason = e.message.clone();
-            self.failed = Some(e);
-            napi::Error::from_reason(reason)
-        })
-    }
-
-    fn resolve(&mut self, _env: Env, store: Store) -> Result<NativeStore> {
-        Ok(NativeStore(store))
-    }
-
-    fn reject(&mut self, env: Env, err: napi::Error) -> Result<NativeStore> {
-        match self.failed.take() {
-            Some(e) => Err(js_error(&env, &e)),
-            None => Err(err),
-        }
-    }
-}
-
-/// Connects to Redis or a Redis Cluster: a Promise of the store.
+/// Connects to Redis or a Redis Cluster on a thread of its own (connecting
+/// blocks until connected or timed out; libuv's four threads stay free): a
+/// Promise of the store.
 #[napi(catch_unwind, ts_return_type = "Promise<NativeStore>")]
-pub fn connect_redis(
-    env: Env,
+pub fn connect_redis<'env>(
+    env: &'env Env,
     url: String,
     options: Option<RedisOptions>,
-) -> Result<AsyncTask<Connect>> {
+) -> Result<Object<'env>> {
     let ms = |v: Option<f64>, what: &str| -> Result<Option<u64>> {
         match v {
             None => Ok(None),
@@ -178,7 +152,7 @@ pub fn connect_redis(
                     zlink_bridge::ErrorKind::Negative,
                     format!("{what} must be >= 0 ms, got {v}"),
                 );
-                Err(js_error(&env, &e))
+                Err(js_error(env, &e))
             }
         }
     };
@@ -196,11 +170,23 @@ pub fn connect_redis(
         epoch_check_interval: ms(o.epoch_check_interval_ms, "epochCheckIntervalMs")?,
         tombstone_retention: ms(o.tombstone_retention_ms, "tombstoneRetentionMs")?,
     };
-    Ok(AsyncTask::new(Connect {
-        url,
-        options: fields.options(),
-        failed: None,
-    }))
+    let options = fields.options();
+    let (settle, promise) = Settle::<NativeStore>::new(env)?;
+    let connect = move || {
+        let open = std::panic::AssertUnwindSafe(|| Store::redis(&url, options));
+        let store = std::panic::catch_unwind(open).unwrap_or_else(|_| {
+            Err(zlink_bridge::Error::host(
+                zlink_bridge::ErrorKind::Panic,
+                "zlink bug (please report): a panic",
+            ))
+        });
+        settle.done(store.map(NativeStore));
+    };
+    // Refused only when the OS has no thread left: then `Settle` rejects.
+    let _ = std::thread::Builder::new()
+        .name("zlink-connect".into())
+        .spawn(connect);
+    Ok(promise)
 }
 
 /// The default config's numbers.
@@ -286,27 +272,31 @@ fn u64_of(env: &Env, v: &BigInt, what: &str) -> Result<u64> {
     Ok(value)
 }
 
-/// How a Promise the completion threads made is settled, on the
-/// JavaScript thread: the result's bytes or the error's object.
-type Settler = Box<dyn FnOnce(Env) -> Result<Buffer> + Send>;
+/// How a Promise another thread made is settled, on the JavaScript
+/// thread: the value or the error's object.
+type Settler<T> = Box<dyn FnOnce(Env) -> Result<T> + Send>;
 
-/// A Promise a thread of the runtime's completion pool settles. A job the
-/// pool drops unrun (the runtime stopped) rejects it with `Closed`, so no
-/// Promise is left pending, and none keeps the process alive.
-struct Settle(Option<JsDeferred<Buffer, Settler>>);
+/// A Promise a thread of ours settles (the runtime's completion pool, a
+/// connecting thread). Dropped unsettled (a job the pool dropped unrun
+/// because the runtime stopped), it rejects with `Closed`, so no Promise is
+/// left pending, and none keeps the process alive.
+struct Settle<T: ToNapiValue + Send + 'static>(Option<JsDeferred<T, Settler<T>>>);
 
-impl Settle {
-    fn done(mut self, out: zlink_bridge::Result<Vec<u8>>) {
+impl<T: ToNapiValue + Send + 'static> Settle<T> {
+    /// A Promise and what settles it.
+    fn new(env: &Env) -> Result<(Settle<T>, Object<'_>)> {
+        let (deferred, promise) = env.create_deferred::<T, Settler<T>>()?;
+        Ok((Settle(Some(deferred)), promise))
+    }
+
+    fn done(mut self, out: zlink_bridge::Result<T>) {
         if let Some(deferred) = self.0.take() {
-            deferred.resolve(Box::new(move |env| match out {
-                Ok(bytes) => Ok(bytes.into()),
-                Err(e) => Err(js_error(&env, &e)),
-            }));
+            deferred.resolve(Box::new(move |env| out.map_err(|e| js_error(&env, &e))));
         }
     }
 }
 
-impl Drop for Settle {
+impl<T: ToNapiValue + Send + 'static> Drop for Settle<T> {
     fn drop(&mut self) {
         if let Some(deferred) = self.0.take() {
             let closed = zlink_bridge::Error::closed("Runtime");
@@ -329,12 +319,12 @@ impl NativeRuntime {
         work: impl FnOnce(&zlink_bridge::Runtime) -> zlink_bridge::Result<Vec<u8>> + Send + 'static,
     ) -> Result<Object<'env>> {
         let runtime = self.get(env)?;
-        let (deferred, promise) = env.create_deferred::<Buffer, Settler>()?;
-        let settle = Settle(Some(deferred));
+        let (settle, promise) = Settle::<Buffer>::new(env)?;
         let rt = self.rt.clone();
         // Refused only by a runtime stopped since `get`: then the job is
         // dropped and `Settle` rejects with `Closed`.
-        let _ = runtime.spawn(move || settle.done(rt.pin().and_then(|rt| work(&rt))));
+        let _ =
+            runtime.spawn(move || settle.done(rt.pin().and_then(|rt| work(&rt)).map(Buffer::from)));
         Ok(promise)
     }
 }
@@ -444,10 +434,9 @@ impl NativeRuntime {
         runtime
             .lookup_cached(kind, id.as_str())
             .map_err(|e| js_error(env, &e))?;
-        let (deferred, promise) = env.create_deferred::<Buffer, Settler>()?;
-        let settle = Settle(Some(deferred));
+        let (settle, promise) = Settle::<Buffer>::new(env)?;
         let _ = runtime.resolve_async(kind, id.as_str(), move |resolved| {
-            settle.done(Ok(resolved.to_bytes()))
+            settle.done(Ok(resolved.to_bytes().into()))
         });
         Ok(promise)
     }

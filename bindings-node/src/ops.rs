@@ -1,5 +1,5 @@
 //! The operations past resolution (docs/runtime.md rows 7–13, 18–30): the
-//! ones that may reach the store run on the libuv pool and return Promises;
+//! ones that may reach the store run on the runtime's threads and return Promises;
 //! the others are synchronous. Frames and payloads are `Buffer`s; what a
 //! host gives back (a delivered operation's frame, a notice token) comes
 //! back as the bytes it was given.

@@ -196,12 +196,18 @@ test('routes of runtimes in different meshes keep their mesh, however interleave
 test('the cache-hit functions refuse a number that is not a live runtime', () => {
   const native = require('../index.js');
   const rt = new z.Runtime({ mesh: 'main', rid: 1 });
+  const { scratch } = require('../lib/routes.js');
   for (const bad of [rt.number + 1, -1, 0.5, 2 ** 60, NaN]) {
-    assert.throws(() => native.lookupRoute(bad, 2, 'a'), { code: 'InvalidHandle' }, String(bad));
+    assert.throws(() => native.lookupRoute(bad, 2, 'a', scratch), { code: 'InvalidHandle' }, String(bad));
   }
-  assert.throws(() => native.lookupRoute(rt.number, 2), /3 arguments/);
-  assert.throws(() => native.lookupRoute(rt.number, 2, 5), /string/);
-  assert.throws(() => native.lookupRoutes(rt.number, 2, new Array(65).fill('a')), /at most 64/);
+  assert.throws(() => native.lookupRoute(rt.number, 2, 'a'), /4 arguments/);
+  assert.throws(() => native.lookupRoute(rt.number, 2, 5, scratch), /string/);
+  assert.throws(() => native.lookupRoute(rt.number, 2, 'a', new ArrayBuffer(8)), /aligned bytes/);
+  assert.throws(() => native.lookupRoute(rt.number, 2, 'a', {}), /ArrayBuffer/);
+  const detached = new ArrayBuffer(scratch.byteLength);
+  structuredClone(detached, { transfer: [detached] });
+  assert.throws(() => native.lookupRoute(rt.number, 2, 'a', detached), /aligned bytes/, 'a detached buffer is never written');
+  assert.throws(() => native.lookupRoutes(rt.number, 2, new Array(65).fill('a'), scratch), /at most 64/);
   rt.close();
 });
 
