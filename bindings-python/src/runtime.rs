@@ -136,6 +136,35 @@ impl PyRuntime {
         Ok(self.rt()?.lookup_cached(kind, id).py()?.map(PyReadyRoute))
     }
 
+    /// `lookup_cached` for many ids of one kind: a list of ReadyRoute or
+    /// None, in order. Never blocks.
+    fn lookup_cached_many<'py>(
+        &self,
+        py: Python<'py>,
+        kind: &str,
+        ids: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let kind: ObjectKind = Arg::get(kind).py()?;
+        let rt = self.rt()?;
+        let one = |id: &str| -> PyResult<Obj> {
+            match rt.lookup_cached(kind, id).py()? {
+                Some(route) => new(py, PyReadyRoute(route)),
+                None => Ok(py.None()),
+            }
+        };
+        let mut out = Vec::with_capacity(ids.len().unwrap_or(0));
+        if let Ok(list) = ids.cast::<PyList>() {
+            for id in list.iter() {
+                out.push(one(id.extract()?)?);
+            }
+        } else {
+            for id in ids.try_iter()? {
+                out.push(one(id?.extract()?)?);
+            }
+        }
+        PyList::new(py, out)
+    }
+
     /// ReadyRoute | Missing | Unavailable | StoreFailure. A cache hit
     /// returns at once; a miss reads the store with the GIL released.
     fn resolve(&self, py: Python<'_>, kind: &str, id: &str) -> PyResult<Obj> {

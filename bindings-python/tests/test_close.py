@@ -29,6 +29,7 @@ def test_calls_after_close_raise_closed_error() -> None:
         lambda: sender.resolve("actor", "a"),
         lambda: sender.lookup_cached("actor", "a"),
         lambda: sender.resolve_many("actor", ["a"]),
+        lambda: sender.lookup_cached_many("actor", ["a"]),
         lambda: sender.send("actor", "a", b"x"),
         lambda: sender.on_frame(1, b"\x00"),
         lambda: sender.stats(),

@@ -342,3 +342,18 @@ def test_resolve_many_matches_resolve(world: World) -> None:
     assert all(isinstance(r, ReadyRoute) for r in many[:10])
     assert all(isinstance(r, Missing) for r in many[10:])
     assert b.resolve_many(SPOT, iter(ids[:3])) == many[:3]
+
+
+def test_lookup_cached_many_matches_lookup_cached(world: World) -> None:
+    a, b = world.node(1), world.node(2)
+    ids = [f"c{i}" for i in range(20)]
+    for i in ids[:10]:
+        a.activate(SPOT, i)
+    b.resolve_many(SPOT, ids)
+    many = b.lookup_cached_many(SPOT, ids)
+    assert many == [b.lookup_cached(SPOT, i) for i in ids]
+    assert all(isinstance(r, ReadyRoute) for r in many[:10])
+    assert many[10:] == [None] * 10
+    assert b.lookup_cached_many(SPOT, (i for i in ids[:2])) == many[:2]
+    with pytest.raises(zlink.InputError):
+        b.lookup_cached_many(SPOT, ["ok", ""])
