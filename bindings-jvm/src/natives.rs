@@ -364,6 +364,33 @@ entry_points! {
         encoded(env, &resolved)
     }
 
+    /// Resolves many IDs of one kind in one call (a miss reads the store,
+    /// blocking): the results' bytes, a list in order. `ids` holds the IDs'
+    /// UTF-8 one after another; `ends[i]` is where ID `i` ends.
+    fn Java_io_zlink_Native_resolveMany(
+        env,
+        rt: jlong,
+        kind: jint,
+        ids: JByteArray<'local>,
+        ends: JLongArray<'local>,
+    ) -> JByteArray<'local> {
+        let all = bytes(env, &ids)?;
+        let mut at = vec![0 as jlong; ends.len(env)?];
+        ends.get_region(env, 0, &mut at)?;
+        let rt = pin(&RUNTIMES, rt, RUNTIME)?;
+        let mut out = Vec::with_capacity(at.len());
+        let mut start = 0;
+        for end in at {
+            let end = usize::try_from(end)
+                .ok()
+                .filter(|e| (start..=all.len()).contains(e))
+                .ok_or_else(|| Error::input(ErrorKind::OutOfRange, "an ID's end is out of order"))?;
+            out.push(rt.resolve(kind as u32, &all[start..end])?);
+            start = end;
+        }
+        encoded(env, &out[..])
+    }
+
     /// Resolves an ID without blocking: completes `future` with the
     /// result's bytes from a runtime thread.
     fn Java_io_zlink_Native_resolveAsync(

@@ -51,6 +51,8 @@ final class Native {
 
     static native byte[] resolve(long rt, int kind, byte[] id);
 
+    static native byte[] resolveMany(long rt, int kind, byte[] ids, long[] ends);
+
     static native void resolveAsync(long rt, int kind, byte[] id, CompletableFuture<byte[]> future);
 
     static native byte[] lookupCached(long rt, int kind, byte[] id);

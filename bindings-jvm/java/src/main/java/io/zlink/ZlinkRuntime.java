@@ -164,6 +164,26 @@ public final class ZlinkRuntime implements AutoCloseable {
     }
 
     /**
+     * {@link #resolve} for many IDs of one kind in one native call (a miss reads the store,
+     * blocking): element {@code i} is the result for {@code ids[i]}.
+     */
+    public Resolution[] resolveMany(ObjectKind kind, String... ids) {
+        Objects.requireNonNull(ids, "ids");
+        var all = new java.io.ByteArrayOutputStream();
+        long[] ends = new long[ids.length];
+        for (int i = 0; i < ids.length; i++) {
+            all.writeBytes(id(ids[i]));
+            ends[i] = all.size();
+        }
+        try {
+            byte[] out = Native.resolveMany(handle.value, kind(kind), all.toByteArray(), ends);
+            return Decoder.read(out, d -> d.list(d::resolution)).toArray(new Resolution[0]);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /**
      * {@link #resolve} without blocking: the future completes from a runtime thread (a cache hit
      * too). Bad input fails the future.
      */

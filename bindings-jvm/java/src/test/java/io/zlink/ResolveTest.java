@@ -49,6 +49,27 @@ class ResolveTest {
     }
 
     @Test
+    void resolveManyGivesWhatResolveGivesInOrderInOneCall() {
+        String[] ids = new String[20];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = "m-" + i + (i % 3 == 0 ? "-\u00e9\u4e2d" : "");
+            if (i % 2 == 0) {
+                owner.activate(ObjectKind.ACTOR, ids[i]);
+            }
+        }
+        Resolution[] many = sender.resolveMany(ObjectKind.ACTOR, ids);
+        assertEquals(ids.length, many.length);
+        for (int i = 0; i < ids.length; i++) {
+            assertEquals(sender.resolve(ObjectKind.ACTOR, ids[i]), many[i], ids[i]);
+            assertEquals(i % 2 == 0, many[i] instanceof ReadyRoute, ids[i]);
+        }
+        assertEquals(0, sender.resolveMany(ObjectKind.ACTOR).length);
+        var bad = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> sender.resolveMany(ObjectKind.ACTOR, "ok", ""));
+        assertTrue(bad.getMessage().contains("empty"), bad.getMessage());
+    }
+
+    @Test
     void theFourResultsAreDistinct() {
         assertEquals(new Missing(), sender.resolve(ObjectKind.SPOT, "nobody"));
         assertTrue(sender.lookupCached(ObjectKind.SPOT, "nobody").isEmpty());
