@@ -120,3 +120,20 @@ test('connecting to Redis leaves libuv\'s pool free', async () => {
   for (const e of await Promise.all(connects)) assert.ok(e instanceof z.StoreError, String(e));
   silent.close();
 });
+
+test('close stops the runtime\'s threads at once, not when it is collected', async () => {
+  const named = (prefix) => fs.readdirSync('/proc/self/task')
+    .filter((t) => { try { return fs.readFileSync(`/proc/self/task/${t}/comm`, 'utf8').startsWith(prefix); } catch { return false; } })
+    .length;
+  const rt = new z.Runtime({ mesh: 'main', rid: 77 }, { workerThreads: 3 });
+  await rt.activate('actor', 'a');
+  const before = named('zlink-store');
+  assert.ok(before >= 3, `the runtime's store threads: ${before}`);
+  rt.close();
+  let after = before;
+  for (let i = 0; i < 200 && after > before - 3; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    after = named('zlink-store');
+  }
+  assert.equal(after, before - 3);
+});

@@ -198,8 +198,10 @@ impl Runtime {
 
     /// `close` for a host that frees the runtime later: later
     /// `resolve_async` calls are refused (`Closed`), completions still
-    /// running return first, then their thread stops. Other calls still
-    /// work: the host refuses them (`lifecycle::Closable`).
+    /// running return first, then their thread and the core's store I/O
+    /// threads stop. The host refuses other calls (`lifecycle::Closable`);
+    /// one it let through would still run, its store call on a thread of
+    /// its own.
     pub fn stop(&self) {
         let Ok(inner) = self.inner() else { return };
         let running = {
@@ -212,6 +214,9 @@ impl Runtime {
         if let Completions::Running(c) = running {
             c.shutdown_timeout(Duration::from_secs(5));
         }
+        // The core's store I/O threads go now, not when the host's object
+        // is collected.
+        inner.core.shutdown();
     }
 
     fn key<'a>(&self, kind: impl Arg<ObjectKind>, id: impl Text<'a>) -> Result<KeyRef<'a>> {

@@ -688,3 +688,55 @@ fn admission_deadline_is_the_store_lease_left_in_local_time() {
     let renewed: OwnedObject = a.renew_lease(KIND, "room").expect("renew");
     assert_eq!(renewed.admission_deadline, a_clock.now().after(lease()));
 }
+
+/// Threads of this process whose name starts with `prefix`.
+fn threads_named(prefix: &str) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|tasks| {
+            tasks
+                .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .filter(|name| name.starts_with(prefix))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+#[test]
+fn shutdown_stops_the_store_threads_at_once_and_later_calls_still_answer() {
+    let store: Arc<dyn LocationStore> = Arc::new(MemoryStore::new());
+    let build = |rid| {
+        Runtime::builder(identity(rid, 1))
+            .store(store.clone())
+            .worker_threads(3)
+            .build()
+            .expect("valid")
+    };
+    let (owner, other) = (build(1), build(2));
+    owner.activate(KIND, "s").expect("activates");
+    let before = threads_named("zlink-store");
+    assert!(before >= 6, "two runtimes of three threads: {before}");
+    owner.shutdown();
+    owner.shutdown();
+    let mut after = threads_named("zlink-store");
+    for _ in 0..200 {
+        if after <= before - 3 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        after = threads_named("zlink-store");
+    }
+    assert_eq!(
+        after,
+        before - 3,
+        "only the shut-down runtime's threads went"
+    );
+    // A call after shutdown (hosts refuse them first) still answers.
+    assert!(matches!(
+        owner.resolve(KIND, "s").expect("valid"),
+        Resolution::ReadyRoute(_)
+    ));
+    assert!(matches!(
+        other.resolve(KIND, "s").expect("valid"),
+        Resolution::ReadyRoute(_)
+    ));
+}

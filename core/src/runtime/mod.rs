@@ -120,7 +120,7 @@ impl RuntimeBuilder {
                 peers: PeerRegistry::default(),
                 handoffs: Handoffs::default(),
             }),
-            tokio: Some(tokio),
+            tokio: std::sync::Mutex::new(Some(tokio)),
         })
     }
 }
@@ -178,15 +178,33 @@ pub(crate) struct Inner {
 pub struct Runtime {
     inner: Arc<Inner>,
     // Kept outside `Inner` so that tasks holding `Inner` never own (and so
-    // never drop) the tokio runtime from one of its own threads.
-    tokio: Option<tokio::runtime::Runtime>,
+    // never drop) the tokio runtime from one of its own threads. None once
+    // shut down (`shutdown`, or Drop).
+    tokio: std::sync::Mutex<Option<tokio::runtime::Runtime>>,
 }
 
 impl Drop for Runtime {
     fn drop(&mut self) {
-        if let Some(rt) = self.tokio.take() {
-            rt.shutdown_background();
-        }
+        self.shutdown();
+    }
+}
+
+/// Drives `fut` on a runtime made for this call (only after `shutdown`).
+fn block_on_own<F>(fut: F) -> F::Output
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let run = move || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .map(|rt| rt.block_on(fut))
+    };
+    // On a thread of its own: the caller may be inside another runtime.
+    match std::thread::spawn(run).join() {
+        Ok(Ok(out)) => out,
+        _ => panic!("cannot start a thread to finish a call after shutdown"),
     }
 }
 
@@ -439,7 +457,7 @@ impl Runtime {
 
     /// Runs `fut` on the store's runtime (or this runtime's); `None` if that
     /// runtime shut down before it finished (the Runtime or store was dropped
-    /// while the caller still awaited).
+    /// or shut down while the caller still awaited).
     pub(crate) fn spawn<F>(
         &self,
         fut: F,
@@ -449,35 +467,59 @@ impl Runtime {
         F::Output: Send + 'static,
     {
         // On the store's own runtime when it has one: no hop per store call.
-        let handle = match self.inner.store.executor() {
-            Some(store) => store.spawn(fut),
-            None => self.tokio().spawn(fut),
+        let handle = match (self.inner.store.executor(), self.tokio()) {
+            (Some(store), _) => Some(store.spawn(fut)),
+            (None, Some(ours)) => Some(ours.spawn(fut)),
+            (None, None) => None,
         };
-        async move { handle.await.ok() }
+        async move {
+            match handle {
+                Some(task) => task.await.ok(),
+                None => None,
+            }
+        }
     }
 
     /// Runs `fut` on the runtime's threads and waits for it. Works from a
-    /// plain thread and from inside another async runtime alike.
+    /// plain thread and from inside another async runtime alike; after
+    /// `shutdown`, on a runtime of the call's own.
     pub(crate) fn block_on<F>(&self, fut: F) -> F::Output
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        let Some(ours) = self.tokio() else {
+            return block_on_own(fut);
+        };
         if tokio::runtime::Handle::try_current().is_err() {
-            return self.tokio().block_on(fut);
+            return ours.block_on(fut);
         }
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        self.tokio().spawn(async move {
+        ours.spawn(async move {
             // The receiver waits below until it gets this.
             let _ = tx.send(fut.await);
         });
-        rx.recv()
-            .expect("runtime tasks do not panic and the runtime outlives this call")
+        match rx.recv() {
+            Ok(out) => out,
+            // The runtime shut down with the task unfinished: run it anew
+            // would repeat its effects, so this only happens for a call
+            // racing `shutdown`, which hosts refuse first.
+            Err(_) => panic!("the runtime shut down under a blocking call"),
+        }
     }
 
-    fn tokio(&self) -> &tokio::runtime::Runtime {
-        self.tokio
-            .as_ref()
-            .expect("the tokio runtime is only taken by Drop")
+    /// Stops the runtime's store I/O threads now (hosts call it on close;
+    /// Drop does it too). Later store calls fail as after a shutdown.
+    pub fn shutdown(&self) {
+        let taken = self.tokio.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(rt) = taken {
+            rt.shutdown_background();
+        }
+    }
+
+    /// A handle on the runtime's threads, or None once shut down.
+    fn tokio(&self) -> Option<tokio::runtime::Handle> {
+        let rt = self.tokio.lock().unwrap_or_else(|p| p.into_inner());
+        rt.as_ref().map(|rt| rt.handle().clone())
     }
 }
