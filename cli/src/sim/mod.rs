@@ -55,6 +55,11 @@ pub(crate) struct SimArgs {
     /// spec assumes: relocation relies on ordered connections).
     #[arg(long)]
     unordered: bool,
+    /// Also check that each Session's relays arrive in the order it sent
+    /// them (§3.1); not a default: §3.3's commit 1 s after relay-ready
+    /// lets a lost or slow relay span be overtaken (seed 1002422).
+    #[arg(long)]
+    session_order: bool,
     /// Print every step of every run.
     #[arg(long)]
     verbose: bool,
@@ -110,6 +115,7 @@ impl SimArgs {
             steps: steps as usize,
             duplicate: self.duplicate,
             unordered: self.unordered,
+            session_order: self.session_order,
             inject: self.inject,
         }
     }
@@ -123,6 +129,7 @@ impl SimArgs {
         for (on, flag) in [
             (self.duplicate, " --duplicate"),
             (self.unordered, " --unordered"),
+            (self.session_order, " --session-order"),
         ] {
             if on {
                 line.push_str(flag);

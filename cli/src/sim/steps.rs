@@ -364,7 +364,7 @@ fn begin_move(w: &mut World) -> Option<String> {
         return None;
     }
     let id = w.objects[object].clone();
-    let r = w.mesh.begin_move(KIND, &id, from, to);
+    let r = w.mesh.move_as_host(KIND, &id, from, to);
     Some(format!(
         "move {id} from node {from} to node {to}: {}",
         ok(&r)

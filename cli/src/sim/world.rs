@@ -29,6 +29,9 @@ pub(crate) struct Params {
     pub(crate) duplicate: bool,
     /// A transport that reorders frames within one link.
     pub(crate) unordered: bool,
+    /// Also check that a Session's relays arrive in order (see
+    /// `checks::session_order` for why it is not a default).
+    pub(crate) session_order: bool,
     /// A deliberately broken run, to show the checks can fail.
     pub(crate) inject: Option<Inject>,
 }

@@ -28,7 +28,7 @@ use crate::relocation::{
 };
 use crate::reply::{Completion, RequestOptions, Requested};
 use crate::runtime::Runtime;
-use crate::session::{ActorRef, SessionError, SessionSend};
+use crate::session::{ActorRef, SessionError, SessionEvent, SessionSend};
 use crate::store::{FaultyStore, LocationStore, MemoryStore};
 use crate::wire::{ActorRoute, ReplyResult, SessionRef};
 
@@ -37,6 +37,7 @@ mod ledger;
 mod moves;
 pub use faults::operations_in;
 pub use ledger::Ledger;
+use moves::AwaitingSeals;
 pub use moves::RestoreMode;
 
 /// What an envelope carries, for fault rules and counting.
@@ -110,6 +111,7 @@ pub struct Mesh {
     sequence: u64,
     restore: RestoreMode,
     parked: Vec<Envelope>,
+    awaiting_seals: Vec<AwaitingSeals>,
     dead: Vec<NodeRid>,
     /// What happened to every operation.
     pub ledger: Ledger,
@@ -146,6 +148,7 @@ impl Mesh {
             sequence: 0,
             restore: RestoreMode::Ready,
             parked: Vec::new(),
+            awaiting_seals: Vec::new(),
             dead: Vec::new(),
             ledger: Ledger::default(),
             trace: std::env::var_os("ZLINK_MESH_TRACE").is_some(),
@@ -423,7 +426,12 @@ impl Mesh {
                     at,
                 ));
             }
-            Inbound::Session(event) => self.ledger.session_events.push(event),
+            Inbound::Session(event) => {
+                if let SessionEvent::Sealed { relocation, .. } = &event {
+                    self.seal_answered(*relocation);
+                }
+                self.ledger.session_events.push(event)
+            }
             Inbound::PeerRefused | Inbound::Dropped(_) | Inbound::ForeignSender { .. } => {
                 self.ledger.dropped.push(carried)
             }

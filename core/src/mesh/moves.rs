@@ -25,7 +25,71 @@ pub(super) fn store_answer<F: std::future::Future>(fut: F) -> F::Output {
         .block_on(fut)
 }
 
+/// A bound Actor's Restore, held by its host until every bound Session
+/// answered the seal (command 43).
+pub(super) struct AwaitingSeals {
+    relocation: crate::ids::RelocationId,
+    seals: usize,
+    restore: Envelope,
+}
+
 impl Mesh {
+    /// Starts moving `id` the way a host drives it (§3.3 step 1): when the
+    /// object has bound Sessions, the Restore leaves only once each of them
+    /// answered its seal (43), so every relay a Session sent before its
+    /// seal is at the source first; if the move ends before that, the
+    /// Restore is dropped. Without bound Sessions it is
+    /// [`begin_move`](Self::begin_move).
+    pub fn move_as_host(
+        &mut self,
+        kind: ObjectKind,
+        id: &str,
+        from: u64,
+        to: u64,
+    ) -> Result<RelocationIdentity, RelocationError> {
+        let target = self.node(to).node_ref();
+        let started = self
+            .node(from)
+            .begin_relocation(kind, id, target, Capture::default())?;
+        let mut frames = started.send.into_iter();
+        let restore = frames.next();
+        let seals: Vec<Outbound> = frames.collect();
+        match restore {
+            Some(restore) if !seals.is_empty() => self.awaiting_seals.push(AwaitingSeals {
+                relocation: started.identity.relocation,
+                seals: seals.len(),
+                restore: Envelope {
+                    from: NodeRid(from),
+                    to: restore.to.rid,
+                    carried: Carried::Relocation,
+                    bytes: restore.bytes,
+                },
+            }),
+            Some(restore) => self.post(NodeRid(from), restore, Carried::Relocation),
+            None => {}
+        }
+        for seal in seals {
+            self.post(NodeRid(from), seal, Carried::Session);
+        }
+        Ok(started.identity)
+    }
+
+    /// A Session answered a seal: the last answer lets the Restore go.
+    pub(super) fn seal_answered(&mut self, relocation: crate::ids::RelocationId) {
+        let Some(i) = self
+            .awaiting_seals
+            .iter()
+            .position(|a| a.relocation == relocation)
+        else {
+            return;
+        };
+        self.awaiting_seals[i].seals -= 1;
+        if self.awaiting_seals[i].seals == 0 {
+            let waiting = self.awaiting_seals.remove(i);
+            self.network.push_back(waiting.restore);
+        }
+    }
+
     /// Moves `id` from node `from` to node `to` with the relocation
     /// protocol (§3.3) and runs the network until it is quiet: seal, Restore,
     /// relay-ready, relay span, cutover, owner CAS, commit notice.
@@ -125,6 +189,14 @@ impl Mesh {
                 }
                 RestoreMode::Ignore => {}
             }
+        }
+        if let RelocationEvent::Aborting { identity, .. }
+        | RelocationEvent::Aborted { identity, .. }
+        | RelocationEvent::Failed { identity, .. } = &action.event
+        {
+            // The move ended before its seals were answered: no Restore.
+            self.awaiting_seals
+                .retain(|a| a.relocation != identity.relocation);
         }
         self.ledger.relocation_events.push((at, action.event));
     }
