@@ -1777,6 +1777,21 @@ typedef struct {
 } zlink_resolution;
 
 /**
+ * One object ID of a batch: `len` bytes of UTF-8 at `ptr` (no NUL
+ * needed), as the single calls take `(id, id_len)`.
+ */
+typedef struct {
+  /**
+   * The bytes.
+   */
+  const uint8_t *ptr;
+  /**
+   * How many.
+   */
+  size_t len;
+} zlink_str;
+
+/**
  * Called once with the result of `zlink_resolve_async`, on a runtime
  * thread. `result` is `ZLINK_RESULT_OK` and `resolution` non-NULL on
  * success; `resolution` is valid only during the call. The callback must
@@ -2912,6 +2927,46 @@ zlink_result zlink_lookup_cached(const zlink_runtime *rt,
                                  zlink_ready_route *route,
                                  bool *found,
                                  zlink_error **error);
+
+/**
+ * `zlink_lookup_cached` for `n` IDs of one kind, under one handle
+ * check: never blocks, never reads the store. On `ZLINK_RESULT_OK`,
+ * `found[i]` says whether `ids[i]` had a cached route, and `routes[i]`
+ * is written only when it had. Every ID is checked first: a NULL, too
+ * long or non-UTF-8 ID fails the whole call (the error names its index)
+ * and writes nothing. `n` may be 0 (then the arrays may be NULL).
+ *
+ * # Safety
+ * `ids` points to `n` readable `zlink_str`s, each to `len` readable
+ * bytes; `routes` and `found` to `n` writable elements each.
+ */
+zlink_result zlink_lookup_cached_many(const zlink_runtime *rt,
+                                      uint32_t kind,
+                                      const zlink_str *ids,
+                                      size_t n,
+                                      zlink_ready_route *routes,
+                                      bool *found,
+                                      zlink_error **error);
+
+/**
+ * `zlink_resolve` for `n` IDs of one kind: `out[i]` receives the
+ * resolution of `ids[i]`. Cache hits are answered at once; the misses'
+ * store reads all start before the call waits for them, so a batch of
+ * misses costs about one store round trip, not `n` (each bounded by
+ * the config's `store_timeout_ms`). Every ID is checked first: a NULL,
+ * too long or non-UTF-8 ID fails the whole call (the error names its
+ * index) and writes nothing. `n` may be 0 (then the arrays may be NULL).
+ *
+ * # Safety
+ * `ids` points to `n` readable `zlink_str`s, each to `len` readable
+ * bytes; `out` to `n` writable `zlink_resolution`s.
+ */
+zlink_result zlink_resolve_many(const zlink_runtime *rt,
+                                uint32_t kind,
+                                const zlink_str *ids,
+                                size_t n,
+                                zlink_resolution *out,
+                                zlink_error **error);
 
 /**
  * Resolves a global ID without blocking the caller: `callback(userdata,

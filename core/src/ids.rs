@@ -184,6 +184,16 @@ impl MeshName {
         })
     }
 
+    /// The name NUL-terminated in a fixed-size array (zero-padded), as C
+    /// hosts receive it: a copy of fixed size, without a UTF-8 decode.
+    #[inline]
+    pub fn to_c_bytes(&self) -> [u8; MAX_MESH_NAME_BYTES + 1] {
+        let mut out = [0u8; MAX_MESH_NAME_BYTES + 1];
+        // `new` leaves the bytes past `len` zero.
+        out[..MAX_MESH_NAME_BYTES].copy_from_slice(&self.bytes);
+        out
+    }
+
     /// The name as text.
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.bytes[..self.len as usize])

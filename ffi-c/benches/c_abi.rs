@@ -1,8 +1,11 @@
 //! `make bench`: cache-hit resolve through the C ABI (`zlink_resolve`,
 //! `zlink_lookup_cached`, called as a C host calls them) against the same
-//! calls in-core, in the same run, over 100,000 cached 32-byte IDs.
+//! calls in-core, in the same run, over 100,000 cached 32-byte IDs; the
+//! batch calls' cost per ID; and C ABI hits from 1 and 2 threads at once
+//! (throughput; the handle check must not make threads contend).
 //!
-//! Prints medians and the ratio (target ≤ 1.2×); never fails on a timing.
+//! Prints medians and the ratios (targets: C ≤ 1.2× in-core, 2 threads ≥
+//! 1.7× one); never fails on a timing.
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -16,6 +19,11 @@ use zlink_core::{
 
 const IDS: usize = 100_000;
 const SAMPLES: usize = 21;
+/// IDs per batch call.
+const BATCH: usize = 64;
+/// Passes over every ID per thread, and repetitions, of the thread bench.
+const THREAD_PASSES: usize = 4;
+const THREAD_SAMPLES: usize = 5;
 
 fn ids() -> Vec<String> {
     (0..IDS)
@@ -132,6 +140,128 @@ fn per_call(ids: &[String], mut f: impl FnMut(&str)) -> f64 {
     samples[SAMPLES / 2]
 }
 
+/// Calls per second of `f` (one call per ID) run by `threads` threads at
+/// once, each over every ID `THREAD_PASSES` times from its own offset;
+/// median of `THREAD_SAMPLES` runs.
+fn throughput(ids: &[String], threads: usize, f: impl Fn(&str) + Sync) -> f64 {
+    let mut samples: Vec<f64> = (0..THREAD_SAMPLES)
+        .map(|_| {
+            let start = std::sync::Barrier::new(threads + 1);
+            let elapsed = std::thread::scope(|s| {
+                for t in 0..threads {
+                    let (start, f) = (&start, &f);
+                    s.spawn(move || {
+                        start.wait();
+                        let offset = t * ids.len() / threads;
+                        for _ in 0..THREAD_PASSES {
+                            for id in ids[offset..].iter().chain(&ids[..offset]) {
+                                f(id);
+                            }
+                        }
+                    });
+                }
+                start.wait();
+                Instant::now()
+            });
+            let calls = (threads * THREAD_PASSES * ids.len()) as f64;
+            calls / elapsed.elapsed().as_secs_f64()
+        })
+        .collect();
+    samples.sort_by(f64::total_cmp);
+    samples[THREAD_SAMPLES / 2]
+}
+
+/// A runtime handle other threads may use (the C ABI allows any thread).
+#[derive(Clone, Copy)]
+struct Shared(*mut zlink_runtime);
+// SAFETY: runtime handles are numbers checked on every call, usable from
+// any thread (the C ABI's contract).
+unsafe impl Send for Shared {}
+// SAFETY: as above.
+unsafe impl Sync for Shared {}
+
+fn ffi_lookup(rt: Shared, kind: u32, id: &str) {
+    let mut route = std::mem::MaybeUninit::<zlink_ready_route>::uninit();
+    let mut found = false;
+    // SAFETY: `id` is valid for `len` bytes, outs are writable.
+    let rc = unsafe {
+        zlink_lookup_cached(
+            rt.0,
+            kind,
+            black_box(id).as_ptr(),
+            id.len(),
+            route.as_mut_ptr(),
+            &mut found,
+            std::ptr::null_mut(),
+        )
+    };
+    assert!(rc == zlink_result::Ok && found);
+    black_box(route);
+}
+
+/// Nanoseconds per ID of the batch calls, over every ID in batches of
+/// `BATCH`, median of `SAMPLES` passes: (lookup_cached_many, resolve_many).
+fn per_id_batched(rt: Shared, kind: u32, ids: &[String]) -> (f64, f64) {
+    let strs: Vec<zlink_str> = ids
+        .iter()
+        .map(|id| zlink_str {
+            ptr: id.as_ptr(),
+            len: id.len(),
+        })
+        .collect();
+    let mut routes = vec![zlink_ready_route::default(); BATCH];
+    let mut found = vec![false; BATCH];
+    let mut out: Vec<std::mem::MaybeUninit<zlink_resolution>> = (0..BATCH)
+        .map(|_| std::mem::MaybeUninit::uninit())
+        .collect();
+    let per_id = |f: &mut dyn FnMut(&[zlink_str])| {
+        let mut samples: Vec<f64> = (0..SAMPLES)
+            .map(|_| {
+                let start = Instant::now();
+                for chunk in strs.chunks(BATCH) {
+                    f(black_box(chunk));
+                }
+                start.elapsed().as_nanos() as f64 / strs.len() as f64
+            })
+            .collect();
+        samples.sort_by(f64::total_cmp);
+        samples[SAMPLES / 2]
+    };
+    let lookup = per_id(&mut |chunk| {
+        // SAFETY: `chunk` holds valid IDs; `routes` and `found` hold
+        // `BATCH` ≥ `chunk.len()` writable elements.
+        let rc = unsafe {
+            zlink_lookup_cached_many(
+                rt.0,
+                kind,
+                chunk.as_ptr(),
+                chunk.len(),
+                routes.as_mut_ptr(),
+                found.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        };
+        assert!(rc == zlink_result::Ok && found[..chunk.len()].iter().all(|f| *f));
+        black_box(&routes);
+    });
+    let resolve = per_id(&mut |chunk| {
+        // SAFETY: as above; `out` holds `BATCH` writable resolutions.
+        let rc = unsafe {
+            zlink_resolve_many(
+                rt.0,
+                kind,
+                chunk.as_ptr(),
+                chunk.len(),
+                out.as_mut_ptr().cast(),
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(rc, zlink_result::Ok);
+        black_box(&out);
+    });
+    (lookup, resolve)
+}
+
 fn main() {
     let ids = ids();
     let (_core_owner, core) = core_sender(&ids);
@@ -168,29 +298,26 @@ fn main() {
                     .expect("valid id"),
             );
         });
-        let ffi_lookup = per_call(&ids, |id| {
-            let mut route = std::mem::MaybeUninit::<zlink_ready_route>::uninit();
-            let mut found = false;
-            // SAFETY: `id` is valid for `len` bytes, outs are writable.
-            let rc = unsafe {
-                zlink_lookup_cached(
-                    ffi,
-                    kind,
-                    black_box(id).as_ptr(),
-                    id.len(),
-                    route.as_mut_ptr(),
-                    &mut found,
-                    std::ptr::null_mut(),
-                )
-            };
-            assert!(rc == zlink_result::Ok && found);
-            black_box(route);
-        });
+        let ffi_lookup = per_call(&ids, |id| ffi_lookup(Shared(ffi), kind, id));
+        let (lookup_many, resolve_many) = per_id_batched(Shared(ffi), kind, &ids);
         if round == 1 {
             rows.push(("resolve (cache hit)", core_resolve, ffi_resolve));
             rows.push(("lookup_cached (hit)", core_lookup, ffi_lookup));
+            rows.push(("resolve_many (hits)", core_resolve, resolve_many));
+            rows.push(("lookup_cached_many", core_lookup, lookup_many));
         }
     }
+    let shared = Shared(ffi);
+    let threads = [1, 2].map(|n| {
+        let core_rate = throughput(&ids, n, |id| {
+            black_box(
+                core.lookup_cached(ObjectKind::Actor, black_box(id))
+                    .expect("valid id"),
+            );
+        });
+        let ffi_rate = throughput(&ids, n, |id| ffi_lookup(shared, kind, id));
+        (n, core_rate, ffi_rate)
+    });
     println!("C ABI vs in-core, {IDS} cached 32-byte IDs, median of {SAMPLES} passes");
     for (name, core_ns, ffi_ns) in rows {
         println!(
@@ -198,6 +325,25 @@ fn main() {
             ffi_ns / core_ns
         );
     }
+    println!("  (batches of {BATCH} IDs: C ABI cost per ID, against the single in-core call)");
+    println!(
+        "lookup_cached hits from 1 and 2 threads at once, calls/s (median of {THREAD_SAMPLES}; {} cores)",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
+    for (n, core_rate, ffi_rate) in threads {
+        println!(
+            "  {n} thread{}              in-core {:6.1} M/s   C ABI {:6.1} M/s",
+            if n == 1 { " " } else { "s" },
+            core_rate / 1e6,
+            ffi_rate / 1e6
+        );
+    }
+    let (one, two) = (threads[0], threads[1]);
+    println!(
+        "  2 threads / 1 thread     in-core {:.2}x       C ABI {:.2}x (target >= 1.7x)",
+        two.1 / one.1,
+        two.2 / one.2
+    );
     // SAFETY: handles from `ffi_sender`, freed once.
     unsafe {
         ok(zlink_runtime_free(ffi, std::ptr::null_mut()));

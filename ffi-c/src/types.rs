@@ -206,11 +206,8 @@ pub struct zlink_route_end {
 }
 
 pub(crate) fn mesh_out(mesh: &MeshName) -> [c_char; ZLINK_MESH_NAME_CAPACITY] {
-    let mut out = [0 as c_char; ZLINK_MESH_NAME_CAPACITY];
-    for (o, b) in out.iter_mut().zip(mesh.as_str().bytes()) {
-        *o = b as c_char;
-    }
-    out
+    // A fixed-size copy, no UTF-8 decode: this is on the cache-hit path.
+    mesh.to_c_bytes().map(|b| b as c_char)
 }
 
 pub(crate) fn mesh_in(mesh: &[c_char; ZLINK_MESH_NAME_CAPACITY]) -> FfiResult<MeshName> {
@@ -387,6 +384,7 @@ pub(crate) fn put_found<T, U>(
 /// # Safety
 /// A non-NULL `ptr` points to `len` readable bytes that live and do not
 /// change for `'a`.
+#[inline]
 pub(crate) unsafe fn bytes_in<'a>(ptr: *const u8, len: usize, what: &str) -> FfiResult<&'a [u8]> {
     if len > isize::MAX as usize {
         return Err(Error::input(
@@ -411,6 +409,7 @@ pub(crate) unsafe fn bytes_in<'a>(ptr: *const u8, len: usize, what: &str) -> Ffi
 ///
 /// # Safety
 /// As [`bytes_in`].
+#[inline]
 pub(crate) unsafe fn id_in<'a>(ptr: *const u8, len: usize) -> FfiResult<&'a [u8]> {
     if ptr.is_null() {
         return Err(missing("object id"));

@@ -1712,6 +1712,145 @@ static int test_log_callback_forwards_core_records(void) {
     return cluster_free(&c);
 }
 
+/* Batch calls: one handle check, every ID checked before anything is written. */
+static int test_batch_lookup_and_resolve(void) {
+    cluster c;
+    if (cluster_new(&c, 2)) return 1;
+    const char *names[4] = {"batch-a", "batch-b", "nobody", "batch-c"};
+    zlink_str ids[4];
+    for (int i = 0; i < 4; i++) {
+        ids[i] = (zlink_str){.ptr = (const uint8_t *)names[i], .len = strlen(names[i])};
+        if (i != 2) OK(zlink_activate(c.node[0], ACTOR, ID(names[i]), NULL, NULL));
+    }
+    zlink_ready_route routes[4];
+    bool found[4] = {true, true, true, true};
+    OK(zlink_lookup_cached_many(c.node[1], ACTOR, ids, 4, routes, found, NULL));
+    CHECK(!found[0] && !found[1] && !found[2] && !found[3]);
+
+    zlink_resolution out[4];
+    OK(zlink_resolve_many(c.node[1], ACTOR, ids, 4, out, NULL));
+    for (int i = 0; i < 4; i++) {
+        CHECK(out[i].tag == (i == 2 ? ZLINK_RESOLUTION_TAG_MISSING
+                                    : ZLINK_RESOLUTION_TAG_READY_ROUTE));
+    }
+    CHECK(out[0].route.node_rid == 1 && strcmp(out[0].route.mesh, "test-mesh") == 0);
+    /* Now hits: the same routes, one by one and as a batch. */
+    zlink_resolution again[4];
+    OK(zlink_resolve_many(c.node[1], ACTOR, ids, 4, again, NULL));
+    OK(zlink_lookup_cached_many(c.node[1], ACTOR, ids, 4, routes, found, NULL));
+    CHECK(found[0] && found[1] && !found[2] && found[3]);
+    for (int i = 0; i < 4; i++) {
+        if (i == 2) continue;
+        zlink_ready_route one;
+        bool hit = false;
+        OK(zlink_lookup_cached(c.node[1], ACTOR, ID(names[i]), &one, &hit, NULL));
+        CHECK(hit);
+        CHECK(memcmp(&one, &routes[i], sizeof one) == 0);
+        CHECK(memcmp(&one, &out[i].route, sizeof one) == 0);
+        CHECK(memcmp(&one, &again[i].route, sizeof one) == 0);
+    }
+    zlink_stats s;
+    OK(zlink_stats_get(c.node[1], &s, NULL));
+    /* One read per miss; Missing is not cached, so "nobody" is read twice. */
+    CHECK(s.cache_misses == 5 && s.store_reads == 5 && s.cache_hits == 9);
+
+    /* A bad ID anywhere fails the whole batch and writes nothing. */
+    zlink_str bad[3] = {ids[0], {.ptr = (const uint8_t *)"\xff\xfe", .len = 2}, ids[1]};
+    memset(found, 0, sizeof found);
+    memset(out, 0xAB, sizeof out);
+    zlink_error *err = NULL;
+    CHECK_RC(zlink_lookup_cached_many(c.node[1], ACTOR, bad, 3, routes, found, &err),
+             ZLINK_RESULT_INVALID_UTF8);
+    CHECK(err != NULL && strstr(zlink_error_message(err), "ids[1]") != NULL);
+    zlink_error_free(err);
+    CHECK(!found[0] && !found[2]);
+    CHECK_RC(zlink_resolve_many(c.node[1], ACTOR, bad, 3, out, NULL), ZLINK_RESULT_INVALID_UTF8);
+    bad[1] = (zlink_str){.ptr = NULL, .len = 3};
+    CHECK_RC(zlink_resolve_many(c.node[1], ACTOR, bad, 3, out, NULL),
+             ZLINK_RESULT_NULL_POINTER);
+    bad[1] = (zlink_str){.ptr = (const uint8_t *)"", .len = 0};
+    CHECK_RC(zlink_resolve_many(c.node[1], ACTOR, bad, 3, out, NULL),
+             ZLINK_RESULT_INVALID_ARGUMENT);
+    unsigned char *raw = (unsigned char *)out;
+    for (size_t i = 0; i < sizeof out; i++) CHECK(raw[i] == 0xAB);
+
+    /* Empty batches, NULL arrays, bad kinds and handles. */
+    OK(zlink_lookup_cached_many(c.node[1], ACTOR, NULL, 0, NULL, NULL, NULL));
+    OK(zlink_resolve_many(c.node[1], ACTOR, NULL, 0, NULL, NULL));
+    CHECK_RC(zlink_resolve_many(c.node[1], ACTOR, NULL, 1, out, NULL),
+             ZLINK_RESULT_NULL_POINTER);
+    CHECK_RC(zlink_lookup_cached_many(c.node[1], ACTOR, ids, 4, NULL, found, NULL),
+             ZLINK_RESULT_NULL_POINTER);
+    CHECK_RC(zlink_lookup_cached_many(c.node[1], 9, ids, 4, routes, found, NULL),
+             ZLINK_RESULT_INVALID_ARGUMENT);
+    zlink_runtime *gone = c.node[1];
+    c.node[1] = NULL;
+    OK(zlink_runtime_free(gone, NULL));
+    CHECK_RC(zlink_resolve_many(gone, ACTOR, ids, 4, out, NULL), ZLINK_RESULT_INVALID_HANDLE);
+    CHECK_RC(zlink_lookup_cached_many(gone, ACTOR, ids, 4, routes, found, NULL),
+             ZLINK_RESULT_INVALID_HANDLE);
+    return cluster_free(&c);
+}
+
+/* Threads calling a runtime while another frees it: every call either runs
+ * on the live runtime or gets INVALID_HANDLE (valgrind sees any use after
+ * free); the free returns once the calls in flight are done. */
+typedef struct {
+    zlink_runtime *rt;
+    atomic_int calls;
+    atomic_int hits;
+    atomic_int others;
+    atomic_int started;
+} race_box;
+
+static void *race_caller(void *arg) {
+    race_box *box = arg;
+    zlink_str id = {.ptr = (const uint8_t *)"racer", .len = 5};
+    atomic_fetch_add(&box->started, 1);
+    for (;;) {
+        zlink_ready_route route;
+        bool found = false;
+        zlink_result rc = zlink_lookup_cached(box->rt, ACTOR, id.ptr, id.len, &route, &found, NULL);
+        if (rc == ZLINK_RESULT_OK) {
+            zlink_resolution r;
+            rc = zlink_resolve_many(box->rt, ACTOR, &id, 1, &r, NULL);
+        }
+        atomic_fetch_add(&box->calls, 1);
+        if (rc == ZLINK_RESULT_INVALID_HANDLE) return NULL;
+        if (rc != ZLINK_RESULT_OK) {
+            atomic_fetch_add(&box->others, 1);
+            return NULL;
+        }
+        if (found) atomic_fetch_add(&box->hits, 1);
+    }
+}
+
+static int test_free_racing_calls_on_other_threads(void) {
+    cluster c;
+    if (cluster_new(&c, 2)) return 1;
+    OK(zlink_activate(c.node[0], ACTOR, ID("racer"), NULL, NULL));
+    zlink_resolution r;
+    OK(zlink_resolve(c.node[1], ACTOR, ID("racer"), &r, NULL));
+    race_box box = {.rt = c.node[1]};
+    enum { THREADS = 4 };
+    pthread_t threads[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        CHECK(pthread_create(&threads[i], NULL, race_caller, &box) == 0);
+    }
+    while (atomic_load(&box.started) < THREADS || atomic_load(&box.hits) < 50) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
+    c.node[1] = NULL;
+    OK(zlink_runtime_free(box.rt, NULL));
+    for (int i = 0; i < THREADS; i++) {
+        CHECK(pthread_join(threads[i], NULL) == 0);
+    }
+    CHECK(atomic_load(&box.others) == 0);
+    CHECK(atomic_load(&box.calls) >= atomic_load(&box.hits));
+    return cluster_free(&c);
+}
+
 int main(void) {
     run("version_macros_match_the_library", test_version_macros_match_the_library);
     run("resolve_cold_then_warm", test_resolve_cold_then_warm);
@@ -1744,6 +1883,8 @@ int main(void) {
     run("manual_peer_replacement_after_close", test_manual_peer_replacement_after_close);
     run("config_size_and_update", test_config_size_and_update);
     run("log_callback_forwards_core_records", test_log_callback_forwards_core_records);
+    run("batch_lookup_and_resolve", test_batch_lookup_and_resolve);
+    run("free_racing_calls_on_other_threads", test_free_racing_calls_on_other_threads);
     printf("%d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;
 }
