@@ -23,7 +23,7 @@ const SAMPLES: usize = 21;
 const BATCH: usize = 64;
 /// Passes over every ID per thread, and repetitions, of the thread bench.
 const THREAD_PASSES: usize = 4;
-const THREAD_SAMPLES: usize = 5;
+const THREAD_SAMPLES: usize = 9;
 
 fn ids() -> Vec<String> {
     (0..IDS)
@@ -141,34 +141,26 @@ fn per_call(ids: &[String], mut f: impl FnMut(&str)) -> f64 {
 }
 
 /// Calls per second of `f` (one call per ID) run by `threads` threads at
-/// once, each over every ID `THREAD_PASSES` times from its own offset;
-/// median of `THREAD_SAMPLES` runs.
-fn throughput(ids: &[String], threads: usize, f: impl Fn(&str) + Sync) -> f64 {
-    let mut samples: Vec<f64> = (0..THREAD_SAMPLES)
-        .map(|_| {
-            let start = std::sync::Barrier::new(threads + 1);
-            let elapsed = std::thread::scope(|s| {
-                for t in 0..threads {
-                    let (start, f) = (&start, &f);
-                    s.spawn(move || {
-                        start.wait();
-                        let offset = t * ids.len() / threads;
-                        for _ in 0..THREAD_PASSES {
-                            for id in ids[offset..].iter().chain(&ids[..offset]) {
-                                f(id);
-                            }
-                        }
-                    });
-                }
+/// once, each over every ID `THREAD_PASSES` times from its own offset.
+fn throughput(ids: &[String], threads: usize, f: &(impl Fn(&str) + Sync)) -> f64 {
+    let start = std::sync::Barrier::new(threads + 1);
+    let elapsed = std::thread::scope(|s| {
+        for t in 0..threads {
+            let start = &start;
+            s.spawn(move || {
                 start.wait();
-                Instant::now()
+                let offset = t * ids.len() / threads;
+                for _ in 0..THREAD_PASSES {
+                    for id in ids[offset..].iter().chain(&ids[..offset]) {
+                        f(id);
+                    }
+                }
             });
-            let calls = (threads * THREAD_PASSES * ids.len()) as f64;
-            calls / elapsed.elapsed().as_secs_f64()
-        })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[THREAD_SAMPLES / 2]
+        }
+        start.wait();
+        Instant::now()
+    });
+    (threads * THREAD_PASSES * ids.len()) as f64 / elapsed.elapsed().as_secs_f64()
 }
 
 /// A runtime handle other threads may use (the C ABI allows any thread).
@@ -308,16 +300,23 @@ fn main() {
         }
     }
     let shared = Shared(ffi);
-    let threads = [1, 2].map(|n| {
-        let core_rate = throughput(&ids, n, |id| {
-            black_box(
-                core.lookup_cached(ObjectKind::Actor, black_box(id))
-                    .expect("valid id"),
-            );
-        });
-        let ffi_rate = throughput(&ids, n, |id| ffi_lookup(shared, kind, id));
-        (n, core_rate, ffi_rate)
-    });
+    let core_call = |id: &str| {
+        black_box(
+            core.lookup_cached(ObjectKind::Actor, black_box(id))
+                .expect("valid id"),
+        );
+    };
+    let ffi_call = |id: &str| ffi_lookup(shared, kind, id);
+    // 1 and 2 threads alternate, so both see the same machine; the best
+    // of each: other work on the machine only ever lowers a throughput.
+    let mut best = [[0f64; 2]; 2];
+    for _ in 0..THREAD_SAMPLES {
+        for (i, n) in [1, 2].into_iter().enumerate() {
+            best[i][0] = best[i][0].max(throughput(&ids, n, &core_call));
+            best[i][1] = best[i][1].max(throughput(&ids, n, &ffi_call));
+        }
+    }
+    let threads = [(1, best[0][0], best[0][1]), (2, best[1][0], best[1][1])];
     println!("C ABI vs in-core, {IDS} cached 32-byte IDs, median of {SAMPLES} passes");
     for (name, core_ns, ffi_ns) in rows {
         println!(
@@ -327,7 +326,7 @@ fn main() {
     }
     println!("  (batches of {BATCH} IDs: C ABI cost per ID, against the single in-core call)");
     println!(
-        "lookup_cached hits from 1 and 2 threads at once, calls/s (median of {THREAD_SAMPLES}; {} cores)",
+        "lookup_cached hits from 1 and 2 threads at once, calls/s (best of {THREAD_SAMPLES}, alternating; {} cores)",
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     for (n, core_rate, ffi_rate) in threads {
