@@ -127,7 +127,12 @@ test('close stops the runtime\'s threads at once, not when it is collected', asy
     .length;
   const rt = new z.Runtime({ mesh: 'main', rid: 77 }, { workerThreads: 3 });
   await rt.activate('actor', 'a');
-  const before = named('zlink-store');
+  // A new thread takes its name once it runs.
+  let before = named('zlink-store');
+  for (let i = 0; i < 200 && before < 3; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+    before = named('zlink-store');
+  }
   assert.ok(before >= 3, `the runtime's store threads: ${before}`);
   rt.close();
   let after = before;
@@ -135,5 +140,5 @@ test('close stops the runtime\'s threads at once, not when it is collected', asy
     await new Promise((r) => setTimeout(r, 10));
     after = named('zlink-store');
   }
-  assert.equal(after, before - 3);
+  assert.ok(after <= before - 3, `${before} store threads before close, ${after} after`);
 });
