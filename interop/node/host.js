@@ -9,7 +9,8 @@
 //   node host.js NAME RID REDIS_URL    (commands on stdin, answers on stdout)
 const readline = require('node:readline');
 const z = require('zlink');
-const { Transport } = require('./transport.js');
+// The framing of docs/interop.md, as the Node example carries it.
+const { Transport } = require('../../examples/node/transport.js');
 
 class Host {
   constructor(name, rid, store) {
