@@ -16,9 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * Frames that arrive are queued as {@link Arrival}s for the node's one event loop; frames to
  * send go on the connection to their node, opened on first use.
  */
-final class Transport implements AutoCloseable {
+public final class Transport implements AutoCloseable {
     /** A frame that arrived on the connection from node {@code from}. */
-    record Arrival(long from, byte[] frame) {}
+    public record Arrival(long from, byte[] frame) {}
 
     private final long self;
     private final ServerSocket server;
@@ -26,7 +26,7 @@ final class Transport implements AutoCloseable {
     private final Map<Long, Integer> ports = new ConcurrentHashMap<>();
     private final Map<Long, DataOutputStream> out = new ConcurrentHashMap<>();
 
-    Transport(long self, BlockingQueue<Object> inbox) throws IOException {
+    public Transport(long self, BlockingQueue<Object> inbox) throws IOException {
         this.self = self;
         this.inbox = inbox;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -35,12 +35,12 @@ final class Transport implements AutoCloseable {
         accept.start();
     }
 
-    int port() {
+    public int port() {
         return server.getLocalPort();
     }
 
     /** Where node {@code rid} listens. */
-    void peer(long rid, int port) {
+    public void peer(long rid, int port) {
         ports.put(rid, port);
     }
 
@@ -72,7 +72,7 @@ final class Transport implements AutoCloseable {
     }
 
     /** Sends one frame to node {@code to}; false if it cannot be reached. */
-    synchronized boolean send(long to, byte[] frame) {
+    public synchronized boolean send(long to, byte[] frame) {
         try {
             DataOutputStream o = out.get(to);
             if (o == null) {

@@ -1,5 +1,6 @@
 package interop;
 
+import example.Transport;
 import io.zlink.*;
 import java.io.BufferedReader;
 import java.io.IOException;
