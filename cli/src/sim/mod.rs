@@ -81,6 +81,7 @@ struct Outcome {
     trace: Vec<String>,
     digest: u64,
     totals: Totals,
+    steps_run: Vec<u64>,
 }
 
 /// What the runs did, summed (so a run that does nothing shows).
@@ -96,7 +97,7 @@ struct Totals {
 }
 
 impl Totals {
-    fn add(&mut self, o: Totals) {
+    fn add(&mut self, o: &Totals) {
         self.operations += o.operations;
         self.delivered += o.delivered;
         self.detoured += o.detoured;
@@ -218,6 +219,7 @@ fn run_seed(seed: u64, params: Params, verbose: bool) -> Result<Outcome, Box<dyn
         trace,
         digest: world.digest,
         totals,
+        steps_run: world.steps_run,
     })
 }
 
@@ -245,6 +247,7 @@ fn shrink(args: &SimArgs, seed: u64, at: u64) -> Result<u64, Box<dyn Error>> {
 pub(crate) fn run(args: &SimArgs) -> Result<(), Box<dyn Error>> {
     let started = Instant::now();
     let mut totals = Totals::default();
+    let mut steps_run = vec![0u64; steps::STEPS.len()];
     let mut ran = 0u64;
     let last = args.seed.saturating_add(args.seeds - 1);
     for seed in args.seed..=last {
@@ -260,7 +263,10 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Box<dyn Error>> {
         }
         let outcome = run_seed(seed, args.params(args.steps), args.verbose)?;
         ran += 1;
-        totals.add(outcome.totals);
+        totals.add(&outcome.totals);
+        for (sum, n) in steps_run.iter_mut().zip(&outcome.steps_run) {
+            *sum += n;
+        }
         if args.check_replay {
             let again = run_seed(seed, args.params(args.steps), false)?;
             if again.digest != outcome.digest {
@@ -313,6 +319,10 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Box<dyn Error>> {
         totals.relays,
         totals.moves,
         totals.lost_by_faults
+    );
+    println!(
+        "sim: steps that did something: {}",
+        steps::tally(&steps_run)
     );
     println!(
         "sim: {:.1} seeds/s ({ran} seeds in {secs:.1} s)",

@@ -16,7 +16,7 @@ use zlink_core::{
 use super::world::{Inject, Invalidated, KIND, Relay, Request, Sent, Session, World, base_config};
 
 /// Step kinds and their weights (how often each is drawn).
-const STEPS: &[(Kind, u64)] = &[
+pub(crate) const STEPS: &[(Kind, u64)] = &[
     (Kind::Send, 20),
     (Kind::Request, 10),
     (Kind::Cancel, 3),
@@ -47,7 +47,7 @@ const STEPS: &[(Kind, u64)] = &[
 ];
 
 #[derive(Debug, Clone, Copy)]
-enum Kind {
+pub(crate) enum Kind {
     Send,
     Request,
     Cancel,
@@ -80,8 +80,15 @@ enum Kind {
 /// Draws one step and runs it.
 pub(crate) fn step(w: &mut World) -> String {
     let weights: Vec<u64> = STEPS.iter().map(|(_, weight)| *weight).collect();
-    let kind = STEPS[w.rng.weighted(&weights)].0;
-    let mut what = run(w, kind).unwrap_or_else(|| format!("{kind:?}: nothing to do"));
+    let (i, kind) = {
+        let i = w.rng.weighted(&weights);
+        (i, STEPS[i].0)
+    };
+    let ran = run(w, kind);
+    if ran.is_some() {
+        w.steps_run[i] += 1;
+    }
+    let mut what = ran.unwrap_or_else(|| format!("{kind:?}: nothing to do"));
     what.push_str(&w.absorb_events());
     w.note(&what);
     what
@@ -519,4 +526,14 @@ pub(crate) fn settle(w: &mut World) {
         w.mesh.run();
     }
     w.absorb_events();
+}
+
+/// How many steps of each kind did something, by name.
+pub(crate) fn tally(counts: &[u64]) -> String {
+    STEPS
+        .iter()
+        .zip(counts)
+        .map(|((kind, _), n)| format!("{kind:?} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

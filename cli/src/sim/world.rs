@@ -129,6 +129,8 @@ pub(crate) struct World {
     pub(crate) digest: u64,
     /// The faults in force now.
     pub(crate) faults: Faults,
+    /// Steps of each kind (in `steps::STEPS` order) that did something.
+    pub(crate) steps_run: Vec<u64>,
 }
 
 /// The faults in force, as the steps toggled them.
@@ -177,6 +179,7 @@ impl World {
             seen_notices: 0,
             digest: 0xcbf2_9ce4_8422_2325,
             faults: Faults::default(),
+            steps_run: vec![0; super::steps::STEPS.len()],
         };
         for _ in 0..world.params.objects {
             let at = world.rng.range(1, world.params.nodes);
