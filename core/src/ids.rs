@@ -159,6 +159,7 @@ impl Hash for KeyRef<'_> {
 /// The name of a RouteMesh connection group. 1..=23 bytes of UTF-8, stored
 /// inline so routes stay `Copy`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(C)] // `len` then `bytes`, 24 bytes: `to_c_bytes` reads three words.
 pub struct MeshName {
     len: u8,
     bytes: [u8; MAX_MESH_NAME_BYTES],
@@ -188,9 +189,26 @@ impl MeshName {
     /// hosts receive it: a copy of fixed size, without a UTF-8 decode.
     #[inline]
     pub fn to_c_bytes(&self) -> [u8; MAX_MESH_NAME_BYTES + 1] {
+        // The whole struct as three words, read from its start, then
+        // shifted down one byte (dropping `len`, a zero byte entering at
+        // the top: the NUL, as `new` leaves the bytes past `len` zero). A
+        // route was usually just copied to the stack: reading `bytes` at
+        // offset 1 would straddle that copy's stores and stall the CPU.
+        const _: () = assert!(MAX_MESH_NAME_BYTES + 1 == 24);
+        let mut raw = [0u8; MAX_MESH_NAME_BYTES + 1];
+        raw[0] = self.len;
+        raw[1..].copy_from_slice(&self.bytes);
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&raw[i * 8..i * 8 + 8]);
+            u64::from_le_bytes(w)
+        };
+        let (w0, w1, w2) = (word(0), word(1), word(2));
+        let words = [(w0 >> 8) | (w1 << 56), (w1 >> 8) | (w2 << 56), w2 >> 8];
         let mut out = [0u8; MAX_MESH_NAME_BYTES + 1];
-        // `new` leaves the bytes past `len` zero.
-        out[..MAX_MESH_NAME_BYTES].copy_from_slice(&self.bytes);
+        for (chunk, w) in out.chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
         out
     }
 
@@ -365,6 +383,15 @@ pub struct NodeIdentity {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mesh_name_as_c_bytes_is_its_bytes_then_zeros() {
+        for name in ["m", "bench-mesh", "exactly-23-bytes-long-n", "héllo"] {
+            let c = MeshName::new(name).expect("valid").to_c_bytes();
+            assert_eq!(&c[..name.len()], name.as_bytes());
+            assert!(c[name.len()..].iter().all(|b| *b == 0), "{name}: {c:?}");
+        }
+    }
 
     #[test]
     fn nearby_seeds_never_hand_out_each_others_numbers() {
