@@ -188,13 +188,8 @@ unsafe extern "C" fn lookup_route(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    call::<4>(env, info, |env, [number, kind, id, scratch]| {
-        RUNTIMES.with(|r| {
-            let slots = r.borrow();
-            let (rt, kind) = (runtime(env, &slots, number)?, read_u32(env, kind)?);
-            let scratch = scratch_of(env, scratch)?;
-            with_id(env, id, |id| lookup(env, rt, scratch, 0, kind, id))
-        })
+    lookup_call(env, info, |env, rt, kind, id, scratch| {
+        with_id(env, id, |id| lookup(env, rt, scratch, 0, kind, id))
     })
 }
 
@@ -204,32 +199,27 @@ unsafe extern "C" fn lookup_routes(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    call::<4>(env, info, |env, [number, kind, ids, scratch]| {
-        RUNTIMES.with(|r| {
-            let slots = r.borrow();
-            let (rt, kind) = (runtime(env, &slots, number)?, read_u32(env, kind)?);
-            let scratch = scratch_of(env, scratch)?;
-            let mut n = 0u32;
-            // SAFETY: live env and value; napi checks it is an array.
+    lookup_call(env, info, |env, rt, kind, ids, scratch| {
+        let mut n = 0u32;
+        // SAFETY: live env and value; napi checks it is an array.
+        check(
+            unsafe { sys::napi_get_array_length(env.raw(), ids, &mut n) },
+            "ids must be an array",
+        )?;
+        if n as usize > BATCH {
+            return Err(napi::Error::from_reason(format!(
+                "at most {BATCH} IDs per call"
+            )));
+        }
+        (0..n).try_for_each(|i| {
+            let mut id = ptr::null_mut();
+            // SAFETY: live env and array; `id` receives the element.
             check(
-                unsafe { sys::napi_get_array_length(env.raw(), ids, &mut n) },
-                "ids must be an array",
+                unsafe { sys::napi_get_element(env.raw(), ids, i, &mut id) },
+                "no such ID",
             )?;
-            if n as usize > BATCH {
-                return Err(napi::Error::from_reason(format!(
-                    "at most {BATCH} IDs per call"
-                )));
-            }
-            (0..n).try_for_each(|i| {
-                let mut id = ptr::null_mut();
-                // SAFETY: live env and array; `id` receives the element.
-                check(
-                    unsafe { sys::napi_get_element(env.raw(), ids, i, &mut id) },
-                    "no such ID",
-                )?;
-                with_id(env, id, |text| {
-                    lookup(env, rt, scratch, i as usize, kind, text)
-                })
+            with_id(env, id, |text| {
+                lookup(env, rt, scratch, i as usize, kind, text)
             })
         })
     })
@@ -241,12 +231,22 @@ unsafe extern "C" fn empty_call(
     env: sys::napi_env,
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
-    call::<4>(env, info, |env, [number, kind, id, scratch]| {
+    lookup_call(env, info, |env, _, _, id, _| with_id(env, id, |_| Ok(())))
+}
+
+/// The arguments every lookup takes, read in one order: the runtime (by
+/// number), the kind, the ID or IDs (given to `body` as they are), the
+/// scratch.
+fn lookup_call(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    body: impl FnOnce(&Env, &Shared, u32, sys::napi_value, &mut [u8]) -> Result<()>,
+) -> sys::napi_value {
+    call::<4>(env, info, |env, [number, kind, ids, scratch]| {
         RUNTIMES.with(|r| {
             let slots = r.borrow();
-            let _ = (runtime(env, &slots, number)?, read_u32(env, kind)?);
-            let _ = scratch_of(env, scratch)?;
-            with_id(env, id, |_| Ok(()))
+            let (rt, kind) = (runtime(env, &slots, number)?, read_u32(env, kind)?);
+            body(env, rt, kind, ids, scratch_of(env, scratch)?)
         })
     })
 }
