@@ -259,9 +259,16 @@ fn describe(w: &World, op: OperationId) -> String {
         .iter()
         .find(|s| s.operation == op)
         .map(|s| w.objects[s.object].as_str());
-    match (origin, object) {
-        (Some(origin), Some(object)) => format!("operation {origin} to {object}"),
-        (Some(origin), None) => format!("operation {origin}"),
-        _ => "a session relay".to_owned(),
+    let relay = w.relays.iter().find(|r| r.operation == op).map(|r| {
+        format!(
+            "session {} relay {} to {}",
+            r.session, r.sequence, w.objects[r.object]
+        )
+    });
+    match (origin, object, relay) {
+        (Some(origin), Some(object), _) => format!("operation {origin} to {object}"),
+        (Some(origin), None, _) => format!("operation {origin}"),
+        (None, _, Some(relay)) => relay,
+        _ => "a session frame (a disconnect notification or a push)".to_owned(),
     }
 }
