@@ -116,20 +116,33 @@ pub struct zlink_error {
 }
 
 /// Runs one entry point: catches panics and reports failures through the
-/// optional error out-parameter.
+/// optional error out-parameter. Inlined into each entry point (the
+/// failure path stays out of line in `report`): a call that succeeds costs
+/// nothing more than its body.
+#[inline]
 pub(crate) fn boundary(error: *mut *mut zlink_error, f: impl FnOnce() -> FfiResult) -> Code {
-    let fail = match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(())) => return Code::Ok,
-        Ok(Err(fail)) => fail,
-        Err(panic) => {
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_owned());
-            Error::host(ErrorKind::Panic, format!("panic in libzlink: {what}"))
-        }
-    };
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => Code::Ok,
+        Ok(Err(fail)) => report(error, fail),
+        Err(panic) => report(error, panicked(panic)),
+    }
+}
+
+/// The error of a panic caught at the boundary.
+#[cold]
+fn panicked(panic: Box<dyn std::any::Any + Send>) -> Error {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    Error::host(ErrorKind::Panic, format!("panic in libzlink: {what}"))
+}
+
+/// Hands a failure to the caller: its code, and the rich error when
+/// `error` is not NULL.
+#[cold]
+fn report(error: *mut *mut zlink_error, fail: Error) -> Code {
     if !error.is_null() {
         let text = |s: &str| {
             CString::new(s.replace('\0', " "))
@@ -214,5 +227,30 @@ exported! {
             // SAFETY: made by `Box::into_raw` in `boundary`, freed once.
             drop(unsafe { Box::from_raw(error) });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_boundary_turns_failures_and_panics_into_codes_and_errors() {
+        assert_eq!(boundary(std::ptr::null_mut(), || Ok(())), Code::Ok);
+        let mut error: *mut zlink_error = std::ptr::null_mut();
+        let code = boundary(&mut error, || Err(zlink_bridge::args::missing("out")));
+        assert_eq!(code, Code::NullPointer);
+        // SAFETY: `boundary` wrote an error made by `Box::into_raw`.
+        let e = unsafe { Box::from_raw(error) };
+        assert_eq!(e.message.to_str(), Ok("out is NULL"));
+        let code = boundary(&mut error, || panic!("on purpose"));
+        assert_eq!(code, Code::Panic);
+        // SAFETY: as above.
+        let e = unsafe { Box::from_raw(error) };
+        assert_eq!(e.message.to_str(), Ok("panic in libzlink: on purpose"));
+        assert_eq!(
+            boundary(std::ptr::null_mut(), || panic!("no error out")),
+            Code::Panic
+        );
     }
 }

@@ -205,6 +205,7 @@ pub struct zlink_route_end {
     pub fence: zlink_route_fence,
 }
 
+#[inline]
 pub(crate) fn mesh_out(mesh: &MeshName) -> [c_char; ZLINK_MESH_NAME_CAPACITY] {
     // A fixed-size copy, no UTF-8 decode: this is on the cache-hit path.
     mesh.to_c_bytes().map(|b| b as c_char)
