@@ -59,7 +59,7 @@
 
 use std::cell::Cell;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::error::{Error, ErrorKind, Result};
@@ -77,7 +77,6 @@ const DEPTH: usize = 8;
 
 const _: () = assert!(CHUNK * CHUNKS == 1 << INDEX_BITS);
 const _: () = assert!(usize::BITS == 64, "handles encode 64-bit values");
-const _: () = assert!(DEPTH <= u32::BITS as usize);
 
 /// Generations for every slot of every registry: unique for the process.
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
@@ -334,9 +333,8 @@ impl<T: Send + Sync> Registry<T> {
 /// line the prefetcher pairs with it).
 #[repr(align(128))]
 struct Record {
+    /// Written only by the owning thread; read by `remove` on any thread.
     pins: [AtomicUsize; DEPTH],
-    /// Bit i: `pins[i]` is in use. Only the owning thread touches it.
-    used: AtomicU32,
     /// A live thread owns this record.
     owned: AtomicBool,
 }
@@ -367,15 +365,17 @@ impl Drop for Owner {
 }
 
 impl Record {
+    /// Takes a free entry for `handle`: the first is free unless calls
+    /// nest. One load and one store (no bookkeeping of which entries are
+    /// used: a call's stores are what a cache-missing lookup queues behind).
     #[inline]
     fn take(&self, handle: usize) -> Option<usize> {
-        let used = self.used.load(Ordering::Relaxed);
-        let i = (!used).trailing_zeros() as usize;
-        if i >= DEPTH {
-            return None;
-        }
+        // Only this thread writes its entries: its own loads see them.
+        let i = self
+            .pins
+            .iter()
+            .position(|p| p.load(Ordering::Relaxed) == 0)?;
         self.pins[i].store(handle, Ordering::Relaxed);
-        self.used.store(used | (1 << i), Ordering::Relaxed);
         Some(i)
     }
 
@@ -384,8 +384,6 @@ impl Record {
         // Release: the call's uses of the object happen before `remove`
         // sees the entry clear.
         self.pins[i].store(0, Ordering::Release);
-        let used = self.used.load(Ordering::Relaxed);
-        self.used.store(used & !(1 << i), Ordering::Relaxed);
     }
 }
 
@@ -415,7 +413,6 @@ fn adopt_record() -> Option<&'static Record> {
             let record = adopted.unwrap_or_else(|| {
                 let record: &'static Record = Box::leak(Box::new(Record {
                     pins: [const { AtomicUsize::new(0) }; DEPTH],
-                    used: AtomicU32::new(0),
                     owned: AtomicBool::new(true),
                 }));
                 records.push(record);
