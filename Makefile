@@ -2,7 +2,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo deps test bench bench-compare lint fmt header header-check install test-c interop
+.PHONY: demo deps test bench bench-compare lint fmt header header-check install test-c interop sim
 
 demo:
 	$(CARGO) run -q -p zlink-cli -- demo
@@ -59,6 +59,17 @@ bench: deps
 # what is missing); bounded by INTEROP_TIMEOUT (120 s).
 interop: deps
 	bash interop/run.sh
+
+# zlink sim (cli/src/sim): the seeded whole-cluster simulation. make test runs
+# 1,000 seeds of 160 steps (cli/tests/sim.rs); make sim runs many more on the
+# release binary (~6 minutes), four cluster shapes. A failing seed prints the
+# one-line command that replays it. SIM_SEED picks the first seed.
+sim:
+	$(CARGO) build --release -p zlink-cli
+	./target/release/zlink sim --seed $${SIM_SEED:-1} --seeds 100000 --steps 300 --max-seconds 180
+	./target/release/zlink sim --seed 5000000 --seeds 100000 --steps 400 --nodes 6 --objects 12 --max-seconds 90
+	./target/release/zlink sim --seed 8000000 --seeds 100000 --steps 300 --nodes 2 --objects 2 --max-seconds 45
+	./target/release/zlink sim --seed 9000000 --seeds 100000 --steps 300 --unordered --max-seconds 45
 
 # The core's resolve benchmark of BASE (a git rev) and of the working tree,
 # run alternately in one run: `make bench-compare BASE=main~3`.
