@@ -352,3 +352,71 @@ fn an_unanswered_owner_cas_is_never_abandoned_as_refused() {
     assert_eq!(l.two_owner_deliveries, 0);
     assert!(l.unresolved().is_empty(), "{:?}", l.relocation_events);
 }
+
+/// Seed 147: a source gave a move up under a shorter configured lease; its
+/// abort fence (re-taking its own object, with a lease from the store's
+/// now) reached a stalled store (applied, answer lost), then the target's
+/// confirmation unsealed it. The store's lease now ended before the
+/// deadline the source still admitted by, and it ran a Session's relays
+/// past that end. A fence of unknown outcome now brings the local deadline
+/// down to what an applied one would leave, as a lost renewal does.
+#[test]
+fn a_lost_abort_fence_answer_never_leaves_the_source_admitting_past_the_store_lease() {
+    let config = RoutingConfig {
+        store_timeout: Duration::from_millis(5),
+        store_attempts: 1,
+        ..RoutingConfig::default()
+    };
+    let mut m = Mesh::new(2, config.clone()).expect("valid mesh");
+    m.activate(1, ACTOR, "a").unwrap(); // lease until 30 s
+    m.set_config(RoutingConfig {
+        owner_lease_duration: Duration::from_secs(5),
+        ..config
+    })
+    .unwrap();
+    // The target never restores, and its answers reach the source late.
+    m.restore_mode(RestoreMode::Ignore);
+    m.delay_when(Some(Box::new(|e| {
+        e.from == NodeRid(2) && e.to == NodeRid(1) && e.carried == Carried::Relocation
+    })));
+    m.begin_move(ACTOR, "a", 1, 2).unwrap();
+    m.run();
+    // The source gives up, then fences the store: applied, unanswered.
+    m.store_stalled(true);
+    m.advance(Duration::from_secs(6));
+    m.run();
+    m.advance(Duration::from_secs(6));
+    m.run();
+    m.store_stalled(false);
+    let record = m.store_record(ACTOR, "a").expect("a record");
+    assert_eq!(
+        record.authority_owner_generation,
+        AuthorityOwnerGeneration(2),
+        "the fence applied"
+    );
+    let expires = record.owner.lease.expires_at;
+    assert_eq!(expires, StoreTime(17_000), "a 5 s lease from the fence");
+    // The target's confirmation unseals the source.
+    m.delay_when(None);
+    m.release();
+    m.run();
+    // Later, a Session binds the Actor on the tenure the source believes
+    // in (its owner counts at most one 5 s lease from the bind).
+    m.advance(Duration::from_secs(3));
+    m.run();
+    m.open_session(2, 1);
+    let actor_ref = m.actor_ref(1, "a").unwrap();
+    m.bind(2, 1, &actor_ref).unwrap();
+    m.run();
+    // Past the store's lease, within the one the source had before.
+    m.advance(Duration::from_secs(3));
+    m.session_send(2, 1, &actor_ref.actor, b"late").unwrap();
+    m.run();
+    let l = &m.ledger;
+    assert!(
+        l.unauthorized_deliveries.is_empty(),
+        "run past the store's lease: {:?}",
+        l.unauthorized_deliveries
+    );
+    assert!(l.session_delivered.is_empty());
+}

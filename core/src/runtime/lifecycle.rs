@@ -93,7 +93,9 @@ impl Inner {
             .await
         {
             Err(e @ LifecycleError::Write(WriteError::Store(_))) => {
-                if let Write::RenewLease = write {
+                // Both grant a lease from the store's now (an abort fence
+                // re-takes this node's own object: seed 147).
+                if let Write::RenewLease | Write::TakeOwnership(_) = write {
                     self.renewal_unknown(key, first_sent.after(lease));
                 }
                 return Err(e);
@@ -120,7 +122,10 @@ impl Inner {
     /// admits by. So the local deadline drops to what an applied renewal
     /// would leave (`at_least`: its first attempt's start plus the lease),
     /// never below; otherwise two owners could run the object once another
-    /// node takes it over at the store's earlier expiry.
+    /// node takes it over at the store's earlier expiry. The same holds for
+    /// a source's abort fence (it re-takes its own object under a lease
+    /// from the store's now): a caller retrying one proposal over several
+    /// calls lowers the deadline on each, so the earliest attempt bounds it.
     fn renewal_unknown(&self, key: KeyRef<'_>, at_least: MonoTime) {
         if let Some(mut owned) = self.ownership.get(key)
             && at_least < owned.admission_deadline
