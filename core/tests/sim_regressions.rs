@@ -12,6 +12,27 @@ fn mesh(n: u64) -> Mesh {
     Mesh::new(n, RoutingConfig::default()).expect("valid mesh")
 }
 
+/// A config under which a stalled store call fails fast in wall time, one
+/// attempt per call.
+fn fail_fast() -> RoutingConfig {
+    RoutingConfig {
+        store_timeout: Duration::from_millis(5),
+        store_attempts: 1,
+        ..RoutingConfig::default()
+    }
+}
+
+/// Three nodes on `fail_fast`: node 1 owns "a", node 3 has its route
+/// cached, and "a" has begun moving to node 2.
+fn moving_from_1_to_2() -> Mesh {
+    let mut m = Mesh::new(3, fail_fast()).expect("valid mesh");
+    m.activate(1, ACTOR, "a").expect("activates");
+    m.send(3, ACTOR, "a", b"warm").expect("sends");
+    m.run();
+    m.begin_move(ACTOR, "a", 1, 2).expect("the move begins");
+    m
+}
+
 /// Seed 107: a move abandoned after the owner lease lapsed unsealed the
 /// source and ran the work it had held, with no lease (another owner may
 /// hold the object by then). That work must end Unavailable instead.
@@ -106,17 +127,7 @@ fn a_restarted_target_cannot_confirm_an_abort_its_previous_process_committed() {
 /// with no lease left. That work must end Unavailable instead.
 #[test]
 fn a_commit_answered_after_its_lease_lapsed_does_not_run_the_waiting_work() {
-    let config = RoutingConfig {
-        // A stalled call fails fast in wall time; one attempt per call.
-        store_timeout: Duration::from_millis(5),
-        store_attempts: 1,
-        ..RoutingConfig::default()
-    };
-    let mut m = Mesh::new(3, config).expect("valid mesh");
-    m.activate(1, ACTOR, "a").unwrap();
-    m.send(3, ACTOR, "a", b"warm").unwrap();
-    m.run();
-    m.begin_move(ACTOR, "a", 1, 2).unwrap();
+    let mut m = moving_from_1_to_2();
     // Restore and relay-ready pass; the held message is relayed to the
     // target's temporary queue; the owner CAS reaches a stalled store.
     m.send(3, ACTOR, "a", b"waiting").unwrap();
@@ -163,11 +174,7 @@ fn a_commit_answered_after_its_lease_lapsed_does_not_run_the_waiting_work() {
 /// deadline down to what an applied one would leave.
 #[test]
 fn a_lost_renewal_answer_never_leaves_the_owner_admitting_past_the_store_lease() {
-    let config = RoutingConfig {
-        store_timeout: Duration::from_millis(5),
-        store_attempts: 1,
-        ..RoutingConfig::default()
-    };
+    let config = fail_fast();
     let mut m = Mesh::new(2, config.clone()).expect("valid mesh");
     m.activate(1, ACTOR, "a").unwrap(); // lease until 30 s
     m.advance(Duration::from_secs(20));
@@ -303,16 +310,7 @@ fn a_rebind_completing_under_a_seal_keeps_the_held_relays() {
 /// fence finds the target's commit.
 #[test]
 fn an_unanswered_owner_cas_is_never_abandoned_as_refused() {
-    let config = RoutingConfig {
-        store_timeout: Duration::from_millis(5),
-        store_attempts: 1,
-        ..RoutingConfig::default()
-    };
-    let mut m = Mesh::new(3, config).expect("valid mesh");
-    m.activate(1, ACTOR, "a").unwrap();
-    m.send(3, ACTOR, "a", b"warm").unwrap();
-    m.run();
-    m.begin_move(ACTOR, "a", 1, 2).unwrap();
+    let mut m = moving_from_1_to_2();
     // Nothing of the move reaches the source from the target.
     m.drop_when(Some(Box::new(|e| {
         e.from == NodeRid(2) && e.to == NodeRid(1) && e.carried == Carried::Relocation
@@ -362,11 +360,7 @@ fn an_unanswered_owner_cas_is_never_abandoned_as_refused() {
 /// down to what an applied one would leave, as a lost renewal does.
 #[test]
 fn a_lost_abort_fence_answer_never_leaves_the_source_admitting_past_the_store_lease() {
-    let config = RoutingConfig {
-        store_timeout: Duration::from_millis(5),
-        store_attempts: 1,
-        ..RoutingConfig::default()
-    };
+    let config = fail_fast();
     let mut m = Mesh::new(2, config.clone()).expect("valid mesh");
     m.activate(1, ACTOR, "a").unwrap(); // lease until 30 s
     m.set_config(RoutingConfig {
