@@ -3,13 +3,21 @@
 
 use std::time::Duration;
 
-use zlink_core::mesh::{Carried, Mesh, RestoreMode};
+use zlink_core::mesh::{Carried, Ledger, Mesh, RestoreMode};
 use zlink_core::*;
 
 const ACTOR: ObjectKind = ObjectKind::Actor;
 
 fn mesh(n: u64) -> Mesh {
     Mesh::new(n, RoutingConfig::default()).expect("valid mesh")
+}
+
+/// How a piece of work ends when its node's lease ran out first.
+const LEASE_LAPSED: Failure = Failure::Unavailable(UnavailableReason::AdmissionDeadlinePassed);
+
+/// The failures every ended operation was reported with, in order.
+fn failures(l: &Ledger) -> Vec<Failure> {
+    l.ended.iter().map(|(_, f)| *f).collect()
 }
 
 /// A config under which a stalled store call fails fast in wall time, one
@@ -60,10 +68,8 @@ fn an_abort_after_the_lease_lapsed_does_not_run_the_held_work() {
     );
     assert!(l.unauthorized_deliveries.is_empty());
     assert_eq!(
-        l.ended.iter().map(|(_, f)| *f).collect::<Vec<_>>(),
-        [Failure::Unavailable(
-            UnavailableReason::AdmissionDeadlinePassed
-        )],
+        failures(l),
+        [LEASE_LAPSED],
         "the held message ends at its sender"
     );
 }
@@ -158,10 +164,8 @@ fn a_commit_answered_after_its_lease_lapsed_does_not_run_the_waiting_work() {
     );
     assert_eq!(l.delivered.len(), 1, "nothing ran without a lease");
     assert_eq!(
-        l.ended.iter().map(|(_, f)| *f).collect::<Vec<_>>(),
-        [Failure::Unavailable(
-            UnavailableReason::AdmissionDeadlinePassed
-        )],
+        failures(l),
+        [LEASE_LAPSED],
         "the waiting message ends at its sender"
     );
 }
@@ -203,12 +207,7 @@ fn a_lost_renewal_answer_never_leaves_the_owner_admitting_past_the_store_lease()
         l.unauthorized_deliveries
     );
     assert!(l.delivered.is_empty());
-    assert_eq!(
-        l.ended.iter().map(|(_, f)| *f).collect::<Vec<_>>(),
-        [Failure::Unavailable(
-            UnavailableReason::AdmissionDeadlinePassed
-        )]
-    );
+    assert_eq!(failures(l), [LEASE_LAPSED]);
 }
 
 /// Seed 100717: the source's abort fence had reached a stalled store
