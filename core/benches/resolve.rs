@@ -188,6 +188,13 @@ fn main() {
         black_box(floor_map.get(&key32(black_box(id))).copied());
     });
 
+    let huge_pages = std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("AnonHugePages:"))
+                .map(str::to_owned)
+        });
     let one = throughput(1, &ids, &sender);
     let two = throughput(2, &ids, &sender);
 
@@ -256,6 +263,12 @@ fn main() {
     println!("  cache-hit resolve, 1 thread        {hit_resolve:8.1} ns/op");
     println!("  cache-only lookup, 1 thread        {hit_lookup:8.1} ns/op");
     println!("  RwLock<HashMap<String,_>> get      {rwlock_map:8.1} ns/op   (baseline, same run)");
+    if let Some(line) = &huge_pages {
+        println!(
+            "  route table memory in huge pages:  {}",
+            line.trim_start_matches("AnonHugePages:").trim()
+        );
+    }
     println!("  floor: hashbrown [u8;32] get       {floor:8.1} ns/op   (same IDs, same order)");
     println!("  cache-hit resolve, 1,000 hot IDs   {hot_resolve:8.1} ns/op   (target <= 20 ns)");
     println!("  floor on the 1,000 hot IDs         {hot_floor:8.1} ns/op");

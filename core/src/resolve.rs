@@ -100,7 +100,9 @@ impl Resolver {
     }
 
     /// The cache-only lookup: the hot path. Never allocates, locks or awaits.
-    #[inline]
+    /// Inlined into the caller so the route is built once where the caller
+    /// wants it (a copy of a just-built route stalls on store forwarding).
+    #[inline(always)]
     pub(crate) fn lookup_cached(&self, key: KeyRef<'_>) -> Option<ReadyRoute> {
         let hit = self.cache.get(key, self.clock.now_coarse());
         if hit.is_some() {

@@ -1,11 +1,15 @@
 //! The positive route cache (§2.2): recent Ready owner routes with their
 //! fences, by global ID.
 //!
-//! Reads are lock-free (papaya) and copy a plain-data route out: a hit does
-//! not allocate, lock, or touch the async runtime. Keys up to
-//! [`INLINE_ID_BYTES`] are stored inline. Only `ReadyRoute`s ever enter;
-//! every removal path is fence- or version-checked so a newer route is never
-//! cleared by news about an older one.
+//! A hit does not allocate, lock, write shared memory or touch the async
+//! runtime: IDs up to [`INLINE_ID_BYTES`] (nearly all) live in `table`, a
+//! seqlock table read with loads only; longer ones in a lock-free map
+//! (papaya). Only `ReadyRoute`s ever enter; every removal path is fence- or
+//! version-checked so a newer route is never cleared by news about an older
+//! one.
+
+mod pages;
+mod table;
 
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
@@ -16,84 +20,35 @@ use papaya::{Equivalent, HashMap, Operation};
 use crate::clock::MonoTime;
 use crate::ids::{KeyRef, NodeRid, ObjectKind, OwnerLeaseGeneration, StoreVersion};
 use crate::route::{ReadyRoute, RouteFence};
+use table::{Entry, SlotKey, Table};
 
-/// IDs up to this many bytes are kept inline in the cache key.
-pub const INLINE_ID_BYTES: usize = 38;
+pub use table::INLINE_ID_BYTES;
 
-/// Evicting sweeps remove at least this share of a full cache, so a sweep
-/// happens at most once per `capacity / EVICT_FRACTION` inserts.
+/// Evicting sweeps of the long-ID map remove at least this share of its
+/// capacity, so a sweep happens at most once per `capacity / EVICT_FRACTION`
+/// inserts.
 const EVICT_FRACTION: usize = 8;
 
+/// A long ID's key in the map.
 #[derive(Clone, PartialEq, Eq)]
-enum IdBytes {
-    Inline(u8, [u8; INLINE_ID_BYTES]),
-    Heap(Box<[u8]>),
-}
-
-/// An owned cache key: kind + ID bytes, inline when short.
-#[derive(Clone, PartialEq, Eq)]
-struct CacheKey {
+struct LongKey {
     kind: ObjectKind,
-    id: IdBytes,
-}
-
-impl CacheKey {
-    fn new(key: KeyRef<'_>) -> Self {
-        let bytes = key.id.as_bytes();
-        let id = if bytes.len() <= INLINE_ID_BYTES {
-            let mut buf = [0u8; INLINE_ID_BYTES];
-            buf[..bytes.len()].copy_from_slice(bytes);
-            IdBytes::Inline(bytes.len() as u8, buf)
-        } else {
-            IdBytes::Heap(bytes.into())
-        };
-        CacheKey { kind: key.kind, id }
-    }
-
-    fn id_bytes(&self) -> &[u8] {
-        match &self.id {
-            IdBytes::Inline(len, buf) => &buf[..*len as usize],
-            IdBytes::Heap(b) => b,
-        }
-    }
+    id: Box<[u8]>,
 }
 
 // Must hash exactly as `KeyRef` does so borrowed lookups find owned keys.
-impl Hash for CacheKey {
+impl Hash for LongKey {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u8(self.kind as u8);
-        state.write(self.id_bytes());
+        state.write(&self.id);
     }
 }
 
-impl Equivalent<CacheKey> for KeyRef<'_> {
+impl Equivalent<LongKey> for KeyRef<'_> {
     #[inline]
-    fn equivalent(&self, key: &CacheKey) -> bool {
-        self.kind == key.kind && same_bytes(self.id.as_bytes(), key.id_bytes())
+    fn equivalent(&self, key: &LongKey) -> bool {
+        self.kind == key.kind && *self.id.as_bytes() == *key.id
     }
-}
-
-/// Byte equality compared eight bytes at a time, inlined: short IDs are the
-/// common case and a `memcmp` call costs more than the comparison.
-#[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let (a8, a_rest) = a.as_chunks::<8>();
-    let (b8, b_rest) = b.as_chunks::<8>();
-    a8.iter()
-        .zip(b8)
-        .all(|(x, y)| u64::from_ne_bytes(*x) == u64::from_ne_bytes(*y))
-        && a_rest == b_rest
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    route: ReadyRoute,
-    /// Earlier of the admission deadline (less the coarse-clock slack) and
-    /// insert time + the max age in force at insert.
-    expires_at: MonoTime,
 }
 
 /// What [`RouteCache::insert`] did.
@@ -109,7 +64,8 @@ pub(crate) enum Inserted {
 
 /// The positive route cache.
 pub(crate) struct RouteCache {
-    map: HashMap<CacheKey, Entry, foldhash::fast::RandomState>,
+    table: Table,
+    long: HashMap<LongKey, Entry, foldhash::fast::RandomState>,
     capacity: usize,
     evicting: Mutex<()>,
     /// Bumped by every invalidation, so a store read that started before
@@ -119,12 +75,13 @@ pub(crate) struct RouteCache {
 
 impl RouteCache {
     pub(crate) fn new(capacity: usize) -> Self {
-        let map = HashMap::builder()
+        let long = HashMap::builder()
             .hasher(foldhash::fast::RandomState::default())
-            .capacity(capacity.min(1 << 16))
+            .capacity(0)
             .build();
         RouteCache {
-            map,
+            table: Table::new(capacity),
+            long,
             capacity,
             evicting: Mutex::new(()),
             invalidations: AtomicU64::new(0),
@@ -132,11 +89,16 @@ impl RouteCache {
     }
 
     /// The cached route of `key` if it has not expired at `now`. The hot path.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn get(&self, key: KeyRef<'_>, now: MonoTime) -> Option<ReadyRoute> {
-        let map = self.map.pin();
-        let entry = map.get(&key)?;
-        (now < entry.expires_at).then_some(entry.route)
+        match SlotKey::new(key) {
+            Some(words) => self.table.get(&words, now),
+            None => {
+                let map = self.long.pin();
+                let entry = map.get(&key)?;
+                (now < entry.expires_at).then_some(entry.route)
+            }
+        }
     }
 
     /// The mass-invalidation sequence (a clear, an owner lease's entries):
@@ -185,18 +147,30 @@ impl RouteCache {
         expires_at: MonoTime,
         now: MonoTime,
     ) -> (Inserted, usize) {
-        let evicted = if self.map.len() >= self.capacity {
-            self.evict(now)
+        let version = route.fence.store_version;
+        let new = Entry { route, expires_at };
+        let newer = |old: &Entry| old.route.fence.store_version > version && now < old.expires_at;
+        if let Some(words) = SlotKey::new(key) {
+            let (stored, evicted) = self.table.insert(&words, new, now, newer);
+            let done = if stored {
+                Inserted::Stored
+            } else {
+                Inserted::KeptNewer
+            };
+            return (done, evicted);
+        }
+        let evicted = if self.len() >= self.capacity {
+            self.evict_long(now)
         } else {
             0
         };
-        let version = route.fence.store_version;
-        let new = Entry { route, expires_at };
-        let map = self.map.pin();
-        let done = map.compute(CacheKey::new(key), |existing| match existing {
-            Some((_, old)) if old.route.fence.store_version > version && now < old.expires_at => {
-                Operation::Abort(())
-            }
+        let map = self.long.pin();
+        let owned = LongKey {
+            kind: key.kind,
+            id: key.id.as_bytes().into(),
+        };
+        let done = map.compute(owned, |existing| match existing {
+            Some((_, old)) if newer(old) => Operation::Abort(()),
             _ => Operation::Insert(new),
         });
         let inserted = match done {
@@ -264,7 +238,14 @@ impl RouteCache {
 
     /// Removes the entry of `key` whatever it holds.
     pub(crate) fn remove(&self, key: KeyRef<'_>) {
-        self.map.pin().remove(&key);
+        match SlotKey::new(key) {
+            Some(words) => {
+                self.table.remove_if(&words, |_| true);
+            }
+            None => {
+                self.long.pin().remove(&key);
+            }
+        }
     }
 
     fn remove_live_if(
@@ -273,10 +254,14 @@ impl RouteCache {
         now: MonoTime,
         pred: impl Fn(&Entry) -> bool,
     ) -> bool {
-        match self.map.pin().remove_if(&key, |_, e| pred(e)) {
-            Ok(Some((_, removed))) => now < removed.expires_at,
-            _ => false,
-        }
+        let removed = match SlotKey::new(key) {
+            Some(words) => self.table.remove_if(&words, pred),
+            None => match self.long.pin().remove_if(&key, |_, e| pred(e)) {
+                Ok(Some((_, removed))) => Some(*removed),
+                _ => None,
+            },
+        };
+        removed.is_some_and(|e| now < e.expires_at)
     }
 
     /// Removes every entry routed under the owner lease `lease` of `node`.
@@ -292,8 +277,8 @@ impl RouteCache {
     }
 
     fn remove_where(&self, pred: impl Fn(&Entry) -> bool) -> usize {
-        let mut removed = 0;
-        self.map.pin().retain(|_, e| {
+        let mut removed = self.table.remove_where(&pred);
+        self.long.pin().retain(|_, e| {
             let gone = pred(e);
             removed += usize::from(gone);
             !gone
@@ -303,21 +288,27 @@ impl RouteCache {
 
     /// Entries held now (expired ones not yet swept included).
     pub(crate) fn len(&self) -> usize {
-        self.map.len()
+        self.table.len() + self.long.len()
     }
 
-    /// Makes room: drops expired entries, then, if that freed too little,
-    /// arbitrary ones. An evicted entry is simply a miss (DESIGN §5.6).
-    fn evict(&self, now: MonoTime) -> usize {
+    /// Makes room for a long ID: drops expired long entries, then, if that
+    /// freed too little, arbitrary ones. An evicted entry is simply a miss
+    /// (DESIGN §5.6).
+    fn evict_long(&self, now: MonoTime) -> usize {
         // One sweeper at a time; others insert over the limit briefly.
         let Ok(_sweeping) = self.evicting.try_lock() else {
             return 0;
         };
-        let mut removed = self.remove_where(|e| now >= e.expires_at);
+        let map = self.long.pin();
+        let mut removed = 0;
+        map.retain(|_, e| {
+            let gone = now >= e.expires_at;
+            removed += usize::from(gone);
+            !gone
+        });
         let target = (self.capacity / EVICT_FRACTION).max(1);
         if removed < target {
-            let map = self.map.pin();
-            let victims: Vec<CacheKey> = map.keys().take(target - removed).cloned().collect();
+            let victims: Vec<LongKey> = map.keys().take(target - removed).cloned().collect();
             for key in &victims {
                 removed += usize::from(map.remove(key).is_some());
             }
@@ -353,19 +344,6 @@ mod tests {
         KeyRef {
             kind: ObjectKind::Actor,
             id,
-        }
-    }
-
-    #[test]
-    fn bytes_compare_equal_only_when_equal() {
-        for (a, b, eq) in [
-            ("", "", true),
-            ("abcdefgh", "abcdefgh", true),
-            ("abcdefgh1", "abcdefgh2", false),
-            ("abcdefgX", "abcdefgh", false),
-            ("abc", "abcd", false),
-        ] {
-            assert_eq!(same_bytes(a.as_bytes(), b.as_bytes()), eq, "{a:?} {b:?}");
         }
     }
 
