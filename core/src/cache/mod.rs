@@ -24,11 +24,6 @@ use table::{Entry, SlotKey, Table};
 
 pub use table::INLINE_ID_BYTES;
 
-/// Evicting sweeps of the long-ID map remove at least this share of its
-/// capacity, so a sweep happens at most once per `capacity / EVICT_FRACTION`
-/// inserts.
-const EVICT_FRACTION: usize = 8;
-
 /// A long ID's key in the map.
 #[derive(Clone, PartialEq, Eq)]
 struct LongKey {
@@ -150,20 +145,23 @@ impl RouteCache {
         let version = route.fence.store_version;
         let new = Entry { route, expires_at };
         let newer = |old: &Entry| old.route.fence.store_version > version && now < old.expires_at;
-        if let Some(words) = SlotKey::new(key) {
-            let (stored, evicted) = self.table.insert(&words, new, now, newer);
+        let short = SlotKey::new(key);
+        // The table alone keeps itself within the capacity (and knows when
+        // the key is already there); with long IDs beside it, they share it.
+        let evicted = if short.is_none() || !self.long.is_empty() {
+            self.make_room(now)
+        } else {
+            0
+        };
+        if let Some(words) = short {
+            let (stored, more) = self.table.insert(&words, new, now, newer);
             let done = if stored {
                 Inserted::Stored
             } else {
                 Inserted::KeptNewer
             };
-            return (done, evicted);
+            return (done, evicted + more);
         }
-        let evicted = if self.len() >= self.capacity {
-            self.evict_long(now)
-        } else {
-            0
-        };
         let map = self.long.pin();
         let owned = LongKey {
             kind: key.kind,
@@ -291,29 +289,43 @@ impl RouteCache {
         self.table.len() + self.long.len()
     }
 
-    /// Makes room for a long ID: drops expired long entries, then, if that
-    /// freed too little, arbitrary ones. An evicted entry is simply a miss
-    /// (DESIGN §5.6).
+    /// At capacity, before an insert of either kind: the side holding more
+    /// entries (the table of short IDs, or the long IDs' map) gives one up,
+    /// so the two share the capacity and neither starves the other. Returns
+    /// the live entries evicted. (The table also keeps itself within the
+    /// capacity on its own.)
+    fn make_room(&self, now: MonoTime) -> usize {
+        if self.len() < self.capacity {
+            return 0;
+        }
+        let (short, long) = (self.table.len(), self.long.len());
+        if long > 0 && long >= short {
+            self.evict_long(now)
+        } else {
+            usize::from(self.table.evict_one(now))
+        }
+    }
+
+    /// Makes room among long IDs: drops the expired ones, or, if none had
+    /// expired, one arbitrary entry. An evicted entry is simply a miss
+    /// (DESIGN §5.6). Returns the live entries evicted.
     fn evict_long(&self, now: MonoTime) -> usize {
         // One sweeper at a time; others insert over the limit briefly.
         let Ok(_sweeping) = self.evicting.try_lock() else {
             return 0;
         };
         let map = self.long.pin();
-        let mut removed = 0;
+        let mut expired = 0;
         map.retain(|_, e| {
             let gone = now >= e.expires_at;
-            removed += usize::from(gone);
+            expired += usize::from(gone);
             !gone
         });
-        let target = (self.capacity / EVICT_FRACTION).max(1);
-        if removed < target {
-            let victims: Vec<LongKey> = map.keys().take(target - removed).cloned().collect();
-            for key in &victims {
-                removed += usize::from(map.remove(key).is_some());
-            }
+        if expired > 0 {
+            return 0;
         }
-        removed
+        let victim = map.keys().next().cloned();
+        victim.map_or(0, |key| usize::from(map.remove(&key).is_some()))
     }
 }
 
@@ -455,5 +467,48 @@ mod tests {
             assert!(cache.len() <= 16, "cache grew to {}", cache.len());
         }
         assert!(cache.get(key("id-99"), MonoTime(0)).is_some());
+    }
+
+    /// The capacity bounds short and long IDs together (as it did when one
+    /// map held both): long entries are not a second cache beside the table.
+    #[test]
+    fn short_and_long_ids_share_the_capacity() {
+        let cache = RouteCache::new(16);
+        let long = |i: usize| format!("{i}{}", "L".repeat(INLINE_ID_BYTES));
+        for i in 0..15 {
+            cache.insert(key(&long(i)), route(1, 1), MonoTime(100), MonoTime(0));
+        }
+        for i in 0..16 {
+            cache.insert(
+                key(&format!("id-{i}")),
+                route(1, 1),
+                MonoTime(100),
+                MonoTime(0),
+            );
+        }
+        assert!(cache.len() <= 16, "cache grew to {}", cache.len());
+    }
+
+    /// When short IDs fill the cache, long IDs' routes are still kept: an
+    /// insert evicts among all entries, not only among the long ones.
+    #[test]
+    fn a_full_table_does_not_starve_long_ids() {
+        let cache = RouteCache::new(16);
+        for i in 0..16 {
+            cache.insert(
+                key(&format!("id-{i}")),
+                route(1, 1),
+                MonoTime(100),
+                MonoTime(0),
+            );
+        }
+        let long = |i: usize| format!("{i}{}", "L".repeat(INLINE_ID_BYTES));
+        for i in 0..8 {
+            cache.insert(key(&long(i)), route(1, 1), MonoTime(100), MonoTime(0));
+        }
+        let kept = (0..8)
+            .filter(|i| cache.get(key(&long(*i)), MonoTime(0)).is_some())
+            .count();
+        assert!(kept >= 4, "of the 8 long routes just inserted, {kept} kept");
     }
 }

@@ -23,11 +23,13 @@ use std::sync::atomic::AtomicU64;
 use super::table::Slot;
 
 /// Types whose all-zero bit pattern is a valid value, so a zero-filled
-/// mapping is an initialised array of them.
+/// mapping is an initialised array of them, and whose every byte is an
+/// atomic, so [`Zeroed::discard`] zeroing them behind shared references is
+/// like another thread storing zeros.
 ///
 /// # Safety
-/// Implement only for types made of integers and atomics (no references,
-/// no `NonZero`, no enums without a zero variant).
+/// Implement only for types made of atomic integers (no plain integers, no
+/// references, no `NonZero`).
 pub(crate) unsafe trait ZeroValid: Sync + Send + Sized {
     /// The all-zero value, built safely (for the allocator fallback).
     fn zero() -> Self;
@@ -137,7 +139,9 @@ impl<T: ZeroValid> Zeroed<T> {
     /// Gives the memory back to the system; the array reads as zeros again
     /// (the kernel maps fresh zero pages on the next touch). For an array
     /// nothing uses any more except, possibly, a late reader: all access to
-    /// it is through atomics, which then read zeros, an empty value.
+    /// it is through atomics, which then read zeros, an empty value. (The
+    /// caller must not reuse the array where a value coming back to zero
+    /// could fool a reader: see the route table's sequences.)
     pub(crate) fn discard(&self) {
         #[cfg(target_os = "linux")]
         if let Memory::Mapped { start, len, .. } = self.memory {

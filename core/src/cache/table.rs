@@ -24,9 +24,10 @@
 //! capacity; at that size, when deleted slots pile up, it is rebuilt into a
 //! second array of the same size. Readers still on an old array find it
 //! emptied (through the sequences) right after the switch; arrays are freed
-//! only with the table, and reused, so nothing is ever freed under a reader;
-//! their pages go back to the system when they are left (they read as
-//! zeros, empty, after), so what stays resident is the array in use.
+//! only with the table, and the two largest are reused in turn, so nothing
+//! is ever freed under a reader; a smaller array's pages go back to the
+//! system when it is left for a bigger one (it reads as zeros, empty, after;
+//! never reused, so its restarted sequences cannot fool a late reader).
 //!
 //! The arrays come from [`pages`](super::pages): zeroed memory touched only
 //! where entries land, in huge pages where the system allows, because a
@@ -250,6 +251,8 @@ pub(crate) struct Table {
     max_groups: usize,
     /// `Counts::live`, readable without the lock.
     live: AtomicUsize,
+    /// Where [`evict_one`](Self::evict_one) looks next.
+    evict_cursor: AtomicUsize,
     writing: Mutex<Counts>,
 }
 
@@ -272,6 +275,7 @@ impl Table {
             capacity,
             max_groups,
             live: AtomicUsize::new(0),
+            evict_cursor: AtomicUsize::new(0),
             writing: Mutex::new(Counts { live: 0, used: 0 }),
         };
         let _ = table.arrays[0].set(Array::new(FIRST_GROUPS.min(max_groups)));
@@ -466,15 +470,28 @@ impl Table {
     /// from `key`'s group on, the one that expires first goes (an expired
     /// one if there is one). True if a live entry went.
     fn evict_near(&self, key: &SlotKey, now: MonoTime, counts: &mut Counts) -> bool {
+        self.evict_from(self.hash(key).0, now, counts)
+    }
+
+    /// Evicts one entry to make room for a route kept elsewhere (a long ID):
+    /// as [`evict_near`](Self::evict_near), from a group that moves on with
+    /// every call. True if a live entry went.
+    pub(crate) fn evict_one(&self, now: MonoTime) -> bool {
+        let mut counts = self.lock();
+        let start = self.evict_cursor.fetch_add(1, Ordering::Relaxed);
+        // Spread over the array: consecutive calls land far apart.
+        self.evict_from(start.wrapping_mul(0x9e37_79b9), now, &mut counts)
+    }
+
+    fn evict_from(&self, h: usize, now: MonoTime, counts: &mut Counts) -> bool {
         /// Groups with entries looked at: enough to find an expired entry
         /// where there are some, few enough to keep an insert cheap.
         const LOOK: usize = 4;
         let array = self.current();
-        let (h, _) = self.hash(key);
         let mut victim: Option<(u64, usize, usize)> = None;
         let mut looked = 0;
         for i in 0..=array.mask {
-            let group = (h + i) & array.mask;
+            let group = h.wrapping_add(i) & array.mask;
             let full = !free(array.tags[group].load(Ordering::Relaxed)) & HI;
             if full == 0 {
                 continue;
@@ -563,8 +580,14 @@ impl Table {
                 store(source.slot(group, lane), &[0; WORDS]);
             }
         }
-        // Emptied, so its pages can go back: it reads as zeros (empty) again.
-        source.slots.discard();
+        // A smaller array left for a bigger one is never used again: its
+        // pages can go back (it reads as zeros, empty, after). Not so the two
+        // largest, which take turns: their sequences must keep counting up,
+        // or a reader holding an old sequence could see it again over other
+        // words (an ABA: another key's route, or a torn one, accepted).
+        if to == from + 1 {
+            source.slots.discard();
+        }
         counts.live = live;
         counts.used = live;
         self.live.store(live, Ordering::Relaxed);
@@ -1026,5 +1049,152 @@ mod tests {
         for r in readers {
             r.join().expect("no torn read");
         }
+    }
+
+    /// An entry whose fields name key `k` (its ID's bytes, up to six, as
+    /// the node number) and write `n`.
+    fn entry_of_write(k: &SlotKey, n: u64) -> Entry {
+        let i = k.0[0] >> 16;
+        let mut e = entry(i, n, u64::MAX);
+        e.route.fence.object_generation = ObjectGeneration(n);
+        e.route.fence.node_generation = NodeGeneration(i);
+        e
+    }
+
+    /// The ID a node number of [`entry_of_write`] names.
+    fn id_of(node: u64) -> String {
+        String::from_utf8_lossy(&node.to_le_bytes())
+            .trim_end_matches('\0')
+            .to_string()
+    }
+
+    /// `count` keys whose home is group `home` of an eight-group array.
+    fn keys_homed_at(t: &Table, home: usize, count: usize, prefix: &str) -> Vec<SlotKey> {
+        (0..)
+            .map(|i| key(&format!("{prefix}{i}")))
+            .filter(|k| t.hash(k).0 & 7 == home)
+            .take(count)
+            .collect()
+    }
+
+    /// Fills groups 0-2 and 4-6 of an eight-group array and empties them
+    /// again: 48 deleted marks, so the next insert rebuilds into the twin.
+    fn clog(t: &Table, h0: &[SlotKey], h4: &[SlotKey], n: &mut u64) {
+        for run in [h0, h4] {
+            for k in run {
+                *n += 1;
+                t.insert(k, entry_of_write(k, *n), MonoTime(0), |_| false);
+            }
+            for k in run {
+                t.remove_if(k, |_| true);
+            }
+        }
+    }
+
+    /// A slot's sequence must never come back to a value a reader may hold
+    /// with other words behind it. Given back with MADV_DONTNEED, the left
+    /// array's sequences restart at zero, and the twin is reused: here a
+    /// reader's loads (as `read_if` does them) straddle two rebuilds and
+    /// accept key A's words with key B's route.
+    #[test]
+    fn a_reader_straddling_two_rebuilds_never_accepts_another_keys_route() {
+        let t = Table::new(32);
+        let h0 = keys_homed_at(&t, 0, 26, "a");
+        let h4 = keys_homed_at(&t, 4, 24, "b");
+        let (a, b, h0) = (h0[0], h0[1], &h0[2..]);
+        let mut n = 0;
+        t.insert(&a, entry_of_write(&a, 1), MonoTime(0), |_| false);
+        assert_eq!(t.find(&a).map(|(g, l, _)| (g, l)), Some((0, 0)));
+        let slot = &t.array(0).slots[0].0;
+        // The reader: the sequence, then the key words (A's)...
+        let before = slot[SEQ].load(Ordering::Acquire);
+        let key_words: Vec<u64> = (0..KEY_WORDS)
+            .map(|i| slot[KEY + i].load(Ordering::Relaxed))
+            .collect();
+        assert_eq!(key_words[..], a.0[..]);
+        // ...is preempted; A goes, the array moves to the spare and back.
+        t.remove_if(&a, |_| true);
+        clog(&t, h0, &h4, &mut n);
+        t.insert(&b, entry_of_write(&b, 2), MonoTime(0), |_| false);
+        assert_eq!(t.current.load(Ordering::Relaxed), SPARE);
+        t.remove_if(&b, |_| true);
+        clog(&t, h0, &h4, &mut n);
+        t.insert(&b, entry_of_write(&b, 3), MonoTime(0), |_| false);
+        assert_eq!(t.current.load(Ordering::Relaxed), 0);
+        // ...and resumes: the route words, then the sequence again.
+        let node = slot[NODE].load(Ordering::Relaxed);
+        fence(Ordering::Acquire);
+        let after = slot[SEQ].load(Ordering::Relaxed);
+        let accepted = after == before && before & 1 == 0;
+        assert!(
+            !accepted,
+            "sequence {before} then {after}: a read of key {} accepted with the route of {}",
+            id_of(entry_of_write(&a, 0).route.route.node.get()),
+            id_of(node)
+        );
+    }
+
+    #[test]
+    fn readers_never_get_another_keys_route_across_twin_rebuilds() {
+        let t = Arc::new(Table::new(32));
+        let h0 = keys_homed_at(&t, 0, 24, "a");
+        let h4 = keys_homed_at(&t, 4, 24, "b");
+        let stop = Arc::new(AtomicBool::new(false));
+        let bad = Arc::new(std::sync::Mutex::new(None));
+        let readers: Vec<_> = (0..3)
+            .map(|_| {
+                let (t, stop, bad, h0) = (t.clone(), stop.clone(), bad.clone(), h0.clone());
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        for k in &h0 {
+                            let Some(r) = t.get(k, MonoTime(0)) else {
+                                continue;
+                            };
+                            let (want, f) = (entry_of_write(k, 0).route.route.node, r.fence);
+                            if r.route.node != want
+                                || f.node_generation.get() != want.get()
+                                || f.object_generation.get() != f.store_version.get()
+                            {
+                                let got = (
+                                    id_of(r.route.node.get()),
+                                    id_of(f.node_generation.get()),
+                                    f.object_generation.get(),
+                                    f.store_version.get(),
+                                );
+                                *bad.lock().expect("lock") = Some((id_of(want.get()), got));
+                                stop.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        let (mut n, mut cycles) = (0, 0);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut h0 = h0;
+        while !stop.load(Ordering::Relaxed) && std::time::Instant::now() < deadline {
+            // Each cycle in another order (a refilled slot gets another key)
+            // and ending in a rebuild into the twin.
+            for j in (1..h0.len()).rev() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                h0.swap(j, (x % (j as u64 + 1)) as usize);
+            }
+            clog(&t, &h0, &h4, &mut n);
+            cycles += 1;
+        }
+        stop.store(true, Ordering::Relaxed);
+        for r in readers {
+            r.join().expect("reader");
+        }
+        let bad = bad.lock().expect("lock").take();
+        assert!(
+            bad.is_none(),
+            "after {cycles} cycles: a read of key {:?} returned (node of, node generation of, write, write) {:?}",
+            bad.as_ref().map(|b| &b.0),
+            bad.as_ref().map(|b| &b.1)
+        );
     }
 }
