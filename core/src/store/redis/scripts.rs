@@ -26,7 +26,6 @@ macro_rules! script {
 
 /// Every script the store runs, hashed once.
 pub(super) struct Scripts {
-    pub(super) read: Script,
     pub(super) create: Script,
     pub(super) publish_ready: Script,
     pub(super) transfer_owner: Script,
@@ -40,7 +39,6 @@ pub(super) struct Scripts {
 impl Scripts {
     pub(super) fn new() -> Self {
         Scripts {
-            read: script!("read.lua"),
             create: script!("create.lua"),
             publish_ready: script!("publish_ready.lua"),
             transfer_owner: script!("transfer_owner.lua"),
@@ -103,6 +101,12 @@ fn state(text: &str) -> Result<AuthorityState, StoreError> {
         other => Err(bad(&format!("unknown state {other:?}"))),
     }
 }
+
+/// The record's hash fields, as `FIELDS` in the prelude lists them: fields
+/// 1..=10 of an `ok` answer, and what a plain read asks for.
+pub(super) const FIELDS: [&str; 10] = [
+    "st", "og", "aog", "mesh", "rid", "ngen", "lgen", "lexp", "ver", "prop",
+];
 
 /// Fields 1..=10 of an `ok` answer, in the order of `FIELDS` in the prelude.
 fn record(r: &RawReply) -> Result<AuthorityRecord, StoreError> {
@@ -188,6 +192,17 @@ pub(super) fn decode(r: &RawReply, claimed: Claimed) -> Result<Reply, StoreError
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plain_read_asks_for_the_fields_the_scripts_answer_with() {
+        let prelude = include_str!("lua/prelude.lua");
+        let listed = prelude
+            .lines()
+            .find(|l| l.starts_with("local FIELDS"))
+            .expect("the prelude lists its fields");
+        let quoted: Vec<String> = FIELDS.iter().map(|f| format!("'{f}'")).collect();
+        assert!(listed.contains(&quoted.join(", ")), "{listed}");
+    }
 
     fn reply(fields: &[Option<&str>]) -> RawReply {
         fields.iter().map(|f| f.map(str::to_owned)).collect()
