@@ -454,6 +454,18 @@ mod tests {
         assert_eq!(done, Inserted::Stored);
     }
 
+    /// Caches `n` short IDs, `id-0` on.
+    fn fill_short(cache: &RouteCache, n: usize) {
+        for i in 0..n {
+            cache.insert(
+                key(&format!("id-{i}")),
+                route(1, 1),
+                MonoTime(100),
+                MonoTime(0),
+            );
+        }
+    }
+
     #[test]
     fn capacity_is_enforced_by_eviction() {
         let cache = RouteCache::new(16);
@@ -478,14 +490,7 @@ mod tests {
         for i in 0..15 {
             cache.insert(key(&long(i)), route(1, 1), MonoTime(100), MonoTime(0));
         }
-        for i in 0..16 {
-            cache.insert(
-                key(&format!("id-{i}")),
-                route(1, 1),
-                MonoTime(100),
-                MonoTime(0),
-            );
-        }
+        fill_short(&cache, 16);
         assert!(cache.len() <= 16, "cache grew to {}", cache.len());
     }
 
@@ -494,14 +499,7 @@ mod tests {
     #[test]
     fn a_full_table_does_not_starve_long_ids() {
         let cache = RouteCache::new(16);
-        for i in 0..16 {
-            cache.insert(
-                key(&format!("id-{i}")),
-                route(1, 1),
-                MonoTime(100),
-                MonoTime(0),
-            );
-        }
+        fill_short(&cache, 16);
         let long = |i: usize| format!("{i}{}", "L".repeat(INLINE_ID_BYTES));
         for i in 0..8 {
             cache.insert(key(&long(i)), route(1, 1), MonoTime(100), MonoTime(0));
