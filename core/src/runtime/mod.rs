@@ -259,14 +259,16 @@ impl Runtime {
     }
 
     /// Checks a caller's global ID against the configured cap.
+    #[inline]
     pub fn key<'a>(&self, kind: ObjectKind, id: &'a str) -> Result<KeyRef<'a>, InputError> {
         check_object_id(id, self.inner.config.max_id_bytes())?;
         Ok(KeyRef { kind, id })
     }
 
     /// The cache-only lookup: a recent Ready route, or `None`. Never reads
-    /// the store, allocates, locks or blocks.
-    #[inline]
+    /// the store, allocates, locks or blocks. Inlined whole into the caller:
+    /// the route is then written once, where the caller keeps it.
+    #[inline(always)]
     pub fn lookup_cached(
         &self,
         kind: ObjectKind,
@@ -278,7 +280,7 @@ impl Runtime {
 
     /// Resolves a global ID, blocking on the store on a miss (bounded by
     /// `store_timeout`). A hit returns without touching the async runtime.
-    #[inline]
+    #[inline(always)]
     pub fn resolve(&self, kind: ObjectKind, id: &str) -> Result<Resolution, InputError> {
         let key = self.key(kind, id)?;
         match self.inner.resolver.lookup_cached(key) {
