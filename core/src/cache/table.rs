@@ -585,7 +585,7 @@ impl Table {
         // largest, which take turns: their sequences must keep counting up,
         // or a reader holding an old sequence could see it again over other
         // words (an ABA: another key's route, or a torn one, accepted).
-        if to == from + 1 {
+        if to != SPARE && to == from + 1 {
             source.slots.discard();
         }
         counts.live = live;
