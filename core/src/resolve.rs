@@ -111,6 +111,12 @@ impl Resolver {
         hit
     }
 
+    /// Starts fetching the cache entry of `key` (a hint for batches).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: KeyRef<'_>) {
+        self.cache.prefetch(key);
+    }
+
     /// Resolves from the store after a miss. The cache is looked at again
     /// first: a caller queued behind a read that has since completed finds
     /// its route there instead of reading anew.

@@ -403,6 +403,10 @@ fn cached(
     core.lookup_cached(kind, id)
 }
 
+/// How many IDs ahead a batch prefetches the cache entries it will read,
+/// so the cache misses of consecutive lookups overlap.
+const PREFETCH_AHEAD: usize = 4;
+
 /// One object ID of a batch: `len` bytes of UTF-8 at `ptr` (no NUL
 /// needed), as the single calls take `(id, id_len)`.
 #[repr(C)]
@@ -525,7 +529,10 @@ entry! {
         let rt = runtime_in(rt)?;
         let core = rt.core()?;
         ids_fit(core, kind, &ids)?;
-        for (i, id) in ids.into_iter().enumerate() {
+        for (i, id) in ids.iter().enumerate() {
+            if let Some(ahead) = ids.get(i + PREFETCH_AHEAD) {
+                core.prefetch_cached(kind, ahead);
+            }
             let hit = core.lookup_cached(kind, id)?;
             // SAFETY: `i < n`, and both arrays hold `n` writable elements.
             unsafe {
@@ -559,7 +566,10 @@ entry! {
         let core = rt.core()?;
         ids_fit(core, kind, &ids)?;
         let mut misses = Vec::new();
-        for (i, id) in ids.into_iter().enumerate() {
+        for (i, id) in ids.iter().enumerate() {
+            if let Some(ahead) = ids.get(i + PREFETCH_AHEAD) {
+                core.prefetch_cached(kind, ahead);
+            }
             match core.lookup_cached(kind, id)? {
                 // SAFETY: `i < n`, and `out` holds `n` writable elements.
                 Some(route) => unsafe { out.add(i).write(zlink_resolution::ready(&route)) },

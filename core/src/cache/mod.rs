@@ -96,6 +96,15 @@ impl RouteCache {
         }
     }
 
+    /// Starts fetching the entry of `key` (see [`Table::prefetch`]); long IDs
+    /// are not prefetched.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: KeyRef<'_>) {
+        if let Some(words) = SlotKey::new(key) {
+            self.table.prefetch(&words);
+        }
+    }
+
     /// The mass-invalidation sequence (a clear, an owner lease's entries):
     /// read it before a store read, check it with the read's own state in
     /// [`insert_read`](Self::insert_read) after.
@@ -452,6 +461,19 @@ mod tests {
         let (done, _) =
             cache.insert_read(key("a"), route(1, 1), MonoTime(100), MonoTime(0), current);
         assert_eq!(done, Inserted::Stored);
+    }
+
+    #[test]
+    fn prefetching_is_only_a_hint() {
+        let cache = RouteCache::new(16);
+        fill_short(&cache, 4);
+        let long = "L".repeat(INLINE_ID_BYTES + 1);
+        for id in ["id-1", "absent", "", long.as_str()] {
+            cache.prefetch(key(id));
+        }
+        assert!(cache.get(key("id-1"), MonoTime(0)).is_some());
+        assert!(cache.get(key("absent"), MonoTime(0)).is_none());
+        assert_eq!(cache.len(), 4);
     }
 
     /// Caches `n` short IDs, `id-0` on.

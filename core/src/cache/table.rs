@@ -37,7 +37,7 @@ use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering, fence};
 use std::sync::{Mutex, OnceLock};
 
-use super::pages::Zeroed;
+use super::pages::{Zeroed, prefetch};
 use crate::clock::MonoTime;
 use crate::ids::{
     AuthorityOwnerGeneration, KeyRef, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
@@ -335,6 +335,21 @@ impl Table {
             group = (group + 1) & array.mask;
         }
         None
+    }
+
+    /// Starts fetching what [`get`](Self::get) of `key` will read: the tag
+    /// word is read now (it is small and mostly cached), the slot it points
+    /// to is prefetched. For batches: a few keys ahead of the lookups, so
+    /// their cache misses overlap.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: &SlotKey) {
+        let array = self.current();
+        let (h, tag) = self.hash(key);
+        let group = h & array.mask;
+        let found = matching(array.tags[group].load(Ordering::Relaxed), tag);
+        let slot = array.slot(group, if found == 0 { 0 } else { first_lane(found) });
+        prefetch(&slot.0[SEQ]);
+        prefetch(&slot.0[WORDS - 1]);
     }
 
     /// Stores `entry` for `key` unless `keep(old)` says the entry there now

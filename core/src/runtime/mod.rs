@@ -278,6 +278,18 @@ impl Runtime {
         Ok(self.inner.resolver.lookup_cached(key))
     }
 
+    /// A hint for batch loops: starts bringing the cache entry of `id` into
+    /// the CPU cache, so a [`lookup_cached`](Self::lookup_cached) or
+    /// [`resolve`](Self::resolve) of it a few calls later does not wait on
+    /// memory. Call it some IDs ahead (4 to 8) of the lookups. Reads
+    /// nothing for the caller; an invalid ID is ignored.
+    #[inline]
+    pub fn prefetch_cached(&self, kind: ObjectKind, id: &str) {
+        if let Ok(key) = self.key(kind, id) {
+            self.inner.resolver.prefetch(key);
+        }
+    }
+
     /// Resolves a global ID, blocking on the store on a miss (bounded by
     /// `store_timeout`). A hit returns without touching the async runtime.
     #[inline(always)]
