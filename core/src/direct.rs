@@ -7,7 +7,7 @@ use crate::clock::Clock;
 use crate::error::InputError;
 use crate::ids::{KeyRef, ObjectKind};
 use crate::reason::UnavailableReason;
-use crate::resolve::{Resolution, Resolver};
+use crate::resolve::{Caller, Resolution, Resolver};
 use crate::retry::backoff;
 use crate::route::ReadyRoute;
 use crate::store::StoreError;
@@ -75,7 +75,7 @@ pub(crate) async fn send_direct(
     loop {
         let resolution = match resolver.lookup_cached(key) {
             Some(route) => Resolution::ReadyRoute(route),
-            None => resolver.resolve_from_store(key).await,
+            None => resolver.resolve_from_store(key, Caller::Task).await,
         };
         match resolution {
             Resolution::ReadyRoute(route) => return DirectSend::Submit(route),

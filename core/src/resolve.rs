@@ -53,6 +53,18 @@ impl Resolution {
 
 type ReadResult = Result<Observed<Option<AuthorityRecord>>, StoreError>;
 
+/// Who waits for a resolve's store read, which decides where it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Caller {
+    /// A task: the read is awaited.
+    Task,
+    /// A thread blocked in this call outside any async runtime (a host
+    /// thread's `resolve`): the store may do the read on that thread
+    /// ([`LocationStore::read_blocking`]), saving the hop to its I/O thread
+    /// and back.
+    Thread,
+}
+
 /// One store read shared by every concurrent miss of an ID.
 struct Flight {
     /// When the read was sent: the base of the admission deadline, which is
@@ -120,7 +132,7 @@ impl Resolver {
     /// Resolves from the store after a miss. The cache is looked at again
     /// first: a caller queued behind a read that has since completed finds
     /// its route there instead of reading anew.
-    pub(crate) async fn resolve_from_store(&self, key: KeyRef<'_>) -> Resolution {
+    pub(crate) async fn resolve_from_store(&self, key: KeyRef<'_>, caller: Caller) -> Resolution {
         if let Some(route) = self.lookup_cached(key) {
             return Resolution::ReadyRoute(route);
         }
@@ -135,7 +147,7 @@ impl Resolver {
             .result
             .get_or_init(|| {
                 read_it = true;
-                self.read_once(key, &flight)
+                self.read_once(key, &flight, caller)
             })
             .await
             .clone();
@@ -290,9 +302,18 @@ impl Resolver {
         }
     }
 
-    async fn read_once(&self, key: KeyRef<'_>, flight: &Flight) -> ReadResult {
+    async fn read_once(&self, key: KeyRef<'_>, flight: &Flight, caller: Caller) -> ReadResult {
         self.counters.store_reads.incr();
-        let result = self.timed(self.store.read(key)).await;
+        let on_thread = match caller {
+            Caller::Thread => self
+                .store
+                .read_blocking(key, self.config.get().store_timeout),
+            Caller::Task => None,
+        };
+        let result = match on_thread {
+            Some(result) => result,
+            None => self.timed(self.store.read(key)).await,
+        };
         if self.observe(result.as_ref().map(|o| o.epoch)) {
             flight
                 .seq
@@ -479,8 +500,8 @@ mod tests {
             .expect("publish");
         store.set_stalled(true);
         let mut cx = Context::from_waker(Waker::noop());
-        let mut reader = pin!(resolver.resolve_from_store(key));
-        let mut joiner = pin!(resolver.resolve_from_store(key));
+        let mut reader = pin!(resolver.resolve_from_store(key, Caller::Task));
+        let mut joiner = pin!(resolver.resolve_from_store(key, Caller::Task));
         assert!(reader.as_mut().poll(&mut cx).is_pending());
         assert!(joiner.as_mut().poll(&mut cx).is_pending());
         store.set_stalled(false);

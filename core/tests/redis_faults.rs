@@ -345,7 +345,121 @@ fn a_connection_the_client_had_to_re_establish_is_a_recovery_event() {
     // meanwhile was not seen, so nothing cached may survive.
     server.cli(&["CLIENT", "KILL", "TYPE", "normal"]).unwrap();
     std::thread::sleep(Duration::from_secs(1));
-    assert!(is_ready(&resolve_until_answered(&sender, "b")));
+    // This thread's own read connection was cut too: the read is sent
+    // again on a new one, so the call does not fail.
+    assert!(is_ready(&sender.resolve(ACTOR, "b").unwrap()));
     assert!(sender.stats().store_recoveries >= 1);
     assert_eq!(sender.lookup_cached(ACTOR, "a").unwrap(), None);
+}
+
+/// Client connections the server has open now (`redis-cli`'s own included).
+fn connections(server: &RedisServer) -> usize {
+    let list = server.cli(&["CLIENT", "LIST"]).expect("CLIENT LIST");
+    list.lines().filter(|l| l.starts_with("id=")).count()
+}
+
+/// Polls until the server has `n` connections (a closed one is dropped by
+/// the server a moment later); returns the last count.
+fn connections_become(server: &RedisServer, n: usize) -> usize {
+    let give_up = Instant::now() + Duration::from_secs(5);
+    loop {
+        let now = connections(server);
+        if now == n || Instant::now() > give_up {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A job for a [`Worker`]: runs on its thread, says whether it went well.
+type Job<'a> = Box<dyn FnOnce() -> bool + Send + 'a>;
+
+/// A thread that keeps running until dropped, running what it is sent: a
+/// test can look at the server while the thread (and so its connection)
+/// lives. Dropping the worker ends the thread, even after a failed assert.
+struct Worker<'a> {
+    jobs: std::sync::mpsc::Sender<Job<'a>>,
+    done: std::sync::mpsc::Receiver<bool>,
+}
+
+impl<'a> Worker<'a> {
+    fn start<'s>(s: &'s std::thread::Scope<'s, 'a>) -> Self {
+        let (jobs, inbox) = std::sync::mpsc::channel::<Job<'a>>();
+        let (report, done) = std::sync::mpsc::channel();
+        s.spawn(move || {
+            for job in inbox {
+                let _ = report.send(job());
+            }
+        });
+        Worker { jobs, done }
+    }
+
+    /// Runs `job` on the worker's thread and waits for it.
+    fn run(&self, job: impl FnOnce() -> bool + Send + 'a) -> bool {
+        self.jobs.send(Box::new(job)).expect("the worker runs");
+        self.done.recv().expect("the job ends")
+    }
+}
+
+#[test]
+fn a_blocked_thread_reads_on_a_connection_of_its_own_that_ends_with_it() {
+    let (server, owner, sender) = a_cached_and_b_cold();
+    for id in ["t0", "t1", "t2", "task"] {
+        owner.activate(ACTOR, id).unwrap();
+    }
+    let before = connections(&server);
+    std::thread::scope(|s| {
+        let workers: Vec<Worker<'_>> = (0..3).map(|_| Worker::start(s)).collect();
+        for (worker, id) in workers.iter().zip(["t0", "t1", "t2"]) {
+            let sender = &sender;
+            assert!(worker.run(move || is_ready(&sender.resolve(ACTOR, id).unwrap())));
+        }
+        assert_eq!(
+            connections(&server),
+            before + 3,
+            "each blocked thread read on its own connection"
+        );
+    });
+    assert_eq!(
+        connections_become(&server, before),
+        before,
+        "a thread's connection ends with the thread"
+    );
+    // A task's read goes through the shared connection: none is added.
+    let executor = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let resolution = executor.block_on(sender.resolve_async(ACTOR, "task").unwrap());
+    assert!(is_ready(&resolution));
+    assert_eq!(connections(&server), before);
+    assert_eq!(sender.stats().store_reads, 5, "one store read per miss");
+}
+
+#[test]
+fn a_threads_connection_to_a_dropped_store_is_closed_when_it_next_connects() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let open =
+        || Arc::new(RedisStore::open_with(&server.url(), quick_options()).expect("connects"));
+    let (first, second) = (Arc::new(pair(open())), pair(open()));
+    first.0.activate(ACTOR, "x").unwrap();
+    let before = connections(&server);
+    std::thread::scope(|s| {
+        let worker = Worker::start(s);
+        let job = first.clone();
+        assert!(worker.run(move || is_ready(&job.1.resolve(ACTOR, "x").unwrap())));
+        assert_eq!(connections(&server), before + 1, "the thread's own");
+        assert_eq!(Arc::strong_count(&first), 1, "the job is over");
+        drop(first);
+        // The first store and its shared connection are gone; the thread's
+        // connection to it stays until the thread connects again.
+        assert_eq!(connections_become(&server, before), before);
+        let sender = &second.1;
+        assert!(worker.run(move || is_ready(&sender.resolve(ACTOR, "x").unwrap())));
+        assert_eq!(
+            connections_become(&server, before),
+            before,
+            "one connection to the second store, none left to the first"
+        );
+    });
 }

@@ -184,6 +184,14 @@ fn a_tls_server_is_reached_with_a_rediss_url() {
             .value,
         None
     );
+    let on_this_thread = store.read_blocking(key, Duration::from_secs(2));
+    assert_eq!(
+        on_this_thread
+            .expect("a single server reads on the caller's thread")
+            .expect("answers over TLS")
+            .value,
+        None
+    );
     let plain_on_tls_port = url
         .replace("rediss://", "redis://")
         .replace("/#insecure", "");

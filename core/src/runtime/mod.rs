@@ -37,7 +37,7 @@ use crate::ownership::{OwnedObject, Ownership};
 use crate::peer::PeerRegistry;
 use crate::relocation::handoff::Handoffs;
 use crate::reply::Requests;
-use crate::resolve::{Resolution, Resolver};
+use crate::resolve::{Caller, Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
 use crate::session::{ActorBindings, SessionOwner};
 use crate::stats::{InvalidationReason, Stats, TableStats};
@@ -305,7 +305,12 @@ impl Runtime {
     fn resolve_miss(&self, key: KeyRef<'_>) -> Resolution {
         let inner = self.inner.clone();
         let key = key.to_owned();
-        self.block_on(async move { inner.resolver.resolve_from_store(key.as_ref()).await })
+        self.block_on_as(|caller| async move {
+            inner
+                .resolver
+                .resolve_from_store(key.as_ref(), caller)
+                .await
+        })
     }
 
     /// Resolves a global ID; the future may be awaited on any executor.
@@ -320,9 +325,12 @@ impl Runtime {
         let key = key.to_owned();
         let read = match hit {
             Some(route) => Err(route),
-            None => Ok(
-                self.spawn(async move { inner.resolver.resolve_from_store(key.as_ref()).await })
-            ),
+            None => Ok(self.spawn(async move {
+                inner
+                    .resolver
+                    .resolve_from_store(key.as_ref(), Caller::Task)
+                    .await
+            })),
         };
         Ok(async move {
             match read {
@@ -502,12 +510,25 @@ impl Runtime {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        self.block_on_as(|_| fut)
+    }
+
+    /// [`block_on`](Self::block_on) of the future `make` builds, told
+    /// whether it will run on this thread outside any async runtime
+    /// ([`Caller::Thread`]: it may block the thread) or as a task.
+    pub(crate) fn block_on_as<F, M>(&self, make: M) -> F::Output
+    where
+        M: FnOnce(Caller) -> F,
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
         let Some(ours) = self.tokio() else {
-            return block_on_own(fut);
+            return block_on_own(make(Caller::Task));
         };
         if tokio::runtime::Handle::try_current().is_err() {
-            return ours.block_on(fut);
+            return ours.block_on(make(Caller::Thread));
         }
+        let fut = make(Caller::Task);
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         ours.spawn(async move {
             // The receiver waits below until it gets this.

@@ -10,6 +10,7 @@
 
 mod connection;
 mod scripts;
+mod thread_reads;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,6 +20,7 @@ use redis::Script;
 
 use self::connection::{Conn, Target};
 use self::scripts::{Claimed, RawReply, Reply, Scripts, decode};
+use self::thread_reads::ThreadReads;
 use super::{LocationStore, Observed, StoreError, StoreFuture, WriteError, WriteFuture};
 use crate::authority::{AuthorityRecord, OwnerClaim, StoreEpoch, StoreTime, WriteFence};
 use crate::ids::{KeyRef, OwnerLeaseGeneration, ProposalId};
@@ -82,6 +84,8 @@ pub struct RedisStore {
     response_timeout: Duration,
     /// Milliseconds a tombstone is kept (at least 1).
     retention_ms: u64,
+    /// Reads on a blocked caller's own thread (one server only).
+    thread_reads: Option<ThreadReads>,
     io: Option<tokio::runtime::Runtime>,
 }
 
@@ -147,9 +151,17 @@ impl RedisStore {
             options.epoch_check_interval,
             options.response_timeout,
         ));
+        let thread_reads = match &target {
+            Target::Single(url) => Some(
+                ThreadReads::new(url, options.connect_timeout)
+                    .map_err(|e| connection::store_error(e, options.connect_timeout))?,
+            ),
+            Target::Cluster(_) => None,
+        };
         Ok(RedisStore {
             id,
             conn,
+            thread_reads,
             scripts: Arc::new(Scripts::new()),
             prefix: options.prefix,
             epoch,
@@ -215,21 +227,18 @@ impl RedisStore {
         redis_key: String,
     ) -> impl Future<Output = Result<Reply, StoreError>> + Send + 'static {
         self.on_io(Claimed::default(), move |mut conn| async move {
-            let mut pipe = redis::pipe();
-            pipe.cmd("HMGET").arg(&redis_key).arg(&scripts::FIELDS[..]);
-            pipe.cmd("TIME");
-            let (mut fields, (secs, micros)): (RawReply, (u64, u64)) =
-                pipe.query_async(&mut conn).await?;
-            let now = Some((secs * 1000 + micros / 1000).to_string());
-            Ok(match fields.first() {
-                Some(Some(_)) => {
-                    fields.insert(0, Some("ok".to_owned()));
-                    fields.push(now);
-                    fields
-                }
-                _ => vec![Some("none".to_owned()), now],
-            })
+            let answer = read_pipe(&redis_key).query_async(&mut conn).await?;
+            Ok(plain_reply(answer))
         })
+    }
+
+    /// A read's answer as the store's callers take it.
+    fn read_answer(&self, reply: Reply) -> Result<Observed<Option<AuthorityRecord>>, StoreError> {
+        match reply {
+            Reply::Record(record, now) => Ok(self.observed(Some(record), now)),
+            Reply::Absent(now) => Ok(self.observed(None, now)),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Runs a call on the store's own I/O runtime: a reconnection is driven
@@ -318,6 +327,29 @@ fn fenced(f: WriteFence) -> Claimed {
 }
 
 /// Re-reads the server's run id(s) every `every`; a change is a new epoch.
+/// The read pipeline of [`RedisStore::read_plain`]: the record's fields,
+/// then the server's `TIME`.
+fn read_pipe(redis_key: &str) -> redis::Pipeline {
+    let mut pipe = redis::pipe();
+    pipe.cmd("HMGET").arg(redis_key).arg(&scripts::FIELDS[..]);
+    pipe.cmd("TIME");
+    pipe
+}
+
+/// The read pipeline's answer in the scripts' shape (`ok`, the fields, the
+/// time in ms; or `none` and the time).
+fn plain_reply((mut fields, (secs, micros)): (RawReply, (u64, u64))) -> RawReply {
+    let now = Some((secs * 1000 + micros / 1000).to_string());
+    match fields.first() {
+        Some(Some(_)) => {
+            fields.insert(0, Some("ok".to_owned()));
+            fields.push(now);
+            fields
+        }
+        _ => vec![Some("none".to_owned()), now],
+    }
+}
+
 async fn watch_epoch(conn: Conn, epoch: Arc<AtomicU64>, every: Duration, limit: Duration) {
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -334,13 +366,24 @@ async fn watch_epoch(conn: Conn, epoch: Arc<AtomicU64>, every: Duration, limit: 
 impl LocationStore for RedisStore {
     fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {
         let call = self.read_plain(self.key_of(key));
-        Box::pin(async move {
-            match call.await? {
-                Reply::Record(record, now) => Ok(self.observed(Some(record), now)),
-                Reply::Absent(now) => Ok(self.observed(None, now)),
-                other => Err(unexpected(&other)),
-            }
-        })
+        Box::pin(async move { self.read_answer(call.await?) })
+    }
+
+    fn read_blocking(
+        &self,
+        key: KeyRef<'_>,
+        limit: Duration,
+    ) -> Option<Result<Observed<Option<AuthorityRecord>>, StoreError>> {
+        let reads = self.thread_reads.as_ref()?;
+        // What bounds a command on the shared connection bounds it here.
+        let limit = limit.min(self.response_timeout);
+        let answer = reads.query(&read_pipe(&self.key_of(key)), limit)?;
+        Some(
+            answer
+                .map_err(|e| connection::store_error(e, limit))
+                .and_then(|raw| decode(&plain_reply(raw), Claimed::default()))
+                .and_then(|reply| self.read_answer(reply)),
+        )
     }
 
     fn create(
