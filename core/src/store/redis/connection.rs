@@ -152,25 +152,19 @@ impl Conn {
         matches!(self, Conn::Cluster(_))
     }
 
-    /// A number that changes when any primary restarts or fails over, or
-    /// when the client re-established a connection it lost (the store may
-    /// have changed unseen meanwhile): a hash of every primary's `run_id`
-    /// and of this client's connection IDs.
-    pub(super) async fn run_ids(mut self, limit: Duration) -> Result<u64, StoreError> {
+    /// The store's epoch (a number that changes when any primary restarts
+    /// or fails over, or when the client re-established a connection it
+    /// lost: the store may have changed unseen meanwhile; a hash of every
+    /// primary's `run_id` and of this client's connection IDs), and the
+    /// hash of the run ids alone ([`servers_of`]).
+    pub(super) async fn run_ids(mut self, limit: Duration) -> Result<Identity, StoreError> {
         let mut info = redis::cmd("INFO");
         info.arg("server");
         let answer = self.on_every_primary(info).await;
         let answer = answer.map_err(|e| store_error(e, limit))?;
         let mut text = String::new();
         collect_text(&answer, &mut text);
-        let mut ids: Vec<&str> = text
-            .split(['\r', '\n'])
-            .filter_map(|line| line.strip_prefix("run_id:"))
-            .collect();
-        if ids.is_empty() {
-            return Err(StoreError::Protocol("INFO server has no run_id".into()));
-        }
-        ids.sort_unstable();
+        let servers = servers_of(&text)?;
         let mut numbers = Vec::new();
         match self
             .on_every_primary(redis::cmd("CLIENT").arg("ID").clone())
@@ -189,7 +183,10 @@ impl Conn {
             Err(e) => return Err(store_error(e, limit)),
         }
         numbers.sort_unstable();
-        Ok(foldhash::fast::FixedState::with_seed(0).hash_one((ids, numbers)))
+        Ok(Identity {
+            epoch: hash((servers, numbers)),
+            servers,
+        })
     }
 
     /// Runs `cmd` on the server, or on every primary of a cluster.
@@ -207,6 +204,33 @@ impl Conn {
             }
         }
     }
+}
+
+/// What the epoch watcher reads of the servers.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Identity {
+    /// The store's epoch.
+    pub(super) epoch: u64,
+    /// The servers' run ids, hashed.
+    pub(super) servers: u64,
+}
+
+/// The `run_id`s in `INFO server` text (one server's, or every primary's),
+/// sorted and hashed: changes when any of them restarts or fails over.
+pub(super) fn servers_of(info: &str) -> Result<u64, StoreError> {
+    let mut ids: Vec<&str> = info
+        .split(['\r', '\n'])
+        .filter_map(|line| line.strip_prefix("run_id:"))
+        .collect();
+    if ids.is_empty() {
+        return Err(StoreError::Protocol("INFO server has no run_id".into()));
+    }
+    ids.sort_unstable();
+    Ok(hash(ids))
+}
+
+fn hash(value: impl std::hash::Hash) -> u64 {
+    foldhash::fast::FixedState::with_seed(0).hash_one(value)
 }
 
 /// Every integer in an answer (one server's, or a cluster's node → value).

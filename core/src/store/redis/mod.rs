@@ -144,16 +144,20 @@ impl RedisStore {
             })?;
         let conn = io.block_on(Conn::connect(&target, &options))?;
         let first = io.block_on(conn.clone().run_ids(options.response_timeout))?;
-        let epoch = Arc::new(AtomicU64::new(first));
+        let epoch = Arc::new(AtomicU64::new(first.epoch));
+        let servers = Arc::new(AtomicU64::new(first.servers));
         io.spawn(watch_epoch(
             conn.clone(),
-            epoch.clone(),
+            Watched {
+                epoch: epoch.clone(),
+                servers: servers.clone(),
+            },
             options.epoch_check_interval,
             options.response_timeout,
         ));
         let thread_reads = match &target {
             Target::Single(url) => Some(
-                ThreadReads::new(url, options.connect_timeout)
+                ThreadReads::new(url, options.connect_timeout, servers)
                     .map_err(|e| connection::store_error(e, options.connect_timeout))?,
             ),
             Target::Cluster(_) => None,
@@ -326,7 +330,6 @@ fn fenced(f: WriteFence) -> Claimed {
     }
 }
 
-/// Re-reads the server's run id(s) every `every`; a change is a new epoch.
 /// The read pipeline of [`RedisStore::read_plain`]: the record's fields,
 /// then the server's `TIME`.
 fn read_pipe(redis_key: &str) -> redis::Pipeline {
@@ -350,7 +353,17 @@ fn plain_reply((mut fields, (secs, micros)): (RawReply, (u64, u64))) -> RawReply
     }
 }
 
-async fn watch_epoch(conn: Conn, epoch: Arc<AtomicU64>, every: Duration, limit: Duration) {
+/// What the epoch watcher keeps up to date.
+struct Watched {
+    /// The store's epoch, which every answer reports.
+    epoch: Arc<AtomicU64>,
+    /// The servers' run ids, hashed: what a thread's new read connection
+    /// checks its server against ([`ThreadReads`]).
+    servers: Arc<AtomicU64>,
+}
+
+/// Re-reads the server's run id(s) every `every`; a change is a new epoch.
+async fn watch_epoch(conn: Conn, watched: Watched, every: Duration, limit: Duration) {
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -358,7 +371,8 @@ async fn watch_epoch(conn: Conn, epoch: Arc<AtomicU64>, every: Duration, limit: 
         // An unreachable server is seen by the calls themselves; keep the
         // last epoch until the run id can be read again.
         if let Ok(now) = conn.clone().run_ids(limit).await {
-            epoch.store(now, Ordering::Relaxed);
+            watched.servers.store(now.servers, Ordering::Relaxed);
+            watched.epoch.store(now.epoch, Ordering::Relaxed);
         }
     }
 }
@@ -380,7 +394,6 @@ impl LocationStore for RedisStore {
         let answer = reads.query(&read_pipe(&self.key_of(key)), limit)?;
         Some(
             answer
-                .map_err(|e| connection::store_error(e, limit))
                 .and_then(|raw| decode(&plain_reply(raw), Claimed::default()))
                 .and_then(|reply| self.read_answer(reply)),
         )

@@ -3,28 +3,41 @@
 //! plain connection to the server and does the round trip itself. Through
 //! the store's I/O thread the same read costs two thread wake-ups (there and
 //! back), and one I/O thread serving dozens of blocked threads becomes the
-//! bottleneck (measured: 64 threads got 0.4× `redis-benchmark` that way; a
-//! connection per thread reaches 0.85×).
+//! bottleneck (`make bench`, 64 threads: 0.38–0.44× `redis-benchmark` GET
+//! that way, 0.62× this way; 16 threads: 0.43× → 0.73×).
+//!
+//! What a read on the shared connection reports, a read here reports too:
+//! a lost connection is an `Unreachable` failure (never retried unseen, so
+//! the next answer is a store recovery event), and a new connection whose
+//! server is not the one the epoch watcher last saw (a restart it has not
+//! noticed yet) fails its first read the same way. One deadline bounds a
+//! whole read, connecting included.
 //!
 //! One server only: a cluster's reads go through the shared connection,
 //! which follows slot moves.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use redis::{FromRedisValue, Pipeline, RedisResult};
+use redis::{FromRedisValue, IntoConnectionInfo, Pipeline, RedisResult, Value};
+
+use super::connection::{servers_of, store_error};
+use crate::store::StoreError;
 
 /// How many stores' connections one thread keeps; past it the oldest goes.
 /// A process has one store or a few.
 const MAX_PER_THREAD: usize = 4;
 
-/// A store's side: how to connect, and a token whose address names the
-/// store in every thread's list (held weakly there, so a thread sees when
-/// the store is gone and closes its connection to it).
+/// A store's side: how to connect, the run ids its epoch watcher last saw,
+/// and a token whose address names the store in every thread's list (held
+/// weakly there, so a thread sees when the store is gone and closes its
+/// connection to it).
 pub(super) struct ThreadReads {
     client: redis::Client,
     connect_timeout: Duration,
+    servers: Arc<AtomicU64>,
     token: Arc<()>,
 }
 
@@ -32,8 +45,11 @@ pub(super) struct ThreadReads {
 struct Held {
     store: Weak<()>,
     conn: redis::Connection,
-    /// The socket timeouts last set, so an unchanged limit costs no syscall.
-    limit: Duration,
+    /// The process that connected: a child made by `fork` inherits the
+    /// thread's list, but the socket is its parent's.
+    pid: u32,
+    /// The socket timeout last set, so an unchanged one costs no syscall.
+    timeout: Option<Duration>,
 }
 
 thread_local! {
@@ -41,52 +57,64 @@ thread_local! {
 }
 
 impl ThreadReads {
-    pub(super) fn new(url: &str, connect_timeout: Duration) -> RedisResult<Self> {
+    pub(super) fn new(
+        url: &str,
+        connect_timeout: Duration,
+        servers: Arc<AtomicU64>,
+    ) -> RedisResult<Self> {
+        // No `CLIENT SETINFO` round trips when connecting: fewer waits
+        // before the read, all under the read's deadline anyway.
+        let info = url.into_connection_info()?;
+        let settings = info.redis_settings().clone().set_skip_set_lib_name();
         Ok(ThreadReads {
-            client: redis::Client::open(url)?,
+            client: redis::Client::open(info.set_redis_settings(settings))?,
             connect_timeout,
+            servers,
             token: Arc::new(()),
         })
     }
 
-    /// Runs `pipe` (a read: safe to send twice) on this thread's connection
-    /// to the store, each socket wait bounded by `limit`. A connection kept
-    /// from an earlier call that fails is replaced and the read sent once
-    /// more, so a server that dropped idle connections costs no failure
-    /// (a timeout is not retried).
-    /// `None` when this thread is exiting (its list is gone).
+    /// Sends `pipe` (a read) on this thread's connection to the store and
+    /// reads its answer, all within `limit`. `None` when this thread is
+    /// exiting (its list is gone): the caller reads another way.
     pub(super) fn query<T: FromRedisValue>(
         &self,
         pipe: &Pipeline,
         limit: Duration,
-    ) -> Option<RedisResult<T>> {
+    ) -> Option<Result<T, StoreError>> {
+        let deadline = Instant::now() + limit;
+        let fail = |e| store_error(e, limit);
         HELD.try_with(|held| {
             let mut held = held.borrow_mut();
-            let kept = self.position(&held);
-            if let Some(i) = kept {
-                match run(&mut held[i], pipe, limit) {
-                    Ok(answer) => return Ok(answer),
-                    Err(e) => {
-                        // Its state is unknown (a reply may still come): it
-                        // goes. A slow server is not asked again (that
-                        // would double the wait); a broken link is.
-                        held.remove(i);
-                        if e.is_timeout() {
-                            return Err(e);
+            let pid = std::process::id();
+            // The parent's sockets are only closed here (no shutdown).
+            held.retain(|h| h.pid == pid);
+            let i = match self.position(&held) {
+                Some(i) => i,
+                None => {
+                    let fresh = self.connect(deadline, pid).map_err(fail)?;
+                    let i = keep(&mut held, fresh);
+                    match self.same_server(&mut held[i], deadline) {
+                        Ok(true) => i,
+                        // Kept: the failure is reported once.
+                        Ok(false) => return Err(restarted()),
+                        Err(e) => {
+                            held.remove(i);
+                            return Err(fail(e));
                         }
                     }
                 }
-            }
-            let mut fresh = Held {
-                store: Arc::downgrade(&self.token),
-                conn: self
-                    .client
-                    .get_connection_with_timeout(self.connect_timeout.min(limit))?,
-                limit: Duration::ZERO,
             };
-            let answer = run(&mut fresh, pipe, limit)?;
-            keep(&mut held, fresh);
-            Ok(answer)
+            match exchange(&mut held[i], &pipe.get_packed_pipeline(), 2, deadline) {
+                Ok(values) => T::from_redis_value(Value::Array(values))
+                    .map_err(|e| StoreError::Protocol(e.to_string().into())),
+                Err(e) => {
+                    // A reply may still come on it: it goes. The next read
+                    // connects anew, this one fails as on the shared link.
+                    held.remove(i);
+                    Err(fail(e))
+                }
+            }
         })
         .ok()
     }
@@ -97,25 +125,98 @@ impl ThreadReads {
         held.iter()
             .position(|h| std::ptr::eq(h.store.as_ptr(), Arc::as_ptr(&self.token)))
     }
+
+    fn connect(&self, deadline: Instant, pid: u32) -> RedisResult<Held> {
+        let left = remaining(deadline)?;
+        Ok(Held {
+            store: Arc::downgrade(&self.token),
+            conn: self
+                .client
+                .get_connection_with_timeout(self.connect_timeout.min(left))?,
+            pid,
+            timeout: None,
+        })
+    }
+
+    /// Whether a new connection's server is the one the epoch watcher
+    /// last saw. If it restarted unnoticed, the read fails as on a lost
+    /// connection (once: the connection stays), so the next answer clears
+    /// the route cache instead of mixing it with the new server's records.
+    fn same_server(&self, held: &mut Held, deadline: Instant) -> RedisResult<bool> {
+        let info = redis::cmd("INFO").arg("server").get_packed_command();
+        let answer = exchange(held, &info, 1, deadline)?
+            .pop()
+            .unwrap_or(Value::Nil);
+        let text = String::from_redis_value(answer)?;
+        Ok(match servers_of(&text) {
+            Ok(servers) => servers == self.servers.load(Ordering::Relaxed),
+            // A text without a run id (a proxy) names no server.
+            Err(_) => true,
+        })
+    }
 }
 
-/// Adds a working connection to the thread's list, first dropping those of
-/// stores that are gone and, when full, the oldest.
-fn keep(held: &mut Vec<Held>, fresh: Held) {
+fn restarted() -> StoreError {
+    StoreError::Unreachable(
+        "the server's run id changed (a restart or failover): its next answer is a store recovery"
+            .into(),
+    )
+}
+
+/// Adds a connection to the thread's list, first dropping those of stores
+/// that are gone and, when full, the oldest; returns its index.
+fn keep(held: &mut Vec<Held>, fresh: Held) -> usize {
     held.retain(|h| h.store.strong_count() > 0);
     if held.len() >= MAX_PER_THREAD {
         held.remove(0);
     }
     held.push(fresh);
+    held.len() - 1
 }
 
-fn run<T: FromRedisValue>(held: &mut Held, pipe: &Pipeline, limit: Duration) -> RedisResult<T> {
-    // A zero timeout means "none" to the socket: at least a millisecond.
-    let limit = limit.max(Duration::from_millis(1));
-    if held.limit != limit {
-        held.conn.set_read_timeout(Some(limit))?;
-        held.conn.set_write_timeout(Some(limit))?;
-        held.limit = limit;
+/// Sends `packed` and reads `replies` answers, each socket wait bounded by
+/// what is left until `deadline`. A server's error reply is an answer (the
+/// connection stays in step); only I/O errors and timeouts are errors.
+fn exchange(
+    held: &mut Held,
+    packed: &[u8],
+    replies: usize,
+    deadline: Instant,
+) -> RedisResult<Vec<Value>> {
+    set_timeout(held, remaining(deadline)?, false)?;
+    held.conn.send_packed_command(packed)?;
+    let mut values = Vec::with_capacity(replies);
+    for _ in 0..replies {
+        set_timeout(held, remaining(deadline)?, true)?;
+        values.push(held.conn.recv_response()?);
     }
-    pipe.query(&mut held.conn)
+    Ok(values)
+}
+
+/// Sets the socket timeouts to `left`, in whole milliseconds rounded up:
+/// a read with the same limit as the last one sets nothing, and within a
+/// read the timeout is only lowered once a step took a millisecond or more
+/// (`tighten`), so a quick read costs no syscall for it.
+fn set_timeout(held: &mut Held, left: Duration, tighten: bool) -> RedisResult<()> {
+    let timeout = Duration::from_millis(u64::try_from(left.as_millis()).unwrap_or(u64::MAX) + 1);
+    let change = match held.timeout {
+        Some(now) if tighten => timeout < now,
+        Some(now) => timeout != now,
+        None => true,
+    };
+    if change {
+        held.conn.set_read_timeout(Some(timeout))?;
+        held.conn.set_write_timeout(Some(timeout))?;
+        held.timeout = Some(timeout);
+    }
+    Ok(())
+}
+
+/// Time left until `deadline`, or a timeout error when none is.
+fn remaining(deadline: Instant) -> RedisResult<Duration> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(std::io::Error::from(std::io::ErrorKind::TimedOut).into());
+    }
+    Ok(left)
 }
