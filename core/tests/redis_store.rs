@@ -269,3 +269,24 @@ fn tls_child_connects_when_its_ca_is_trusted() {
         .expect("answers over TLS");
     assert_eq!(read.value, None);
 }
+
+#[test]
+fn a_zero_timeout_is_refused_with_a_clear_error() {
+    let url = server().url();
+    for options in [
+        RedisOptions {
+            connect_timeout: Duration::ZERO,
+            ..options()
+        },
+        RedisOptions {
+            response_timeout: Duration::ZERO,
+            ..options()
+        },
+    ] {
+        let err = RedisStore::open_with(&url, options).expect_err("refused");
+        assert!(
+            matches!(&err, zlink_core::StoreError::Config(why) if why.contains("more than 0")),
+            "{err}"
+        );
+    }
+}

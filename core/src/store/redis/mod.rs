@@ -124,6 +124,13 @@ impl RedisStore {
                 .into(),
             ));
         }
+        if options.connect_timeout.is_zero() || options.response_timeout.is_zero() {
+            // A zero wait fails every connect or command at once (a socket
+            // takes zero as "no timeout" at all).
+            return Err(StoreError::Config(
+                "connect_timeout and response_timeout must be more than 0".into(),
+            ));
+        }
         if options.epoch_check_interval.is_zero() {
             // A zero period would make the epoch watcher spin (tokio's
             // interval refuses it outright).
