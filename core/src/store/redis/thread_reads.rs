@@ -105,7 +105,8 @@ impl ThreadReads {
                     }
                 }
             };
-            match exchange(&mut held[i], &pipe.get_packed_pipeline(), 2, deadline) {
+            let packed = pipe.get_packed_pipeline();
+            match exchange(&mut held[i], &packed, pipe.len(), deadline) {
                 Ok(values) => T::from_redis_value(Value::Array(values))
                     .map_err(|e| StoreError::Protocol(e.to_string().into())),
                 Err(e) => {
