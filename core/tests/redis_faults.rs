@@ -59,15 +59,21 @@ fn resolve_until_answered(rt: &Runtime, id: &str) -> Resolution {
     }
 }
 
-/// A server, an owner of actors "a" and "b" on it, and a sender that
-/// cached the route to "a" only.
-fn a_cached_and_b_cold() -> (RedisServer, Runtime, Runtime) {
+/// A server, a store on it with `options`, an owner of actor "a" and a
+/// sender that cached the route to it (this thread read it).
+fn a_cached(options: RedisOptions) -> (RedisServer, Runtime, Runtime) {
     let server = RedisServer::start().expect("redis-server starts");
-    let store = Arc::new(RedisStore::open_with(&server.url(), quick_options()).expect("connects"));
+    let store = Arc::new(RedisStore::open_with(&server.url(), options).expect("connects"));
     let (owner, sender) = pair(store);
     owner.activate(ACTOR, "a").expect("activation");
-    owner.activate(ACTOR, "b").expect("activation");
     assert!(is_ready(&sender.resolve(ACTOR, "a").expect("valid id")));
+    (server, owner, sender)
+}
+
+/// `a_cached`, and the owner also has actor "b" (not cached).
+fn a_cached_and_b_cold() -> (RedisServer, Runtime, Runtime) {
+    let (server, owner, sender) = a_cached(quick_options());
+    owner.activate(ACTOR, "b").expect("activation");
     (server, owner, sender)
 }
 
@@ -129,11 +135,7 @@ fn a_pause_longer_than_the_store_timeout_fails_in_time_and_flushes_nothing() {
 
 #[test]
 fn a_killed_and_restarted_server_is_reconnected_by_itself_and_no_cached_route_survives() {
-    let server = RedisServer::start().expect("redis-server starts");
-    let store = Arc::new(RedisStore::open_with(&server.url(), quick_options()).expect("connects"));
-    let (owner, sender) = pair(store);
-    owner.activate(ACTOR, "a").unwrap();
-    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+    let (server, owner, sender) = a_cached(quick_options());
 
     server.kill().unwrap();
     assert!(matches!(
@@ -473,11 +475,7 @@ fn slow_watcher() -> RedisOptions {
 
 #[test]
 fn a_restart_seen_first_by_a_threads_kept_connection_clears_the_cache() {
-    let server = RedisServer::start().expect("redis-server starts");
-    let store = Arc::new(RedisStore::open_with(&server.url(), slow_watcher()).expect("connects"));
-    let (owner, sender) = pair(store);
-    owner.activate(ACTOR, "a").unwrap();
-    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+    let (server, _owner, sender) = a_cached(slow_watcher());
     server.restart().unwrap();
     // This thread's connection was lost: its first read fails as a lost
     // shared connection's would, and the answer after it is a recovery.
@@ -492,11 +490,7 @@ fn a_restart_seen_first_by_a_threads_kept_connection_clears_the_cache() {
 
 #[test]
 fn a_restart_met_by_a_threads_new_connection_clears_the_cache() {
-    let server = RedisServer::start().expect("redis-server starts");
-    let store = Arc::new(RedisStore::open_with(&server.url(), slow_watcher()).expect("connects"));
-    let (owner, sender) = pair(store);
-    owner.activate(ACTOR, "a").unwrap();
-    assert!(is_ready(&sender.resolve(ACTOR, "a").unwrap()));
+    let (server, _owner, sender) = a_cached(slow_watcher());
     server.restart().unwrap();
     // A thread that never read connects now: its server is not the one
     // the watcher last saw, so its first read fails and the next answer
