@@ -194,14 +194,15 @@ fn exchange(
     Ok(values)
 }
 
-/// Sets the socket timeouts to `left`, in whole milliseconds rounded up:
-/// a read with the same limit as the last one sets nothing, and within a
-/// read the timeout is only lowered once a step took a millisecond or more
-/// (`tighten`), so a quick read costs no syscall for it.
+/// Sets the socket timeouts to `left`, in whole milliseconds rounded up,
+/// when they differ: a read with the same limit as the last one sets
+/// nothing. Within a read (`tighten`) the timeout is lowered only once
+/// steps took a tenth of it, so a read under load costs no syscalls for
+/// it, and a read ends at most a tenth of its limit past its deadline.
 fn set_timeout(held: &mut Held, left: Duration, tighten: bool) -> RedisResult<()> {
     let timeout = Duration::from_millis(u64::try_from(left.as_millis()).unwrap_or(u64::MAX) + 1);
     let change = match held.timeout {
-        Some(now) if tighten => timeout < now,
+        Some(now) if tighten => timeout + now / 10 < now,
         Some(now) => timeout != now,
         None => true,
     };
