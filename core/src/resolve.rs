@@ -81,6 +81,26 @@ struct Flight {
     result: OnceCell<ReadResult>,
 }
 
+/// The caller that reads for a flight leaves it when dropped: once its
+/// answer is cached, or early if its future is dropped mid-read (an async
+/// caller may give up), so that later misses start a flight of their own
+/// rather than join one nobody reads for.
+struct Reader<'a> {
+    resolver: &'a Resolver,
+    key: KeyRef<'a>,
+    flight: &'a Arc<Flight>,
+    /// This caller ran the read (it is the flight's reader).
+    read: AtomicBool,
+}
+
+impl Drop for Reader<'_> {
+    fn drop(&mut self) {
+        if self.read.load(Ordering::Relaxed) {
+            self.resolver.leave_flight(self.key, self.flight);
+        }
+    }
+}
+
 /// Turns global IDs into resolutions; owns the cache and its invalidations.
 pub(crate) struct Resolver {
     cache: RouteCache,
@@ -142,25 +162,30 @@ impl Resolver {
         // Only the caller that read caches the answer, before the flight is
         // left: an invalidation that comes after it left finds the route in
         // the cache (and removes it), never a joiner about to insert it.
-        let mut read_it = false;
+        let reader = Reader {
+            resolver: self,
+            key,
+            flight: &flight,
+            read: AtomicBool::new(false),
+        };
         let read = flight
             .result
             .get_or_init(|| {
-                read_it = true;
+                reader.read.store(true, Ordering::Relaxed);
                 self.read_once(key, &flight, caller)
             })
             .await
             .clone();
         let resolution = match read {
-            Ok(observed) => self.classify(key, observed, &flight, read_it),
+            Ok(observed) => {
+                self.classify(key, observed, &flight, reader.read.load(Ordering::Relaxed))
+            }
             Err(e) => Resolution::StoreFailure(e),
         };
         // Left only by the reader, once the route is cached: a caller
         // arriving in between joins this answer rather than reading anew,
         // and an invalidation in between still finds the flight to mark.
-        if read_it {
-            self.leave_flight(key, &flight);
-        }
+        drop(reader);
         self.count(&resolution);
         resolution
     }
@@ -293,12 +318,10 @@ impl Resolver {
     /// Whoever finishes first removes the flight, so a later miss reads anew
     /// (and a dropped leader cannot strand it).
     fn leave_flight(&self, key: KeyRef<'_>, flight: &Arc<Flight>) {
+        let key = key.to_owned();
         let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
-        if flights
-            .get(&key.to_owned())
-            .is_some_and(|f| Arc::ptr_eq(f, flight))
-        {
-            flights.remove(&key.to_owned());
+        if flights.get(&key).is_some_and(|f| Arc::ptr_eq(f, flight)) {
+            flights.remove(&key);
         }
     }
 
@@ -465,20 +488,19 @@ mod tests {
     };
     use crate::store::{FaultyStore, MemoryStore};
 
-    /// A caller that joined a store read must not cache its answer after
-    /// the caller that read it cached, left, and an invalidation removed it.
-    #[test]
-    fn a_joiner_never_caches_a_route_invalidated_after_the_reader_left() {
+    /// A resolver on a store that can stall, with the Ready record of
+    /// actor `a` in it, and the executor its calls need (entered).
+    fn resolver_with_a() -> (
+        Resolver,
+        Arc<FaultyStore<MemoryStore>>,
+        tokio::runtime::Runtime,
+    ) {
         let clock = ManualClock::new();
         let store = Arc::new(FaultyStore::new(MemoryStore::with_clock(Arc::new(
             clock.clone(),
         ))));
         let config = Arc::new(LiveConfig::new(RoutingConfig::default()).expect("valid"));
         let resolver = Resolver::new(store.clone(), Arc::new(clock.clone()), config);
-        let key = KeyRef {
-            kind: ObjectKind::Actor,
-            id: "a",
-        };
         let claim = OwnerClaim {
             mesh: MeshName::new("m").expect("valid"),
             node: NodeRid(1),
@@ -490,14 +512,28 @@ mod tests {
             .enable_time()
             .build()
             .expect("an executor");
-        let _entered = tokio.enter();
         let created = tokio
-            .block_on(store.create(key, claim, ProposalId(1)))
+            .block_on(store.create(A, claim, ProposalId(1)))
             .expect("create")
             .value;
         tokio
-            .block_on(store.publish_ready(key, created.write_fence(), ProposalId(2)))
+            .block_on(store.publish_ready(A, created.write_fence(), ProposalId(2)))
             .expect("publish");
+        (resolver, store, tokio)
+    }
+
+    const A: KeyRef<'static> = KeyRef {
+        kind: ObjectKind::Actor,
+        id: "a",
+    };
+
+    /// A caller that joined a store read must not cache its answer after
+    /// the caller that read it cached, left, and an invalidation removed it.
+    #[test]
+    fn a_joiner_never_caches_a_route_invalidated_after_the_reader_left() {
+        let (resolver, store, tokio) = resolver_with_a();
+        let _entered = tokio.enter();
+        let key = A;
         store.set_stalled(true);
         let mut cx = Context::from_waker(Waker::noop());
         let mut reader = pin!(resolver.resolve_from_store(key, Caller::Task));
@@ -518,5 +554,28 @@ mod tests {
             resolver.lookup_cached(key).is_none(),
             "the invalidated route came back into the cache"
         );
+    }
+
+    /// An async caller that gives up while reading for a flight leaves it:
+    /// the next miss reads anew instead of joining a flight nobody reads
+    /// for, and the flight map does not keep it.
+    #[test]
+    fn a_reader_dropped_mid_read_leaves_its_flight() {
+        let (resolver, store, tokio) = resolver_with_a();
+        let _entered = tokio.enter();
+        store.set_stalled(true);
+        let mut cx = Context::from_waker(Waker::noop());
+        {
+            let mut reader = pin!(resolver.resolve_from_store(A, Caller::Task));
+            assert!(reader.as_mut().poll(&mut cx).is_pending());
+            assert_eq!(resolver.flights_in_progress(), 1);
+        }
+        assert_eq!(resolver.flights_in_progress(), 0, "the dropped reader left");
+        store.set_stalled(false);
+        let reads = resolver.counters().snapshot(0).store_reads;
+        let again = tokio.block_on(resolver.resolve_from_store(A, Caller::Task));
+        assert!(matches!(again, Resolution::ReadyRoute(_)), "{again:?}");
+        assert_eq!(resolver.counters().snapshot(0).store_reads, reads + 1);
+        assert_eq!(resolver.flights_in_progress(), 0);
     }
 }

@@ -2,6 +2,7 @@
 //! values past 2^53. Each test starts its own `redis-server` (it faults it).
 
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use zlink_core::*;
@@ -547,4 +548,83 @@ fn a_server_error_keeps_the_threads_connection() {
         );
     }
     assert_eq!(connections(&server), before, "no connection was replaced");
+}
+
+/// A runtime of the host's, as a Rust service runs its tasks on.
+fn host_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a host runtime")
+}
+
+#[test]
+fn a_store_on_the_hosts_runtime_resolves_there_and_ends_its_tasks_with_it() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let host = host_runtime();
+    let before = connections(&server);
+    let store = host
+        .block_on(RedisStore::connect(&server.url(), quick_options()))
+        .expect("connects");
+    let (owner, sender) = pair(Arc::new(store));
+    owner.activate(ACTOR, "a").expect("activation");
+    // Awaited on the host's runtime: the read runs in the caller's task.
+    let resolved = host.block_on(async {
+        let tasks = tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks();
+        let resolve = sender.resolve_async(ACTOR, "a").expect("valid id");
+        let mut resolve = std::pin::pin!(resolve);
+        let first = std::future::poll_fn(|cx| Poll::Ready(resolve.as_mut().poll(cx))).await;
+        assert!(first.is_pending(), "a cold ID is read from the store");
+        assert_eq!(
+            tokio::runtime::Handle::current()
+                .metrics()
+                .num_alive_tasks(),
+            tasks,
+            "no task was spawned for the read"
+        );
+        resolve.await
+    });
+    assert!(is_ready(&resolved), "{resolved:?}");
+    // Awaited elsewhere, it is sent to the host's runtime, as before.
+    owner.activate(ACTOR, "b").expect("activation");
+    let elsewhere = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("an executor without I/O or timers");
+    let b = elsewhere.block_on(sender.resolve_async(ACTOR, "b").expect("valid id"));
+    assert!(is_ready(&b), "{b:?}");
+    assert!(connections(&server) > before);
+    // The host's runtime lives on; the store's connection and watcher end
+    // with the store.
+    drop((owner, sender));
+    assert_eq!(connections_become(&server, before), before);
+}
+
+#[test]
+fn a_store_whose_host_runtime_shut_down_fails_its_calls_in_time() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let host = host_runtime();
+    let store = host
+        .block_on(RedisStore::connect(&server.url(), quick_options()))
+        .expect("connects");
+    let (owner, sender) = pair(Arc::new(store));
+    owner.activate(ACTOR, "a").expect("activation");
+    drop(host);
+    let started = Instant::now();
+    assert!(
+        owner.activate(ACTOR, "b").is_err(),
+        "a write after the host's runtime ended fails"
+    );
+    let elsewhere = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("an executor");
+    let a = elsewhere.block_on(sender.resolve_async(ACTOR, "a").expect("valid id"));
+    assert!(matches!(a, Resolution::StoreFailure(_)), "{a:?}");
+    assert!(
+        started.elapsed() < Duration::from_millis(550),
+        "{:?}",
+        started.elapsed()
+    );
 }

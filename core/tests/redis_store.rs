@@ -77,8 +77,38 @@ fn redis_cluster() -> Backend {
     }
 }
 
+/// The store connected on a host's runtime (`RedisStore::connect`): its
+/// connection and watcher run there, and every call is sent there from
+/// the suite's own executors.
+fn single_redis_on_a_host_runtime() -> Backend {
+    static HOST: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    let host = HOST.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a host runtime")
+    });
+    let store = host
+        .block_on(RedisStore::connect(&server().url(), options()))
+        .expect("connects");
+    assert_eq!(
+        store.executor().map(|h| h.id()),
+        Some(host.handle().id()),
+        "the store runs on the host's runtime"
+    );
+    Backend {
+        store: Arc::new(store),
+        env: env(),
+    }
+}
+
 mod single {
     crate::common::conformance::store_conformance_tests!(super::single_redis);
+}
+
+mod single_on_a_host_runtime {
+    crate::common::conformance::store_conformance_tests!(super::single_redis_on_a_host_runtime);
 }
 
 mod cluster {
