@@ -77,20 +77,25 @@ fn redis_cluster() -> Backend {
     }
 }
 
-/// The store connected on a host's runtime (`RedisStore::connect`): its
-/// connection and watcher run there, and every call is sent there from
-/// the suite's own executors.
-fn single_redis_on_a_host_runtime() -> Backend {
+/// A host's runtime, shared by the tests that connect a store on it.
+fn host() -> &'static tokio::runtime::Runtime {
     static HOST: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    let host = HOST.get_or_init(|| {
+    HOST.get_or_init(|| {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()
             .build()
             .expect("a host runtime")
-    });
+    })
+}
+
+/// A store connected on the host's runtime (`RedisStore::connect`): its
+/// connection and watcher run there, and every call is sent there from
+/// the suite's own executors.
+fn on_a_host_runtime(url: &str) -> Backend {
+    let host = host();
     let store = host
-        .block_on(RedisStore::connect(&server().url(), options()))
+        .block_on(RedisStore::connect(url, options()))
         .expect("connects");
     assert_eq!(
         store.executor().map(|h| h.id()),
@@ -107,8 +112,20 @@ mod single {
     crate::common::conformance::store_conformance_tests!(super::single_redis);
 }
 
+fn single_redis_on_a_host_runtime() -> Backend {
+    on_a_host_runtime(&server().url())
+}
+
+fn redis_cluster_on_a_host_runtime() -> Backend {
+    on_a_host_runtime(&cluster_url(cluster()))
+}
+
 mod single_on_a_host_runtime {
     crate::common::conformance::store_conformance_tests!(super::single_redis_on_a_host_runtime);
+}
+
+mod cluster_on_a_host_runtime {
+    crate::common::conformance::store_conformance_tests!(super::redis_cluster_on_a_host_runtime);
 }
 
 mod cluster {
