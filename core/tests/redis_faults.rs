@@ -438,6 +438,45 @@ fn a_blocked_thread_reads_on_a_connection_of_its_own_that_ends_with_it() {
 }
 
 #[test]
+fn past_its_thread_connections_a_blocked_thread_reads_through_the_shared_one() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let options = RedisOptions {
+        thread_connections: 2,
+        ..quick_options()
+    };
+    let store = Arc::new(RedisStore::open_with(&server.url(), options).expect("connects"));
+    let (owner, sender) = pair(store);
+    let ids = ["t0", "t1", "t2", "t2-again", "t2-last"];
+    for id in ids {
+        owner.activate(ACTOR, id).unwrap();
+    }
+    let before = connections(&server);
+    std::thread::scope(|s| {
+        let workers: Vec<Worker<'_>> = (0..3).map(|_| Worker::start(s)).collect();
+        let sender = &sender;
+        for (worker, id) in workers.iter().zip(ids) {
+            assert!(worker.run(move || is_ready(&sender.resolve(ACTOR, id).unwrap())));
+        }
+        assert_eq!(
+            connections(&server),
+            before + 2,
+            "two threads have their own; the third read through the shared one"
+        );
+        let [first, _second, third] =
+            <[Worker<'_>; 3]>::try_from(workers).unwrap_or_else(|_| unreachable!("three workers"));
+        drop(first);
+        assert_eq!(connections_become(&server, before + 1), before + 1);
+        // The first thread ended and gave its seat back: the third now
+        // takes it.
+        assert!(third.run(move || is_ready(&sender.resolve(ACTOR, "t2-again").unwrap())));
+        assert_eq!(connections(&server), before + 2);
+        assert!(third.run(move || is_ready(&sender.resolve(ACTOR, "t2-last").unwrap())));
+        assert_eq!(connections(&server), before + 2, "it keeps its own");
+    });
+    assert_eq!(sender.stats().store_reads, 5, "one store read per miss");
+}
+
+#[test]
 fn a_threads_connection_to_a_dropped_store_is_closed_when_it_next_connects() {
     let server = RedisServer::start().expect("redis-server starts");
     let open =

@@ -68,6 +68,12 @@ pub struct RedisOptions {
     /// proposal) is kept before the key expires. Default
     /// [`DEFAULT_TOMBSTONE_RETENTION`](crate::store::DEFAULT_TOMBSTONE_RETENTION).
     pub tombstone_retention: Duration,
+    /// How many host threads may keep a connection of their own for the
+    /// reads of a blocking `resolve` (one server only; see
+    /// docs/location-store.md, "Connection"). Past it, a blocked thread
+    /// reads through the shared connection. A connection is given back
+    /// when its thread ends. Default 64; 0: none.
+    pub thread_connections: usize,
 }
 
 impl Default for RedisOptions {
@@ -78,6 +84,7 @@ impl Default for RedisOptions {
             response_timeout: Duration::from_secs(2),
             epoch_check_interval: Duration::from_secs(1),
             tombstone_retention: super::DEFAULT_TOMBSTONE_RETENTION,
+            thread_connections: 64,
         }
     }
 }
@@ -190,7 +197,7 @@ impl RedisStore {
         .abort_handle();
         let thread_reads = match &target {
             Target::Single(url) => Some(
-                ThreadReads::new(url, options.connect_timeout, servers)
+                ThreadReads::new(url, &options, servers)
                     .map_err(|e| connection::store_error(e, options.connect_timeout))?,
             ),
             Target::Cluster(_) => None,

@@ -14,16 +14,22 @@
 //! noticed yet) fails its first read the same way. One deadline bounds a
 //! whole read, connecting included.
 //!
+//! At most `RedisOptions::thread_connections` threads of a store hold one
+//! at a time; other threads' reads go through the shared connection, as
+//! they would without this (a thread-per-request host would otherwise open
+//! one connection per thread).
+//!
 //! One server only: a cluster's reads go through the shared connection,
 //! which follows slot moves.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use redis::{FromRedisValue, IntoConnectionInfo, Pipeline, RedisResult, Value};
 
+use super::RedisOptions;
 use super::connection::{servers_of, store_error};
 use crate::store::StoreError;
 
@@ -40,12 +46,26 @@ pub(super) struct ThreadReads {
     connect_timeout: Duration,
     servers: Arc<AtomicU64>,
     token: Arc<()>,
+    /// How many threads may hold a connection at once.
+    seats: usize,
+    /// How many do.
+    taken: Arc<AtomicUsize>,
+}
+
+/// One of a store's `thread_connections`, given back when dropped.
+struct Seat(Arc<AtomicUsize>);
+
+impl Drop for Seat {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
 }
 
 /// One thread's connection to one store.
 struct Held {
     store: Weak<()>,
     conn: redis::Connection,
+    _seat: Seat,
     /// The process that connected: a child made by `fork` inherits the
     /// thread's list, but the socket is its parent's.
     pid: u32,
@@ -60,7 +80,7 @@ thread_local! {
 impl ThreadReads {
     pub(super) fn new(
         url: &str,
-        connect_timeout: Duration,
+        options: &RedisOptions,
         servers: Arc<AtomicU64>,
     ) -> RedisResult<Self> {
         // No `CLIENT SETINFO` round trips when connecting: fewer waits
@@ -69,15 +89,18 @@ impl ThreadReads {
         let settings = info.redis_settings().clone().set_skip_set_lib_name();
         Ok(ThreadReads {
             client: redis::Client::open(info.set_redis_settings(settings))?,
-            connect_timeout,
+            connect_timeout: options.connect_timeout,
             servers,
             token: Arc::new(()),
+            seats: options.thread_connections,
+            taken: Arc::new(AtomicUsize::new(0)),
         })
     }
 
     /// Sends `pipe` (a read) on this thread's connection to the store and
-    /// reads its answer, all within `limit`. `None` when this thread is
-    /// exiting (its list is gone): the caller reads another way.
+    /// reads its answer, all within `limit`. `None` when this thread has no
+    /// connection and may not open one (every seat is taken), or is exiting
+    /// (its list is gone): the caller reads another way.
     pub(super) fn query<T: FromRedisValue>(
         &self,
         pipe: &Pipeline,
@@ -93,32 +116,51 @@ impl ThreadReads {
             let i = match self.position(&held) {
                 Some(i) => i,
                 None => {
-                    let fresh = self.connect(deadline, pid).map_err(fail)?;
+                    // Those of stores that are gone give their seats back.
+                    held.retain(|h| h.store.strong_count() > 0);
+                    let seat = self.seat()?;
+                    let fresh = match self.connect(deadline, pid, seat) {
+                        Ok(fresh) => fresh,
+                        Err(e) => return Some(Err(fail(e))),
+                    };
                     let i = keep(&mut held, fresh);
                     match self.same_server(&mut held[i], deadline) {
                         Ok(true) => i,
                         // Kept: the failure is reported once.
-                        Ok(false) => return Err(restarted()),
+                        Ok(false) => return Some(Err(restarted())),
                         Err(e) => {
                             held.remove(i);
-                            return Err(fail(e));
+                            return Some(Err(fail(e)));
                         }
                     }
                 }
             };
             let packed = pipe.get_packed_pipeline();
-            match exchange(&mut held[i], &packed, pipe.len(), deadline) {
-                Ok(values) => T::from_redis_value(Value::Array(values))
-                    .map_err(|e| StoreError::Protocol(e.to_string().into())),
-                Err(e) => {
-                    // A reply may still come on it: it goes. The next read
-                    // connects anew, this one fails as on the shared link.
-                    held.remove(i);
-                    Err(fail(e))
-                }
-            }
+            Some(
+                match exchange(&mut held[i], &packed, pipe.len(), deadline) {
+                    Ok(values) => T::from_redis_value(Value::Array(values))
+                        .map_err(|e| StoreError::Protocol(e.to_string().into())),
+                    Err(e) => {
+                        // A reply may still come on it: it goes. The next read
+                        // connects anew, this one fails as on the shared link.
+                        held.remove(i);
+                        Err(fail(e))
+                    }
+                },
+            )
         })
         .ok()
+        .flatten()
+    }
+
+    /// One of the store's seats, if one is free.
+    fn seat(&self) -> Option<Seat> {
+        self.taken
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < self.seats).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Seat(self.taken.clone()))
     }
 
     fn position(&self, held: &[Held]) -> Option<usize> {
@@ -128,13 +170,14 @@ impl ThreadReads {
             .position(|h| std::ptr::eq(h.store.as_ptr(), Arc::as_ptr(&self.token)))
     }
 
-    fn connect(&self, deadline: Instant, pid: u32) -> RedisResult<Held> {
+    fn connect(&self, deadline: Instant, pid: u32, seat: Seat) -> RedisResult<Held> {
         let left = remaining(deadline)?;
         Ok(Held {
             store: Arc::downgrade(&self.token),
             conn: self
                 .client
                 .get_connection_with_timeout(self.connect_timeout.min(left))?,
+            _seat: seat,
             pid,
             timeout: None,
         })
@@ -165,10 +208,9 @@ fn restarted() -> StoreError {
     )
 }
 
-/// Adds a connection to the thread's list, first dropping those of stores
-/// that are gone and, when full, the oldest; returns its index.
+/// Adds a connection to the thread's list, first dropping, when full, the
+/// oldest; returns its index.
 fn keep(held: &mut Vec<Held>, fresh: Held) -> usize {
-    held.retain(|h| h.store.strong_count() > 0);
     if held.len() >= MAX_PER_THREAD {
         held.remove(0);
     }
