@@ -81,10 +81,13 @@ struct Flight {
     result: OnceCell<ReadResult>,
 }
 
-/// The caller that reads for a flight leaves it when dropped: once its
-/// answer is cached, or early if its future is dropped mid-read (an async
-/// caller may give up), so that later misses start a flight of their own
-/// rather than join one nobody reads for.
+/// A caller's part in a flight, settled when dropped. The caller that read
+/// leaves the flight once its answer is cached. A caller dropped before
+/// any answer (an async caller may give up mid-read) removes the flight
+/// only if nobody else holds it: a joiner still waiting takes the read
+/// over, and the flight must stay in the map for an invalidation in the
+/// meantime to mark it; nobody waiting, a later miss reads anew instead of
+/// joining a flight nobody reads for.
 struct Reader<'a> {
     resolver: &'a Resolver,
     key: KeyRef<'a>,
@@ -95,7 +98,9 @@ struct Reader<'a> {
 
 impl Drop for Reader<'_> {
     fn drop(&mut self) {
-        if self.read.load(Ordering::Relaxed) {
+        if !self.flight.result.initialized() {
+            self.resolver.abandon_flight(self.key, self.flight);
+        } else if self.read.load(Ordering::Relaxed) {
             self.resolver.leave_flight(self.key, self.flight);
         }
     }
@@ -315,8 +320,20 @@ impl Resolver {
             && !flight.invalidated.load(Ordering::SeqCst)
     }
 
-    /// Whoever finishes first removes the flight, so a later miss reads anew
-    /// (and a dropped leader cannot strand it).
+    /// Removes a flight without an answer whose last caller gave up (the
+    /// map's reference and that caller's are all there are). Callers join
+    /// under the lock, so none can be on its way in.
+    fn abandon_flight(&self, key: KeyRef<'_>, flight: &Arc<Flight>) {
+        let key = key.to_owned();
+        let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
+        let last = Arc::strong_count(flight) == 2;
+        if last && flights.get(&key).is_some_and(|f| Arc::ptr_eq(f, flight)) {
+            flights.remove(&key);
+        }
+    }
+
+    /// The reader removes the flight once its answer is cached, so a later
+    /// miss reads anew.
     fn leave_flight(&self, key: KeyRef<'_>, flight: &Arc<Flight>) {
         let key = key.to_owned();
         let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
@@ -554,6 +571,35 @@ mod tests {
             resolver.lookup_cached(key).is_none(),
             "the invalidated route came back into the cache"
         );
+    }
+
+    /// A reader that gives up while a joiner waits: the joiner reads
+    /// instead, and an invalidation during its read still stops the answer
+    /// from being cached (the flight stayed where invalidations find it).
+    #[test]
+    fn a_joiner_takes_over_from_a_dropped_reader_and_its_read_still_sees_invalidations() {
+        let (resolver, store, tokio) = resolver_with_a();
+        let _entered = tokio.enter();
+        store.set_stalled(true);
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut joiner = pin!(resolver.resolve_from_store(A, Caller::Task));
+        {
+            let mut reader = pin!(resolver.resolve_from_store(A, Caller::Task));
+            assert!(reader.as_mut().poll(&mut cx).is_pending());
+            assert!(joiner.as_mut().poll(&mut cx).is_pending());
+        }
+        assert_eq!(resolver.flights_in_progress(), 1, "the joiner still waits");
+        assert!(joiner.as_mut().poll(&mut cx).is_pending(), "it reads now");
+        resolver.invalidate_key(A);
+        store.set_stalled(false);
+        let answer = tokio.block_on(joiner.as_mut());
+        assert!(matches!(answer, Resolution::ReadyRoute(_)), "{answer:?}");
+        assert!(
+            resolver.lookup_cached(A).is_none(),
+            "a read older than an invalidation is not cached"
+        );
+        assert_eq!(resolver.flights_in_progress(), 0);
+        assert_eq!(resolver.counters().snapshot(0).store_reads, 2);
     }
 
     /// An async caller that gives up while reading for a flight leaves it:

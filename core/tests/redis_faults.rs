@@ -642,6 +642,30 @@ fn a_store_on_the_hosts_runtime_resolves_there_and_ends_its_tasks_with_it() {
 }
 
 #[test]
+fn a_blocking_call_from_a_hosts_task_does_not_starve_the_store_on_its_runtime() {
+    let server = RedisServer::start().expect("redis-server starts");
+    let host = host_runtime();
+    let store = host
+        .block_on(RedisStore::connect(&server.url(), quick_options()))
+        .expect("connects");
+    let (owner, sender) = pair(Arc::new(store));
+    let (owner, sender) = (Arc::new(owner), Arc::new(sender));
+    // On the host's one worker: the store's calls need that worker too.
+    let task = host.spawn(async move {
+        let started = Instant::now();
+        owner.activate(ACTOR, "a").expect("activation");
+        let resolved = sender.resolve(ACTOR, "a").expect("valid id");
+        (started.elapsed(), resolved)
+    });
+    let (took, resolved) = host.block_on(task).expect("the task ran");
+    assert!(is_ready(&resolved), "{resolved:?}");
+    assert!(
+        took < Duration::from_millis(300),
+        "{took:?}: waited for itself"
+    );
+}
+
+#[test]
 fn a_store_whose_host_runtime_shut_down_fails_its_calls_in_time() {
     let server = RedisServer::start().expect("redis-server starts");
     let host = host_runtime();

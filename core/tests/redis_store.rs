@@ -90,10 +90,12 @@ fn host() -> &'static tokio::runtime::Runtime {
 }
 
 /// A store connected on the host's runtime (`RedisStore::connect`): its
-/// connection and watcher run there, and every call is sent there from
-/// the suite's own executors.
+/// connection and watcher run there, and the suite's calls are awaited
+/// there too (they run inline, in the caller's task), but for those of
+/// threads a test starts itself (sent there from their own executors).
 fn on_a_host_runtime(url: &str) -> Backend {
     let host = host();
+    common::conformance::run_on(host.handle().clone());
     let store = host
         .block_on(RedisStore::connect(url, options()))
         .expect("connects");
@@ -336,4 +338,19 @@ fn a_zero_timeout_is_refused_with_a_clear_error() {
             "{err}"
         );
     }
+}
+
+#[test]
+fn connect_awaited_outside_a_tokio_runtime_fails_with_a_clear_error() {
+    use std::future::Future;
+    use std::task::{Context, Poll, Waker};
+    let url = server().url();
+    let connect = std::pin::pin!(RedisStore::connect(&url, options()));
+    let Poll::Ready(Err(e)) = connect.poll(&mut Context::from_waker(Waker::noop())) else {
+        panic!("an answer at once")
+    };
+    assert!(
+        e.to_string().contains("must be awaited on a tokio runtime"),
+        "{e}"
+    );
 }

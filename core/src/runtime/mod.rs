@@ -318,7 +318,8 @@ impl Runtime {
     /// A miss's store read starts at once, as a task on the store's runtime;
     /// called on that runtime itself (a store made with
     /// [`RedisStore::connect`](crate::RedisStore::connect) on the caller's
-    /// runtime), it runs in the caller's task instead, when first polled.
+    /// runtime), it runs in the caller's task instead, when first polled:
+    /// there, await many at once (`join`) to read them concurrently.
     pub fn resolve_async(
         &self,
         kind: ObjectKind,
@@ -489,9 +490,10 @@ impl Runtime {
     /// Called and awaited on that very runtime (a host whose store lives on
     /// its own runtime, [`RedisStore::connect`](crate::RedisStore::connect)),
     /// `fut` runs inline, in the caller's task: a spawned task and its
-    /// wake-up cost as much as the store read they wrap (measured: 16
-    /// callers on the store's runtime resolved 72-82k/s through a spawn,
-    /// 135-141k/s inline). Otherwise it is spawned there at once, as a task
+    /// wake-up cost about as much as the store read they wrap (measured
+    /// with 16 callers running on a store's own one-thread runtime against
+    /// a local Redis: 72-82k resolves/s through a spawn, 135-141k/s
+    /// inline). Otherwise it is spawned there at once, as a task
     /// that runs under the timers and I/O it needs whatever executor awaits
     /// the answer.
     pub(crate) fn on_store_runtime<F>(
@@ -556,13 +558,38 @@ impl Runtime {
             // The receiver waits below until it gets this.
             let _ = tx.send(fut.await);
         });
-        match rx.recv() {
+        let answer = if self.blocks_a_store_worker() {
+            // The store's calls run on this very runtime: its other tasks
+            // go to another thread while this one waits, or the call could
+            // wait for itself until `store_timeout`.
+            tokio::task::block_in_place(|| rx.recv())
+        } else {
+            rx.recv()
+        };
+        match answer {
             Ok(out) => out,
             // The runtime shut down with the task unfinished: run it anew
             // would repeat its effects, so this only happens for a call
             // racing `shutdown`, which hosts refuse first.
             Err(_) => panic!("the runtime shut down under a blocking call"),
         }
+    }
+
+    /// Whether this thread runs (or drives) a multi-thread runtime that is
+    /// also the store's (a store connected on the host's runtime): blocking
+    /// it blocks the store's work. A current-thread runtime cannot hand its
+    /// work over; a blocking call there waits out `store_timeout` (see
+    /// [`RedisStore::connect`](crate::RedisStore::connect)).
+    fn blocks_a_store_worker(&self) -> bool {
+        let Ok(current) = tokio::runtime::Handle::try_current() else {
+            return false;
+        };
+        current.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+            && self
+                .inner
+                .store
+                .executor()
+                .is_some_and(|store| store.id() == current.id())
     }
 
     /// Stops the runtime's store I/O threads now (hosts call it on close;

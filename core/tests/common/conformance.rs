@@ -83,8 +83,25 @@ pub(crate) struct Backend {
     pub(crate) env: StoreEnv,
 }
 
-/// Runs `fut` to completion on a small current-thread runtime.
+thread_local! {
+    /// The runtime this test thread's calls run on, when a backend asks
+    /// for one (a store that lives on it: its calls then run inline).
+    static EXECUTOR: std::cell::RefCell<Option<tokio::runtime::Handle>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Makes this thread's [`block_on`] run on `runtime` from now on.
+#[allow(dead_code)] // Only the Redis suite has a store on a host's runtime.
+pub(crate) fn run_on(runtime: tokio::runtime::Handle) {
+    EXECUTOR.with(|e| *e.borrow_mut() = Some(runtime));
+}
+
+/// Runs `fut` to completion on a small current-thread runtime, or on the
+/// runtime [`run_on`] named.
 pub(crate) fn block_on<F: Future>(fut: F) -> F::Output {
+    if let Some(runtime) = EXECUTOR.with(|e| e.borrow().clone()) {
+        return runtime.block_on(fut);
+    }
     tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()

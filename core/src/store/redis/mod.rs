@@ -158,7 +158,7 @@ impl RedisStore {
         Ok(store)
     }
 
-    /// Connects to `url` on the runtime that awaits this: the store's
+    /// Connects to `url` on the tokio runtime that awaits this: the store's
     /// connection, its watcher and its calls run there, not on a thread of
     /// the store's own. For Rust hosts whose tasks resolve on that runtime:
     /// their `resolve_async` then runs inline, with no hop to another
@@ -166,15 +166,22 @@ impl RedisStore {
     /// the resolves per second of a store on its own thread; `make bench`).
     ///
     /// The runtime needs I/O and time enabled (`enable_all`), and must keep
-    /// running while the store is used: a multi-thread runtime always does;
-    /// a current-thread one runs the store's work only inside its
-    /// `block_on`, so use such a store only from there. Once the runtime
-    /// shuts down, the store's calls fail (`Unreachable`). Dropping the
-    /// store ends its tasks on the runtime.
+    /// running while the store is used. A multi-thread runtime always does
+    /// (a blocking call of a runtime on this store, made on one of its
+    /// workers, hands that worker's other tasks to another thread while it
+    /// waits). A current-thread one runs the store's work only inside its
+    /// `block_on`: use such a store only from there, and only through async
+    /// calls (a blocking call made there waits out `store_timeout`). Once
+    /// the runtime shuts down, the store's calls fail (`Unreachable`).
+    /// Dropping the store ends its tasks on the runtime. Awaited outside a
+    /// tokio runtime, it fails (`Config`).
     pub async fn connect(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+        let host = tokio::runtime::Handle::try_current().map_err(|_| {
+            StoreError::Config("RedisStore::connect must be awaited on a tokio runtime".into())
+        })?;
         let target = checked(url, &options)?;
         let mut store = Self::start(target, options).await?;
-        store.io = Some(Io::Host(tokio::runtime::Handle::current()));
+        store.io = Some(Io::Host(host));
         Ok(store)
     }
 
@@ -185,23 +192,24 @@ impl RedisStore {
         let first = conn.clone().run_ids(options.response_timeout).await?;
         let epoch = Arc::new(AtomicU64::new(first.epoch));
         let servers = Arc::new(AtomicU64::new(first.servers));
+        let thread_reads = match &target {
+            Target::Single(url) => Some(
+                ThreadReads::new(url, &options, servers.clone())
+                    .map_err(|e| connection::store_error(e, options.connect_timeout))?,
+            ),
+            Target::Cluster(_) => None,
+        };
+        // Last: nothing fails after it, so no watcher outlives a failed start.
         let watcher = tokio::spawn(watch_epoch(
             conn.clone(),
             Watched {
                 epoch: epoch.clone(),
-                servers: servers.clone(),
+                servers,
             },
             options.epoch_check_interval,
             options.response_timeout,
         ))
         .abort_handle();
-        let thread_reads = match &target {
-            Target::Single(url) => Some(
-                ThreadReads::new(url, &options, servers)
-                    .map_err(|e| connection::store_error(e, options.connect_timeout))?,
-            ),
-            Target::Cluster(_) => None,
-        };
         Ok(RedisStore {
             conn,
             thread_reads,
