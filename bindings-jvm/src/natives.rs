@@ -257,7 +257,8 @@ entry_points! {
         Ok(register(&STORES, store, "MemoryStore")?)
     }
 
-    /// Connects to Redis; -1 / null for the defaults. Blocks.
+    /// Connects to Redis; -1 / null for the defaults (a negative thread
+    /// connection count is refused in Java). Blocks.
     fn Java_io_zlink_Native_storeRedis(
         env,
         url: JString<'local>,
@@ -266,6 +267,7 @@ entry_points! {
         response_ms: jlong,
         epoch_ms: jlong,
         retention_ms: jlong,
+        thread_connections: jint,
     ) -> jlong {
         let url = text(env, &url)?;
         let prefix = if prefix.is_null() { None } else { Some(text(env, &prefix)?) };
@@ -275,6 +277,7 @@ entry_points! {
             response_timeout: given_checked(response_ms, "response timeout")?,
             epoch_check_interval: given_checked(epoch_ms, "epoch check interval")?,
             tombstone_retention: given_checked(retention_ms, "tombstone retention")?,
+            thread_connections: usize::try_from(thread_connections).ok(),
         };
         let store = Store::redis(&url, fields.options())?;
         Ok(register(&STORES, store, "RedisStore")?)

@@ -166,7 +166,8 @@ pub(crate) struct PyRedisStore {
 #[pymethods]
 impl PyRedisStore {
     #[new]
-    #[pyo3(signature = (url, *, prefix = None, connect_timeout = None, response_timeout = None, epoch_check_interval = None, tombstone_retention = None))]
+    #[pyo3(signature = (url, *, prefix = None, connect_timeout = None, response_timeout = None, epoch_check_interval = None, tombstone_retention = None, thread_connections = None))]
+    #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option.
     fn new(
         py: Python<'_>,
         url: &str,
@@ -175,6 +176,7 @@ impl PyRedisStore {
         response_timeout: Option<u64>,
         epoch_check_interval: Option<u64>,
         tombstone_retention: Option<u64>,
+        thread_connections: Option<usize>,
     ) -> PyResult<Self> {
         let options = RedisFields {
             prefix,
@@ -182,6 +184,7 @@ impl PyRedisStore {
             response_timeout,
             epoch_check_interval,
             tombstone_retention,
+            thread_connections,
         }
         .options();
         let store = py.detach(|| Store::redis(url, options)).py()?;

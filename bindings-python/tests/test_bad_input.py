@@ -156,6 +156,8 @@ def test_redis_store_bad_url_and_unreachable() -> None:
         zlink.RedisStore("redis://127.0.0.1:1", connect_timeout=200)
     with pytest.raises(zlink.StoreError):
         zlink.RedisStore("redis://127.0.0.1:1", prefix="{bad}")
+    with pytest.raises(OverflowError):
+        zlink.RedisStore("redis://127.0.0.1:1", thread_connections=-1)
 
 
 def test_wrong_store_and_clock_types() -> None:

@@ -103,6 +103,30 @@ def test_store_failure_is_not_negative_cached(own_redis_server) -> None:  # type
     assert sender.stats()["store_reads"] == 2, "each failure asks the store again"
 
 
+@pytest.mark.parametrize("seats", [0, 1])
+def test_blocked_threads_past_thread_connections_still_resolve(redis_server, seats: int) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    store = zlink.RedisStore(redis_server.url, prefix=f"seats{seats}", thread_connections=seats)
+    owner = zlink.Runtime(zlink.NodeIdentity("main", 1), store=store)
+    sender = zlink.Runtime(zlink.NodeIdentity("main", 2), store=store)
+    ids = [f"t{i}" for i in range(4)]
+    for i in ids:
+        owner.activate(ACTOR, i)
+    answers: dict[str, object] = {}
+
+    def resolve(i: str) -> None:
+        answers[i] = sender.resolve(ACTOR, i)
+
+    threads = [threading.Thread(target=resolve, args=(i,)) for i in ids]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(isinstance(answers[i], ReadyRoute) for i in ids), answers
+    assert sender.stats()["store_reads"] == len(ids)
+
+
 def test_positive_cache_is_bounded_by_route_cache_max_age(make_world: Callable[..., World]) -> None:
     world = make_world(RoutingConfig(route_cache_max_age=1_000))
     owner, sender = world.node(1), world.node(2)

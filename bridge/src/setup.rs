@@ -97,6 +97,9 @@ pub struct RedisFields<'a> {
     pub epoch_check_interval: Option<u64>,
     /// How long a released object's tombstone is kept.
     pub tombstone_retention: Option<u64>,
+    /// How many host threads may keep a connection of their own for the
+    /// reads of a blocking `resolve` (0: none).
+    pub thread_connections: Option<usize>,
 }
 
 impl RedisFields<'_> {
@@ -115,6 +118,9 @@ impl RedisFields<'_> {
             if let Some(ms) = value {
                 *field = Duration::from_millis(ms);
             }
+        }
+        if let Some(n) = self.thread_connections {
+            o.thread_connections = n;
         }
         o
     }

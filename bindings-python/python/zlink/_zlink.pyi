@@ -158,6 +158,7 @@ class RedisStore:
         response_timeout: int | None = None,
         epoch_check_interval: int | None = None,
         tombstone_retention: int | None = None,
+        thread_connections: int | None = None,
     ) -> RedisStore: ...
 
 @disjoint_base

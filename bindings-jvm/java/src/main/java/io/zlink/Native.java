@@ -32,7 +32,7 @@ final class Native {
     static native long storeMemory(long clock, long retentionMs);
 
     static native long storeRedis(String url, String prefix, long connectMs, long responseMs,
-            long epochMs, long retentionMs);
+            long epochMs, long retentionMs, int threadConnections);
 
     static native void storeFree(long store);
 

@@ -24,7 +24,7 @@ public final class RedisStore implements LocationStore {
         long h = Native.storeRedis(url, options.prefix, millis(options.connectTimeout, "connectTimeout"),
                 millis(options.responseTimeout, "responseTimeout"),
                 millis(options.epochCheckInterval, "epochCheckInterval"),
-                millis(options.tombstoneRetention, "tombstoneRetention"));
+                millis(options.tombstoneRetention, "tombstoneRetention"), options.threadConnections);
         this.handle = new Handle(this, h, Native::storeFree);
     }
 
@@ -39,6 +39,7 @@ public final class RedisStore implements LocationStore {
         Duration responseTimeout;
         Duration epochCheckInterval;
         Duration tombstoneRetention;
+        int threadConnections = -1;
 
         /** The key prefix (default {@code "zlink"}). */
         public Options prefix(String prefix) {
@@ -67,6 +68,21 @@ public final class RedisStore implements LocationStore {
         /** How long a released object's tombstone is kept (default one hour). */
         public Options tombstoneRetention(Duration d) {
             this.tombstoneRetention = Objects.requireNonNull(d, "tombstoneRetention");
+            return this;
+        }
+
+        /**
+         * How many threads blocked in {@code resolve} may read one Redis server on a connection of
+         * their own at a time (default 64; 0: none); the others read through the store's shared
+         * connection. A thread's connection is given back when the thread ends.
+         *
+         * @throws IllegalArgumentException if {@code n} is negative
+         */
+        public Options threadConnections(int n) {
+            if (n < 0) {
+                throw new IllegalArgumentException("threadConnections must be >= 0, got " + n);
+            }
+            this.threadConnections = n;
             return this;
         }
     }

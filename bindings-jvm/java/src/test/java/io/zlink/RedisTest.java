@@ -94,6 +94,32 @@ class RedisTest {
     }
 
     @Test
+    void threadsBlockedPastThreadConnectionsStillResolve() throws Exception {
+        for (int seats : new int[] {0, 1}) {
+            try (var store = new RedisStore(redis.url(),
+                            new RedisStore.Options().prefix("seats" + seats).threadConnections(seats));
+                    var owner = ZlinkRuntime.builder(new NodeIdentity("main", 1)).store(store).build();
+                    var sender = ZlinkRuntime.builder(new NodeIdentity("main", 2)).store(store).build()) {
+                List<Thread> threads = new ArrayList<>();
+                List<Resolution> answers = java.util.Collections.synchronizedList(new ArrayList<>());
+                for (int i = 0; i < 4; i++) {
+                    String id = "t" + i;
+                    owner.activate(ObjectKind.ACTOR, id);
+                    threads.add(new Thread(() -> answers.add(sender.resolve(ObjectKind.ACTOR, id))));
+                }
+                threads.forEach(Thread::start);
+                for (var t : threads) {
+                    t.join();
+                }
+                assertEquals(4, answers.size());
+                answers.forEach(a -> assertInstanceOf(ReadyRoute.class, a));
+                assertEquals(4L, sender.stats().get("store_reads"));
+            }
+        }
+        assertThrows(IllegalArgumentException.class, () -> new RedisStore.Options().threadConnections(-1));
+    }
+
+    @Test
     void aBadUrlIsAnErrorNamingIt() {
         var e = assertThrows(ZlinkException.class, () -> new RedisStore("http://nowhere"));
         assertTrue(e.getMessage().contains("http"), e.getMessage());
