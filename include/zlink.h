@@ -1615,6 +1615,43 @@ typedef struct {
 } zlink_relocation_started;
 
 /**
+ * Options of a Redis store, durations in milliseconds. Start from
+ * `zlink_redis_options_default` (which sets `size`) and change what you
+ * need; the key prefix is an argument of its own.
+ */
+typedef struct {
+  /**
+   * `sizeof(zlink_redis_options)` as the caller compiled it: lets later
+   * versions append fields. Set by `zlink_redis_options_default`; any
+   * other value than this library's size is `ZLINK_RESULT_INVALID_CONFIG`.
+   */
+  size_t size;
+  /**
+   * Deadline for (re)connecting, > 0. Default 2000.
+   */
+  uint64_t connect_timeout_ms;
+  /**
+   * Deadline for one command's answer, > 0. Default 2000.
+   */
+  uint64_t response_timeout_ms;
+  /**
+   * How often the server's run id is checked for a restart or failover,
+   * > 0. Default 1000.
+   */
+  uint64_t epoch_check_interval_ms;
+  /**
+   * How long a released object's tombstone is kept. Default 3600000.
+   */
+  uint64_t tombstone_retention_ms;
+  /**
+   * How many threads blocked in `zlink_resolve` may read one server on a
+   * connection of their own at a time (0: none); the others read through
+   * the store's shared connection. Default 64.
+   */
+  uint64_t thread_connections;
+} zlink_redis_options;
+
+/**
  * The routing settings, durations in milliseconds (DESIGN §4). Start from
  * `zlink_config_default` (which sets `size`) and change what you need.
  */
@@ -2818,6 +2855,31 @@ zlink_result zlink_store_redis_open(const char *url,
                                     const char *key_prefix,
                                     zlink_store **out,
                                     zlink_error **error);
+
+/**
+ * Writes the default Redis store options to `out`.
+ *
+ * # Safety
+ * `out` is writable.
+ */
+zlink_result zlink_redis_options_default(zlink_redis_options *out, zlink_error **error);
+
+/**
+ * `zlink_store_redis_open` with `options` (NULL: the defaults), from
+ * `zlink_redis_options_default`. A struct of another size is
+ * `ZLINK_RESULT_INVALID_CONFIG`; a zero timeout or check interval is
+ * `ZLINK_RESULT_INVALID_ARGUMENT` of kind `Config`, as a bad URL is.
+ *
+ * # Safety
+ * `url` and a non-NULL `key_prefix` are NUL-terminated; a non-NULL
+ * `options` points to at least a `size` field, and to a whole
+ * `zlink_redis_options` when that field says so; `out` is writable.
+ */
+zlink_result zlink_store_redis_open_with(const char *url,
+                                         const char *key_prefix,
+                                         const zlink_redis_options *options,
+                                         zlink_store **out,
+                                         zlink_error **error);
 
 /**
  * Frees a store handle; runtimes using the store keep it until they are

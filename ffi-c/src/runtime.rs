@@ -193,16 +193,32 @@ entry! {
     /// `url` and a non-NULL `key_prefix` are NUL-terminated; `out` is writable.
     fn zlink_store_redis_open(url: *const c_char, key_prefix: *const c_char,
         out: *mut *mut zlink_store) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: NUL-terminated by contract.
-        let url = unsafe { text_in(url, "url") }?;
-        let mut options = RedisOptions::default();
-        if !key_prefix.is_null() {
-            // SAFETY: NUL-terminated by contract.
-            options.prefix = unsafe { text_in(key_prefix, "key_prefix") }?.to_owned();
-        }
-        watch_forks();
-        handle_out(&STORES, Store::redis(url, options)?, out, "store")
+        // SAFETY: forwarded contract; NULL options are the defaults.
+        unsafe { redis_open(url, key_prefix, std::ptr::null(), out) }
+    }
+
+    /// Writes the default Redis store options to `out`.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_redis_options_default(out: *mut zlink_redis_options) {
+        Out::new(out, "out")?.put((&RedisOptions::default()).into());
+        Ok(())
+    }
+
+    /// `zlink_store_redis_open` with `options` (NULL: the defaults), from
+    /// `zlink_redis_options_default`. A struct of another size is
+    /// `ZLINK_RESULT_INVALID_CONFIG`; a zero timeout or check interval is
+    /// `ZLINK_RESULT_INVALID_ARGUMENT` of kind `Config`, as a bad URL is.
+    ///
+    /// # Safety
+    /// `url` and a non-NULL `key_prefix` are NUL-terminated; a non-NULL
+    /// `options` points to at least a `size` field, and to a whole
+    /// `zlink_redis_options` when that field says so; `out` is writable.
+    fn zlink_store_redis_open_with(url: *const c_char, key_prefix: *const c_char,
+        options: *const zlink_redis_options, out: *mut *mut zlink_store) {
+        // SAFETY: forwarded contract.
+        unsafe { redis_open(url, key_prefix, options, out) }
     }
 
     /// Frees a store handle; runtimes using the store keep it until they are
@@ -215,6 +231,46 @@ entry! {
     fn zlink_store_free(store: *mut zlink_store) {
         STORES.free(store as usize, "store").map(drop)
     }
+}
+
+/// Opens a Redis store for the two entry points.
+///
+/// # Safety
+/// As `zlink_store_redis_open_with`.
+unsafe fn redis_open(
+    url: *const c_char,
+    key_prefix: *const c_char,
+    options: *const zlink_redis_options,
+    out: *mut *mut zlink_store,
+) -> FfiResult {
+    let out = Out::new(out, "out")?;
+    // SAFETY: NUL-terminated by contract.
+    let url = unsafe { text_in(url, "url") }?;
+    let prefix = if key_prefix.is_null() {
+        None
+    } else {
+        // SAFETY: NUL-terminated by contract.
+        Some(unsafe { text_in(key_prefix, "key_prefix") }?)
+    };
+    let options = if options.is_null() {
+        zlink_redis_options::from(&RedisOptions::default())
+    } else {
+        // SAFETY: the caller's contract, size checked first.
+        unsafe {
+            sized_in(
+                options,
+                "zlink_redis_options",
+                "zlink_redis_options_default",
+            )
+        }?
+    };
+    watch_forks();
+    handle_out(
+        &STORES,
+        Store::redis(url, options.to_core(prefix))?,
+        out,
+        "store",
+    )
 }
 
 // ---------------------------------------------------------------- runtime
@@ -240,21 +296,29 @@ unsafe fn config_in(config: *const zlink_config) -> FfiResult<RoutingConfig> {
     if config.is_null() {
         return Err(missing("config"));
     }
-    // SAFETY: the caller's contract: `size` is readable.
-    let size = unsafe { std::ptr::addr_of!((*config).size).read_unaligned() };
-    let ours = std::mem::size_of::<zlink_config>();
+    // SAFETY: the caller's contract.
+    unsafe { sized_in(config, "zlink_config", "zlink_config_default") }?.to_core()
+}
+
+/// A struct whose first field is its `size` (set by `default`): read once
+/// that size is found to be this library's.
+///
+/// # Safety
+/// `value` is non-NULL and points to at least a `usize` `size` field, and
+/// to a whole `T` when that field says so.
+unsafe fn sized_in<T: Copy>(value: *const T, name: &str, default: &str) -> FfiResult<T> {
+    // SAFETY: the caller's contract: the leading `size` is readable.
+    let size = unsafe { value.cast::<usize>().read_unaligned() };
+    let ours = std::mem::size_of::<T>();
     if size != ours {
         return Err(Error::new(
             zlink_bridge::Family::Config,
             ErrorKind::ConfigSize,
-            format!(
-                "config size is {size}, not sizeof(zlink_config) = {ours}: \
-                 start from zlink_config_default"
-            ),
+            format!("{name} size is {size}, not sizeof({name}) = {ours}: start from {default}"),
         ));
     }
-    // SAFETY: a whole `zlink_config`, as its size says.
-    unsafe { config.read() }.to_core()
+    // SAFETY: a whole `T`, as its size says.
+    Ok(unsafe { value.read_unaligned() })
 }
 
 entry! {

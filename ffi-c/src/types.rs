@@ -10,8 +10,8 @@ use zlink_bridge::{Error, ErrorKind, Resolved, config};
 use zlink_core::wire::{NodeRef, RouteEnd};
 use zlink_core::{
     AuthorityOwnerGeneration, InputError, MAX_MESH_NAME_BYTES, MeshName, NodeGeneration, NodeRid,
-    ObjectGeneration, OwnedObject, OwnerLeaseGeneration, ReadyRoute, RouteFence, RoutingConfig,
-    StoreVersion,
+    ObjectGeneration, OwnedObject, OwnerLeaseGeneration, ReadyRoute, RedisOptions, RouteFence,
+    RoutingConfig, StoreVersion,
 };
 
 use crate::FfiResult;
@@ -59,6 +59,62 @@ pub struct zlink_config {
     /// Largest application state one relocation carries, in bytes,
     /// 1..=1073741824. Default 16777216.
     pub max_relocation_state_bytes: u64,
+}
+
+/// Options of a Redis store, durations in milliseconds. Start from
+/// `zlink_redis_options_default` (which sets `size`) and change what you
+/// need; the key prefix is an argument of its own.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct zlink_redis_options {
+    /// `sizeof(zlink_redis_options)` as the caller compiled it: lets later
+    /// versions append fields. Set by `zlink_redis_options_default`; any
+    /// other value than this library's size is `ZLINK_RESULT_INVALID_CONFIG`.
+    pub size: usize,
+    /// Deadline for (re)connecting, > 0. Default 2000.
+    pub connect_timeout_ms: u64,
+    /// Deadline for one command's answer, > 0. Default 2000.
+    pub response_timeout_ms: u64,
+    /// How often the server's run id is checked for a restart or failover,
+    /// > 0. Default 1000.
+    pub epoch_check_interval_ms: u64,
+    /// How long a released object's tombstone is kept. Default 3600000.
+    pub tombstone_retention_ms: u64,
+    /// How many threads blocked in `zlink_resolve` may read one server on a
+    /// connection of their own at a time (0: none); the others read through
+    /// the store's shared connection. Default 64.
+    pub thread_connections: u64,
+}
+
+impl From<&RedisOptions> for zlink_redis_options {
+    fn from(o: &RedisOptions) -> Self {
+        let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        zlink_redis_options {
+            size: std::mem::size_of::<zlink_redis_options>(),
+            connect_timeout_ms: ms(o.connect_timeout),
+            response_timeout_ms: ms(o.response_timeout),
+            epoch_check_interval_ms: ms(o.epoch_check_interval),
+            tombstone_retention_ms: ms(o.tombstone_retention),
+            thread_connections: o.thread_connections as u64,
+        }
+    }
+}
+
+impl zlink_redis_options {
+    /// The core's options, with `prefix` (None: the default).
+    pub(crate) fn to_core(self, prefix: Option<&str>) -> RedisOptions {
+        zlink_bridge::setup::RedisFields {
+            prefix,
+            connect_timeout: Some(self.connect_timeout_ms),
+            response_timeout: Some(self.response_timeout_ms),
+            epoch_check_interval: Some(self.epoch_check_interval_ms),
+            tombstone_retention: Some(self.tombstone_retention_ms),
+            thread_connections: Some(
+                usize::try_from(self.thread_connections).unwrap_or(usize::MAX),
+            ),
+        }
+        .options()
+    }
 }
 
 /// The conversions of `zlink_config`, one line per field in the bridge's

@@ -1571,6 +1571,41 @@ static int test_manual_peer_replacement_after_close(void) {
 
 /* ---------------------------------------------------------------- config */
 
+static int test_redis_options_are_checked_before_connecting(void) {
+    zlink_redis_options options;
+    OK(zlink_redis_options_default(&options, NULL));
+    CHECK(options.size == sizeof(zlink_redis_options));
+    CHECK(options.connect_timeout_ms == 2000 && options.response_timeout_ms == 2000);
+    CHECK(options.thread_connections == 64);
+    zlink_store *store = NULL;
+    zlink_error *err = NULL;
+    zlink_redis_options wrong = options;
+    wrong.size = sizeof(zlink_redis_options) - 8;
+    CHECK_RC(zlink_store_redis_open_with("redis://127.0.0.1:1", NULL, &wrong, &store, &err),
+             ZLINK_RESULT_INVALID_CONFIG);
+    CHECK(strstr(zlink_error_message(err), "sizeof(zlink_redis_options)") != NULL);
+    zlink_error_free(err);
+    zlink_redis_options zero = options;
+    zero.response_timeout_ms = 0;
+    err = NULL;
+    CHECK_RC(zlink_store_redis_open_with("redis://127.0.0.1:1", "p", &zero, &store, &err),
+             ZLINK_RESULT_INVALID_ARGUMENT);
+    CHECK(strcmp(zlink_error_kind(err), "Config") == 0);
+    zlink_error_free(err);
+    /* A port nothing listens on: refused within the connect timeout. */
+    options.connect_timeout_ms = 200;
+    options.thread_connections = 0;
+    err = NULL;
+    CHECK_RC(zlink_store_redis_open_with("redis://127.0.0.1:1", NULL, &options, &store, &err),
+             ZLINK_RESULT_STORE_FAILURE);
+    /* Refused, or timed out when the machine is slow (valgrind). */
+    CHECK(strcmp(zlink_error_kind(err), "Unreachable") == 0 ||
+          strcmp(zlink_error_kind(err), "Timeout") == 0);
+    zlink_error_free(err);
+    CHECK(store == NULL);
+    return 0;
+}
+
 static int test_config_size_and_update(void) {
     cluster c;
     if (cluster_new(&c, 1)) return 1;
@@ -1882,6 +1917,7 @@ int main(void) {
         test_timeouts_and_shutdown_complete_pending_requests);
     run("manual_peer_replacement_after_close", test_manual_peer_replacement_after_close);
     run("config_size_and_update", test_config_size_and_update);
+    run("redis_options_are_checked_before_connecting", test_redis_options_are_checked_before_connecting);
     run("log_callback_forwards_core_records", test_log_callback_forwards_core_records);
     run("batch_lookup_and_resolve", test_batch_lookup_and_resolve);
     run("free_racing_calls_on_other_threads", test_free_racing_calls_on_other_threads);
