@@ -9,7 +9,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use jni::EnvUnowned;
-use jni::objects::{JByteArray, JClass, JLongArray};
+use jni::objects::{JByteArray, JClass, JLongArray, JString};
 use jni::refs::Reference as _;
 use jni::sys::{jint, jlong, jsize};
 use zlink_core::{ObjectKey, ReadyRoute};
@@ -55,11 +55,40 @@ fn lookup_in(core: &zlink_core::Runtime, key: jlong) -> Option<Option<ReadyRoute
     // held by the io.zlink.ObjectKey the caller holds and keeps reachable
     // through the call; it is freed only by that object's cleaning.
     let key = unsafe { &*(key as *const ObjectKey) };
-    let hit = core.lookup_cached(key.kind(), key.id()).ok()?;
+    lookup_id(core, key.kind(), key.id())
+}
+
+/// The cached route of `(kind, id)`: `Some(None)` for a miss, `None` for
+/// an ID the checked path must refuse or a route into another mesh (the
+/// fast answer carries no mesh: Java fills in the runtime's own).
+fn lookup_id(
+    core: &zlink_core::Runtime,
+    kind: zlink_core::ObjectKind,
+    id: &str,
+) -> Option<Option<ReadyRoute>> {
+    let hit = core.lookup_cached(kind, id).ok()?;
     match hit {
         Some(route) if route.route.mesh == core.identity().mesh => Some(Some(route)),
         Some(_) => None,
         None => Some(None),
+    }
+}
+
+/// Writes a hit's numbers to `out` (a `long[]` of `ROUTE_LONGS`).
+fn put_route(env: &EnvUnowned<'_>, out: &JLongArray<'_>, route: &ReadyRoute) {
+    let values = longs(route);
+    let raw = env.as_raw();
+    // SAFETY: a valid JNIEnv for this call; `out` is a long[] of at least
+    // ROUTE_LONGS elements (Java makes it); on a too short array the JVM
+    // throws ArrayIndexOutOfBoundsException itself.
+    unsafe {
+        ((**raw).v1_1.SetLongArrayRegion)(
+            raw,
+            out.as_raw(),
+            0,
+            ROUTE_LONGS as jsize,
+            values.as_ptr(),
+        );
     }
 }
 
@@ -75,20 +104,7 @@ pub extern "system" fn Java_io_zlink_Native_lookupKey<'local>(
 ) -> jint {
     match catch_unwind(|| lookup(rt, key)) {
         Ok(Some(Some(route))) => {
-            let values = longs(&route);
-            let raw = env.as_raw();
-            // SAFETY: a valid JNIEnv for this call; `out` is a long[] of
-            // at least ROUTE_LONGS elements (Java makes it); on a too short
-            // array the JVM throws ArrayIndexOutOfBoundsException itself.
-            unsafe {
-                ((**raw).v1_1.SetLongArrayRegion)(
-                    raw,
-                    out.as_raw(),
-                    0,
-                    ROUTE_LONGS as jsize,
-                    values.as_ptr(),
-                );
-            }
+            put_route(&env, &out, &route);
             HIT
         }
         Ok(Some(None)) => MISS,
@@ -154,6 +170,76 @@ pub extern "system" fn Java_io_zlink_Native_lookupKeys<'local>(
             values.as_ptr(),
         );
     }
+}
+
+/// Longest String ID the fast path reads (on the stack); longer ones take
+/// the checked path.
+const STRING_ID_BYTES: usize = 128;
+
+/// Cache only, for a String ID of ASCII characters (read straight from the
+/// String, no `byte[]`): HIT (the route's numbers in `out`), MISS, or SLOW
+/// (anything else: another kind code, a non-ASCII, empty or long ID, a
+/// closed runtime; Java then takes the checked path).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_io_zlink_Native_lookupString<'local>(
+    env: EnvUnowned<'local>,
+    _class: JClass<'local>,
+    rt: jlong,
+    kind: jint,
+    id: JString<'local>,
+    out: JLongArray<'local>,
+) -> jint {
+    let found = catch_unwind(AssertUnwindSafe(|| {
+        let kind = match kind as u32 {
+            k if k == zlink_bridge::codes::ObjectKind::Spot as u32 => zlink_core::ObjectKind::Spot,
+            k if k == zlink_bridge::codes::ObjectKind::Actor as u32 => {
+                zlink_core::ObjectKind::Actor
+            }
+            _ => return None,
+        };
+        let mut buf = [0u8; 3 * STRING_ID_BYTES + 1];
+        let id = ascii_of(&env, &id, &mut buf)?;
+        let pinned = RUNTIMES.get(rt as usize).ok()?;
+        lookup_id(pinned.core().ok()?, kind, id)
+    }));
+    match found {
+        Ok(Some(Some(route))) => {
+            put_route(&env, &out, &route);
+            HIT
+        }
+        Ok(Some(None)) => MISS,
+        _ => SLOW,
+    }
+}
+
+/// The characters of `id` as text in `buf` (zeroed, 3 bytes a character
+/// and one more), if there are 1 to `STRING_ID_BYTES` of them, all ASCII
+/// but NUL. JNI copies out modified UTF-8 (1 to 3 bytes a character, NUL as
+/// two non-zero bytes) and may not terminate it, so the copy ends at the
+/// first zero byte of the zeroed buffer; as many bytes as characters means
+/// every character was one ASCII byte, which is plain UTF-8.
+fn ascii_of<'b>(env: &EnvUnowned<'_>, id: &JString<'_>, buf: &'b mut [u8]) -> Option<&'b str> {
+    if id.is_null() {
+        return None;
+    }
+    let raw = env.as_raw();
+    // SAFETY: a valid JNIEnv and a live, non-null String reference.
+    let chars = unsafe { ((**raw).v1_1.GetStringLength)(raw, id.as_raw()) };
+    let len = usize::try_from(chars).ok()?;
+    if len == 0 || len > STRING_ID_BYTES || buf.len() <= 3 * len {
+        return None;
+    }
+    // SAFETY: as above; the region is within the String, and `buf` holds
+    // the at most 3 bytes per character it copies.
+    unsafe {
+        ((**raw).v1_2.GetStringUTFRegion)(raw, id.as_raw(), 0, chars, buf.as_mut_ptr().cast());
+    }
+    let copied = buf.iter().position(|b| *b == 0)?;
+    if copied != len {
+        return None;
+    }
+    let text = std::str::from_utf8(&buf[..len]).ok()?;
+    text.is_ascii().then_some(text)
 }
 
 crate::entry_points! {

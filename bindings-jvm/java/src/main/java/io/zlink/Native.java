@@ -66,6 +66,8 @@ final class Native {
     /** 1 hit (the route's 7 numbers in {@code out}), 0 miss, -1 take the checked path. */
     static native int lookupKey(long rt, long key, long[] out);
 
+    static native int lookupString(long rt, int kind, String id, long[] out);
+
     /** Per key: status then 7 numbers, 8 longs each, in {@code out}. */
     static native void lookupKeys(long rt, long[] keys, int n, long[] out);
 

@@ -157,7 +157,12 @@ public final class ZlinkRuntime implements AutoCloseable {
      */
     public Resolution resolve(ObjectKind kind, String id) {
         try {
-            return Decoder.read(Native.resolve(handle.value, kind(kind), id(id)), Decoder::resolution);
+            int k = kind(kind);
+            long[] out = ROUTE.get();
+            if (fast(k, id, out) == 1) {
+                return route(out, 0);
+            }
+            return Decoder.read(Native.resolve(handle.value, k, id(id)), Decoder::resolution);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -202,6 +207,14 @@ public final class ZlinkRuntime implements AutoCloseable {
     /** Cache only: a recent route, never blocking, never reading the store. */
     public Optional<ReadyRoute> lookupCached(ObjectKind kind, String id) {
         try {
+            long[] out = ROUTE.get();
+            int status = fast(kind(kind), id, out);
+            if (status == 1) {
+                return Optional.of(route(out, 0));
+            }
+            if (status == 0) {
+                return Optional.empty();
+            }
             byte[] hit = Native.lookupCached(handle.value, kind(kind), id(id));
             return hit == null ? Optional.empty() : Optional.of(Decoder.read(hit, Decoder::readyRoute));
         } finally {
@@ -457,6 +470,15 @@ public final class ZlinkRuntime implements AutoCloseable {
     }
 
     // ---- 4-6 with interned keys: the fast path -----------------------------
+
+    /**
+     * The cache-only fast path of a String ID, read straight from the String (no {@code byte[]}
+     * either way): 1 (cached: the route's numbers in {@code out}), 0 (not cached), or -1 (an ID
+     * it leaves to the checked path: null, empty, not ASCII, long; or a closed runtime).
+     */
+    private int fast(int kind, String id, long[] out) {
+        return id == null ? -1 : Native.lookupString(handle.value, kind, id, out);
+    }
 
     private ReadyRoute route(long[] v, int at) {
         return new ReadyRoute(mesh, v[at], new RouteFence(v[at + 1], v[at + 2], v[at + 3], v[at + 4], v[at + 5]),

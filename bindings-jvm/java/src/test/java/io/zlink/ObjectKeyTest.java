@@ -32,6 +32,36 @@ class ObjectKeyTest {
     }
 
     @Test
+    void stringIdsAnswerTheSameOnTheFastPathAndOffIt() {
+        try (var store = new MemoryStore();
+                var owner = ZlinkRuntime.builder(new NodeIdentity("main", 1)).store(store).build();
+                var sender = ZlinkRuntime.builder(new NodeIdentity("main", 2)).store(store).build()) {
+            // ASCII (the fast path), then IDs it leaves to the checked one.
+            for (String id : new String[] {"a", "\u00e9-actor", "nul\u0000inside", "x".repeat(200)}) {
+                assertTrue(sender.lookupCached(ObjectKind.ACTOR, id).isEmpty(), "cold " + id);
+                owner.activate(ObjectKind.ACTOR, id);
+                ReadyRoute r = assertInstanceOf(ReadyRoute.class, sender.resolve(ObjectKind.ACTOR, id));
+                assertEquals(r, sender.lookupCached(ObjectKind.ACTOR, id).orElseThrow(), id);
+                assertEquals(r, sender.resolve(ObjectKind.ACTOR, id), "a hit " + id);
+                assertTrue(sender.lookupCached(ObjectKind.SPOT, id).isEmpty(), "other kind " + id);
+            }
+            assertThrows(ZlinkInputException.class, () -> sender.lookupCached(ObjectKind.ACTOR, ""));
+            assertThrows(ZlinkInputException.class, () -> sender.lookupCached(ObjectKind.ACTOR, "\ud800"));
+            assertThrows(NullPointerException.class, () -> sender.lookupCached(ObjectKind.ACTOR, null));
+            assertThrows(NullPointerException.class, () -> sender.lookupCached(null, "a"));
+            assertThrows(ZlinkInputException.class, () -> sender.resolve(ObjectKind.ACTOR, ""));
+            assertThrows(NullPointerException.class, () -> sender.resolve(ObjectKind.ACTOR, null));
+            var stats = sender.stats();
+            assertEquals(8L, stats.get("cache_hits"), "one per hit, as before");
+        }
+        var small = RoutingConfig.builder().maxObjectIdBytes(4).build();
+        try (var rt = ZlinkRuntime.builder(new NodeIdentity("main", 1)).config(small).build()) {
+            var e = assertThrows(ZlinkInputException.class, () -> rt.lookupCached(ObjectKind.SPOT, "longer"));
+            assertEquals("ObjectIdTooLong", e.kind());
+        }
+    }
+
+    @Test
     void badKeysAndClosedRuntimesTakeTheCheckedPath() {
         assertThrows(ZlinkInputException.class, () -> ObjectKey.of(ObjectKind.ACTOR, ""));
         assertThrows(NullPointerException.class, () -> ObjectKey.of(null, "a"));
