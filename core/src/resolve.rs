@@ -14,7 +14,7 @@ use tokio::sync::OnceCell;
 
 use crate::authority::{AuthorityRecord, AuthorityState};
 use crate::cache::RouteCache;
-use crate::clock::{Clock, MonoTime};
+use crate::clock::{Clock, MonoTime, SystemClock};
 use crate::config::LiveConfig;
 use crate::ids::{KeyRef, NodeRid, ObjectKey, OwnerLeaseGeneration, StoreVersion};
 use crate::liveness::OwnerLiveness;
@@ -114,6 +114,8 @@ pub(crate) struct Resolver {
     liveness: OwnerLiveness,
     store: Arc<dyn LocationStore>,
     clock: Arc<dyn Clock>,
+    /// `clock`, when it is the system's: read without a virtual call.
+    system_clock: Option<SystemClock>,
     config: Arc<LiveConfig>,
     flights: Mutex<HashMap<ObjectKey, Arc<Flight>>>,
 }
@@ -130,6 +132,7 @@ impl Resolver {
             health: StoreHealth::default(),
             liveness: OwnerLiveness::default(),
             store,
+            system_clock: clock.as_system().copied(),
             clock,
             config,
             flights: Mutex::new(HashMap::new()),
@@ -141,7 +144,11 @@ impl Resolver {
     /// wants it (a copy of a just-built route stalls on store forwarding).
     #[inline(always)]
     pub(crate) fn lookup_cached(&self, key: KeyRef<'_>) -> Option<ReadyRoute> {
-        let hit = self.cache.get(key, self.clock.now_coarse());
+        let now = match &self.system_clock {
+            Some(clock) => clock.coarse_now(),
+            None => self.clock.now_coarse(),
+        };
+        let hit = self.cache.get(key, now);
         if hit.is_some() {
             self.counters.cache_hits.incr();
         }
