@@ -87,21 +87,35 @@ struct Flight {
 /// only if nobody else holds it: a joiner still waiting takes the read
 /// over, and the flight must stay in the map for an invalidation in the
 /// meantime to mark it; nobody waiting, a later miss reads anew instead of
-/// joining a flight nobody reads for.
+/// joining a flight nobody reads for. It holds the caller's reference to
+/// the flight, so that such a caller lets go of it under the map's lock:
+/// of two callers given up at once, the second sees the first gone.
 struct Reader<'a> {
     resolver: &'a Resolver,
     key: KeyRef<'a>,
-    flight: &'a Arc<Flight>,
+    /// `None` only once dropped.
+    flight: Option<Arc<Flight>>,
     /// This caller ran the read (it is the flight's reader).
     read: AtomicBool,
 }
 
+impl Reader<'_> {
+    fn flight(&self) -> &Arc<Flight> {
+        self.flight
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("taken only by Drop"))
+    }
+}
+
 impl Drop for Reader<'_> {
     fn drop(&mut self) {
-        if !self.flight.result.initialized() {
-            self.resolver.abandon_flight(self.key, self.flight);
+        let Some(flight) = self.flight.take() else {
+            return;
+        };
+        if !flight.result.initialized() {
+            self.resolver.abandon_flight(self.key, flight);
         } else if self.read.load(Ordering::Relaxed) {
-            self.resolver.leave_flight(self.key, self.flight);
+            self.resolver.leave_flight(self.key, &flight);
         }
     }
 }
@@ -168,29 +182,29 @@ impl Resolver {
         if let Some(route) = self.lookup_cached(key) {
             return Resolution::ReadyRoute(route);
         }
-        let flight = self.join_flight(key);
+        let reader = Reader {
+            resolver: self,
+            key,
+            flight: Some(self.join_flight(key)),
+            read: AtomicBool::new(false),
+        };
         // Counted after joining, so "n misses counted" implies "n joined".
         self.counters.cache_misses.incr();
         // Only the caller that read caches the answer, before the flight is
         // left: an invalidation that comes after it left finds the route in
         // the cache (and removes it), never a joiner about to insert it.
-        let reader = Reader {
-            resolver: self,
-            key,
-            flight: &flight,
-            read: AtomicBool::new(false),
-        };
+        let flight = reader.flight();
         let read = flight
             .result
             .get_or_init(|| {
                 reader.read.store(true, Ordering::Relaxed);
-                self.read_once(key, &flight, caller)
+                self.read_once(key, flight, caller)
             })
             .await
             .clone();
         let resolution = match read {
             Ok(observed) => {
-                self.classify(key, observed, &flight, reader.read.load(Ordering::Relaxed))
+                self.classify(key, observed, flight, reader.read.load(Ordering::Relaxed))
             }
             Err(e) => Resolution::StoreFailure(e),
         };
@@ -330,11 +344,20 @@ impl Resolver {
     /// Removes a flight without an answer whose last caller gave up (the
     /// map's reference and that caller's are all there are). Callers join
     /// under the lock, so none can be on its way in.
-    fn abandon_flight(&self, key: KeyRef<'_>, flight: &Arc<Flight>) {
+    fn abandon_flight(&self, key: KeyRef<'_>, flight: Arc<Flight>) {
         let key = key.to_owned();
         let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
-        let last = Arc::strong_count(flight) == 2;
-        if last && flights.get(&key).is_some_and(|f| Arc::ptr_eq(f, flight)) {
+        // Let go first, under the lock: every caller giving up does, so the
+        // last one finds the map's reference alone. (Still alive there, so
+        // no other flight can have its address before the lock is left.)
+        let ours = Arc::as_ptr(&flight);
+        drop(flight);
+        let abandoned = flights.get(&key).is_some_and(|f| {
+            std::ptr::eq(Arc::as_ptr(f), ours)
+                && Arc::strong_count(f) == 1
+                && !f.result.initialized()
+        });
+        if abandoned {
             flights.remove(&key);
         }
     }
@@ -607,6 +630,31 @@ mod tests {
         );
         assert_eq!(resolver.flights_in_progress(), 0);
         assert_eq!(resolver.counters().snapshot(0).store_reads, 2);
+    }
+
+    /// A reader and its joiner both giving up: the flight goes with the
+    /// last of them, whichever order they go in.
+    #[test]
+    fn a_flight_goes_with_the_last_caller_that_gives_up() {
+        let (resolver, store, tokio) = resolver_with_a();
+        let _entered = tokio.enter();
+        store.set_stalled(true);
+        let mut cx = Context::from_waker(Waker::noop());
+        for reader_first in [true, false] {
+            let mut reader = Box::pin(resolver.resolve_from_store(A, Caller::Task));
+            let mut joiner = Box::pin(resolver.resolve_from_store(A, Caller::Task));
+            assert!(reader.as_mut().poll(&mut cx).is_pending());
+            assert!(joiner.as_mut().poll(&mut cx).is_pending());
+            let (first, last) = if reader_first {
+                (reader, joiner)
+            } else {
+                (joiner, reader)
+            };
+            drop(first);
+            assert_eq!(resolver.flights_in_progress(), 1, "one caller still holds it");
+            drop(last);
+            assert_eq!(resolver.flights_in_progress(), 0, "the last caller took it");
+        }
     }
 
     /// An async caller that gives up while reading for a flight leaves it:
