@@ -136,8 +136,6 @@ export class RedisStore {
   static connect(url: string, options?: {
     prefix?: string; connectTimeoutMs?: number; responseTimeoutMs?: number;
     epochCheckIntervalMs?: number; tombstoneRetentionMs?: number;
-    /** Most threads with a connection of their own for blocking reads (default 64; 0: none). */
-    threadConnections?: number;
   }): Promise<RedisStore>;
 }
 

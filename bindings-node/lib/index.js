@@ -79,7 +79,7 @@ class RedisStore {
   static async connect(url, options = {}) {
     const o = args.options(options, 'RedisStore options');
     const checked = { prefix: o.prefix === undefined ? undefined : args.text(o.prefix, 'prefix') };
-    for (const f of ['connectTimeoutMs', 'responseTimeoutMs', 'epochCheckIntervalMs', 'tombstoneRetentionMs', 'threadConnections']) {
+    for (const f of ['connectTimeoutMs', 'responseTimeoutMs', 'epochCheckIntervalMs', 'tombstoneRetentionMs']) {
       checked[f] = args.optionalCount(o[f], f) ?? undefined;
     }
     const store = Object.create(RedisStore.prototype);

@@ -132,7 +132,6 @@ pub struct RedisOptions {
     pub response_timeout_ms: Option<f64>,
     pub epoch_check_interval_ms: Option<f64>,
     pub tombstone_retention_ms: Option<f64>,
-    pub thread_connections: Option<f64>,
 }
 
 /// Connects to Redis or a Redis Cluster on a thread of its own (connecting
@@ -163,7 +162,6 @@ pub fn connect_redis<'env>(
         response_timeout_ms: None,
         epoch_check_interval_ms: None,
         tombstone_retention_ms: None,
-        thread_connections: None,
     });
     let fields = zlink_bridge::setup::RedisFields {
         prefix: o.prefix.as_deref(),
@@ -171,8 +169,9 @@ pub fn connect_redis<'env>(
         response_timeout: ms(o.response_timeout_ms, "responseTimeoutMs")?,
         epoch_check_interval: ms(o.epoch_check_interval_ms, "epochCheckIntervalMs")?,
         tombstone_retention: ms(o.tombstone_retention_ms, "tombstoneRetentionMs")?,
-        // Checked whole and >= 0 by lib/args.js like the durations.
-        thread_connections: ms(o.thread_connections, "threadConnections")?.map(|n| n as usize),
+        // No Node call blocks a thread on a store read (misses are awaited
+        // on the pool): the per-thread connections are never used here.
+        thread_connections: None,
     };
     let options = fields.options();
     let (settle, promise) = Settle::<NativeStore>::new(env)?;

@@ -47,15 +47,6 @@ test('on a real redis-server', async (t) => {
     owner.close(); sender.close();
   });
 
-  await t.test('a store with no thread connections still resolves', async () => {
-    const store = await z.RedisStore.connect(redis.url, { prefix: 'seats', threadConnections: 0 });
-    const owner = new z.Runtime({ mesh: 'main', rid: 1 }, { store });
-    const sender = new z.Runtime({ mesh: 'main', rid: 2 }, { store });
-    await owner.activate('actor', 'a');
-    assert.equal((await sender.resolve('actor', 'a')).kind, 'ReadyRoute');
-    owner.close(); sender.close();
-  });
-
   await t.test('the event loop keeps ticking while Redis is paused', async () => {
     const store = await z.RedisStore.connect(redis.url, { prefix: 'paused' });
     const owner = new z.Runtime({ mesh: 'main', rid: 1 }, { store });
@@ -106,8 +97,6 @@ test('on a real redis-server', async (t) => {
     await assert.rejects(z.RedisStore.connect(redis.url, { connectTimeoutMs: -1 }), { code: 'Negative' });
     await assert.rejects(z.RedisStore.connect(redis.url, { responseTimeoutMs: 1.5 }), { code: 'NotAnInteger' });
     await assert.rejects(z.RedisStore.connect(redis.url, { epochCheckIntervalMs: 0 }), z.StoreError);
-    await assert.rejects(z.RedisStore.connect(redis.url, { threadConnections: -1 }), { code: 'Negative' });
-    await assert.rejects(z.RedisStore.connect(redis.url, { threadConnections: 1.5 }), { code: 'NotAnInteger' });
     await assert.rejects(z.RedisStore.connect(42), { code: 'NotAString' });
   });
 });

@@ -103,26 +103,58 @@ def test_store_failure_is_not_negative_cached(own_redis_server) -> None:  # type
     assert sender.stats()["store_reads"] == 2, "each failure asks the store again"
 
 
+def _connections(port: int) -> int:
+    """Client connections the server has open now (redis-cli's own included)."""
+    import subprocess
+
+    listed = subprocess.run(
+        ["redis-cli", "-p", str(port), "CLIENT", "LIST"], capture_output=True, text=True, check=True
+    ).stdout
+    return sum(1 for line in listed.splitlines() if line.startswith("id="))
+
+
+def _connections_become(port: int, n: int) -> int:
+    """Polls until the server has `n` connections (a closed one goes a moment later)."""
+    import time
+
+    give_up = time.monotonic() + 5
+    while True:
+        now = _connections(port)
+        if now == n or time.monotonic() > give_up:
+            return now
+        time.sleep(0.02)
+
+
 @pytest.mark.parametrize("seats", [0, 1])
-def test_blocked_threads_past_thread_connections_still_resolve(redis_server, seats: int) -> None:  # type: ignore[no-untyped-def]
+def test_at_most_thread_connections_blocked_threads_read_on_their_own(redis_server, seats: int) -> None:  # type: ignore[no-untyped-def]
     import threading
 
     store = zlink.RedisStore(redis_server.url, prefix=f"seats{seats}", thread_connections=seats)
     owner = zlink.Runtime(zlink.NodeIdentity("main", 1), store=store)
     sender = zlink.Runtime(zlink.NodeIdentity("main", 2), store=store)
-    ids = [f"t{i}" for i in range(4)]
+    ids = [f"t{i}" for i in range(3)]
     for i in ids:
         owner.activate(ACTOR, i)
+    before = _connections(redis_server.port)
     answers: dict[str, object] = {}
+    resolved = threading.Barrier(len(ids) + 1)
+    done = threading.Event()
 
     def resolve(i: str) -> None:
         answers[i] = sender.resolve(ACTOR, i)
+        resolved.wait()
+        done.wait()  # the thread, and so its connection, lives until counted
 
     threads = [threading.Thread(target=resolve, args=(i,)) for i in ids]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    resolved.wait()
+    try:
+        assert _connections_become(redis_server.port, before + seats) == before + seats
+    finally:
+        done.set()
+        for t in threads:
+            t.join()
     assert all(isinstance(answers[i], ReadyRoute) for i in ids), answers
     assert sender.stats()["store_reads"] == len(ids)
 

@@ -651,7 +651,11 @@ mod tests {
                 (joiner, reader)
             };
             drop(first);
-            assert_eq!(resolver.flights_in_progress(), 1, "one caller still holds it");
+            assert_eq!(
+                resolver.flights_in_progress(),
+                1,
+                "one caller still holds it"
+            );
             drop(last);
             assert_eq!(resolver.flights_in_progress(), 0, "the last caller took it");
         }

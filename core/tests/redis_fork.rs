@@ -1,6 +1,8 @@
 //! A child made by `fork` inherits its parent's thread-local read
 //! connection (the forking thread's): it must not read on that socket, whose
-//! replies would then reach either process. A process of its own (one test),
+//! replies would then reach either process. Nor may the parent's other
+//! threads' seats (`thread_connections`) count against it: those threads do
+//! not exist there to give them back. A process of its own (one test),
 //! since a child of a threaded process must not run long.
 
 // fork, alarm, waitpid and _exit are libc calls.
@@ -32,7 +34,14 @@ fn a_forked_child_reads_on_a_connection_of_its_own() {
     let server = RedisServer::start().expect("redis-server starts");
     let store: Arc<dyn LocationStore> =
         Arc::new(RedisStore::open(&server.url()).expect("connects"));
-    let build = |rid| {
+    // A second store whose one seat another thread of the parent holds.
+    let one_seat = RedisOptions {
+        thread_connections: 1,
+        ..RedisOptions::default()
+    };
+    let seated: Arc<dyn LocationStore> =
+        Arc::new(RedisStore::open_with(&server.url(), one_seat).expect("connects"));
+    let build_on = |store: &Arc<dyn LocationStore>, rid| {
         Runtime::builder(NodeIdentity {
             mesh: MeshName::new("fork-mesh").expect("valid"),
             rid: NodeRid(rid),
@@ -47,10 +56,25 @@ fn a_forked_child_reads_on_a_connection_of_its_own() {
         .build()
         .expect("valid runtime")
     };
-    let (owner, sender) = (build(1), build(2));
+    let (owner, sender) = (build_on(&store, 1), build_on(&store, 2));
     owner.activate(ACTOR, "here").unwrap();
     // This thread's read connection exists before the fork.
     assert!(reads_right(&sender, "here", "ready"));
+    let seated_sender = Arc::new(build_on(&seated, 3));
+    let (took, taken) = std::sync::mpsc::channel();
+    let (end, ended) = std::sync::mpsc::channel::<()>();
+    let other = {
+        let sender = seated_sender.clone();
+        std::thread::spawn(move || {
+            took.send(reads_right(&sender, "here", "ready"))
+                .expect("the test waits");
+            let _ = ended.recv();
+        })
+    };
+    assert!(
+        taken.recv().expect("the other thread read"),
+        "on its own connection"
+    );
 
     // SAFETY: fork(2); the child only reads through the runtime (on this
     // thread: its blocking reads need no other thread) and leaves with
@@ -61,7 +85,11 @@ fn a_forked_child_reads_on_a_connection_of_its_own() {
         // SAFETY: plain calls on the child's own process.
         unsafe {
             libc::alarm(20);
-            let ok = reads_right(&sender, "elsewhere", "missing");
+            // The seated store: its one seat is the parent's other thread's,
+            // which does not exist here (the shared connection's I/O thread
+            // neither: without a seat, this read would never end).
+            let ok = reads_right(&sender, "elsewhere", "missing")
+                && reads_right(&seated_sender, "elsewhere", "missing");
             libc::_exit(if ok { 0 } else { 1 });
         }
     }
@@ -69,6 +97,8 @@ fn a_forked_child_reads_on_a_connection_of_its_own() {
     let mut status = 0;
     // SAFETY: waits for the child just made.
     let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
+    drop(end);
+    other.join().expect("the other thread ends");
     assert_eq!(waited, pid);
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,

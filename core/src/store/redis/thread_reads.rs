@@ -23,7 +23,7 @@
 //! which follows slot moves.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -48,17 +48,37 @@ pub(super) struct ThreadReads {
     token: Arc<()>,
     /// How many threads may hold a connection at once.
     seats: usize,
-    /// How many do.
-    taken: Arc<AtomicUsize>,
+    /// How many do, in which process: the pid in the high half, the count
+    /// in the low one. A child made by `fork` inherits its parent's count,
+    /// but not the threads that would give those seats back: its first
+    /// seat starts the count anew.
+    taken: Arc<AtomicU64>,
 }
 
-/// One of a store's `thread_connections`, given back when dropped.
-struct Seat(Arc<AtomicUsize>);
+/// One of a store's `thread_connections`, given back when dropped (in the
+/// process that took it).
+struct Seat {
+    taken: Arc<AtomicU64>,
+    pid: u32,
+}
 
 impl Drop for Seat {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
+        let _ = self
+            .taken
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |word| {
+                let (pid, n) = unpack(word);
+                (pid == self.pid && n > 0).then(|| pack(pid, n - 1))
+            });
     }
+}
+
+fn pack(pid: u32, n: u32) -> u64 {
+    (u64::from(pid) << 32) | u64::from(n)
+}
+
+fn unpack(word: u64) -> (u32, u32) {
+    ((word >> 32) as u32, word as u32)
 }
 
 /// One thread's connection to one store.
@@ -93,7 +113,7 @@ impl ThreadReads {
             servers,
             token: Arc::new(()),
             seats: options.thread_connections,
-            taken: Arc::new(AtomicUsize::new(0)),
+            taken: Arc::new(AtomicU64::new(0)),
         })
     }
 
@@ -118,7 +138,7 @@ impl ThreadReads {
                 None => {
                     // Those of stores that are gone give their seats back.
                     held.retain(|h| h.store.strong_count() > 0);
-                    let seat = self.seat()?;
+                    let seat = self.seat(pid)?;
                     let fresh = match self.connect(deadline, pid, seat) {
                         Ok(fresh) => fresh,
                         Err(e) => return Some(Err(fail(e))),
@@ -153,14 +173,21 @@ impl ThreadReads {
         .flatten()
     }
 
-    /// One of the store's seats, if one is free.
-    fn seat(&self) -> Option<Seat> {
+    /// One of the store's seats for a thread of process `pid`, if one is
+    /// free.
+    fn seat(&self, pid: u32) -> Option<Seat> {
+        let seats = u32::try_from(self.seats).unwrap_or(u32::MAX);
         self.taken
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                (n < self.seats).then_some(n + 1)
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |word| {
+                let (owner, n) = unpack(word);
+                let n = if owner == pid { n } else { 0 };
+                (n < seats).then(|| pack(pid, n + 1))
             })
             .ok()
-            .map(|_| Seat(self.taken.clone()))
+            .map(|_| Seat {
+                taken: self.taken.clone(),
+                pid,
+            })
     }
 
     fn position(&self, held: &[Held]) -> Option<usize> {

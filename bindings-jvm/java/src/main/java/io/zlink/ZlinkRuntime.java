@@ -23,7 +23,7 @@ import java.util.function.Supplier;
  * completed from a runtime thread, so the caller never blocks. Cache-only calls never block.
  */
 public final class ZlinkRuntime implements AutoCloseable {
-    private final Handle handle;
+    final Handle handle;
     /** This node's mesh: the mesh of the routes the fast path returns. */
     private final String mesh;
     /** Per thread, the numbers of one route (the fast path's out-parameter). */

@@ -53,6 +53,18 @@ class ObjectKeyTest {
             assertThrows(NullPointerException.class, () -> sender.resolve(ObjectKind.ACTOR, null));
             var stats = sender.stats();
             assertEquals(8L, stats.get("cache_hits"), "one per hit, as before");
+            // Which IDs the fast path answers itself (1 hit, 0 miss), and
+            // which it leaves to the checked one (-1).
+            long[] out = new long[7];
+            long rt = sender.handle.value;
+            int actor = ObjectKind.ACTOR.code();
+            assertEquals(1, Native.lookupString(rt, actor, "a", out));
+            assertEquals(sender.lookupCached(ObjectKind.ACTOR, "a").orElseThrow().node(), out[0]);
+            assertEquals(0, Native.lookupString(rt, actor, "cold", out));
+            for (String id : new String[] {"", "\u00e9-actor", "nul\u0000inside", "x".repeat(200)}) {
+                assertEquals(-1, Native.lookupString(rt, actor, id, out), id);
+            }
+            assertEquals(-1, Native.lookupString(rt, 99, "a", out), "an unknown kind code");
         }
         var small = RoutingConfig.builder().maxObjectIdBytes(4).build();
         try (var rt = ZlinkRuntime.builder(new NodeIdentity("main", 1)).config(small).build()) {

@@ -57,6 +57,26 @@ final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** Client connections the server has open now (redis-cli's own included). */
+    int connections() throws IOException, InterruptedException {
+        Process cli = new ProcessBuilder("redis-cli", "-p", Integer.toString(port), "CLIENT", "LIST").start();
+        String listed = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        cli.waitFor();
+        return (int) listed.lines().filter(l -> l.startsWith("id=")).count();
+    }
+
+    /** Polls until the server has {@code n} connections (a closed one goes a moment later). */
+    int connectionsBecome(int n) throws IOException, InterruptedException {
+        long giveUp = System.nanoTime() + 5_000_000_000L;
+        while (true) {
+            int now = connections();
+            if (now == n || System.nanoTime() > giveUp) {
+                return now;
+            }
+            Thread.sleep(20);
+        }
+    }
+
     private void signal(String sig) throws IOException, InterruptedException {
         new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start().waitFor();
     }

@@ -94,26 +94,45 @@ class RedisTest {
     }
 
     @Test
-    void threadsBlockedPastThreadConnectionsStillResolve() throws Exception {
+    void atMostThreadConnectionsBlockedThreadsReadOnTheirOwn() throws Exception {
         for (int seats : new int[] {0, 1}) {
             try (var store = new RedisStore(redis.url(),
                             new RedisStore.Options().prefix("seats" + seats).threadConnections(seats));
                     var owner = ZlinkRuntime.builder(new NodeIdentity("main", 1)).store(store).build();
                     var sender = ZlinkRuntime.builder(new NodeIdentity("main", 2)).store(store).build()) {
-                List<Thread> threads = new ArrayList<>();
+                int n = 3;
+                for (int i = 0; i < n; i++) {
+                    owner.activate(ObjectKind.ACTOR, "t" + i);
+                }
+                int before = redis.connections();
+                var resolved = new java.util.concurrent.CountDownLatch(n);
+                var done = new java.util.concurrent.CountDownLatch(1);
                 List<Resolution> answers = java.util.Collections.synchronizedList(new ArrayList<>());
-                for (int i = 0; i < 4; i++) {
+                List<Thread> threads = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
                     String id = "t" + i;
-                    owner.activate(ObjectKind.ACTOR, id);
-                    threads.add(new Thread(() -> answers.add(sender.resolve(ObjectKind.ACTOR, id))));
+                    threads.add(new Thread(() -> {
+                        answers.add(sender.resolve(ObjectKind.ACTOR, id));
+                        resolved.countDown();
+                        try {
+                            done.await(); // the thread, and so its connection, lives until counted
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }));
                 }
                 threads.forEach(Thread::start);
-                for (var t : threads) {
-                    t.join();
+                try {
+                    assertTrue(resolved.await(10, TimeUnit.SECONDS));
+                    assertEquals(before + seats, redis.connectionsBecome(before + seats), "seats " + seats);
+                } finally {
+                    done.countDown();
+                    for (var t : threads) {
+                        t.join();
+                    }
                 }
-                assertEquals(4, answers.size());
                 answers.forEach(a -> assertInstanceOf(ReadyRoute.class, a));
-                assertEquals(4L, sender.stats().get("store_reads"));
+                assertEquals((long) n, sender.stats().get("store_reads"));
             }
         }
         assertThrows(IllegalArgumentException.class, () -> new RedisStore.Options().threadConnections(-1));
