@@ -102,9 +102,19 @@ pub extern "system" fn Java_io_zlink_Native_lookupKey<'local>(
     key: jlong,
     out: JLongArray<'local>,
 ) -> jint {
-    match catch_unwind(|| lookup(rt, key)) {
+    answer(&env, &out, catch_unwind(|| lookup(rt, key)))
+}
+
+/// A single lookup's status, its route written to `out` on a hit; a panic
+/// or anything unusual is SLOW.
+fn answer(
+    env: &EnvUnowned<'_>,
+    out: &JLongArray<'_>,
+    found: std::thread::Result<Option<Option<ReadyRoute>>>,
+) -> jint {
+    match found {
         Ok(Some(Some(route))) => {
-            put_route(&env, &out, &route);
+            put_route(env, out, &route);
             HIT
         }
         Ok(Some(None)) => MISS,
@@ -202,14 +212,7 @@ pub extern "system" fn Java_io_zlink_Native_lookupString<'local>(
         let pinned = RUNTIMES.get(rt as usize).ok()?;
         lookup_id(pinned.core().ok()?, kind, id)
     }));
-    match found {
-        Ok(Some(Some(route))) => {
-            put_route(&env, &out, &route);
-            HIT
-        }
-        Ok(Some(None)) => MISS,
-        _ => SLOW,
-    }
+    answer(&env, &out, found)
 }
 
 /// The characters of `id` as text in `buf` (zeroed, 3 bytes a character

@@ -641,14 +641,21 @@ fn a_store_on_the_hosts_runtime_resolves_there_and_ends_its_tasks_with_it() {
     assert_eq!(connections_become(&server, before), before);
 }
 
-#[test]
-fn a_blocking_call_from_a_hosts_task_does_not_starve_the_store_on_its_runtime() {
+/// A server, a host's runtime, and an owner and a sender on a store
+/// connected on that runtime.
+fn a_pair_on_a_host_runtime() -> (RedisServer, tokio::runtime::Runtime, Runtime, Runtime) {
     let server = RedisServer::start().expect("redis-server starts");
     let host = host_runtime();
     let store = host
         .block_on(RedisStore::connect(&server.url(), quick_options()))
         .expect("connects");
     let (owner, sender) = pair(Arc::new(store));
+    (server, host, owner, sender)
+}
+
+#[test]
+fn a_blocking_call_from_a_hosts_task_does_not_starve_the_store_on_its_runtime() {
+    let (_server, host, owner, sender) = a_pair_on_a_host_runtime();
     let (owner, sender) = (Arc::new(owner), Arc::new(sender));
     // On the host's one worker: the store's calls need that worker too.
     let task = host.spawn(async move {
@@ -667,12 +674,7 @@ fn a_blocking_call_from_a_hosts_task_does_not_starve_the_store_on_its_runtime() 
 
 #[test]
 fn a_store_whose_host_runtime_shut_down_fails_its_calls_in_time() {
-    let server = RedisServer::start().expect("redis-server starts");
-    let host = host_runtime();
-    let store = host
-        .block_on(RedisStore::connect(&server.url(), quick_options()))
-        .expect("connects");
-    let (owner, sender) = pair(Arc::new(store));
+    let (_server, host, owner, sender) = a_pair_on_a_host_runtime();
     owner.activate(ACTOR, "a").expect("activation");
     drop(host);
     let started = Instant::now();
