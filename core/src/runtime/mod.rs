@@ -41,7 +41,7 @@ use crate::resolve::{Caller, Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
 use crate::session::{ActorBindings, SessionOwner};
 use crate::stats::{InvalidationReason, Stats, TableStats};
-use crate::store::{LocationStore, MemoryStore, StoreError};
+use crate::store::{LocationStore, MemoryStore, StoreError, runs_on};
 use crate::timer::earliest;
 use crate::wire::RouteEnd;
 
@@ -506,11 +506,8 @@ impl Runtime {
     {
         // On the store's own runtime when it has one: no hop per store call.
         let handle = self.inner.store.executor().or_else(|| self.tokio());
-        let on = |h: &tokio::runtime::Handle| {
-            tokio::runtime::Handle::try_current().is_ok_and(|current| current.id() == h.id())
-        };
         let run = match handle {
-            Some(h) if on(&h) => Ok((h, fut)),
+            Some(h) if runs_on(&h) => Ok((h, fut)),
             Some(h) => Err(Some(h.spawn(fut))),
             None => Err(None),
         };
@@ -518,7 +515,7 @@ impl Runtime {
             let task = match run {
                 // Still there when first polled (a future may be moved to
                 // another executor before): inline; else spawned then.
-                Ok((h, fut)) if on(&h) => return Some(fut.await),
+                Ok((h, fut)) if runs_on(&h) => return Some(fut.await),
                 Ok((h, fut)) => h.spawn(fut),
                 Err(task) => task?,
             };
@@ -581,15 +578,9 @@ impl Runtime {
     /// work over; a blocking call there waits out `store_timeout` (see
     /// [`RedisStore::connect`](crate::RedisStore::connect)).
     fn blocks_a_store_worker(&self) -> bool {
-        let Ok(current) = tokio::runtime::Handle::try_current() else {
-            return false;
-        };
-        current.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
-            && self
-                .inner
-                .store
-                .executor()
-                .is_some_and(|store| store.id() == current.id())
+        self.inner.store.executor().is_some_and(|store| {
+            runs_on(&store) && store.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+        })
     }
 
     /// Stops the runtime's store I/O threads now (hosts call it on close;

@@ -327,3 +327,9 @@ impl<S: LocationStore + ?Sized> LocationStore for Arc<S> {
         (**self).complete_release(key, expect, proposal)
     }
 }
+
+/// Whether the caller runs on `executor`'s runtime (a store's: its work may
+/// then run inline, with no hop between threads).
+pub(crate) fn runs_on(executor: &tokio::runtime::Handle) -> bool {
+    tokio::runtime::Handle::try_current().is_ok_and(|current| current.id() == executor.id())
+}

@@ -108,10 +108,9 @@ pub struct RedisStore {
     thread_reads: Option<ThreadReads>,
     /// The epoch watcher's task, stopped with the store.
     watcher: tokio::task::AbortHandle,
-    /// Where the store's I/O runs; `None` only while starting, or dropped.
+    /// Where the store's I/O runs (a call awaited there runs inline);
+    /// `None` only while starting, or dropped.
     io: Option<Io>,
-    /// The id of that runtime: a call awaited on it runs inline.
-    io_id: tokio::runtime::Id,
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -224,7 +223,6 @@ impl RedisStore {
                 .clamp(1, MAX_RETENTION_MS),
             watcher,
             io: None,
-            io_id: tokio::runtime::Handle::current().id(),
         })
     }
 
@@ -317,10 +315,9 @@ impl RedisStore {
             .expect("the I/O runtime is only taken by Drop")
             .handle()
             .clone();
-        let (here, limit) = (self.io_id, self.response_timeout);
+        let limit = self.response_timeout;
         async move {
-            let on_io = tokio::runtime::Handle::try_current().is_ok_and(|h| h.id() == here);
-            let raw = if on_io {
+            let raw = if super::runs_on(&io) {
                 call.await
             } else {
                 io.spawn(call)
