@@ -95,7 +95,7 @@ fn put_route(env: &EnvUnowned<'_>, out: &JLongArray<'_>, route: &ReadyRoute) {
 /// Cache only, for one interned key: HIT (the route's numbers in `out`),
 /// MISS, or SLOW.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_io_zlink_Native_lookupKey<'local>(
+extern "system" fn Java_io_zlink_Native_lookupKey<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     rt: jlong,
@@ -126,7 +126,7 @@ fn answer(
 /// (HIT, MISS or SLOW) then the route's numbers, in `out` (`n * 8`
 /// longs). One JNI call for many IDs.
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_io_zlink_Native_lookupKeys<'local>(
+extern "system" fn Java_io_zlink_Native_lookupKeys<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     rt: jlong,
@@ -191,7 +191,7 @@ const STRING_ID_BYTES: usize = 128;
 /// (anything else: another kind code, a non-ASCII, empty or long ID, a
 /// closed runtime; Java then takes the checked path).
 #[unsafe(no_mangle)]
-pub extern "system" fn Java_io_zlink_Native_lookupString<'local>(
+extern "system" fn Java_io_zlink_Native_lookupString<'local>(
     env: EnvUnowned<'local>,
     _class: JClass<'local>,
     rt: jlong,

@@ -29,8 +29,9 @@ macro_rules! entry_points {
         fn $name:ident($env:ident $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty $body:block
     )*) => {$(
         $(#[$doc])*
+        // Exported by `no_mangle`: the JVM finds it by name, no Rust caller.
         #[unsafe(no_mangle)]
-        pub extern "system" fn $name<'local>(
+        extern "system" fn $name<'local>(
             mut unowned: jni::EnvUnowned<'local>,
             _class: jni::objects::JClass<'local>,
             $($arg: $ty),*

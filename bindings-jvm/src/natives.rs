@@ -89,7 +89,7 @@ fn saved_operations(env: &mut Env<'_>, frames: &JObjectArray<'_>) -> Result<Vec<
         // not exhaust the JVM's local references.
         let frame = env.with_local_frame(2, |env| -> Result<Vec<u8>> {
             let element = frames.get_element(env, i)?;
-            let array = env.cast_local::<JByteArray>(element)?;
+            let array = env.cast_local::<JByteArray<'_>>(element)?;
             bytes(env, &array)
         })?;
         out.push(encode::operation(&frame)?);

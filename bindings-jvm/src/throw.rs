@@ -116,6 +116,6 @@ pub(crate) fn throw(env: &mut Env<'_>, e: &Error) -> jni::errors::Result<()> {
             JValue::Object(&refusal),
         ],
     )?;
-    let throwable = env.cast_local::<JThrowable>(made)?;
+    let throwable = env.cast_local::<JThrowable<'_>>(made)?;
     env.throw(throwable)
 }

@@ -124,8 +124,8 @@ pub(crate) fn unregister(number: f64) {
 /// one of this thread's live runtimes.
 fn runtime<'a>(env: &Env, slots: &'a [Slot], number: sys::napi_value) -> Result<&'a Shared> {
     let mut n = 0f64;
-    // SAFETY: live env and value; napi checks it is a number.
     check(
+        // SAFETY: live env and value; napi checks it is a number.
         unsafe { sys::napi_get_value_double(env.raw(), number, &mut n) },
         "expected a runtime",
     )?;
@@ -144,13 +144,13 @@ fn runtime<'a>(env: &Env, slots: &'a [Slot], number: sys::napi_value) -> Result<
 
 /// The sizes lib/routes.js checks its layout against: `[record, batch]`.
 #[napi(catch_unwind)]
-pub fn route_layout() -> Vec<u32> {
+pub(crate) fn route_layout() -> Vec<u32> {
     [RECORD, BATCH].map(|n| n as u32).to_vec()
 }
 
 /// Adds the plain napi functions to the module's exports.
 #[napi(module_exports)]
-pub fn fast_exports(exports: Object, env: Env) -> Result<()> {
+pub(crate) fn fast_exports(exports: Object<'_>, env: Env) -> Result<()> {
     let functions: [(&std::ffi::CStr, sys::napi_callback); 3] = [
         (c"lookupRoute", Some(lookup_route)),
         (c"lookupRoutes", Some(lookup_routes)),
@@ -201,8 +201,8 @@ unsafe extern "C" fn lookup_routes(
 ) -> sys::napi_value {
     lookup_call(env, info, |env, rt, kind, ids, scratch| {
         let mut n = 0u32;
-        // SAFETY: live env and value; napi checks it is an array.
         check(
+            // SAFETY: live env and value; napi checks it is an array.
             unsafe { sys::napi_get_array_length(env.raw(), ids, &mut n) },
             "ids must be an array",
         )?;
@@ -213,8 +213,8 @@ unsafe extern "C" fn lookup_routes(
         }
         (0..n).try_for_each(|i| {
             let mut id = ptr::null_mut();
-            // SAFETY: live env and array; `id` receives the element.
             check(
+                // SAFETY: live env and array; `id` receives the element.
                 unsafe { sys::napi_get_element(env.raw(), ids, i, &mut id) },
                 "no such ID",
             )?;
@@ -255,9 +255,9 @@ fn lookup_call(
 /// 8-aligned (a detached one has no bytes and is refused).
 fn scratch_of<'a>(env: &Env, value: sys::napi_value) -> Result<&'a mut [u8]> {
     let (mut data, mut len) = (ptr::null_mut(), 0usize);
-    // SAFETY: live env and value; napi checks it is an ArrayBuffer and
-    // gives its bytes' address and length.
     check(
+        // SAFETY: live env and value; napi checks it is an ArrayBuffer and
+        // gives its bytes' address and length.
         unsafe { sys::napi_get_arraybuffer_info(env.raw(), value, &mut data, &mut len) },
         "the scratch must be an ArrayBuffer",
     )?;
@@ -326,7 +326,7 @@ fn lookup(
 /// For bench/bench.js only: an empty call taking a kind and an ID as
 /// napi-rs's `String`, the usual way.
 #[napi(catch_unwind)]
-pub fn empty_string_call(_kind: u32, _id: String) {}
+pub(crate) fn empty_string_call(_kind: u32, _id: String) {}
 
 /// Runs a plain napi callback's body with its `N` arguments: an error
 /// (or a panic, caught here) is thrown as the JavaScript error; the call
@@ -380,8 +380,8 @@ fn check(status: sys::napi_status, what: &str) -> Result<()> {
 
 fn read_u32(env: &Env, value: sys::napi_value) -> Result<u32> {
     let mut v = 0u32;
-    // SAFETY: live env and value; napi checks it is a number.
     check(
+        // SAFETY: live env and value; napi checks it is a number.
         unsafe { sys::napi_get_value_uint32(env.raw(), value, &mut v) },
         "expected a number",
     )?;

@@ -505,7 +505,7 @@ type LogCallback<'a> = Function<'a, FnArgs<(String, String, String)>, ()>;
 /// through a thread-safe function that never blocks the core (a full queue
 /// drops records) and never keeps the process alive. `null` stops.
 #[napi(catch_unwind)]
-pub fn set_log_callback(env: Env, callback: Option<LogCallback>, level: u32) -> Result<()> {
+pub fn set_log_callback(env: Env, callback: Option<LogCallback<'_>>, level: u32) -> Result<()> {
     use napi::threadsafe_function::ThreadsafeFunctionCallMode;
     let fail = |e: zlink_bridge::Error| js_error(&env, &e);
     let Some(callback) = callback else {
