@@ -212,6 +212,37 @@ impl MeshName {
         out
     }
 
+    /// The name as three little-endian words: `len`, then the bytes. How
+    /// the route cache's table keeps a name, in atomics a reader loads.
+    pub(crate) fn to_words(self) -> [u64; 3] {
+        let mut raw = [0u8; 24];
+        raw[0] = self.len;
+        raw[1..].copy_from_slice(&self.bytes);
+        std::array::from_fn(|i| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&raw[i * 8..i * 8 + 8]);
+            u64::from_le_bytes(w)
+        })
+    }
+
+    /// The name whose [`to_words`](Self::to_words) are `words`; None if
+    /// their length is not a name's (all zero, say). Only words `to_words`
+    /// made may be given: the bytes are not checked again.
+    #[inline]
+    pub(crate) fn from_words(words: [u64; 3]) -> Option<MeshName> {
+        let len = words[0] as u8;
+        if len == 0 || usize::from(len) > MAX_MESH_NAME_BYTES {
+            return None;
+        }
+        let mut raw = [0u8; 24];
+        for (chunk, w) in raw.chunks_exact_mut(8).zip(words) {
+            chunk.copy_from_slice(&w.to_le_bytes());
+        }
+        let mut bytes = [0u8; MAX_MESH_NAME_BYTES];
+        bytes.copy_from_slice(&raw[1..]);
+        Some(MeshName { len, bytes })
+    }
+
     /// The name as text.
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.bytes[..self.len as usize])

@@ -51,7 +51,9 @@ pub const INLINE_ID_BYTES: usize = 38;
 
 const KEY_BYTES: usize = INLINE_ID_BYTES + 2;
 const KEY_WORDS: usize = KEY_BYTES / 8;
-/// Distinct mesh names a table keeps (a slot names its mesh by number).
+/// Distinct mesh names a table's entries may name at once (a slot names
+/// its mesh by number; a number no entry uses is given to the next new
+/// mesh).
 pub(crate) const MESHES: usize = 256;
 /// Slots per group: one tag byte each in one word.
 const GROUP: usize = 8;
@@ -247,6 +249,31 @@ struct Counts {
     live: usize,
     /// Slots holding an entry or a deleted mark (probes pass both).
     used: usize,
+    /// Entries naming each mesh number: a number at 0 may name another
+    /// mesh.
+    mesh_uses: [u32; MESHES],
+}
+
+impl Counts {
+    /// An entry naming mesh number `mesh` leaves its slot.
+    fn forget_mesh(&mut self, mesh: u64) {
+        if let Some(uses) = self.mesh_uses.get_mut(mesh as usize) {
+            *uses = uses.saturating_sub(1);
+        }
+    }
+}
+
+/// The name a mesh number stands for, as [`MeshName::to_words`] (all zero:
+/// none yet). A reader loads it with the slot's other words, before it
+/// checks the slot's sequence, so a number given to another mesh since the
+/// slot was read is caught as any other change of the slot is (see
+/// [`Table::mesh_number`]).
+struct MeshCell([AtomicU64; 3]);
+
+impl MeshCell {
+    fn load(&self) -> [u64; 3] {
+        std::array::from_fn(|i| self.0[i].load(Ordering::Relaxed))
+    }
 }
 
 /// The table.
@@ -256,7 +283,7 @@ pub(crate) struct Table {
     spare: OnceLock<Array>,
     /// The array readers use: an index of `arrays`, or [`SPARE`].
     current: AtomicUsize,
-    meshes: [OnceLock<MeshName>; MESHES],
+    meshes: [MeshCell; MESHES],
     /// The hash's random seeds (per table).
     seeds: [u64; 7],
     capacity: usize,
@@ -283,13 +310,17 @@ impl Table {
             arrays: [const { OnceLock::new() }; LEVELS],
             spare: OnceLock::new(),
             current: AtomicUsize::new(0),
-            meshes: [const { OnceLock::new() }; MESHES],
+            meshes: std::array::from_fn(|_| MeshCell([const { AtomicU64::new(0) }; 3])),
             seeds,
             capacity,
             max_groups,
             live: AtomicUsize::new(0),
             evict_cursor: AtomicUsize::new(0),
-            writing: Mutex::new(Counts { live: 0, used: 0 }),
+            writing: Mutex::new(Counts {
+                live: 0,
+                used: 0,
+                mesh_uses: [0; MESHES],
+            }),
         };
         let _ = table.arrays[0].set(Array::new(FIRST_GROUPS.min(max_groups)));
         table
@@ -384,9 +415,9 @@ impl Table {
 
     /// Stores `entry` for `key` unless `keep(old)` says the entry there now
     /// stays. Returns whether it was stored and how many live entries (at
-    /// `now`) were evicted to make room. A route of a mesh beyond the
-    /// [`MESHES`] this table names is not stored (and the key's older one
-    /// goes).
+    /// `now`) were evicted to make room. A route of a mesh when entries
+    /// already name [`MESHES`] others is not stored (and the key's older
+    /// one goes).
     pub(crate) fn insert(
         &self,
         key: &SlotKey,
@@ -395,7 +426,7 @@ impl Table {
         keep: impl Fn(&Entry) -> bool,
     ) -> (bool, usize) {
         let mut counts = self.lock();
-        let Some(mesh) = self.mesh_number(entry.route.route.mesh) else {
+        let Some(mesh) = self.mesh_number(entry.route.route.mesh, &counts) else {
             // Not cached; nor may an older route of the key stay.
             if let Some((group, lane, _)) = self.find(key) {
                 self.remove_at(self.current(), group, lane, &mut counts);
@@ -406,7 +437,10 @@ impl Table {
             if keep(&old) {
                 return (false, 0);
             }
-            store(self.current().slot(group, lane), &encode(key, &entry, mesh));
+            let slot = self.current().slot(group, lane);
+            counts.forget_mesh(slot.0[MESH].load(Ordering::Relaxed));
+            store(slot, &encode(key, &entry, mesh));
+            counts.mesh_uses[mesh as usize] += 1;
             return (true, 0);
         }
         let mut evicted = 0;
@@ -422,6 +456,7 @@ impl Table {
         // the words (and checks them anyway).
         store(array.slot(group, lane), &encode(key, &entry, mesh));
         array.set_tag(group, lane, tag);
+        counts.mesh_uses[mesh as usize] += 1;
         counts.live += 1;
         counts.used += usize::from(was == EMPTY);
         self.live.store(counts.live, Ordering::Relaxed);
@@ -490,7 +525,9 @@ impl Table {
         let tags = array.tags[group].load(Ordering::Relaxed);
         let mark = if has_empty(tags) { EMPTY } else { DELETED };
         array.set_tag(group, lane, mark);
-        store(array.slot(group, lane), &[0; WORDS]);
+        let slot = array.slot(group, lane);
+        counts.forget_mesh(slot.0[MESH].load(Ordering::Relaxed));
+        store(slot, &[0; WORDS]);
         counts.live -= 1;
         counts.used -= usize::from(mark == EMPTY);
         self.live.store(counts.live, Ordering::Relaxed);
@@ -582,6 +619,7 @@ impl Table {
     fn move_to(&self, from: usize, to: usize, target: &Array, counts: &mut Counts, now: MonoTime) {
         let source = self.array(from);
         let mut live = 0;
+        let mut mesh_uses = [0; MESHES];
         for group in 0..=source.mask {
             for lane in 0..GROUP {
                 let words = snapshot(source.slot(group, lane));
@@ -592,6 +630,7 @@ impl Table {
                 let (group, lane) = target.free_slot(h);
                 store(target.slot(group, lane), &words);
                 target.set_tag(group, lane, tag);
+                mesh_uses[words[MESH] as usize] += 1;
                 live += 1;
             }
         }
@@ -613,22 +652,37 @@ impl Table {
         }
         counts.live = live;
         counts.used = live;
+        counts.mesh_uses = mesh_uses;
         self.live.store(live, Ordering::Relaxed);
     }
 
-    /// The number of `mesh` in this table, given one if new (writers only).
-    fn mesh_number(&self, mesh: MeshName) -> Option<u64> {
-        for (i, known) in self.meshes.iter().enumerate() {
-            match known.get() {
-                Some(m) if *m == mesh => return Some(i as u64),
-                Some(_) => {}
-                None => {
-                    let _ = known.set(mesh);
-                    return Some(i as u64);
-                }
+    /// The number of `mesh` in this table: the one it has, else one no
+    /// entry uses, given to it now (writers only); None if every number is
+    /// in use.
+    ///
+    /// A number given again is safe for readers: every slot that named it
+    /// was emptied or rewritten first (its sequence moved on), and the
+    /// release fence below orders those writes before the new name's. A
+    /// reader that loads any word of the new name for a slot it read
+    /// before that (its acquire fence pairing with this one) then sees
+    /// the slot's sequence moved, and takes a miss.
+    fn mesh_number(&self, mesh: MeshName, counts: &Counts) -> Option<u64> {
+        let words = mesh.to_words();
+        let mut unused = None;
+        for (i, cell) in self.meshes.iter().enumerate() {
+            if cell.load() == words {
+                return Some(i as u64);
+            }
+            if unused.is_none() && counts.mesh_uses[i] == 0 {
+                unused = Some(i);
             }
         }
-        None
+        let i = unused?;
+        fence(Ordering::Release);
+        for (cell, word) in self.meshes[i].0.iter().zip(words) {
+            cell.store(word, Ordering::Relaxed);
+        }
+        Some(i as u64)
     }
 
     /// Reads a slot if it holds `key`. The key words are compared first, so
@@ -651,20 +705,25 @@ impl Table {
         for (word, cell) in e.iter_mut().zip(&w[NODE..]) {
             *word = cell.load(Ordering::Relaxed);
         }
+        let at = |i: usize| e[i - NODE];
+        // The name of the slot's mesh number, read before the sequence is
+        // checked again: the check then covers it too (`mesh_number`).
+        let Some(name) = self.meshes.get(at(MESH) as usize).map(MeshCell::load) else {
+            return Read::Torn;
+        };
         // Orders the loads above before the second look at the sequence.
         fence(Ordering::Acquire);
-        let at = |i: usize| e[i - NODE];
         if w[SEQ].load(Ordering::Relaxed) != before || before & 1 == 1 || now.0 >= at(EXPIRES) {
             return Read::Torn;
         }
-        let Some(mesh) = self.meshes.get(at(MESH) as usize).and_then(OnceLock::get) else {
+        let Some(mesh) = MeshName::from_words(name) else {
             return Read::Torn;
         };
         // Built here, once, in its final shape, not through `entry` (measured:
         // a full word copy decoded by it costs 26 ns a hot hit instead of 19).
         Read::Hit(ReadyRoute {
             route: OwnerRoute {
-                mesh: *mesh,
+                mesh,
                 node: NodeRid(at(NODE)),
             },
             fence: RouteFence {
@@ -681,7 +740,7 @@ impl Table {
     /// The entry of a slot's words (read consistently; the key words are
     /// not looked at).
     fn entry(&self, w: &[u64; WORDS]) -> Option<Entry> {
-        let mesh = *self.meshes.get(w[MESH] as usize)?.get()?;
+        let mesh = MeshName::from_words(self.meshes.get(w[MESH] as usize)?.load())?;
         let route = ReadyRoute {
             route: OwnerRoute {
                 mesh,
@@ -914,6 +973,94 @@ mod tests {
         });
         assert_eq!(stored, (false, 0));
         assert_eq!(t.entry_of(&key("x")), None, "the older route went");
+    }
+
+    #[test]
+    fn a_mesh_number_no_entry_uses_goes_to_the_next_new_mesh() {
+        let t = Table::new(2000);
+        let first = |i: usize| entry_in(&format!("m{i}"), 1, 1, if i == 11 { 50 } else { 100 });
+        for i in 0..MESHES {
+            t.insert(&key(&format!("m{i}")), first(i), MonoTime(0), |_| false);
+        }
+        let late = entry_in("late", 2, 2, 100);
+        assert_eq!(
+            t.insert(&key("late"), late, MonoTime(0), |_| false),
+            (false, 0)
+        );
+        // The one entry of mesh m7 is removed, m9's is replaced by a route
+        // of a mesh already numbered, and m11's expires and is dropped when
+        // the array moves on (it grows as more routes come): three numbers
+        // are free.
+        assert!(t.remove_if(&key("m7"), |_| true).is_some());
+        let moved = entry_in("m0", 3, 3, 100);
+        assert!(t.insert(&key("m9"), moved, MonoTime(0), |_| false).0);
+        for f in 0..300 {
+            let filler = entry_in("m0", 1, 1, 100);
+            t.insert(&key(&format!("f{f}")), filler, MonoTime(60), |_| false);
+        }
+        assert_eq!(t.entry_of(&key("m11")), None, "dropped as expired");
+        for (i, id) in ["late", "later", "latest"].into_iter().enumerate() {
+            let e = entry_in(id, 10 + i as u64, 1, 100);
+            assert_eq!(
+                t.insert(&key(id), e, MonoTime(60), |_| false),
+                (true, 0),
+                "{id}"
+            );
+            assert_eq!(t.entry_of(&key(id)), Some(e));
+        }
+        // A fourth new mesh finds every number in use again.
+        let e = entry_in("one-too-many", 1, 1, 100);
+        assert_eq!(t.insert(&key("x"), e, MonoTime(60), |_| false), (false, 0));
+        // Every other entry still reads back under its own mesh.
+        for i in (0..MESHES).filter(|i| ![7, 9, 11].contains(i)) {
+            assert_eq!(t.entry_of(&key(&format!("m{i}"))), Some(first(i)), "m{i}");
+        }
+        assert_eq!(t.entry_of(&key("m9")), Some(moved));
+    }
+
+    #[test]
+    fn a_number_given_to_another_mesh_never_shows_under_an_older_entry() {
+        // Every number but one is held for good; "x" (of mesh "mx") and "y"
+        // (of a new mesh each time) take turns with the last one, so its
+        // name changes all the time under readers of "x".
+        let t = Arc::new(Table::new(1000));
+        for i in 0..MESHES - 1 {
+            let id = format!("m{i}");
+            t.insert(
+                &key(&id),
+                entry_in(&id, 1, 1, u64::MAX),
+                MonoTime(0),
+                |_| false,
+            );
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let (t, stop) = (t.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let mut seen = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        if let Some(route) = t.get(&key("x"), MonoTime(0)) {
+                            assert_eq!(route.route.mesh.as_str(), "mx");
+                            seen += 1;
+                        }
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for n in 0..20_000u64 {
+            let x = entry_in("mx", 1, n, u64::MAX);
+            assert!(t.insert(&key("x"), x, MonoTime(0), |_| false).0);
+            assert!(t.remove_if(&key("x"), |_| true).is_some());
+            let y = entry_in(&format!("y{n}"), 1, n, u64::MAX);
+            assert!(t.insert(&key("y"), y, MonoTime(0), |_| false).0, "{n}");
+            assert!(t.remove_if(&key("y"), |_| true).is_some());
+        }
+        stop.store(true, Ordering::Relaxed);
+        for r in readers {
+            r.join().expect("never another mesh");
+        }
     }
 
     #[test]
