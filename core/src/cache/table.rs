@@ -258,6 +258,7 @@ impl Counts {
     /// An entry naming mesh number `mesh` leaves its slot.
     fn forget_mesh(&mut self, mesh: u64) {
         if let Some(uses) = self.mesh_uses.get_mut(mesh as usize) {
+            debug_assert!(*uses > 0, "mesh {mesh} forgotten more often than used");
             *uses = uses.saturating_sub(1);
         }
     }
@@ -267,7 +268,9 @@ impl Counts {
 /// none yet). A reader loads it with the slot's other words, before it
 /// checks the slot's sequence, so a number given to another mesh since the
 /// slot was read is caught as any other change of the slot is (see
-/// [`Table::mesh_number`]).
+/// [`Table::mesh_number`]). Aligned so that a name never straddles two
+/// cache lines.
+#[repr(align(32))]
 struct MeshCell([AtomicU64; 3]);
 
 impl MeshCell {
@@ -1058,9 +1061,11 @@ mod tests {
             assert!(t.remove_if(&key("y"), |_| true).is_some());
         }
         stop.store(true, Ordering::Relaxed);
-        for r in readers {
-            r.join().expect("never another mesh");
-        }
+        let seen: u64 = readers
+            .into_iter()
+            .map(|r| r.join().expect("never another mesh"))
+            .sum();
+        assert!(seen > 0, "the readers found x at least once");
     }
 
     #[test]
