@@ -250,6 +250,14 @@ sc("session_disconnect_reaches_the_actor", ["§5 Session Bind And Relay 2"],
    "A physical disconnect is delivered to the bound Actor on the stored route.",
    [act(2,"a"), sess(1,7), bind(1,7,"a",2), CARRY, {"do":"disconnect","node":1,"session":7,"physical":True}, CARRY,
     exp(events=[{"node":2,"tag":"SessionDeliver"}], stats={"node":1,"store_reads":0})])
+sc("session_push_uses_the_stored_binding_route", ["§5 Session Bind And Relay 2"],
+   "The bound Actor's owner pushes on the binding it registered: the Session owner gets it with no store read; a Session not bound there takes no push.",
+   [act(2,"a"), sess(1,7), sess(1,8), bind(1,7,"a",2), CARRY,
+    {"do":"push","node":2,"id":"a","session":7,"session_node":1,"payload":"p1","expect":{"pushed":True}}, CARRY,
+    exp(events=[{"node":1,"tag":"Session.Pushed"}], stats={"node":1,"store_reads":0}),
+    {"do":"push","node":2,"id":"a","session":8,"session_node":1,"payload":"p2","expect":{"pushed":False}},
+    {"do":"push","node":2,"id":"a","session":7,"session_node":1,"payload":"x"*65,"expect":{"error":"PayloadTooLarge"}}],
+   config={"max_message_bytes":64})
 
 # ---- Replies
 sc("a_reply_uses_the_reply_route_without_lookup", ["§5 Reply 1"],

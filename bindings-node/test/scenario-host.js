@@ -102,6 +102,8 @@ class ScenarioHost {
     this.holdRule = null;
     /** Operation names ("as") to operation IDs (bigint). */
     this.names = new Map();
+    /** The Sessions opened, by `${node}/${session}`: what a push names. */
+    this.sessions = new Map();
     /** Request names to their correlations (for `cancel`). */
     this.requests = new Map();
     this.reply = true;

@@ -261,7 +261,8 @@ async function abortRelocation(host, step) {
 async function openSession(host, step) {
   const node = host.node(J.intOf(step, 'node'));
   const session = J.intOf(step, 'session');
-  await call(step, () => node.openSession(session, 1));
+  const r = await call(step, () => node.openSession(session, 1));
+  if (!r.refused) host.sessions.set(`${J.intOf(step, 'node')}/${session}`, r.value);
 }
 
 /** Binds to Actor `id` at the route node `owner` hands out; posts the frame. */
@@ -316,6 +317,25 @@ async function sessionSend(host, step) {
   if (want !== null) J.expectTag(want, tag, null, null);
 }
 
+/**
+ * The Actor's owner pushes on the binding Session `session` (opened on node `session_node`)
+ * holds, if it has one there; posts the frame.
+ */
+async function push(host, step) {
+  const rid = J.intOf(step, 'node');
+  const node = host.node(rid);
+  const key = `${J.intOf(step, 'session_node')}/${J.intOf(step, 'session')}`;
+  const session = host.sessions.get(key);
+  if (session === undefined) throw fail(`no session ${key} opened`);
+  const id = J.strOf(step, 'id');
+  const payload = J.payloadOf(step, 'payload');
+  const r = await call(step, () => node.push(id, session, payload));
+  if (r.refused) return;
+  if (r.value !== null) host.post(rid, r.value);
+  const w = J.bool(expectOf(step), 'pushed');
+  if (w !== null && w !== (r.value !== null)) throw fail(`expected pushed ${w}, got ${r.value !== null}`);
+}
+
 /** The Session's connection closed ("physical", default true) or it ended: posts the notifications. */
 async function disconnect(host, step) {
   const rid = J.intOf(step, 'node');
@@ -355,6 +375,7 @@ async function runStep(host, step) {
     case 'open_session': return openSession(host, step);
     case 'bind': return bind(host, step);
     case 'session_send': return sessionSend(host, step);
+    case 'push': return push(host, step);
     case 'disconnect': return disconnect(host, step);
     case 'expect': return checkExpectations(host, step);
     case 'build': throw fail('a build step comes only first, alone');

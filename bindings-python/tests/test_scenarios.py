@@ -296,6 +296,8 @@ class Run:
         self.drop_rule: Matcher | None = None
         self.hold_rule: Matcher | None = None
         self.names: dict[str, int] = {}
+        # The Sessions opened, by (node, session id): what a push names.
+        self.sessions: dict[tuple[int, int], Any] = {}
         self.requests: dict[str, int] = {}
         host = scenario.get("host") or {}
         self.reply = bool(host.get("reply", True))
@@ -551,11 +553,14 @@ class Run:
             if isinstance(step.get("restore"), str):
                 self.restore = step["restore"]
         elif what == "open_session":
-            self.node(int_of(step, "node")).open_session(int_of(step, "session"), 1)
+            rid, session = int_of(step, "node"), int_of(step, "session")
+            self.sessions[(rid, session)] = self.node(rid).open_session(session, 1)
         elif what == "bind":
             self.bind(step)
         elif what == "session_send":
             self.session_send(step)
+        elif what == "push":
+            self.push(step)
         elif what == "disconnect":
             rid = int_of(step, "node")
             node = self.node(rid)
@@ -663,6 +668,25 @@ class Run:
         refused, out = check_error(step, lambda: node.bind(session, id, end))
         if not refused:
             self.post(rid, out)
+
+    def push(self, step: dict[str, Any]) -> None:
+        """The Actor's owner pushes on the binding Session `session` (opened
+        on node `session_node`) holds, if it has one there."""
+        rid = int_of(step, "node")
+        node = self.node(rid)
+        key = (int_of(step, "session_node"), int_of(step, "session"))
+        if key not in self.sessions:
+            raise fail(f"no session {key[1]} opened on node {key[0]}")
+        session, id = self.sessions[key], str_of(step, "id")
+        payload = payload_of(step, "payload")
+        refused, out = check_error(step, lambda: node.push(id, session, payload))
+        if refused:
+            return
+        if out is not None:
+            self.post(rid, out)
+        w = (step.get("expect") or {}).get("pushed")
+        if isinstance(w, bool) and w != (out is not None):
+            raise fail(f"expected pushed {w}, got {out is not None}")
 
     def session_send(self, step: dict[str, Any]) -> None:
         rid = int_of(step, "node")

@@ -700,6 +700,7 @@ impl Run {
             }
             "bind" => self.bind(step)?,
             "session_send" => self.session_send(step)?,
+            "push" => self.push(step)?,
             "disconnect" => {
                 let rid = u64_of(step, "node")?;
                 let physical = step
@@ -870,6 +871,41 @@ impl Run {
         match step.get("expect") {
             Some(want) => expect_tag(want, tag, None, None),
             None => Ok(()),
+        }
+    }
+
+    /// The Actor's owner pushes on the binding Session `session` (opened on
+    /// node `session_node`, lifecycle 1) holds, if it has one there.
+    fn push(&mut self, step: &Value) -> Res {
+        let rid = u64_of(step, "node")?;
+        let actor =
+            ObjectKey::new(ObjectKind::Actor, str_of(step, "id")?).map_err(|e| e.to_string())?;
+        let owner = self.node(u64_of(step, "session_node")?)?.identity();
+        let session = wire::SessionRef {
+            owner: wire::NodeRef {
+                mesh: owner.mesh,
+                rid: owner.rid,
+                generation: owner.generation,
+            },
+            id: SessionId(u64_of(step, "session")?),
+            generation: SessionGeneration(1),
+        };
+        let r = self
+            .node(rid)?
+            .push(&actor, &session, &payload_of(step, "payload"));
+        if check_error(step, &r, input_error_name)? {
+            return Ok(());
+        }
+        let pushed = match r.expect("checked") {
+            Some(outbound) => {
+                self.post(NodeRid(rid), outbound);
+                true
+            }
+            None => false,
+        };
+        match step.pointer("/expect/pushed").and_then(Value::as_bool) {
+            Some(w) if w != pushed => fail(format!("expected pushed {w}, got {pushed}")),
+            _ => Ok(()),
         }
     }
 

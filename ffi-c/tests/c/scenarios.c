@@ -1607,6 +1607,42 @@ static int session_send_step(run_t *run, const json_value *step) {
     return want != NULL ? expect_tag(run, want, tag, false, 0, NULL) : 0;
 }
 
+/* The Actor's owner pushes on the binding Session `session` (opened on node
+ * `session_node`, lifecycle 1) holds, if it has one there. */
+static int push_step(run_t *run, const json_value *step) {
+    uint64_t rid, session, session_node;
+    zlink_runtime *rt;
+    text id;
+    if (u64_of(run, step, "node", &rid) != 0 || str_of(run, step, "id", &id) != 0 ||
+        node_of(run, rid, &rt) != 0 || u64_of(run, step, "session", &session) != 0 ||
+        u64_of(run, step, "session_node", &session_node) != 0)
+        return -1;
+    zlink_session_ref ref = {.id = session, .generation = 1};
+    snprintf(ref.owner.mesh, sizeof ref.owner.mesh, "%s", "scenario");
+    ref.owner.rid = session_node;
+    ref.owner.generation = 1;
+    text payload = payload_of(step, "payload");
+    zlink_outbound out;
+    bool pushed = false;
+    zlink_error *err = NULL;
+    call_error ce;
+    take(zlink_push(rt, ZLINK_OBJECT_KIND_ACTOR, IDP(id), &ref, IDP(payload), &out, &pushed, &err),
+         &err, &ce);
+    int checked = check_error(run, step, &ce);
+    if (ce.rc != ZLINK_RESULT_OK) return checked < 0 ? -1 : 0;
+    if (checked < 0) return -1;
+    if (pushed) {
+        int r = post(run, rid, &out);
+        zlink_bytes_free(&out.bytes);
+        if (r != 0) return -1;
+    }
+    bool w;
+    if (json_bool(json_get(json_get(step, "expect"), "pushed"), &w) && w != pushed)
+        return failf(run, "expected pushed %s, got %s", w ? "true" : "false",
+                     pushed ? "true" : "false");
+    return 0;
+}
+
 static int disconnect_step(run_t *run, const json_value *step) {
     uint64_t rid, session;
     zlink_runtime *rt;
@@ -1741,6 +1777,7 @@ static int run_step(run_t *run, const json_value *step) {
     if (strcmp(what, "bind") == 0) return bind_step(run, step);
     if (strcmp(what, "session_send") == 0) return session_send_step(run, step);
     if (strcmp(what, "disconnect") == 0) return disconnect_step(run, step);
+    if (strcmp(what, "push") == 0) return push_step(run, step);
     if (strcmp(what, "expect") == 0) return expect_step(run, step);
     return failf(run, "unknown step \"%s\"", what);
 }

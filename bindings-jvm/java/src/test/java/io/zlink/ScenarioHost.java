@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -113,6 +114,8 @@ final class ScenarioHost implements AutoCloseable {
     Matcher holdRule;
     /** Operation names ("as") to operation IDs. */
     final Map<String, Long> names = new TreeMap<>();
+    /** The Sessions opened, by "node/session": what a push names. */
+    final Map<String, SessionRef> sessions = new HashMap<>();
     /** Request names to their correlations (for {@code cancel}). */
     final Map<String, Long> requests = new TreeMap<>();
     private boolean reply = true;

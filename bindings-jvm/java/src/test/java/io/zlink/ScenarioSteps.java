@@ -53,6 +53,7 @@ final class ScenarioSteps {
             case "open_session" -> openSession(step);
             case "bind" -> bind(step);
             case "session_send" -> sessionSend(step);
+            case "push" -> push(step);
             case "disconnect" -> disconnect(step);
             case "expect" -> new ScenarioExpectations(host).check(step);
             case "build" -> throw fail("a build step comes only first, alone");
@@ -386,7 +387,35 @@ final class ScenarioSteps {
     private void openSession(JsonObject step) {
         ZlinkRuntime node = host.node(intOf(step, "node"));
         long session = intOf(step, "session");
-        call(step, () -> node.openSession(session, 1));
+        Called<SessionRef> r = call(step, () -> node.openSession(session, 1));
+        if (!r.refused()) {
+            host.sessions.put(intOf(step, "node") + "/" + session, r.value());
+        }
+    }
+
+    /**
+     * The Actor's owner pushes on the binding Session {@code session} (opened on node {@code
+     * session_node}) holds, if it has one there; posts the frame.
+     */
+    private void push(JsonObject step) {
+        long rid = intOf(step, "node");
+        ZlinkRuntime node = host.node(rid);
+        String key = intOf(step, "session_node") + "/" + intOf(step, "session");
+        SessionRef session = host.sessions.get(key);
+        if (session == null) {
+            throw fail("no session " + key + " opened");
+        }
+        String id = strOf(step, "id");
+        byte[] payload = payloadOf(step, "payload");
+        Called<Optional<Outbound>> r = call(step, () -> node.push(id, session, payload));
+        if (r.refused()) {
+            return;
+        }
+        r.value().ifPresent(out -> host.post(rid, out));
+        Boolean w = bool(expectOf(step), "pushed");
+        if (w != null && w != r.value().isPresent()) {
+            throw fail("expected pushed " + w + ", got " + r.value().isPresent());
+        }
     }
 
     /** Binds to Actor {@code id} at the route node {@code owner} hands out; posts the frame. */
