@@ -71,6 +71,19 @@ sc("higher_store_version_removes_the_entry", ["§5 Global ID Lookup 4"],
    [act(1,"a"), res(3,"a",{"tag":"ReadyRoute","node":1}), move(1,3,"a"), CARRY,
     {"do":"lookup_cached","node":3,"kind":A,"id":"a","expect":{"hit":False}},
     res(3,"a",{"tag":"ReadyRoute","node":3})])
+def lc(n,i,hit,k=A): return {"do":"lookup_cached","node":n,"kind":k,"id":i,"expect":{"hit":hit}}
+sc("owner_lease_invalidation_removes_that_leases_routes", ["§5 Global ID Lookup 4"],
+   "The host reports that a node's owner lease ended: every cached route under that lease goes at once, no other; the next resolve reads the store, and the record that lease still holds is Unavailable(OwnerNotLive).",
+   [act(1,"a"), act(2,"b"), res(3,"a",{"tag":"ReadyRoute","node":1}), res(3,"b",{"tag":"ReadyRoute","node":2}),
+    {"do":"owner_lease_invalidated","node":3,"of":1,"lease":2,"expect":{"removed":0}}, lc(3,"a",True),
+    {"do":"owner_lease_invalidated","node":3,"of":1,"lease":1,"expect":{"removed":1}}, lc(3,"a",False), lc(3,"b",True),
+    res(3,"a",{"tag":"Unavailable","reason":"OwnerNotLive"}), exp(stats={"node":3,"store_reads":3})])
+sc("store_recovery_clears_the_cache", ["§5 Global ID Lookup 4"],
+   "The host reports a store recovery: every cached route goes at once; the next resolve reads the store.",
+   [act(1,"a"), act(2,"b"), res(3,"a",{"tag":"ReadyRoute"}), res(3,"b",{"tag":"ReadyRoute"}),
+    {"do":"store_recovered","node":3,"expect":{"removed":2}}, lc(3,"a",False), lc(3,"b",False),
+    {"do":"store_recovered","node":3,"expect":{"removed":0}},
+    res(3,"a",{"tag":"ReadyRoute","node":1}), exp(stats={"node":3,"store_reads":3})])
 sc("stale_route_rejection_ends_unavailable_and_drops_the_entry", ["§5 Global ID Lookup 4","§5 Move And Message Follow 4"],
    "With Message Follow off, a send on a stale cached route is refused: the operation ends Unavailable(StaleRoute), the entry goes, nothing is resubmitted.",
    [act(1,"a"), res(2,"a",{"tag":"ReadyRoute","node":1}), move(1,3,"a"), CARRY,

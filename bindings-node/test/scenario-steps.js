@@ -336,6 +336,17 @@ async function push(host, step) {
   if (w !== null && w !== (r.value !== null)) throw fail(`expected pushed ${w}, got ${r.value !== null}`);
 }
 
+/** `owner_lease_invalidated` and `store_recovered`: the host reports what its transport or store saw. */
+async function invalidated(host, step, lease) {
+  const node = host.node(J.intOf(step, 'node'));
+  const r = await call(step, () => (lease
+    ? node.onOwnerLeaseInvalidated(J.intOf(step, 'of'), J.intOf(step, 'lease'))
+    : node.onStoreRecovery()));
+  if (r.refused) return;
+  const want = expectOf(step)?.removed;
+  if (typeof want === 'number' && want !== r.value) throw fail(`removed ${r.value}, expected ${want}`);
+}
+
 /** The Session's connection closed ("physical", default true) or it ended: posts the notifications. */
 async function disconnect(host, step) {
   const rid = J.intOf(step, 'node');
@@ -376,6 +387,8 @@ async function runStep(host, step) {
     case 'bind': return bind(host, step);
     case 'session_send': return sessionSend(host, step);
     case 'push': return push(host, step);
+    case 'owner_lease_invalidated': return invalidated(host, step, true);
+    case 'store_recovered': return invalidated(host, step, false);
     case 'disconnect': return disconnect(host, step);
     case 'expect': return checkExpectations(host, step);
     case 'build': throw fail('a build step comes only first, alone');

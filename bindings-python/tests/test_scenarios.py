@@ -192,6 +192,13 @@ def int_of(v: dict[str, Any], k: str) -> int:
     return x
 
 
+def expect_removed(step: dict[str, Any], removed: int) -> None:
+    """A step's `expect.removed`: how many cached routes its call removed."""
+    w = (step.get("expect") or {}).get("removed")
+    if isinstance(w, int) and w != removed:
+        raise fail(f"removed {removed}, expected {w}")
+
+
 def payload_of(v: dict[str, Any], k: str) -> bytes:
     x = v.get(k)
     return x.encode() if isinstance(x, str) else b""
@@ -561,6 +568,17 @@ class Run:
             self.session_send(step)
         elif what == "push":
             self.push(step)
+        elif what == "owner_lease_invalidated":
+            node = self.node(int_of(step, "node"))
+            of, lease = int_of(step, "of"), int_of(step, "lease")
+            refused, removed = check_error(step, lambda: node.on_owner_lease_invalidated(of, lease))
+            if not refused:
+                expect_removed(step, removed)
+        elif what == "store_recovered":
+            node = self.node(int_of(step, "node"))
+            refused, removed = check_error(step, node.on_store_recovery)
+            if not refused:
+                expect_removed(step, removed)
         elif what == "disconnect":
             rid = int_of(step, "node")
             node = self.node(rid)

@@ -701,6 +701,18 @@ impl Run {
             "bind" => self.bind(step)?,
             "session_send" => self.session_send(step)?,
             "push" => self.push(step)?,
+            "owner_lease_invalidated" => {
+                let node = self.node(u64_of(step, "node")?)?;
+                let removed = node.on_owner_lease_invalidated(
+                    NodeRid(u64_of(step, "of")?),
+                    OwnerLeaseGeneration(u64_of(step, "lease")?),
+                );
+                expect_removed(step, removed)?;
+            }
+            "store_recovered" => {
+                let removed = self.node(u64_of(step, "node")?)?.on_store_recovery();
+                expect_removed(step, removed)?;
+            }
             "disconnect" => {
                 let rid = u64_of(step, "node")?;
                 let physical = step
@@ -1153,6 +1165,14 @@ fn stat(s: &Stats, name: &str) -> Res<u64> {
         "relocation_aborted" => s.relocation.aborted,
         other => return fail(format!("unknown stat {other:?}")),
     })
+}
+
+/// A step's `expect.removed`: how many cached routes its call removed.
+fn expect_removed(step: &Value, removed: usize) -> Res {
+    match step.pointer("/expect/removed").and_then(Value::as_u64) {
+        Some(w) if w != removed as u64 => fail(format!("removed {removed}, expected {w}")),
+        _ => Ok(()),
+    }
 }
 
 fn expect_field(want: &Value, key: &str, got: Option<&str>) -> Res {

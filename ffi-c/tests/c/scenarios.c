@@ -1643,6 +1643,35 @@ static int push_step(run_t *run, const json_value *step) {
     return 0;
 }
 
+/* A step's `expect.removed`: how many cached routes its call removed. */
+static int expect_removed(run_t *run, const json_value *step, size_t removed) {
+    uint64_t w;
+    const json_value *want = json_get(json_get(step, "expect"), "removed");
+    if (want != NULL && json_u64(want, &w) && w != removed)
+        return failf(run, "removed %zu, expected %" PRIu64, removed, w);
+    return 0;
+}
+
+/* `owner_lease_invalidated` and `store_recovered`: the host reports what its
+ * transport or its store saw. */
+static int invalidation_step(run_t *run, const json_value *step, bool lease) {
+    uint64_t rid, of = 0, gen = 0;
+    zlink_runtime *rt;
+    if (u64_of(run, step, "node", &rid) != 0 || node_of(run, rid, &rt) != 0) return -1;
+    if (lease && (u64_of(run, step, "of", &of) != 0 || u64_of(run, step, "lease", &gen) != 0))
+        return -1;
+    size_t removed = 0;
+    zlink_error *err = NULL;
+    call_error ce;
+    if (lease)
+        take(zlink_on_owner_lease_invalidated(rt, of, gen, &removed, &err), &err, &ce);
+    else
+        take(zlink_on_store_recovery(rt, &removed, &err), &err, &ce);
+    int checked = check_error(run, step, &ce);
+    if (ce.rc != ZLINK_RESULT_OK || checked < 0) return checked < 0 ? -1 : 0;
+    return expect_removed(run, step, removed);
+}
+
 static int disconnect_step(run_t *run, const json_value *step) {
     uint64_t rid, session;
     zlink_runtime *rt;
@@ -1778,6 +1807,8 @@ static int run_step(run_t *run, const json_value *step) {
     if (strcmp(what, "session_send") == 0) return session_send_step(run, step);
     if (strcmp(what, "disconnect") == 0) return disconnect_step(run, step);
     if (strcmp(what, "push") == 0) return push_step(run, step);
+    if (strcmp(what, "owner_lease_invalidated") == 0) return invalidation_step(run, step, true);
+    if (strcmp(what, "store_recovered") == 0) return invalidation_step(run, step, false);
     if (strcmp(what, "expect") == 0) return expect_step(run, step);
     return failf(run, "unknown step \"%s\"", what);
 }

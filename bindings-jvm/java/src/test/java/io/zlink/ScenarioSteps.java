@@ -54,6 +54,8 @@ final class ScenarioSteps {
             case "bind" -> bind(step);
             case "session_send" -> sessionSend(step);
             case "push" -> push(step);
+            case "owner_lease_invalidated" -> invalidated(step, true);
+            case "store_recovered" -> invalidated(step, false);
             case "disconnect" -> disconnect(step);
             case "expect" -> new ScenarioExpectations(host).check(step);
             case "build" -> throw fail("a build step comes only first, alone");
@@ -390,6 +392,21 @@ final class ScenarioSteps {
         Called<SessionRef> r = call(step, () -> node.openSession(session, 1));
         if (!r.refused()) {
             host.sessions.put(intOf(step, "node") + "/" + session, r.value());
+        }
+    }
+
+    /** {@code owner_lease_invalidated} and {@code store_recovered}: what the host's transport or store saw. */
+    private void invalidated(JsonObject step, boolean lease) {
+        ZlinkRuntime node = host.node(intOf(step, "node"));
+        Called<Long> r = lease
+                ? call(step, () -> node.onOwnerLeaseInvalidated(intOf(step, "of"), intOf(step, "lease")))
+                : call(step, node::onStoreRecovery);
+        if (r.refused()) {
+            return;
+        }
+        Long w = integer(expectOf(step), "removed");
+        if (w != null && w.longValue() != r.value()) {
+            throw fail("removed " + r.value() + ", expected " + w);
         }
     }
 
