@@ -419,8 +419,8 @@ impl Table {
     /// Stores `entry` for `key` unless `keep(old)` says the entry there now
     /// stays. Returns whether it was stored and how many live entries (at
     /// `now`) were evicted to make room. A route of a mesh when entries
-    /// already name [`MESHES`] others is not stored (and the key's older
-    /// one goes).
+    /// already name [`MESHES`] others (the key's own older one aside) is
+    /// not stored, and the key's older one goes.
     pub(crate) fn insert(
         &self,
         key: &SlotKey,
@@ -429,12 +429,24 @@ impl Table {
         keep: impl Fn(&Entry) -> bool,
     ) -> (bool, usize) {
         let mut counts = self.lock();
-        let Some(mesh) = self.mesh_number(entry.route.route.mesh, &counts) else {
-            // Not cached; nor may an older route of the key stay.
-            if let Some((group, lane, _)) = self.find(key) {
+        let mesh = match self.mesh_number(entry.route.route.mesh, &counts) {
+            Some(mesh) => mesh,
+            None => {
+                // Every number is in use. The key's route there now stays
+                // if `keep` says so; else it goes (an older route may not
+                // stay), and the number it held may be free then.
+                let Some((group, lane, old)) = self.find(key) else {
+                    return (false, 0);
+                };
+                if keep(&old) {
+                    return (false, 0);
+                }
                 self.remove_at(self.current(), group, lane, &mut counts);
+                match self.mesh_number(entry.route.route.mesh, &counts) {
+                    Some(mesh) => mesh,
+                    None => return (false, 0),
+                }
             }
-            return (false, 0);
         };
         if let Some((group, lane, old)) = self.find(key) {
             if keep(&old) {
@@ -964,7 +976,9 @@ mod tests {
     #[test]
     fn a_route_of_a_mesh_beyond_the_numbered_ones_is_not_kept_nor_its_older_one() {
         let t = Table::new(1000);
+        // "x" shares its mesh with "y": its going frees no number.
         t.insert(&key("x"), entry(1, 1, 100), MonoTime(0), |_| false);
+        t.insert(&key("y"), entry(1, 1, 100), MonoTime(0), |_| false);
         for i in 1..MESHES {
             let id = format!("m{i}");
             t.insert(&key(&id), entry_in(&id, 1, 1, 100), MonoTime(0), |_| false);
@@ -976,6 +990,31 @@ mod tests {
         });
         assert_eq!(stored, (false, 0));
         assert_eq!(t.entry_of(&key("x")), None, "the older route went");
+        assert_eq!(t.entry_of(&key("y")), Some(entry(1, 1, 100)));
+    }
+
+    #[test]
+    fn a_keys_own_route_frees_the_number_its_new_route_needs() {
+        // Every number is in use; "m5" alone names mesh m5.
+        let t = Table::new(1000);
+        for i in 0..MESHES {
+            let id = format!("m{i}");
+            t.insert(&key(&id), entry_in(&id, 1, 1, 100), MonoTime(0), |_| false);
+        }
+        let kept = entry_in("elsewhere", 2, 2, 100);
+        // A route its older one outranks is not taken, and the older stays.
+        assert_eq!(
+            t.insert(&key("m5"), kept, MonoTime(0), |_| true),
+            (false, 0)
+        );
+        assert_eq!(t.entry_of(&key("m5")), Some(entry_in("m5", 1, 1, 100)));
+        // A newer one takes the number the older route gives up.
+        assert_eq!(
+            t.insert(&key("m5"), kept, MonoTime(0), |_| false),
+            (true, 0)
+        );
+        assert_eq!(t.entry_of(&key("m5")), Some(kept));
+        assert_eq!(t.entry_of(&key("m6")), Some(entry_in("m6", 1, 1, 100)));
     }
 
     #[test]
