@@ -1076,21 +1076,12 @@ mod tests {
             );
         }
         let stop = Arc::new(AtomicBool::new(false));
-        let readers: Vec<_> = (0..2)
-            .map(|_| {
-                let (t, stop) = (t.clone(), stop.clone());
-                std::thread::spawn(move || {
-                    let mut seen = 0u64;
-                    while !stop.load(Ordering::Relaxed) {
-                        if let Some(route) = t.get(&key("x"), MonoTime(0)) {
-                            assert_eq!(route.route.mesh.as_str(), "mx");
-                            seen += 1;
-                        }
-                    }
-                    seen
-                })
-            })
-            .collect();
+        let readers = spawn_readers(&t, &stop, |t| {
+            let route = t.get(&key("x"), MonoTime(0));
+            route
+                .inspect(|r| assert_eq!(r.route.mesh.as_str(), "mx"))
+                .is_some() as u64
+        });
         for n in 0..20_000u64 {
             let x = entry_in("mx", 1, n, u64::MAX);
             assert!(t.insert(&key("x"), x, MonoTime(0), |_| false).0);
@@ -1227,30 +1218,18 @@ mod tests {
     fn readers_never_see_a_torn_route_while_writers_rewrite_it() {
         let t = Arc::new(Table::new(64));
         let stop = Arc::new(AtomicBool::new(false));
-        let readers: Vec<_> = (0..2)
-            .map(|_| {
-                let (t, stop) = (t.clone(), stop.clone());
-                std::thread::spawn(move || {
-                    let mut seen = 0u64;
-                    while !stop.load(Ordering::Relaxed) {
-                        for id in ["hot", "k1", "k2"] {
-                            if let Some(route) = t.get(&key(id), MonoTime(0)) {
-                                let e = Entry {
-                                    route,
-                                    expires_at: MonoTime(route.route.node.get() + 1000),
-                                };
-                                // Every field of one write carries the same n.
-                                let n = e.route.route.node.get();
-                                assert_eq!(e.route.fence.store_version.get(), n);
-                                assert_eq!(e.expires_at.0, n + 1000);
-                                seen += 1;
-                            }
-                        }
-                    }
-                    seen
-                })
-            })
-            .collect();
+        let readers = spawn_readers(&t, &stop, |t| {
+            let mut seen = 0;
+            for id in ["hot", "k1", "k2"] {
+                if let Some(route) = t.get(&key(id), MonoTime(0)) {
+                    // Every field of one write carries the same n.
+                    let n = route.route.node.get();
+                    assert_eq!(route.fence.store_version.get(), n);
+                    seen += 1;
+                }
+            }
+            seen
+        });
         for n in 1..20_000u64 {
             t.insert(&key("hot"), entry(n, n, n + 1000), MonoTime(0), |_| false);
             let other = format!("k{}", n % 50);
@@ -1264,6 +1243,27 @@ mod tests {
         for r in readers {
             r.join().expect("no torn read");
         }
+    }
+
+    /// Two threads calling `read` (how many routes it found) until `stop`;
+    /// each one's handle gives the routes it found in all.
+    fn spawn_readers(
+        t: &Arc<Table>,
+        stop: &Arc<AtomicBool>,
+        read: fn(&Table) -> u64,
+    ) -> Vec<std::thread::JoinHandle<u64>> {
+        (0..2)
+            .map(|_| {
+                let (t, stop) = (t.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let mut seen = 0;
+                    while !stop.load(Ordering::Relaxed) {
+                        seen += read(&t);
+                    }
+                    seen
+                })
+            })
+            .collect()
     }
 
     /// An entry whose fields name key `k` (its ID's bytes, up to six, as
