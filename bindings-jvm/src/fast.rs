@@ -200,13 +200,7 @@ extern "system" fn Java_io_zlink_Native_lookupString<'local>(
     out: JLongArray<'local>,
 ) -> jint {
     let found = catch_unwind(AssertUnwindSafe(|| {
-        let kind = match kind as u32 {
-            k if k == zlink_bridge::codes::ObjectKind::Spot as u32 => zlink_core::ObjectKind::Spot,
-            k if k == zlink_bridge::codes::ObjectKind::Actor as u32 => {
-                zlink_core::ObjectKind::Actor
-            }
-            _ => return None,
-        };
+        let kind = zlink_bridge::codes::ObjectKind::from_code(kind as u32)?.into();
         let mut buf = [0u8; 3 * STRING_ID_BYTES + 1];
         let id = ascii_of(&env, &id, &mut buf)?;
         let pinned = RUNTIMES.get(rt as usize).ok()?;

@@ -304,7 +304,7 @@ class Run:
         self.hold_rule: Matcher | None = None
         self.names: dict[str, int] = {}
         # The Sessions opened, by (node, session id): what a push names.
-        self.sessions: dict[tuple[int, int], Any] = {}
+        self.sessions: dict[tuple[int, int], zlink.SessionRef] = {}
         self.requests: dict[str, int] = {}
         host = scenario.get("host") or {}
         self.reply = bool(host.get("reply", True))

@@ -85,10 +85,10 @@ fn unpack(word: u64) -> (u32, u32) {
 struct Held {
     store: Weak<()>,
     conn: redis::Connection,
-    _seat: Seat,
-    /// The process that connected: a child made by `fork` inherits the
-    /// thread's list, but the socket is its parent's.
-    pid: u32,
+    /// Its seat, taken by the process that connected (`seat.pid`): a child
+    /// made by `fork` inherits the thread's list, but the socket is its
+    /// parent's.
+    seat: Seat,
     /// The socket timeout last set, so an unchanged one costs no syscall.
     timeout: Option<Duration>,
 }
@@ -132,14 +132,14 @@ impl ThreadReads {
             let mut held = held.borrow_mut();
             let pid = std::process::id();
             // The parent's sockets are only closed here (no shutdown).
-            held.retain(|h| h.pid == pid);
+            held.retain(|h| h.seat.pid == pid);
             let i = match self.position(&held) {
                 Some(i) => i,
                 None => {
                     // Those of stores that are gone give their seats back.
                     held.retain(|h| h.store.strong_count() > 0);
                     let seat = self.seat(pid)?;
-                    let fresh = match self.connect(deadline, pid, seat) {
+                    let fresh = match self.connect(deadline, seat) {
                         Ok(fresh) => fresh,
                         Err(e) => return Some(Err(fail(e))),
                     };
@@ -197,15 +197,14 @@ impl ThreadReads {
             .position(|h| std::ptr::eq(h.store.as_ptr(), Arc::as_ptr(&self.token)))
     }
 
-    fn connect(&self, deadline: Instant, pid: u32, seat: Seat) -> RedisResult<Held> {
+    fn connect(&self, deadline: Instant, seat: Seat) -> RedisResult<Held> {
         let left = remaining(deadline)?;
         Ok(Held {
             store: Arc::downgrade(&self.token),
             conn: self
                 .client
                 .get_connection_with_timeout(self.connect_timeout.min(left))?,
-            _seat: seat,
-            pid,
+            seat,
             timeout: None,
         })
     }
