@@ -167,7 +167,10 @@ named!(StoreError {
 impl From<&CoreStoreError> for StoreError {
     fn from(e: &CoreStoreError) -> Self {
         match e {
-            CoreStoreError::Timeout { .. } => StoreError::Timeout,
+            // Both leave a write's outcome unknown: retry the same intent.
+            CoreStoreError::Timeout { .. } | CoreStoreError::NotReplicated { .. } => {
+                StoreError::Timeout
+            }
             CoreStoreError::Unreachable(_) => StoreError::Unreachable,
             CoreStoreError::Config(_) => StoreError::Config,
             CoreStoreError::Protocol(_) => StoreError::Protocol,

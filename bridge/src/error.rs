@@ -514,7 +514,7 @@ impl From<ConfigError> for Error {
 impl From<StoreError> for Error {
     fn from(e: StoreError) -> Self {
         let kind = match &e {
-            StoreError::Timeout { .. } => ErrorKind::Timeout,
+            StoreError::Timeout { .. } | StoreError::NotReplicated { .. } => ErrorKind::Timeout,
             StoreError::Unreachable(_) => ErrorKind::Unreachable,
             StoreError::Config(_) => ErrorKind::Config,
             StoreError::Protocol(_) => ErrorKind::Protocol,

@@ -135,6 +135,15 @@ pub struct OwnerClaim {
 }
 
 impl OwnerClaim {
+    /// Whether `owner` is what this claim was granted as (the same node,
+    /// lifecycle and lease generation): the claimant's own earlier write.
+    pub fn granted_as(&self, owner: &Owner) -> bool {
+        owner.route.mesh == self.mesh
+            && owner.route.node == self.node
+            && owner.node_generation == self.node_generation
+            && owner.lease.generation == self.lease_generation
+    }
+
     /// The owner record this claim becomes when the store grants it at `now`.
     pub fn granted_at(&self, now: StoreTime) -> Owner {
         Owner {

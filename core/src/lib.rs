@@ -80,5 +80,5 @@ pub use stats::{
     FollowStats, InvalidationReason, RelocationStats, RequestStats, ResolutionCounts, SessionStats,
     Stats, TableStats,
 };
-pub use store::{LocationStore, MemoryStore, RedisOptions, RedisStore, StoreError};
+pub use store::{LocationStore, MemoryStore, RedisOptions, RedisStore, StoreError, WriteAcks};
 pub use wire::{AbortReason, RelocationIdentity};

@@ -25,8 +25,10 @@
 //! ```
 
 mod cluster;
+mod sentinel;
 mod server;
 mod sys;
 
 pub use cluster::RedisCluster;
-pub use server::RedisServer;
+pub use sentinel::RedisSentinels;
+pub use server::{RedisServer, SENTINEL_MASTER};

@@ -20,7 +20,9 @@ const PORT_ATTEMPTS: usize = 5;
 const LOG_TAIL_LINES: usize = 20;
 
 /// Flags that turn a server into a Redis Cluster node. Node timeout 2 s keeps
-/// failure detection fast enough for fault tests.
+/// failure detection fast enough for fault tests. A replica may fail over
+/// however long it was cut off from its primary (validity factor 0), as in
+/// the failover tests: a stale replica is promoted.
 const CLUSTER_ARGS: &[&str] = &[
     "--cluster-enabled",
     "yes",
@@ -28,7 +30,23 @@ const CLUSTER_ARGS: &[&str] = &[
     "nodes.conf",
     "--cluster-node-timeout",
     "2000",
+    "--cluster-replica-validity-factor",
+    "0",
 ];
+
+/// The master name [`RedisServer::start_sentinel`] monitors.
+pub const SENTINEL_MASTER: &str = "zlink-primary";
+
+/// What kind of server a [`RedisServer`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Plain,
+    ClusterNode,
+    /// A replica of the primary on this loopback port.
+    Replica(u16),
+    /// A Sentinel monitoring the primary on this loopback port.
+    Sentinel(u16),
+}
 
 /// A real `redis-server` on `127.0.0.1:port()`, killed and cleaned up on drop.
 ///
@@ -41,7 +59,7 @@ pub struct RedisServer {
     password: Option<String>,
     dir: PathBuf,
     server_bin: PathBuf,
-    extra_args: &'static [&'static str],
+    role: Role,
     /// A second, TLS-only port (test CA and server certificate in `dir`).
     tls_port: Option<u16>,
     state: Mutex<State>,
@@ -65,7 +83,23 @@ impl RedisServer {
     /// Persistence is off (`--save ""`, `--appendonly no`): tests want a clean
     /// store on every start, including [`restart`](Self::restart).
     pub fn start() -> io::Result<Self> {
-        Self::launch(None, &[], false)
+        Self::launch(None, Role::Plain, false)
+    }
+
+    /// A replica of `primary` (`--replicaof`), once its replication link is
+    /// up and it holds the primary's data.
+    pub fn start_replica_of(primary: &RedisServer) -> io::Result<Self> {
+        let replica = Self::launch(None, Role::Replica(primary.port), false)?;
+        replica.wait_for_info("master_link_status:up")?;
+        Ok(replica)
+    }
+
+    /// A Redis Sentinel (`redis-server sentinel.conf --sentinel`) that
+    /// monitors `primary` as [`SENTINEL_MASTER`] with quorum 2 and fast
+    /// timings: the primary is down after 1 s without an answer, a failover
+    /// may be retried after 3 s.
+    pub fn start_sentinel(primary: &RedisServer) -> io::Result<Self> {
+        Self::launch(None, Role::Sentinel(primary.port), false)
     }
 
     /// Like [`start`](Self::start), also listening with TLS on a second port,
@@ -74,32 +108,27 @@ impl RedisServer {
     /// reaches it without verifying; [`tls_verified_url`](Self::tls_verified_url)
     /// with verification, for a client that trusts [`tls_ca_file`](Self::tls_ca_file).
     pub fn start_tls() -> io::Result<Self> {
-        Self::launch(None, &[], true)
+        Self::launch(None, Role::Plain, true)
     }
 
     /// Like [`start`](Self::start), with `--requirepass password`; [`url`](Self::url)
     /// and [`cli`](Self::cli) carry the password.
     pub fn start_with_password(password: &str) -> io::Result<Self> {
-        Self::launch(Some(password.to_owned()), &[], false)
+        Self::launch(Some(password.to_owned()), Role::Plain, false)
     }
 
     /// A cluster-enabled node (not yet part of any cluster).
     pub(crate) fn start_cluster_node() -> io::Result<Self> {
-        Self::launch(None, CLUSTER_ARGS, false)
+        Self::launch(None, Role::ClusterNode, false)
     }
 
     /// Tries a few ports: a fresh one (and a fresh directory) per attempt when
     /// the previous one was taken by someone else before the server bound it.
-    fn launch(
-        password: Option<String>,
-        extra_args: &'static [&'static str],
-        tls: bool,
-    ) -> io::Result<Self> {
+    fn launch(password: Option<String>, role: Role, tls: bool) -> io::Result<Self> {
         let server_bin = sys::find_program("redis-server")?;
-        let cluster = !extra_args.is_empty();
         let mut last_err = None;
         for _ in 0..PORT_ATTEMPTS {
-            let port = if cluster {
+            let port = if role == Role::ClusterNode {
                 sys::free_cluster_port()?
             } else {
                 sys::free_port()?
@@ -116,7 +145,7 @@ impl RedisServer {
                 password: password.clone(),
                 dir,
                 server_bin: server_bin.clone(),
-                extra_args,
+                role,
                 tls_port,
                 state: Mutex::new(State {
                     child: None,
@@ -250,6 +279,31 @@ impl RedisServer {
         sys::run_capture(cmd)
     }
 
+    /// Polls `INFO` until it contains `line` (e.g. `role:master`), for up
+    /// to 30 s.
+    pub fn wait_for_info(&self, line: &str) -> io::Result<()> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let info = self.cli(&["info"]);
+            if info
+                .as_deref()
+                .is_ok_and(|i| i.lines().any(|l| l.trim() == line))
+            {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                return Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "127.0.0.1:{} never said {line:?}; last INFO: {info:?}",
+                        self.port
+                    ),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn log_path(&self) -> PathBuf {
         self.dir.join("redis.log")
     }
@@ -270,10 +324,29 @@ impl RedisServer {
             .append(true)
             .open(self.log_path())?;
         let mut cmd = Command::new(&self.server_bin);
+        if let Role::Sentinel(primary) = self.role {
+            // A Sentinel rewrites its config file: it must be the first
+            // argument, in the server's own directory.
+            let conf = self.dir.join("sentinel.conf");
+            if !conf.exists() {
+                fs::write(&conf, sentinel_conf(primary))?;
+            }
+            cmd.arg(conf).arg("--sentinel");
+        }
         cmd.args(["--bind", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+            .args(["--daemonize", "no"])
             .arg("--dir")
             .arg(&self.dir);
+        if !matches!(self.role, Role::Sentinel(_)) {
+            cmd.args(["--save", "", "--appendonly", "no"]);
+        }
+        match self.role {
+            Role::ClusterNode => _ = cmd.args(CLUSTER_ARGS),
+            Role::Replica(primary) => {
+                _ = cmd.args(["--replicaof", "127.0.0.1", &primary.to_string()]);
+            }
+            Role::Plain | Role::Sentinel(_) => {}
+        }
         if let Some(pw) = &self.password {
             cmd.args(["--requirepass", pw]);
         }
@@ -287,8 +360,7 @@ impl RedisServer {
                 .arg("--tls-ca-cert-file")
                 .arg(file(sys::CA_FILE));
         }
-        cmd.args(self.extra_args)
-            .stdin(Stdio::null())
+        cmd.stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log);
         cmd.spawn()
@@ -350,6 +422,17 @@ impl Drop for RedisServer {
         let _ = stop(state);
         let _ = fs::remove_dir_all(&self.dir);
     }
+}
+
+/// A Sentinel's configuration: it watches the primary on `primary` and
+/// acts fast (down after 1 s, failovers retried after 3 s).
+fn sentinel_conf(primary: u16) -> String {
+    format!(
+        "sentinel monitor {SENTINEL_MASTER} 127.0.0.1 {primary} 2\n\
+         sentinel down-after-milliseconds {SENTINEL_MASTER} 1000\n\
+         sentinel failover-timeout {SENTINEL_MASTER} 3000\n\
+         sentinel parallel-syncs {SENTINEL_MASTER} 1\n"
+    )
 }
 
 /// The pid of a live (possibly paused) process, or an error saying why not.
@@ -430,7 +513,7 @@ mod tests {
             password: None,
             dir: sys::unique_temp_dir().unwrap(),
             server_bin: sys::find_program("redis-server").unwrap(),
-            extra_args: &[],
+            role: Role::Plain,
             tls_port: None,
             state: Mutex::new(State {
                 child: None,

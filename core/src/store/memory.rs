@@ -291,6 +291,10 @@ impl LocationStore for MemoryStore {
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
         self.write_record(key, proposal, move |slot, generations, now| {
             if let Some(existing) = &slot.record {
+                if existing.state == AuthorityState::Creating && claim.granted_as(&existing.owner) {
+                    // The claimant's own earlier create, its answer lost.
+                    return Ok(());
+                }
                 return Err(WriteRejection::AlreadyExists {
                     state: existing.state,
                     current: existing.write_fence(),

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 pub use faulty::FaultyStore;
 pub use memory::MemoryStore;
-pub use redis::{RedisOptions, RedisStore};
+pub use redis::{RedisOptions, RedisStore, WriteAcks};
 
 use crate::authority::{
     AuthorityRecord, AuthorityState, OwnerClaim, StoreEpoch, StoreTime, WriteFence,
@@ -67,6 +67,21 @@ pub enum StoreError {
     /// protocol error). Report it; retrying will likely fail the same way.
     #[error("location store answered badly: {0}")]
     Protocol(Arc<str>),
+    /// The primary applied an authority write, but fewer replicas than
+    /// asked (`RedisOptions::write_acks`) acknowledged it in time: a
+    /// failover may still lose it, so its outcome is unknown and the
+    /// writer does not act on it. Retry the same intent (its proposal
+    /// decides it); a replica that stays away makes writes fail so until
+    /// it is back or removed.
+    #[error(
+        "authority write not acknowledged by enough replicas ({acknowledged} of {wanted}): outcome unknown"
+    )]
+    NotReplicated {
+        /// Replicas that acknowledged the write.
+        acknowledged: u32,
+        /// Replicas the write waited for.
+        wanted: u32,
+    },
 }
 
 /// Why the store refused an authority write. Nothing was written.

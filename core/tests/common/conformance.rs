@@ -116,6 +116,7 @@ macro_rules! store_conformance_tests {
         $crate::common::conformance::store_conformance_tests!(@async $backend;
             create_starts_creating_with_a_new_generation,
             create_on_an_existing_record_is_already_exists,
+            a_create_by_the_creating_records_own_claim_adopts_it,
             publish_ready_compares_fence_and_state,
             every_successful_write_bumps_store_version,
             transfer_owner_bumps_owner_generation_by_one,
@@ -372,6 +373,60 @@ pub(crate) async fn create_on_an_existing_record_is_already_exists(
     )
     .value;
     refuse(current).await;
+}
+
+/// A create whose answer was lost (a timeout, or replicas that did not
+/// acknowledge it) left a `Creating` record of its claimant: that claimant's
+/// next create, under a new proposal, adopts it (same incarnation, a new
+/// version) instead of leaving the ID refused for ever. Once Ready, or for
+/// another claim (another node, or a restarted one), it is refused.
+pub(crate) async fn a_create_by_the_creating_records_own_claim_adopts_it(
+    store: &dyn LocationStore,
+    env: &StoreEnv,
+) {
+    let id = env.id("adopt");
+    let key = spot(&id);
+    let first = ok(
+        store.create(key, long_claim(1), next_proposal()).await,
+        "create",
+    )
+    .value;
+    let again = ok(
+        store.create(key, long_claim(1), next_proposal()).await,
+        "the same claim's create",
+    )
+    .value;
+    assert_eq!(again.object_generation, first.object_generation);
+    assert_eq!(again.owner.route, first.owner.route);
+    assert!(again.store_version > first.store_version, "{again:?}");
+    let restarted = OwnerClaim {
+        node_generation: NodeGeneration(first.owner.node_generation.get() + 1),
+        ..long_claim(1)
+    };
+    assert!(matches!(
+        rejection(
+            store.create(key, restarted, next_proposal()).await,
+            "restarted node"
+        ),
+        WriteRejection::AlreadyExists { .. }
+    ));
+    let ready = ok(
+        store
+            .publish_ready(key, again.write_fence(), next_proposal())
+            .await,
+        "publish",
+    )
+    .value;
+    assert_eq!(
+        rejection(
+            store.create(key, long_claim(1), next_proposal()).await,
+            "on Ready"
+        ),
+        WriteRejection::AlreadyExists {
+            state: AuthorityState::Ready,
+            current: ready.write_fence(),
+        }
+    );
 }
 
 /// `publish_ready` is a compare-and-set: a fence naming another incarnation

@@ -4,6 +4,7 @@
 
 use std::hash::BuildHasher;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
@@ -13,6 +14,7 @@ use redis::cluster_routing::{MultipleNodeRoutingInfo, RoutingInfo};
 use redis::{Cmd, Pipeline, RedisError, RedisFuture, Value};
 
 use super::RedisOptions;
+use super::sentinel::SentinelLink;
 use crate::store::StoreError;
 
 /// Where the store lives, from its URL.
@@ -22,6 +24,21 @@ pub(super) enum Target {
     Single(String),
     /// A cluster, from seed nodes: `redis+cluster://[auth@]h1:p1,h2:p2`.
     Cluster(Vec<String>),
+    /// The primary Sentinel names, followed through failovers:
+    /// `redis+sentinel://[auth@]s1:p1,s2:p2/master-name`.
+    Sentinel(SentinelTarget),
+}
+
+/// Where the Sentinels are and what they watch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct SentinelTarget {
+    /// `redis://host:port` (or `rediss://`) of each Sentinel.
+    pub(super) sentinels: Vec<String>,
+    /// The master name the Sentinels monitor.
+    pub(super) master: String,
+    /// `redis://[auth@]` (or `rediss://`): the primary's URL before its
+    /// `host:port`.
+    pub(super) primary_prefix: String,
 }
 
 impl Target {
@@ -35,24 +52,38 @@ impl Target {
             "redis" | "rediss" => Target::Single(url.to_owned()),
             "redis+cluster" | "rediss+cluster" => {
                 let plain = scheme.trim_end_matches("+cluster");
-                let (auth, hosts) = match rest.rsplit_once('@') {
-                    Some((auth, hosts)) => (format!("{auth}@"), hosts),
-                    None => (String::new(), rest),
-                };
-                let seeds: Vec<String> = hosts
-                    .trim_end_matches('/')
-                    .split(',')
-                    .filter(|h| !h.is_empty())
-                    .map(|h| format!("{plain}://{auth}{h}"))
-                    .collect();
+                let (auth, hosts) = split_auth(rest);
+                let seeds = hosts_of(hosts.trim_end_matches('/'), plain, &auth);
                 if seeds.is_empty() {
                     return Err(bad("no cluster seed node"));
                 }
                 Target::Cluster(seeds)
             }
+            "redis+sentinel" | "rediss+sentinel" => {
+                let plain = scheme.trim_end_matches("+sentinel");
+                let (auth, rest) = split_auth(rest);
+                let (hosts, master) = rest
+                    .split_once('/')
+                    .ok_or_else(|| bad("no master name (…/master-name)"))?;
+                let master = master.trim_end_matches('/');
+                if master.is_empty() || master.contains(['/', '?', '#']) {
+                    return Err(bad("no master name (…/master-name)"));
+                }
+                // The credentials are the primary's; Sentinels take none.
+                let sentinels = hosts_of(hosts, plain, "");
+                if sentinels.is_empty() {
+                    return Err(bad("no Sentinel address"));
+                }
+                Target::Sentinel(SentinelTarget {
+                    sentinels,
+                    master: master.to_owned(),
+                    primary_prefix: format!("{plain}://{auth}"),
+                })
+            }
             _ => {
                 return Err(bad(
-                    "scheme must be redis, rediss, redis+cluster or rediss+cluster",
+                    "scheme must be redis, rediss, redis+cluster, rediss+cluster, \
+                     redis+sentinel or rediss+sentinel",
                 ));
             }
         };
@@ -67,8 +98,26 @@ impl Target {
         match self {
             Target::Single(url) => vec![url],
             Target::Cluster(seeds) => seeds.iter().collect(),
+            Target::Sentinel(s) => s.sentinels.iter().collect(),
         }
     }
+}
+
+/// `auth@rest` → (`auth@`, `rest`); no `@` → (``, `rest`).
+fn split_auth(rest: &str) -> (String, &str) {
+    match rest.rsplit_once('@') {
+        Some((auth, hosts)) => (format!("{auth}@"), hosts),
+        None => (String::new(), rest),
+    }
+}
+
+/// `h1:p1,h2:p2` → `scheme://auth h1:p1`, …
+fn hosts_of(hosts: &str, scheme: &str, auth: &str) -> Vec<String> {
+    hosts
+        .split(',')
+        .filter(|h| !h.is_empty())
+        .map(|h| format!("{scheme}://{auth}{h}"))
+        .collect()
 }
 
 /// Installs ring as rustls's process-wide crypto provider, once, before the
@@ -96,7 +145,78 @@ fn redacted(url: &str) -> String {
     }
 }
 
-/// The shared connection; clones are cheap handles to it.
+/// How many connections carry authority writes, besides the shared one
+/// that carries reads: a write's `WAIT` holds its connection until the
+/// replicas answer, and must not hold up the reads behind it (nor, beyond
+/// this many at once, other writes).
+const WRITERS: usize = 2;
+
+/// The store's connections to one deployment.
+pub(super) struct Conns {
+    /// Reads and the epoch watcher.
+    pub(super) shared: Conn,
+    /// Authority writes, in turn.
+    writers: Vec<Conn>,
+    next: AtomicUsize,
+}
+
+impl Conns {
+    /// Connects to one server or a cluster.
+    pub(super) async fn open(target: &Target, options: &RedisOptions) -> Result<Conns, StoreError> {
+        let shared = Conn::connect(target, options).await?;
+        let mut writers = Vec::with_capacity(WRITERS);
+        for _ in 0..WRITERS {
+            writers.push(Conn::connect(target, options).await?);
+        }
+        Ok(Conns {
+            shared,
+            writers,
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    /// The connection for the next authority write.
+    pub(super) fn writer(&self) -> Conn {
+        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.writers.len();
+        self.writers[i].clone()
+    }
+}
+
+/// The store's way to its connections: fixed (one server, a cluster), or
+/// to whichever primary the Sentinels name.
+pub(super) enum Link {
+    Fixed(Arc<Conns>),
+    Sentinel(Box<SentinelLink>),
+}
+
+impl Link {
+    pub(super) async fn open(target: &Target, options: &RedisOptions) -> Result<Link, StoreError> {
+        Ok(match target {
+            Target::Sentinel(s) => {
+                Link::Sentinel(Box::new(SentinelLink::open(s.clone(), options).await?))
+            }
+            fixed => Link::Fixed(Arc::new(Conns::open(fixed, options).await?)),
+        })
+    }
+
+    /// The connections to use now.
+    pub(super) fn conns(&self) -> Arc<Conns> {
+        match self {
+            Link::Fixed(conns) => conns.clone(),
+            Link::Sentinel(link) => link.conns(),
+        }
+    }
+
+    /// Follows a Sentinel failover (a no-op for a fixed target).
+    pub(super) async fn follow(&self) -> Result<(), StoreError> {
+        match self {
+            Link::Fixed(_) => Ok(()),
+            Link::Sentinel(link) => link.follow().await,
+        }
+    }
+}
+
+/// One connection; clones are cheap handles to it.
 #[derive(Clone)]
 pub(super) enum Conn {
     /// Multiplexed, reconnects by itself.
@@ -123,6 +243,9 @@ impl Conn {
                     let conn = client.get_connection_manager_with_config(config).await;
                     conn.map(Conn::Single).map_err(fail)
                 }
+                Target::Sentinel(_) => Err(StoreError::Config(
+                    "a Sentinel target connects through its Sentinels".into(),
+                )),
                 Target::Cluster(seeds) => {
                     let client = ClusterClientBuilder::new(seeds.iter().map(String::as_str))
                         .connection_timeout(options.connect_timeout)
@@ -189,6 +312,26 @@ impl Conn {
         })
     }
 
+    /// What the deployment says of its replicas: `INFO replication` of
+    /// one server, `CLUSTER NODES` of a cluster (from any of its nodes).
+    pub(super) async fn replication(mut self, limit: Duration) -> Result<Replication, StoreError> {
+        let (cmd, cluster) = match self {
+            Conn::Single(_) => (redis::cmd("INFO").arg("replication").clone(), false),
+            Conn::Cluster(_) => (redis::cmd("CLUSTER").arg("NODES").clone(), true),
+        };
+        let answer: Value = cmd
+            .query_async(&mut self)
+            .await
+            .map_err(|e| store_error(e, limit))?;
+        let mut text = String::new();
+        collect_text(&answer, &mut text);
+        Ok(if cluster {
+            Replication::Cluster(text)
+        } else {
+            Replication::Primary(text)
+        })
+    }
+
     /// Runs `cmd` on the server, or on every primary of a cluster.
     async fn on_every_primary(&mut self, cmd: Cmd) -> redis::RedisResult<Value> {
         match self {
@@ -204,6 +347,14 @@ impl Conn {
             }
         }
     }
+}
+
+/// What [`Conn::replication`] read.
+pub(super) enum Replication {
+    /// One primary's `INFO replication`.
+    Primary(String),
+    /// A cluster's `CLUSTER NODES`.
+    Cluster(String),
 }
 
 /// What the epoch watcher reads of the servers.
@@ -310,6 +461,8 @@ pub(super) fn store_error(e: RedisError, limit: Duration) -> StoreError {
         "MASTERDOWN",
         "MOVED",
         "ASK",
+        // A primary demoted by a failover, until the store follows.
+        "READONLY",
     ];
     if e.is_io_error()
         || e.is_connection_dropped()

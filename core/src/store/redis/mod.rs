@@ -11,7 +11,10 @@
 //! ([`RedisStore::connect`]).
 
 mod connection;
+mod durability;
+mod options;
 mod scripts;
+mod sentinel;
 mod thread_reads;
 
 use std::sync::Arc;
@@ -20,7 +23,10 @@ use std::time::Duration;
 
 use redis::Script;
 
-use self::connection::{Conn, Target};
+use self::connection::{Conn, Link, Target};
+use self::durability::Durability;
+use self::options::checked;
+pub use self::options::{RedisOptions, WriteAcks};
 use self::scripts::{Claimed, RawReply, Reply, Scripts, decode};
 use self::thread_reads::ThreadReads;
 use super::{LocationStore, Observed, StoreError, StoreFuture, WriteError, WriteFuture};
@@ -51,52 +57,20 @@ impl Io {
     }
 }
 
-/// How to reach and use a Redis deployment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RedisOptions {
-    /// Prefix of every key (`{prefix}:{kind:id}`); no braces. Default `zlink`.
-    pub prefix: String,
-    /// Deadline for (re)connecting. Default 2 s.
-    pub connect_timeout: Duration,
-    /// Deadline for one command's answer. Default 2 s; the runtime's
-    /// `store_timeout` bounds every call as well.
-    pub response_timeout: Duration,
-    /// How often the server's run id is checked for a restart or failover.
-    /// Default 1 s.
-    pub epoch_check_interval: Duration,
-    /// How long a released object's tombstone (its last version and
-    /// proposal) is kept before the key expires. Default
-    /// [`DEFAULT_TOMBSTONE_RETENTION`](crate::store::DEFAULT_TOMBSTONE_RETENTION).
-    pub tombstone_retention: Duration,
-    /// How many host threads may keep a connection of their own for the
-    /// reads of a blocking `resolve` (one server only; see
-    /// docs/location-store.md, "Connection"). Past it, a blocked thread
-    /// reads through the shared connection. A connection is given back
-    /// when its thread ends. Default 64; 0: none.
-    pub thread_connections: usize,
-}
-
-impl Default for RedisOptions {
-    fn default() -> Self {
-        RedisOptions {
-            prefix: "zlink".to_owned(),
-            connect_timeout: Duration::from_secs(2),
-            response_timeout: Duration::from_secs(2),
-            epoch_check_interval: Duration::from_secs(1),
-            tombstone_retention: super::DEFAULT_TOMBSTONE_RETENTION,
-            thread_connections: 64,
-        }
-    }
-}
-
 /// The longest tombstone retention a Redis store applies, in ms (a year).
 const MAX_RETENTION_MS: u64 = 365 * 24 * 3600 * 1000;
 
 /// A Location Store on Redis (`redis://`, `rediss://` for TLS, user and
-/// password for ACL) or on a Redis Cluster (`redis+cluster://` or
-/// `rediss+cluster://` with comma-separated seed nodes).
+/// password for ACL), on a Redis Cluster (`redis+cluster://` or
+/// `rediss+cluster://` with comma-separated seed nodes) or on the primary
+/// Redis Sentinel names (`redis+sentinel://s1:p1,s2:p2/master-name`, or
+/// `rediss+sentinel://`; credentials, if any, are the primary's).
+///
+/// Authority writes are durable as [`RedisOptions::write_acks`] says:
+/// each is answered only once the replicas acknowledged it (`WAIT`).
 pub struct RedisStore {
-    conn: Conn,
+    link: Arc<Link>,
+    durability: Arc<Durability>,
     scripts: Arc<Scripts>,
     prefix: String,
     epoch: Arc<AtomicU64>,
@@ -117,7 +91,7 @@ impl std::fmt::Debug for RedisStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RedisStore")
             .field("prefix", &self.prefix)
-            .field("cluster", &self.conn.is_cluster())
+            .field("cluster", &self.link.conns().shared.is_cluster())
             .finish()
     }
 }
@@ -184,11 +158,23 @@ impl RedisStore {
         Ok(store)
     }
 
-    /// Connects, reads the servers' identity and starts the epoch watcher,
-    /// on the runtime polling this; the caller then sets `io` to it.
+    /// Connects, reads the servers' identity and replicas and starts the
+    /// epoch watcher, on the runtime polling this; the caller then sets
+    /// `io` to it.
     async fn start(target: Target, options: RedisOptions) -> Result<Self, StoreError> {
-        let conn = Conn::connect(&target, &options).await?;
-        let first = conn.clone().run_ids(options.response_timeout).await?;
+        let link = Link::open(&target, &options).await?;
+        let limit = options.response_timeout;
+        let shared = link.conns().shared.clone();
+        let first = shared.clone().run_ids(limit).await?;
+        let durability = Arc::new(Durability::new(
+            options.write_acks,
+            options.write_ack_timeout.min(limit / 2),
+        ));
+        durability.learn(first.servers, &shared.clone().replication(limit).await?);
+        durability.check()?;
+        if durability.may_wait() {
+            allows_wait(link.conns().writer(), limit).await?;
+        }
         let epoch = Arc::new(AtomicU64::new(first.epoch));
         let servers = Arc::new(AtomicU64::new(first.servers));
         let thread_reads = match &target {
@@ -196,26 +182,31 @@ impl RedisStore {
                 ThreadReads::new(url, &options, servers.clone())
                     .map_err(|e| connection::store_error(e, options.connect_timeout))?,
             ),
-            Target::Cluster(_) => None,
+            // A cluster spreads reads over its nodes already; a Sentinel's
+            // primary moves.
+            Target::Cluster(_) | Target::Sentinel(_) => None,
         };
+        let link = Arc::new(link);
         // Last: nothing fails after it, so no watcher outlives a failed start.
         let watcher = tokio::spawn(watch_epoch(
-            conn.clone(),
+            link.clone(),
             Watched {
                 epoch: epoch.clone(),
                 servers,
+                durability: durability.clone(),
             },
             options.epoch_check_interval,
-            options.response_timeout,
+            limit,
         ))
         .abort_handle();
         Ok(RedisStore {
-            conn,
+            link,
+            durability,
             thread_reads,
             scripts: Arc::new(Scripts::new()),
             prefix: options.prefix,
             epoch,
-            response_timeout: options.response_timeout,
+            response_timeout: limit,
             // PEXPIRE refuses an expiry past what the server can add to its
             // clock: a year is more than any retention needs.
             retention_ms: u64::try_from(options.tombstone_retention.as_millis())
@@ -245,7 +236,8 @@ impl RedisStore {
         }
     }
 
-    /// Runs `script` on the object's key with `args` (see [`on_io`]).
+    /// Runs `script` on `redis_key` with `args` on the shared connection:
+    /// a script that writes nothing (see [`on_io`]).
     ///
     /// [`on_io`]: Self::on_io
     fn invoke(
@@ -253,15 +245,75 @@ impl RedisStore {
         script: fn(&Scripts) -> &Script,
         redis_key: String,
         args: Vec<String>,
-        claimed: Claimed,
     ) -> impl Future<Output = Result<Reply, StoreError>> + Send + 'static {
-        let scripts = self.scripts.clone();
-        self.on_io(claimed, move |mut conn| async move {
+        let (scripts, mut conn, limit) = (
+            self.scripts.clone(),
+            self.link.conns().shared.clone(),
+            self.response_timeout,
+        );
+        self.on_io(async move {
             let mut call = script(&scripts).key(redis_key);
             for arg in args {
                 call.arg(arg);
             }
-            call.invoke_async::<RawReply>(&mut conn).await
+            let raw = call.invoke_async::<RawReply>(&mut conn).await;
+            decode(
+                &raw.map_err(|e| connection::store_error(e, limit))?,
+                Claimed::default(),
+            )
+        })
+    }
+
+    /// Runs the authority write `script` on `redis_key` with `args`, on a
+    /// writer connection, and answers once the replicas
+    /// [`write_acks`](RedisOptions::write_acks) asks for have it: `WAIT`
+    /// follows the script on the same connection, so it waits for this
+    /// write (and what the connection wrote before). A write the replicas
+    /// did not all acknowledge in time is `NotReplicated`; a refusal wrote
+    /// nothing and is answered as it is.
+    fn write(
+        &self,
+        script: fn(&Scripts) -> &Script,
+        redis_key: String,
+        args: Vec<String>,
+        claimed: Claimed,
+    ) -> impl Future<Output = Result<Reply, StoreError>> + Send + 'static {
+        let wait = self.durability.wait_for(&redis_key);
+        let (scripts, mut conn, limit) = (
+            self.scripts.clone(),
+            self.link.conns().writer(),
+            self.response_timeout,
+        );
+        self.on_io(async move {
+            let script = script(&scripts);
+            let mut pipe = redis::pipe();
+            pipe.cmd("EVALSHA")
+                .arg(script.get_hash())
+                .arg(1)
+                .arg(&redis_key)
+                .arg(&args);
+            if let Some((replicas, millis)) = wait {
+                pipe.cmd("WAIT").arg(replicas).arg(millis);
+            }
+            let fail = |e| connection::store_error(e, limit);
+            let answer: Vec<redis::Value> = match pipe.query_async(&mut conn).await {
+                Err(e)
+                    if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoScript) =>
+                {
+                    // The WAIT ran too, after a script that wrote nothing.
+                    script.load_async(&mut conn).await.map_err(fail)?;
+                    pipe.query_async(&mut conn).await
+                }
+                other => other,
+            }
+            .map_err(fail)?;
+            let mut answer = answer.into_iter();
+            let raw: RawReply = parsed(answer.next())?;
+            let reply = decode(&raw, claimed)?;
+            if let (Some((wanted, _)), false) = (wait, matches!(reply, Reply::Refused(_))) {
+                Durability::outcome(parsed(answer.next())?, wanted)?;
+            }
+            Ok(reply)
         })
     }
 
@@ -277,9 +329,11 @@ impl RedisStore {
         &self,
         redis_key: String,
     ) -> impl Future<Output = Result<Reply, StoreError>> + Send + 'static {
-        self.on_io(Claimed::default(), move |mut conn| async move {
-            let answer = read_pipe(&redis_key).query_async(&mut conn).await?;
-            Ok(plain_reply(answer))
+        let (mut conn, limit) = (self.link.conns().shared.clone(), self.response_timeout);
+        self.on_io(async move {
+            let answer = read_pipe(&redis_key).query_async(&mut conn).await;
+            let answer = answer.map_err(|e| connection::store_error(e, limit))?;
+            decode(&plain_reply(answer), Claimed::default())
         })
     }
 
@@ -299,35 +353,24 @@ impl RedisStore {
     /// [`executor`]), it runs inline.
     ///
     /// [`executor`]: LocationStore::executor
-    fn on_io<F, Fut>(
+    fn on_io<T: Send + 'static>(
         &self,
-        claimed: Claimed,
-        call: F,
-    ) -> impl Future<Output = Result<Reply, StoreError>> + Send + 'static
-    where
-        F: FnOnce(Conn) -> Fut,
-        Fut: Future<Output = redis::RedisResult<RawReply>> + Send + 'static,
-    {
-        let call = call(self.conn.clone());
+        call: impl Future<Output = Result<T, StoreError>> + Send + 'static,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send + 'static {
         let io = self
             .io
             .as_ref()
             .expect("the I/O runtime is only taken by Drop")
             .handle()
             .clone();
-        let limit = self.response_timeout;
         async move {
-            let raw = if super::runs_on(&io) {
+            if super::runs_on(&io) {
                 call.await
             } else {
                 io.spawn(call)
                     .await
                     .map_err(|e| StoreError::Unreachable(format!("store task ended: {e}").into()))?
-            };
-            decode(
-                &raw.map_err(|e| connection::store_error(e, limit))?,
-                claimed,
-            )
+            }
         }
     }
 
@@ -338,7 +381,7 @@ impl RedisStore {
         args: Vec<String>,
         claimed: Claimed,
     ) -> WriteFuture<'_, Observed<AuthorityRecord>> {
-        let call = self.invoke(script, self.key_of(key), args, claimed);
+        let call = self.write(script, self.key_of(key), args, claimed);
         Box::pin(async move {
             match call.await? {
                 Reply::Record(record, now) => Ok(self.observed(record, now)),
@@ -347,34 +390,6 @@ impl RedisStore {
             }
         })
     }
-}
-
-/// `url`'s target, once `options` are found usable.
-fn checked(url: &str, options: &RedisOptions) -> Result<Target, StoreError> {
-    if options.prefix.is_empty() || options.prefix.contains(['{', '}']) {
-        return Err(StoreError::Config(
-            format!(
-                "key prefix {:?} must be non-empty and without braces",
-                options.prefix
-            )
-            .into(),
-        ));
-    }
-    if options.connect_timeout.is_zero() || options.response_timeout.is_zero() {
-        // A zero wait fails every connect or command at once (a socket
-        // takes zero as "no timeout" at all).
-        return Err(StoreError::Config(
-            "connect_timeout and response_timeout must be more than 0".into(),
-        ));
-    }
-    if options.epoch_check_interval.is_zero() {
-        // A zero period would make the epoch watcher spin (tokio's
-        // interval refuses it outright).
-        return Err(StoreError::Config(
-            "epoch_check_interval must be more than 0".into(),
-        ));
-    }
-    Target::parse(url)
 }
 
 fn unexpected(reply: &Reply) -> StoreError {
@@ -435,21 +450,60 @@ struct Watched {
     /// The servers' run ids, hashed: what a thread's new read connection
     /// checks its server against ([`ThreadReads`]).
     servers: Arc<AtomicU64>,
+    /// The replicas authority writes wait for.
+    durability: Arc<Durability>,
 }
 
-/// Re-reads the server's run id(s) every `every`; a change is a new epoch.
-async fn watch_epoch(conn: Conn, watched: Watched, every: Duration, limit: Duration) {
+/// Every `every`: follows a Sentinel failover, re-reads the server's run
+/// id(s) (a change is a new epoch) and learns the replicas.
+async fn watch_epoch(link: Arc<Link>, watched: Watched, every: Duration, limit: Duration) {
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        // An unreachable server is seen by the calls themselves; keep the
-        // last epoch until the run id can be read again.
+        // An unreachable server (or Sentinel) is seen by the calls
+        // themselves; keep the last epoch until it can be read again.
+        if let Err(e) = link.follow().await {
+            tracing::debug!(error = %e, "Sentinels not asked this tick");
+        }
+        let conn = link.conns().shared.clone();
         if let Ok(now) = conn.clone().run_ids(limit).await {
             watched.servers.store(now.servers, Ordering::Relaxed);
             watched.epoch.store(now.epoch, Ordering::Relaxed);
+            if let Ok(replication) = conn.replication(limit).await {
+                watched.durability.learn(now.servers, &replication);
+            }
         }
     }
+}
+
+/// At connect: a server (or ACL) that refuses `WAIT` would fail every
+/// authority write; say so now, as a configuration error.
+async fn allows_wait(mut conn: Conn, limit: Duration) -> Result<(), StoreError> {
+    let answer: redis::RedisResult<redis::Value> = redis::cmd("WAIT")
+        .arg(0)
+        .arg(0)
+        .query_async(&mut conn)
+        .await;
+    match answer {
+        Ok(_) => Ok(()),
+        Err(e) if e.is_timeout() || e.is_io_error() || e.is_connection_dropped() => {
+            Err(connection::store_error(e, limit))
+        }
+        Err(e) => Err(StoreError::Config(
+            format!(
+                "the server refuses WAIT ({e}), which durable authority writes need: \
+                 allow it, or set write_acks to PrimaryOnly"
+            )
+            .into(),
+        )),
+    }
+}
+
+/// The `Value` of one command of a pipeline as `T`.
+fn parsed<T: redis::FromRedisValue>(value: Option<redis::Value>) -> Result<T, StoreError> {
+    let value = value.ok_or_else(|| StoreError::Protocol("a pipeline answer is missing".into()))?;
+    redis::from_redis_value(value).map_err(|e| StoreError::Protocol(e.to_string().into()))
 }
 
 impl LocationStore for RedisStore {
@@ -550,7 +604,7 @@ impl LocationStore for RedisStore {
             d.lifecycle_generation.get().to_string(),
             d.security_identity.clone(),
         ];
-        let call = self.invoke(
+        let call = self.write(
             |s| &s.put_descriptor,
             self.descriptor_key(&d.endpoint),
             args,
@@ -573,7 +627,6 @@ impl LocationStore for RedisStore {
             |s| &s.read_descriptor,
             self.descriptor_key(endpoint),
             Vec::new(),
-            Claimed::default(),
         );
         Box::pin(async move {
             match call.await? {
@@ -593,7 +646,7 @@ impl LocationStore for RedisStore {
         let mut args = fence_args(expect).to_vec();
         args.push(proposal.get().to_string());
         args.push(self.retention_ms.to_string());
-        let call = self.invoke(
+        let call = self.write(
             |s| &s.complete_release,
             self.key_of(key),
             args,

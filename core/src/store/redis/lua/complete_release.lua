@@ -5,7 +5,10 @@
 local h, now = KEYS[1], now_ms()
 local st, prop = unpack(redis.call('HMGET', h, 'st', 'prop'))
 if not st then
-  if prop == ARGV[3] then return {'released', fmt(now)} end
+  if prop == ARGV[3] then
+    replayed(h, prop)
+    return {'released', fmt(now)}
+  end
   return reject('NOTFOUND')
 end
 local early = guard(h, ARGV[1], ARGV[2], ARGV[3], now)

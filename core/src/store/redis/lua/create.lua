@@ -1,8 +1,18 @@
 -- ARGV: mesh, rid, ngen, lgen, lease_ms, prop
 local h, now = KEYS[1], now_ms()
-local st, og, aog, prop = unpack(redis.call('HMGET', h, 'st', 'og', 'aog', 'prop'))
+local st, og, aog, prop, mesh, rid, ngen, lgen = unpack(redis.call('HMGET', h,
+  'st', 'og', 'aog', 'prop', 'mesh', 'rid', 'ngen', 'lgen'))
 if st then
-  if prop == ARGV[6] then return record(h, now) end
+  if prop == ARGV[6] then
+    replayed(h, prop)
+    return record(h, now)
+  end
+  -- The claimant's own earlier create, whose answer was lost (or not
+  -- acknowledged by the replicas): it is this attempt's too.
+  if st == 'creating' and mesh == ARGV[1] and rid == ARGV[2] and ngen == ARGV[3]
+      and lgen == ARGV[4] then
+    return stamp(h, ARGV[6], now)
+  end
   return reject('EXISTS', st, og, aog)
 end
 -- The next generation of this ID, and never below the store's time in ms

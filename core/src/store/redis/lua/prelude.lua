@@ -49,12 +49,23 @@ local function reject(code, a, b, c)
   return {'err', code, a or false, b or false, c or false}
 end
 
+-- A replay (the record already carries this proposal: an earlier attempt
+-- was applied) writes its proposal again, so the replay is replicated after
+-- the attempt it answers for: the WAIT that follows on this connection then
+-- confirms that attempt too, whichever connection sent it.
+local function replayed(h, prop)
+  redis.call('HSET', h, 'prop', prop)
+end
+
 -- Replays a write whose proposal the record already carries (its earlier
 -- attempt was applied), refuses a stale fence; nil means go ahead.
 local function guard(h, og, aog, prop, now)
   local st, cur_og, cur_aog, cur_prop = unpack(redis.call('HMGET', h, 'st', 'og', 'aog', 'prop'))
   if not st then return reject('NOTFOUND') end
-  if cur_prop == prop then return record(h, now) end
+  if cur_prop == prop then
+    replayed(h, prop)
+    return record(h, now)
+  end
   if cur_og ~= og or cur_aog ~= aog then return reject('STALE', cur_og, cur_aog) end
   return nil
 end

@@ -1,0 +1,292 @@
+//! Failover on real Redis processes (issue 27; docs/location-store.md,
+//! "Failover and durability"): a primary that dies before its replica has
+//! an authority write loses the write. With durable writes (the default,
+//! `WriteAcks::AllReplicas`) the writer never acted on such a write, so one
+//! owner remains; with `PrimaryOnly` the same failover makes two owners.
+//! Each test starts its own servers; each is bounded (≤ 60 s).
+
+use std::time::{Duration, Instant};
+
+use zlink_core::store::WriteError;
+use zlink_core::*;
+use zlink_testkit::{RedisSentinels, RedisServer};
+
+const ACTOR: ObjectKind = ObjectKind::Actor;
+
+/// How long after the primary's death the tests allow for the objects to
+/// be usable again: the Sentinels' failover (~2–4 s here) plus the store's
+/// next look at them (`epoch_check_interval`).
+const USABLE_AGAIN: Duration = Duration::from_secs(20);
+
+fn identity(rid: u64) -> NodeIdentity {
+    NodeIdentity {
+        mesh: MeshName::new("failover").expect("valid"),
+        rid: NodeRid(rid),
+        generation: NodeGeneration(1),
+        lease: OwnerLeaseGeneration(rid),
+    }
+}
+
+fn options(acks: WriteAcks) -> RedisOptions {
+    RedisOptions {
+        connect_timeout: Duration::from_millis(500),
+        response_timeout: Duration::from_millis(1000),
+        epoch_check_interval: Duration::from_millis(200),
+        write_acks: acks,
+        write_ack_timeout: Duration::from_millis(300),
+        ..RedisOptions::default()
+    }
+}
+
+/// Node `rid` with a store connection of its own, as each process has.
+fn node(url: &str, rid: u64, acks: WriteAcks) -> Runtime {
+    let store = RedisStore::open_with(url, options(acks)).expect("connects");
+    Runtime::builder(identity(rid))
+        .store(std::sync::Arc::new(store))
+        .build()
+        .expect("valid runtime")
+}
+
+fn key(id: &str) -> KeyRef<'_> {
+    KeyRef { kind: ACTOR, id }
+}
+
+/// Sends one message to actor `id` from `sender`; the frame, not yet carried.
+fn send(sender: &Runtime, id: &str) -> Outbound {
+    match sender
+        .send(ACTOR, id, b"m", SendOptions::default())
+        .expect("valid")
+    {
+        Sent::Submitted { outbound, .. } => outbound,
+        other => panic!("no route to {id}: {other:?}"),
+    }
+}
+
+fn delivered(inbound: &Inbound) -> bool {
+    matches!(inbound, Inbound::Deliver(_))
+}
+
+/// The write's outcome is unknown: the replicas did not acknowledge it.
+fn not_replicated(result: &Result<OwnedObject, LifecycleError>) -> bool {
+    matches!(
+        result,
+        Err(LifecycleError::Write(WriteError::Store(
+            StoreError::NotReplicated { .. }
+        )))
+    )
+}
+
+/// Cuts the replica off: it stops reading (SIGSTOP) and the primary drops
+/// its replication link, so what the primary writes next stays on it.
+fn cut_off(primary: &RedisServer, replica: &RedisServer) {
+    replica.pause().expect("pause the replica");
+    primary
+        .cli(&["CLIENT", "KILL", "TYPE", "replica"])
+        .expect("drop the replication link");
+}
+
+/// Kills the primary, lets the stale replica run again, and waits for the
+/// Sentinels to promote it. Returns when it happened.
+fn fail_over(group: &RedisSentinels, primary: &RedisServer, replica: &RedisServer) -> Instant {
+    primary.kill().expect("kill the primary");
+    let died = Instant::now();
+    replica.resume().expect("resume the replica");
+    let promoted = group.wait_for_failover(primary).expect("a failover");
+    assert_eq!(promoted.port(), replica.port());
+    died
+}
+
+/// Activates `id` on `node`, retrying while its store still follows the
+/// failover (the dead primary is unreachable until then).
+fn activate_once_usable(node: &Runtime, id: &str, since: Instant) -> OwnedObject {
+    loop {
+        match node.activate(ACTOR, id) {
+            Ok(owned) => return owned,
+            Err(e) if since.elapsed() < USABLE_AGAIN => {
+                eprintln!("not yet usable after {:?}: {e}", since.elapsed());
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => panic!("{id} not usable {USABLE_AGAIN:?} after the failover: {e}"),
+        }
+    }
+}
+
+#[test]
+fn on_sentinel_a_write_no_replica_acknowledged_is_never_acted_on_so_one_owner_remains() {
+    let group = RedisSentinels::start(1).expect("a Sentinel group");
+    let (primary, replica) = (group.server(0), group.server(1));
+    let url = group.url();
+    let (a, b, d) = (
+        node(&url, 1, WriteAcks::AllReplicas),
+        node(&url, 2, WriteAcks::AllReplicas),
+        node(&url, 4, WriteAcks::AllReplicas),
+    );
+    cut_off(primary, replica);
+    let started = Instant::now();
+    let first = a.activate(ACTOR, "x");
+    assert!(not_replicated(&first), "{first:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "unknown in bounded time: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(a.owned(key("x")), None, "the writer does not act as owner");
+    // The primary holds the unacknowledged Creating record: nobody gets a
+    // route from it.
+    assert!(matches!(
+        d.send(ACTOR, "x", b"m", SendOptions::default()),
+        Ok(Sent::Unavailable(UnavailableReason::Creating))
+    ));
+
+    let died = fail_over(&group, primary, replica);
+    let owned = activate_once_usable(&b, "x", died);
+    eprintln!("usable again {:?} after the primary died", died.elapsed());
+    assert_eq!(owned.state, AuthorityState::Ready);
+    let to_b = send(&d, "x");
+    assert_eq!(to_b.to.rid, NodeRid(2));
+    assert!(delivered(&b.on_frame(NodeRid(4), &to_b.bytes)));
+    // A never owned it: a frame for x that reaches it is not delivered.
+    assert_eq!(a.owned(key("x")), None);
+    assert!(!delivered(&a.on_frame(NodeRid(4), &to_b.bytes)));
+}
+
+#[test]
+fn on_sentinel_with_durability_off_the_same_failover_makes_two_owners() {
+    // The hazard durable writes close: the primary acknowledges A's
+    // activation alone, dies, and the stale replica it failed over to
+    // has no record, so B activates the same object.
+    let group = RedisSentinels::start(1).expect("a Sentinel group");
+    let (primary, replica) = (group.server(0), group.server(1));
+    let url = group.url();
+    let off = WriteAcks::PrimaryOnly;
+    let (a, b, d) = (node(&url, 1, off), node(&url, 2, off), node(&url, 4, off));
+    cut_off(primary, replica);
+    a.activate(ACTOR, "x")
+        .expect("acknowledged by the primary alone");
+    let in_flight = send(&d, "x");
+    assert_eq!(in_flight.to.rid, NodeRid(1));
+
+    let died = fail_over(&group, primary, replica);
+    activate_once_usable(&b, "x", died);
+    let fresh = node(&url, 5, off);
+    let to_b = send(&fresh, "x");
+    assert_eq!(to_b.to.rid, NodeRid(2));
+    assert!(delivered(&b.on_frame(NodeRid(5), &to_b.bytes)));
+    assert!(
+        delivered(&a.on_frame(NodeRid(4), &in_flight.bytes)),
+        "A still admits until its lease ends: two owners"
+    );
+}
+
+#[test]
+fn on_sentinel_a_write_the_replica_acknowledged_survives_the_failover() {
+    let group = RedisSentinels::start(1).expect("a Sentinel group");
+    let (primary, replica) = (group.server(0), group.server(1));
+    let url = group.url();
+    let (a, b) = (
+        node(&url, 1, WriteAcks::AllReplicas),
+        node(&url, 2, WriteAcks::AllReplicas),
+    );
+    let owned = a.activate(ACTOR, "x").expect("durable activation");
+    let died = fail_over(&group, primary, replica);
+    // The promoted replica has A's record: B finds A, not Missing.
+    loop {
+        match b.resolve(ACTOR, "x").expect("valid") {
+            Resolution::ReadyRoute(route) => {
+                assert_eq!(route.route.node, NodeRid(1));
+                assert_eq!(route.fence.object_generation, owned.object_generation);
+                break;
+            }
+            Resolution::StoreFailure(e) if died.elapsed() < USABLE_AGAIN => {
+                eprintln!("not yet usable after {:?}: {e}", died.elapsed());
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            other => panic!("after the failover: {other:?}"),
+        }
+    }
+    let refused = b.activate(ACTOR, "x");
+    assert!(
+        matches!(
+            refused,
+            Err(LifecycleError::Write(WriteError::Rejected(
+                store::WriteRejection::AlreadyExists { .. }
+            )))
+        ),
+        "{refused:?}"
+    );
+}
+
+#[test]
+fn a_paused_replica_leaves_writes_unknown_until_it_is_back_then_the_same_node_completes_them() {
+    let primary = RedisServer::start().expect("redis-server starts");
+    let replica = RedisServer::start_replica_of(&primary).expect("a replica");
+    let a = node(&primary.url(), 1, WriteAcks::AllReplicas);
+    let b = node(&primary.url(), 2, WriteAcks::AllReplicas);
+    replica.pause().expect("pause");
+    let unknown = a.activate(ACTOR, "x");
+    assert!(not_replicated(&unknown), "{unknown:?}");
+    assert_eq!(a.owned(key("x")), None);
+    replica.resume().expect("resume");
+    // A's own Creating record, from the attempt whose outcome was unknown,
+    // is adopted by its next activation; no other node can take it.
+    let owned = a.activate(ACTOR, "x").expect("the replica is back");
+    assert_eq!(owned.state, AuthorityState::Ready);
+    let taken = b.activate(ACTOR, "x");
+    assert!(taken.is_err(), "{taken:?}");
+    assert_eq!(
+        replica
+            .cli(&["HGET", "zlink:{actor:x}", "st"])
+            .expect("read the replica")
+            .trim(),
+        "ready",
+        "answered only once the replica had it"
+    );
+}
+
+#[test]
+fn a_replica_count_the_deployment_cannot_meet_or_a_refused_wait_is_a_config_error() {
+    let primary = RedisServer::start().expect("redis-server starts");
+    let _replica = RedisServer::start_replica_of(&primary).expect("a replica");
+    let two = RedisStore::open_with(&primary.url(), options(WriteAcks::Replicas(2)));
+    assert!(
+        matches!(&two, Err(StoreError::Config(why)) if why.contains("has 1")),
+        "{two:?}"
+    );
+    RedisStore::open_with(&primary.url(), options(WriteAcks::Replicas(1))).expect("one is met");
+
+    primary
+        .cli(&[
+            "ACL", "SETUSER", "nowait", "on", ">pw", "~*", "+@all", "-wait",
+        ])
+        .expect("a user without WAIT");
+    let url = format!("redis://nowait:pw@127.0.0.1:{}", primary.port());
+    let refused = RedisStore::open_with(&url, options(WriteAcks::AllReplicas));
+    assert!(
+        matches!(&refused, Err(StoreError::Config(why)) if why.contains("WAIT")),
+        "{refused:?}"
+    );
+    RedisStore::open_with(&url, options(WriteAcks::PrimaryOnly))
+        .expect("without durable writes WAIT is not needed");
+
+    let group_less = RedisStore::open("redis+sentinel://127.0.0.1:1");
+    assert!(
+        matches!(&group_less, Err(StoreError::Config(why)) if why.contains("master name")),
+        "{group_less:?}"
+    );
+}
+
+#[test]
+fn a_sentinel_url_naming_a_master_nobody_monitors_is_a_config_error() {
+    let group = RedisSentinels::start(0).expect("a Sentinel group");
+    let url = group
+        .url()
+        .replace(zlink_testkit::SENTINEL_MASTER, "nobody");
+    let unknown = RedisStore::open(&url);
+    assert!(
+        matches!(&unknown, Err(StoreError::Config(why)) if why.contains("nobody")),
+        "{unknown:?}"
+    );
+    // The master it does monitor works, and its epoch is its primary's.
+    let a = node(&group.url(), 1, WriteAcks::AllReplicas);
+    a.activate(ACTOR, "x").expect("no replica to wait for");
+}
