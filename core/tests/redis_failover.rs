@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use zlink_core::store::WriteError;
 use zlink_core::*;
-use zlink_testkit::{RedisSentinels, RedisServer};
+use zlink_testkit::{RedisCluster, RedisSentinels, RedisServer};
 
 const ACTOR: ObjectKind = ObjectKind::Actor;
 
@@ -76,24 +76,68 @@ fn not_replicated(result: &Result<OwnedObject, LifecycleError>) -> bool {
     )
 }
 
-/// Cuts the replica off: it stops reading (SIGSTOP) and the primary drops
-/// its replication link, so what the primary writes next stays on it.
-fn cut_off(primary: &RedisServer, replica: &RedisServer) {
-    replica.pause().expect("pause the replica");
-    primary
-        .cli(&["CLIENT", "KILL", "TYPE", "replica"])
-        .expect("drop the replication link");
+/// A primary, the replica it fails over to, and how to wait for that.
+struct Deployment<'a> {
+    url: String,
+    primary: &'a RedisServer,
+    replica: &'a RedisServer,
+    /// Waits until the replica serves as the primary.
+    promoted: Box<dyn Fn() + 'a>,
 }
 
-/// Kills the primary, lets the stale replica run again, and waits for the
-/// Sentinels to promote it. Returns when it happened.
-fn fail_over(group: &RedisSentinels, primary: &RedisServer, replica: &RedisServer) -> Instant {
-    primary.kill().expect("kill the primary");
-    let died = Instant::now();
-    replica.resume().expect("resume the replica");
-    let promoted = group.wait_for_failover(primary).expect("a failover");
-    assert_eq!(promoted.port(), replica.port());
-    died
+impl<'a> Deployment<'a> {
+    /// Object `x`'s primary on a Sentinel group.
+    fn sentinel(group: &'a RedisSentinels) -> Self {
+        let (primary, replica) = (group.server(0), group.server(1));
+        Deployment {
+            url: group.url(),
+            primary,
+            replica,
+            promoted: Box::new(move || {
+                let now = group.wait_for_failover(primary).expect("a failover");
+                assert_eq!(now.port(), replica.port());
+            }),
+        }
+    }
+
+    /// Object `x`'s primary on a Cluster with replicas.
+    fn cluster(cluster: &'a RedisCluster) -> Self {
+        let primary = cluster.master_of("zlink:{actor:x}").expect("x's master");
+        let replica = cluster.replica_of(primary).expect("its replica");
+        let seeds: Vec<String> = cluster
+            .nodes()
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port()))
+            .collect();
+        Deployment {
+            url: format!("redis+cluster://{}", seeds.join(",")),
+            primary,
+            replica,
+            promoted: Box::new(move || {
+                replica.wait_for_info("role:master").expect("promoted");
+            }),
+        }
+    }
+
+    /// Cuts the replica off: it stops reading (SIGSTOP) and the primary
+    /// drops its replication link, so what the primary writes next stays
+    /// on it.
+    fn cut_off(&self) {
+        self.replica.pause().expect("pause the replica");
+        self.primary
+            .cli(&["CLIENT", "KILL", "TYPE", "replica"])
+            .expect("drop the replication link");
+    }
+
+    /// Kills the primary, lets the stale replica run again, and waits for
+    /// its promotion. Returns when the primary died.
+    fn fail_over(&self) -> Instant {
+        self.primary.kill().expect("kill the primary");
+        let died = Instant::now();
+        self.replica.resume().expect("resume the replica");
+        (self.promoted)();
+        died
+    }
 }
 
 /// Activates `id` on `node`, retrying while its store still follows the
@@ -111,17 +155,16 @@ fn activate_once_usable(node: &Runtime, id: &str, since: Instant) -> OwnedObject
     }
 }
 
-#[test]
-fn on_sentinel_a_write_no_replica_acknowledged_is_never_acted_on_so_one_owner_remains() {
-    let group = RedisSentinels::start(1).expect("a Sentinel group");
-    let (primary, replica) = (group.server(0), group.server(1));
-    let url = group.url();
+/// The scenario of issue 27 with durable writes: A's activation reaches
+/// no replica, so A never acts on it; after the failover lost it, B owns
+/// the object alone.
+fn a_write_no_replica_acknowledged_is_never_acted_on(at: Deployment<'_>) {
     let (a, b, d) = (
-        node(&url, 1, WriteAcks::AllReplicas),
-        node(&url, 2, WriteAcks::AllReplicas),
-        node(&url, 4, WriteAcks::AllReplicas),
+        node(&at.url, 1, WriteAcks::AllReplicas),
+        node(&at.url, 2, WriteAcks::AllReplicas),
+        node(&at.url, 4, WriteAcks::AllReplicas),
     );
-    cut_off(primary, replica);
+    at.cut_off();
     let started = Instant::now();
     let first = a.activate(ACTOR, "x");
     assert!(not_replicated(&first), "{first:?}");
@@ -138,7 +181,7 @@ fn on_sentinel_a_write_no_replica_acknowledged_is_never_acted_on_so_one_owner_re
         Ok(Sent::Unavailable(UnavailableReason::Creating))
     ));
 
-    let died = fail_over(&group, primary, replica);
+    let died = at.fail_over();
     let owned = activate_once_usable(&b, "x", died);
     eprintln!("usable again {:?} after the primary died", died.elapsed());
     assert_eq!(owned.state, AuthorityState::Ready);
@@ -150,25 +193,25 @@ fn on_sentinel_a_write_no_replica_acknowledged_is_never_acted_on_so_one_owner_re
     assert!(!delivered(&a.on_frame(NodeRid(4), &to_b.bytes)));
 }
 
-#[test]
-fn on_sentinel_with_durability_off_the_same_failover_makes_two_owners() {
-    // The hazard durable writes close: the primary acknowledges A's
-    // activation alone, dies, and the stale replica it failed over to
-    // has no record, so B activates the same object.
-    let group = RedisSentinels::start(1).expect("a Sentinel group");
-    let (primary, replica) = (group.server(0), group.server(1));
-    let url = group.url();
+/// The hazard durable writes close: the primary acknowledges A's
+/// activation alone, dies, and the stale replica it failed over to has no
+/// record, so B activates the same object: two owners deliver.
+fn with_durability_off_the_failover_makes_two_owners(at: Deployment<'_>) {
     let off = WriteAcks::PrimaryOnly;
-    let (a, b, d) = (node(&url, 1, off), node(&url, 2, off), node(&url, 4, off));
-    cut_off(primary, replica);
+    let (a, b, d) = (
+        node(&at.url, 1, off),
+        node(&at.url, 2, off),
+        node(&at.url, 4, off),
+    );
+    at.cut_off();
     a.activate(ACTOR, "x")
         .expect("acknowledged by the primary alone");
     let in_flight = send(&d, "x");
     assert_eq!(in_flight.to.rid, NodeRid(1));
 
-    let died = fail_over(&group, primary, replica);
+    let died = at.fail_over();
     activate_once_usable(&b, "x", died);
-    let fresh = node(&url, 5, off);
+    let fresh = node(&at.url, 5, off);
     let to_b = send(&fresh, "x");
     assert_eq!(to_b.to.rid, NodeRid(2));
     assert!(delivered(&b.on_frame(NodeRid(5), &to_b.bytes)));
@@ -179,16 +222,39 @@ fn on_sentinel_with_durability_off_the_same_failover_makes_two_owners() {
 }
 
 #[test]
+fn on_sentinel_a_write_no_replica_acknowledged_is_never_acted_on_so_one_owner_remains() {
+    let group = RedisSentinels::start(1).expect("a Sentinel group");
+    a_write_no_replica_acknowledged_is_never_acted_on(Deployment::sentinel(&group));
+}
+
+#[test]
+fn on_sentinel_with_durability_off_the_same_failover_makes_two_owners() {
+    let group = RedisSentinels::start(1).expect("a Sentinel group");
+    with_durability_off_the_failover_makes_two_owners(Deployment::sentinel(&group));
+}
+
+#[test]
+fn on_a_cluster_a_write_no_replica_acknowledged_is_never_acted_on_so_one_owner_remains() {
+    let cluster = RedisCluster::start_with_replicas(3, 1).expect("a cluster with replicas");
+    a_write_no_replica_acknowledged_is_never_acted_on(Deployment::cluster(&cluster));
+}
+
+#[test]
+fn on_a_cluster_with_durability_off_the_same_failover_makes_two_owners() {
+    let cluster = RedisCluster::start_with_replicas(3, 1).expect("a cluster with replicas");
+    with_durability_off_the_failover_makes_two_owners(Deployment::cluster(&cluster));
+}
+
+#[test]
 fn on_sentinel_a_write_the_replica_acknowledged_survives_the_failover() {
     let group = RedisSentinels::start(1).expect("a Sentinel group");
-    let (primary, replica) = (group.server(0), group.server(1));
-    let url = group.url();
+    let at = Deployment::sentinel(&group);
     let (a, b) = (
-        node(&url, 1, WriteAcks::AllReplicas),
-        node(&url, 2, WriteAcks::AllReplicas),
+        node(&at.url, 1, WriteAcks::AllReplicas),
+        node(&at.url, 2, WriteAcks::AllReplicas),
     );
     let owned = a.activate(ACTOR, "x").expect("durable activation");
-    let died = fail_over(&group, primary, replica);
+    let died = at.fail_over();
     // The promoted replica has A's record: B finds A, not Missing.
     loop {
         match b.resolve(ACTOR, "x").expect("valid") {
