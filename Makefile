@@ -46,6 +46,7 @@ bench: deps
 	mkdir -p target && rm -f $(BENCH_RECORDS)
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-core --bench resolve
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-core --bench redis
+	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-core --bench durability
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-ffi --bench c_abi
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) bash bindings-python/scripts/bench.sh
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) bash bindings-jvm/scripts/bench.sh
