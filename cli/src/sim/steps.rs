@@ -2,8 +2,9 @@
 //! state of the cluster: traffic (sends, requests, cancellations, session
 //! binds, relays and pushes), moves (started, aborted, back and forth, many
 //! at once), faults (crashes and restarts, a failing or stalled store, a
-//! lossy, slow or reordering network, lost notifications), config changes
-//! and the passing of time. Each returns a one-line description for the
+//! store whose replica acknowledges no write and may then be promoted,
+//! losing them all, a lossy, slow or reordering network, lost
+//! notifications), config changes and the passing of time. Each returns a one-line description for the
 //! trace a failing seed prints.
 
 use std::time::Duration;
@@ -36,6 +37,7 @@ pub(crate) const STEPS: &[(Kind, u64)] = &[
     (Kind::StoreDown, 2),
     (Kind::StoreStall, 1),
     (Kind::StoreRestart, 1),
+    (Kind::StoreReplica, 2),
     (Kind::Drop, 2),
     (Kind::Delay, 2),
     (Kind::Interleave, 3),
@@ -67,6 +69,7 @@ pub(crate) enum Kind {
     StoreDown,
     StoreStall,
     StoreRestart,
+    StoreReplica,
     Drop,
     Delay,
     Interleave,
@@ -187,6 +190,23 @@ fn run(w: &mut World, kind: Kind) -> Option<String> {
         Kind::StoreRestart => {
             w.mesh.store_restart();
             Some("store restarts (new epoch)".into())
+        }
+        Kind::StoreReplica => {
+            // Durable writes (issue 27): while the replica is away no write
+            // is acknowledged; a failover then loses every one of them.
+            if !w.faults.replica_away {
+                w.faults.replica_away = true;
+                w.mesh.store_replica_away();
+                return Some("store replica away: writes unacknowledged".into());
+            }
+            w.faults.replica_away = false;
+            if w.rng.chance(50) {
+                w.mesh.store_replica_back();
+                Some("store replica back: nothing lost".into())
+            } else {
+                w.mesh.store_fail_over();
+                Some("store fails over to the replica: unacknowledged writes lost".into())
+            }
         }
         Kind::Drop => {
             w.faults.drop_percent = *w.rng.pick(&[0, 0, 2, 5, 15])?;
@@ -517,6 +537,7 @@ pub(crate) fn settle(w: &mut World) {
     install_rules(w);
     w.mesh.store_down(false);
     w.mesh.store_stalled(false);
+    w.mesh.store_replica_back();
     w.mesh.fail_notices(false);
     w.mesh.restore_mode(RestoreMode::Ready);
     w.mesh.release();

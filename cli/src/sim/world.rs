@@ -138,6 +138,8 @@ pub(crate) struct World {
 pub(crate) struct Faults {
     pub(crate) store_down: bool,
     pub(crate) store_stalled: bool,
+    /// The store's replica acknowledges no write (until back or promoted).
+    pub(crate) replica_away: bool,
     /// Percent of frames the network drops.
     pub(crate) drop_percent: u64,
     /// Every command 50 notification is lost.

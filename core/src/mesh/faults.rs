@@ -30,6 +30,34 @@ impl Mesh {
         self.faulty.restart();
     }
 
+    /// The store's replica stops acknowledging writes: each write applies
+    /// on the primary and answers `NotReplicated` (outcome unknown), until
+    /// [`store_replica_back`](Self::store_replica_back) or
+    /// [`store_fail_over`](Self::store_fail_over).
+    pub fn store_replica_away(&mut self) {
+        if self.replica.is_none() {
+            self.replica = Some(self.store.replica());
+        }
+        self.faulty.set_unreplicated(true);
+    }
+
+    /// The replica catches up: nothing is lost.
+    pub fn store_replica_back(&mut self) {
+        self.replica = None;
+        self.faulty.set_unreplicated(false);
+    }
+
+    /// The primary dies and the replica is promoted: every write since
+    /// the replica went away is lost (none of them was acknowledged), and
+    /// the store reports a new epoch.
+    pub fn store_fail_over(&mut self) {
+        if let Some(replica) = self.replica.take() {
+            self.store.promote(replica);
+        }
+        self.faulty.set_unreplicated(false);
+        self.faulty.restart();
+    }
+
     /// Calls the runtimes made to the store (failed ones included).
     pub fn store_calls(&self) -> u64 {
         self.faulty.calls()

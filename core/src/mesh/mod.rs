@@ -98,6 +98,9 @@ pub struct Mesh {
     /// The same store as the runtimes reach it: failures and stalls are
     /// injected here.
     faulty: Arc<FaultyStore<Arc<MemoryStore>>>,
+    /// What the store's replica holds while it is away (it stopped
+    /// acknowledging writes): what a failover then keeps.
+    replica: Option<crate::store::StoreReplica>,
     config: RoutingConfig,
     identities: Vec<NodeIdentity>,
     nodes: Vec<Runtime>,
@@ -135,6 +138,7 @@ impl Mesh {
             clock,
             store,
             faulty,
+            replica: None,
             config,
             identities,
             nodes,

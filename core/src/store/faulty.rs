@@ -14,11 +14,14 @@ use crate::peer::{Endpoint, PeerDescriptor};
 
 /// Wraps a real store. While `down`, every call fails `Unreachable` without
 /// reaching the inner store; while `stalled`, calls reach the store but their
-/// answers are held back (a paused server); `restart` changes the epoch it
-/// reports, as a restarted or failed-over server would.
+/// answers are held back (a paused server); while `unreplicated`, writes
+/// apply but a successful one answers `NotReplicated` (a replica that does
+/// not acknowledge them); `restart` changes the epoch it reports, as a
+/// restarted or failed-over server would.
 pub struct FaultyStore<S> {
     inner: S,
     down: AtomicBool,
+    unreplicated: AtomicBool,
     stalled: watch::Sender<bool>,
     epoch_shift: AtomicU64,
     calls: AtomicU64,
@@ -30,6 +33,7 @@ impl<S: LocationStore> FaultyStore<S> {
         FaultyStore {
             inner,
             down: AtomicBool::new(false),
+            unreplicated: AtomicBool::new(false),
             stalled: watch::Sender::new(false),
             epoch_shift: AtomicU64::new(0),
             calls: AtomicU64::new(0),
@@ -44,6 +48,13 @@ impl<S: LocationStore> FaultyStore<S> {
     /// Starts or ends a stall: answers wait until it ends.
     pub fn set_stalled(&self, stalled: bool) {
         self.stalled.send_replace(stalled);
+    }
+
+    /// Starts or ends a time when no replica acknowledges a write: each
+    /// applies, and a successful one answers `NotReplicated` (its outcome
+    /// unknown to the writer), as a Redis store with durable writes does.
+    pub fn set_unreplicated(&self, unreplicated: bool) {
+        self.unreplicated.store(unreplicated, Ordering::SeqCst);
     }
 
     /// Makes the store report a new epoch from now on.
@@ -94,8 +105,18 @@ impl<S: LocationStore> FaultyStore<S> {
         if let Err(e) = self.gate() {
             return Box::pin(ready(Err(WriteError::Store(e))));
         }
+        let unreplicated = self.unreplicated.load(Ordering::SeqCst);
         let call = call();
-        Box::pin(async move { self.answer(call.await).await })
+        Box::pin(async move {
+            match self.answer(call.await).await {
+                // A refusal wrote nothing: it is answered as it is.
+                Ok(_) if unreplicated => Err(WriteError::Store(StoreError::NotReplicated {
+                    acknowledged: 0,
+                    wanted: 1,
+                })),
+                answer => answer,
+            }
+        })
     }
 }
 

@@ -20,7 +20,7 @@ use crate::peer::{Endpoint, PeerDescriptor};
 /// What the store keeps per ID. After a release the slot is a tombstone:
 /// its version and proposal outlive the record for the retention, so a
 /// replayed release is recognised and versions keep rising.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Slot {
     record: Option<AuthorityRecord>,
     last_object_generation: ObjectGeneration,
@@ -33,7 +33,7 @@ struct Slot {
 
 /// Every slot, the store-wide generation counter and the tombstones in the
 /// order they expire.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 struct Slots {
     map: HashMap<ObjectKey, Slot>,
     /// The last ObjectGeneration handed out, by any ID: drawn from one
@@ -64,6 +64,10 @@ impl Slots {
         }
     }
 }
+
+/// A [`MemoryStore`]'s records at one moment ([`MemoryStore::replica`]).
+#[derive(Debug, Clone)]
+pub struct StoreReplica(Slots);
 
 /// An in-memory Location Store, safe to share between runtimes and threads.
 /// Its clock is the store clock lease expiries are measured on.
@@ -101,13 +105,31 @@ impl MemoryStore {
         self
     }
 
+    /// The records as they are now: what a replica that stops receiving
+    /// writes from here on keeps (fault injection, with
+    /// [`promote`](Self::promote)).
+    pub fn replica(&self) -> StoreReplica {
+        StoreReplica(self.lock().clone())
+    }
+
+    /// Fails over to `replica`: every write applied since it was taken is
+    /// lost, as when a primary dies and a replica that missed its last
+    /// writes is promoted. Generations issued since are not issued again
+    /// (a Redis store draws them from the server's clock too).
+    pub fn promote(&self, replica: StoreReplica) {
+        let mut slots = self.lock();
+        let issued = slots.last_generation;
+        *slots = replica.0;
+        slots.last_generation = slots.last_generation.max(issued);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Slots> {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// IDs the store holds now: records and tombstones not yet expired.
     pub fn len(&self) -> usize {
-        self.slots
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .map
-            .len()
+        self.lock().map.len()
     }
 
     /// Whether the store holds no ID at all.
@@ -139,7 +161,7 @@ impl MemoryStore {
         let now = self.now();
         let retention = u64::try_from(self.retention.as_millis()).unwrap_or(u64::MAX);
         let result = {
-            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            let mut slots = self.lock();
             slots.sweep(StoreTime(now.0.saturating_sub(retention)));
             let Slots {
                 map,
@@ -277,7 +299,7 @@ impl LocationStore for MemoryStore {
 
     fn read(&self, key: KeyRef<'_>) -> StoreFuture<'_, Observed<Option<AuthorityRecord>>> {
         let record = {
-            let slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+            let slots = self.lock();
             slots.map.get(&key.to_owned()).and_then(|slot| slot.record)
         };
         Box::pin(ready(Ok(self.observed(record))))

@@ -15,7 +15,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 pub use faulty::FaultyStore;
-pub use memory::MemoryStore;
+pub use memory::{MemoryStore, StoreReplica};
 pub use redis::{RedisOptions, RedisStore, WriteAcks};
 
 use crate::authority::{
