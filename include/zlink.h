@@ -1064,6 +1064,40 @@ typedef uint32_t zlink_object_kind;
 #endif // __cplusplus
 
 /**
+ * Which replicas must acknowledge each authority write of a Redis store
+ * before the store reports it done (docs/location-store.md, "Failover and
+ * durability"). `Replicas` takes its count apart (C:
+ * `zlink_redis_options.write_acks_replicas`).
+ */
+enum zlink_write_acks_mode
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Every replica the deployment is known to have (the default; a
+   * primary without replicas waits for none).
+   */
+  ZLINK_WRITE_ACKS_MODE_ALL_REPLICAS = 1,
+  /**
+   * At least the given number (>= 1) of replicas.
+   */
+  ZLINK_WRITE_ACKS_MODE_REPLICAS = 2,
+  /**
+   * None: the primary's answer is the acknowledgement (a failover can
+   * lose a write the store reported done).
+   */
+  ZLINK_WRITE_ACKS_MODE_PRIMARY_ONLY = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_write_acks_mode zlink_write_acks_mode;
+#else
+typedef uint32_t zlink_write_acks_mode;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A clock: the system's, or a manual one that moves only when advanced.
  * Opaque; freed by `zlink_clock_free` (runtimes and stores keep it alive).
  */
@@ -1649,6 +1683,33 @@ typedef struct {
    * the store's shared connection. Default 64.
    */
   uint64_t thread_connections;
+  /**
+   * Which replicas must acknowledge each authority write (Redis `WAIT`)
+   * before the store reports it done: a `zlink_write_acks_mode`.
+   * `ZLINK_WRITE_ACKS_MODE_ALL_REPLICAS` (the default): every replica
+   * the deployment is known to have (none on a server without
+   * replicas); `REPLICAS`: at least `write_acks_replicas`;
+   * `PRIMARY_ONLY`: none (a failover can then lose a write the store
+   * reported done). Another value is `ZLINK_RESULT_INVALID_ARGUMENT` of
+   * kind `Config`.
+   */
+  uint32_t write_acks_mode;
+  /**
+   * With `ZLINK_WRITE_ACKS_MODE_REPLICAS`: how many replicas, >= 1 (0
+   * is kind `Config`; so is more than a primary of the deployment has,
+   * when connecting); read for no other mode. Default 0.
+   */
+  uint32_t write_acks_replicas;
+  /**
+   * How long an authority write waits for its replicas'
+   * acknowledgement, more than 0 unless `PRIMARY_ONLY`; at most half of
+   * `response_timeout_ms` is used. A write not acknowledged in time
+   * fails with the store Timeout kind (a `STORE_FAILURE` result's
+   * `ZLINK_STORE_ERROR_TIMEOUT`; from an authority write call,
+   * `ZLINK_RESULT_STORE_FAILURE` of kind `Store`): its outcome is
+   * unknown, retry it. Default 1000.
+   */
+  uint64_t write_ack_timeout_ms;
 } zlink_redis_options;
 
 /**
@@ -2844,9 +2905,11 @@ zlink_result zlink_store_memory_new(const zlink_clock *clock,
                                     zlink_error **error);
 
 /**
- * Connects to a Redis (`redis://`, `rediss://`) or Redis Cluster
- * (`redis+cluster://h1:p1,h2:p2`) Location Store. `key_prefix` may be NULL
- * (default `zlink`). Blocks until connected or the connect timeout (2 s).
+ * Connects to a Redis (`redis://`, `rediss://`), Redis Cluster
+ * (`redis+cluster://h1:p1,h2:p2`) or Sentinel-managed
+ * (`redis+sentinel://h1:p1,h2:p2/master-name`, `rediss+sentinel://`)
+ * Location Store. `key_prefix` may be NULL (default `zlink`). Blocks
+ * until connected or the connect timeout (2 s).
  *
  * # Safety
  * `url` and a non-NULL `key_prefix` are NUL-terminated; `out` is writable.
@@ -2867,7 +2930,9 @@ zlink_result zlink_redis_options_default(zlink_redis_options *out, zlink_error *
 /**
  * `zlink_store_redis_open` with `options` (NULL: the defaults), from
  * `zlink_redis_options_default`. A struct of another size is
- * `ZLINK_RESULT_INVALID_CONFIG`; a zero timeout or check interval is
+ * `ZLINK_RESULT_INVALID_CONFIG`; a zero timeout or check interval, an
+ * unknown `write_acks_mode`, a `write_acks_replicas` of 0, or more
+ * replicas than a primary of the deployment has is
  * `ZLINK_RESULT_INVALID_ARGUMENT` of kind `Config`, as a bad URL is.
  *
  * # Safety

@@ -4,9 +4,9 @@
 //! error kind here, whichever language gave the input.
 
 use zlink_core::wire::ReplyErrorKind as CoreReplyErrorKind;
-use zlink_core::{InputError, MAX_MESSAGE_BYTES, MAX_OBJECT_ID_BYTES, ObjectKind};
+use zlink_core::{InputError, MAX_MESSAGE_BYTES, MAX_OBJECT_ID_BYTES, ObjectKind, StoreError};
 
-use crate::codes::{self, LogLevel, ReplyErrorKind};
+use crate::codes::{self, LogLevel, ReplyErrorKind, WriteAcksMode};
 use crate::error::{Error, ErrorKind, Family, Result};
 
 /// Longest NUL-terminated text a C caller may pass (mesh name, store URL,
@@ -86,6 +86,45 @@ impl Arg<LogLevel> for u32 {
                 format!("log level {self} is not one of 1 (ERROR) ..= 5 (TRACE)"),
             )
         })
+    }
+}
+
+/// A Redis store option the store cannot use: the store's `Config` kind,
+/// as the core reports its own option checks (a zero timeout, a bad key
+/// prefix, more replicas than the deployment has).
+pub(crate) fn store_config(why: String) -> Error {
+    StoreError::Config(why.into()).into()
+}
+
+impl Arg<WriteAcksMode> for WriteAcksMode {
+    #[inline]
+    fn get(self) -> Result<WriteAcksMode> {
+        Ok(self)
+    }
+}
+
+impl Arg<WriteAcksMode> for u32 {
+    fn get(self) -> Result<WriteAcksMode> {
+        WriteAcksMode::from_code(self).ok_or_else(|| {
+            store_config(format!(
+                "write_acks mode {self} is not ALL_REPLICAS (1), REPLICAS (2) or PRIMARY_ONLY (3)"
+            ))
+        })
+    }
+}
+
+impl Arg<WriteAcksMode> for &str {
+    fn get(self) -> Result<WriteAcksMode> {
+        WriteAcksMode::ALL
+            .iter()
+            .copied()
+            .find(|m| m.name() == self)
+            .ok_or_else(|| {
+                store_config(format!(
+                    "write_acks must be \"all_replicas\", \"primary_only\" or a number of \
+                     replicas, got {self:?}"
+                ))
+            })
     }
 }
 

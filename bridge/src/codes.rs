@@ -710,6 +710,40 @@ impl LogLevel {
     }
 }
 
+/// Which replicas must acknowledge each authority write of a Redis store
+/// before the store reports it done (docs/location-store.md, "Failover and
+/// durability"). `Replicas` takes its count apart (C:
+/// `zlink_redis_options.write_acks_replicas`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WriteAcksMode {
+    /// Every replica the deployment is known to have (the default; a
+    /// primary without replicas waits for none).
+    AllReplicas = 1,
+    /// At least the given number (>= 1) of replicas.
+    Replicas = 2,
+    /// None: the primary's answer is the acknowledgement (a failover can
+    /// lose a write the store reported done).
+    PrimaryOnly = 3,
+}
+named!(WriteAcksMode {
+    AllReplicas = "all_replicas",
+    Replicas = "replicas",
+    PrimaryOnly = "primary_only"
+});
+
+impl WriteAcksMode {
+    /// The mode of `acks` and its replica count (0 but for `Replicas`):
+    /// what `setup::write_acks` turns back into `acks`.
+    pub fn of(acks: zlink_core::WriteAcks) -> (WriteAcksMode, u32) {
+        match acks {
+            zlink_core::WriteAcks::AllReplicas => (WriteAcksMode::AllReplicas, 0),
+            zlink_core::WriteAcks::Replicas(n) => (WriteAcksMode::Replicas, n),
+            zlink_core::WriteAcks::PrimaryOnly => (WriteAcksMode::PrimaryOnly, 0),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

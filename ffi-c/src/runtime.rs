@@ -185,9 +185,11 @@ entry! {
         handle_out(&STORES, store, out, "store")
     }
 
-    /// Connects to a Redis (`redis://`, `rediss://`) or Redis Cluster
-    /// (`redis+cluster://h1:p1,h2:p2`) Location Store. `key_prefix` may be NULL
-    /// (default `zlink`). Blocks until connected or the connect timeout (2 s).
+    /// Connects to a Redis (`redis://`, `rediss://`), Redis Cluster
+    /// (`redis+cluster://h1:p1,h2:p2`) or Sentinel-managed
+    /// (`redis+sentinel://h1:p1,h2:p2/master-name`, `rediss+sentinel://`)
+    /// Location Store. `key_prefix` may be NULL (default `zlink`). Blocks
+    /// until connected or the connect timeout (2 s).
     ///
     /// # Safety
     /// `url` and a non-NULL `key_prefix` are NUL-terminated; `out` is writable.
@@ -208,7 +210,9 @@ entry! {
 
     /// `zlink_store_redis_open` with `options` (NULL: the defaults), from
     /// `zlink_redis_options_default`. A struct of another size is
-    /// `ZLINK_RESULT_INVALID_CONFIG`; a zero timeout or check interval is
+    /// `ZLINK_RESULT_INVALID_CONFIG`; a zero timeout or check interval, an
+    /// unknown `write_acks_mode`, a `write_acks_replicas` of 0, or more
+    /// replicas than a primary of the deployment has is
     /// `ZLINK_RESULT_INVALID_ARGUMENT` of kind `Config`, as a bad URL is.
     ///
     /// # Safety
@@ -267,7 +271,7 @@ unsafe fn redis_open(
     watch_forks();
     handle_out(
         &STORES,
-        Store::redis(url, options.to_core(prefix))?,
+        Store::redis(url, options.to_core(prefix)?)?,
         out,
         "store",
     )

@@ -5,7 +5,9 @@
 use std::ffi::c_char;
 
 use zlink_bridge::args::{MAX_TEXT_BYTES, missing, text_too_long};
-use zlink_bridge::codes::{AuthorityState, ResolutionTag, StoreError, UnavailableReason};
+use zlink_bridge::codes::{
+    AuthorityState, ResolutionTag, StoreError, UnavailableReason, WriteAcksMode,
+};
 use zlink_bridge::{Error, ErrorKind, Resolved, config};
 use zlink_core::wire::{NodeRef, RouteEnd};
 use zlink_core::{
@@ -84,11 +86,33 @@ pub struct zlink_redis_options {
     /// connection of their own at a time (0: none); the others read through
     /// the store's shared connection. Default 64.
     pub thread_connections: u64,
+    /// Which replicas must acknowledge each authority write (Redis `WAIT`)
+    /// before the store reports it done: a `zlink_write_acks_mode`.
+    /// `ZLINK_WRITE_ACKS_MODE_ALL_REPLICAS` (the default): every replica
+    /// the deployment is known to have (none on a server without
+    /// replicas); `REPLICAS`: at least `write_acks_replicas`;
+    /// `PRIMARY_ONLY`: none (a failover can then lose a write the store
+    /// reported done). Another value is `ZLINK_RESULT_INVALID_ARGUMENT` of
+    /// kind `Config`.
+    pub write_acks_mode: u32,
+    /// With `ZLINK_WRITE_ACKS_MODE_REPLICAS`: how many replicas, >= 1 (0
+    /// is kind `Config`; so is more than a primary of the deployment has,
+    /// when connecting); read for no other mode. Default 0.
+    pub write_acks_replicas: u32,
+    /// How long an authority write waits for its replicas'
+    /// acknowledgement, more than 0 unless `PRIMARY_ONLY`; at most half of
+    /// `response_timeout_ms` is used. A write not acknowledged in time
+    /// fails with the store Timeout kind (a `STORE_FAILURE` result's
+    /// `ZLINK_STORE_ERROR_TIMEOUT`; from an authority write call,
+    /// `ZLINK_RESULT_STORE_FAILURE` of kind `Store`): its outcome is
+    /// unknown, retry it. Default 1000.
+    pub write_ack_timeout_ms: u64,
 }
 
 impl From<&RedisOptions> for zlink_redis_options {
     fn from(o: &RedisOptions) -> Self {
         let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
+        let (mode, replicas) = WriteAcksMode::of(o.write_acks);
         zlink_redis_options {
             size: std::mem::size_of::<zlink_redis_options>(),
             connect_timeout_ms: ms(o.connect_timeout),
@@ -96,14 +120,22 @@ impl From<&RedisOptions> for zlink_redis_options {
             epoch_check_interval_ms: ms(o.epoch_check_interval),
             tombstone_retention_ms: ms(o.tombstone_retention),
             thread_connections: o.thread_connections as u64,
+            write_acks_mode: mode as u32,
+            write_acks_replicas: replicas,
+            write_ack_timeout_ms: ms(o.write_ack_timeout),
         }
     }
 }
 
 impl zlink_redis_options {
-    /// The core's options, with `prefix` (None: the default).
-    pub(crate) fn to_core(self, prefix: Option<&str>) -> RedisOptions {
-        zlink_bridge::setup::RedisFields {
+    /// The core's options, with `prefix` (None: the default); an unknown
+    /// write acknowledgement mode or replica count is the store's `Config`.
+    pub(crate) fn to_core(self, prefix: Option<&str>) -> FfiResult<RedisOptions> {
+        let write_acks = zlink_bridge::setup::write_acks(
+            self.write_acks_mode,
+            i64::from(self.write_acks_replicas),
+        )?;
+        Ok(zlink_bridge::setup::RedisFields {
             prefix,
             connect_timeout: Some(self.connect_timeout_ms),
             response_timeout: Some(self.response_timeout_ms),
@@ -112,8 +144,10 @@ impl zlink_redis_options {
             thread_connections: Some(
                 usize::try_from(self.thread_connections).unwrap_or(usize::MAX),
             ),
+            write_acks: Some(write_acks),
+            write_ack_timeout: Some(self.write_ack_timeout_ms),
         }
-        .options()
+        .options())
     }
 }
 

@@ -10,7 +10,31 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 prefix="$(mktemp -d)"
-trap 'rm -rf "$prefix"' EXIT
+redis_pid=""
+cleanup() {
+    if [[ -n "$redis_pid" ]]; then
+        kill "$redis_pid" 2>/dev/null || true
+        wait "$redis_pid" 2>/dev/null || true
+    fi
+    rm -rf "$prefix"
+}
+trap cleanup EXIT
+
+# The Redis store tests' server (ZLINK_TEST_REDIS_URL): a redis-server of
+# this script's own on a free loopback port, never the package's default
+# one. Without redis-server (make deps installs it) those tests skip their
+# live part.
+if command -v redis-server >/dev/null; then
+    redis_port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+    redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
+        --dir "$prefix" >"$prefix/redis.log" 2>&1 &
+    redis_pid=$!
+    for _ in $(seq 200); do
+        redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG && break
+        sleep 0.05
+    done
+    export ZLINK_TEST_REDIS_URL="redis://127.0.0.1:$redis_port"
+fi
 
 PROFILE=debug bash "$root/ffi-c/scripts/install.sh" "$prefix" >/dev/null
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"

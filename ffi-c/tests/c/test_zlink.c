@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <zlink.h>
 
@@ -1577,6 +1578,8 @@ static int test_redis_options_are_checked_before_connecting(void) {
     CHECK(options.size == sizeof(zlink_redis_options));
     CHECK(options.connect_timeout_ms == 2000 && options.response_timeout_ms == 2000);
     CHECK(options.thread_connections == 64);
+    CHECK(options.write_acks_mode == ZLINK_WRITE_ACKS_MODE_ALL_REPLICAS);
+    CHECK(options.write_acks_replicas == 0 && options.write_ack_timeout_ms == 1000);
     zlink_store *store = NULL;
     zlink_error *err = NULL;
     zlink_redis_options wrong = options;
@@ -1601,6 +1604,94 @@ static int test_redis_options_are_checked_before_connecting(void) {
     /* Refused, or timed out when the machine is slow (valgrind). */
     CHECK(strcmp(zlink_error_kind(err), "Unreachable") == 0 ||
           strcmp(zlink_error_kind(err), "Timeout") == 0);
+    zlink_error_free(err);
+    CHECK(store == NULL);
+    return 0;
+}
+
+/* The write acknowledgement options the bridge refuses before connecting:
+ * INVALID_ARGUMENT of the store's kind Config, naming the problem. */
+static int redis_open_refused(const zlink_redis_options *options, const char *says) {
+    zlink_store *store = NULL;
+    zlink_error *err = NULL;
+    CHECK_RC(zlink_store_redis_open_with("redis://127.0.0.1:1", NULL, options, &store, &err),
+             ZLINK_RESULT_INVALID_ARGUMENT);
+    CHECK(strcmp(zlink_error_kind(err), "Config") == 0);
+    if (strstr(zlink_error_message(err), says) == NULL) {
+        fprintf(stderr, "  message: %s\n", zlink_error_message(err));
+        zlink_error_free(err);
+        CHECK(!"the message names the problem");
+    }
+    zlink_error_free(err);
+    CHECK(store == NULL);
+    return 0;
+}
+
+/* One actor activated on `store` by one runtime and resolved by another. */
+static int activate_and_resolve(zlink_store *store, const char *id) {
+    zlink_runtime *owner = NULL, *sender = NULL;
+    zlink_node_identity a = {.mesh = "main", .rid = 1, .generation = 1, .lease = 1};
+    zlink_node_identity b = {.mesh = "main", .rid = 2, .generation = 1, .lease = 2};
+    OK(zlink_runtime_new(&a, NULL, store, NULL, &owner, NULL));
+    OK(zlink_runtime_new(&b, NULL, store, NULL, &sender, NULL));
+    zlink_owned owned;
+    OK(zlink_activate(owner, ACTOR, ID(id), &owned, NULL));
+    CHECK(owned.state == ZLINK_AUTHORITY_STATE_READY);
+    zlink_resolution r;
+    OK(zlink_resolve(sender, ACTOR, ID(id), &r, NULL));
+    CHECK(r.tag == ZLINK_RESOLUTION_TAG_READY_ROUTE && r.route.node_rid == 1);
+    OK(zlink_runtime_free(sender, NULL));
+    OK(zlink_runtime_free(owner, NULL));
+    return 0;
+}
+
+static int test_write_acks_options(void) {
+    zlink_redis_options defaults;
+    OK(zlink_redis_options_default(&defaults, NULL));
+    zlink_redis_options bad = defaults;
+    bad.write_acks_mode = ZLINK_WRITE_ACKS_MODE_REPLICAS;
+    bad.write_acks_replicas = 0;
+    if (redis_open_refused(&bad, "at least 1")) return 1;
+    bad.write_acks_mode = 0;
+    if (redis_open_refused(&bad, "write_acks mode 0 is not ALL_REPLICAS (1)")) return 1;
+    bad.write_acks_mode = 99;
+    if (redis_open_refused(&bad, "write_acks mode 99")) return 1;
+    bad = defaults;
+    bad.write_ack_timeout_ms = 0;
+    if (redis_open_refused(&bad, "write_ack_timeout")) return 1;
+
+    /* A server of run.sh's own (ZLINK_TEST_REDIS_URL). */
+    const char *url = getenv("ZLINK_TEST_REDIS_URL");
+    if (url == NULL) {
+        printf("     (no ZLINK_TEST_REDIS_URL: skipped the live part)\n");
+        return 0;
+    }
+    char prefix[64];
+    zlink_store *store = NULL;
+    zlink_error *err = NULL;
+    /* The default (every replica: none on a server without replicas). */
+    snprintf(prefix, sizeof prefix, "c%ld-default", (long)getpid());
+    OK(zlink_store_redis_open_with(url, prefix, &defaults, &store, NULL));
+    if (activate_and_resolve(store, "acked")) return 1;
+    OK(zlink_store_free(store, NULL));
+    /* The primary's answer alone; a zero ack timeout is allowed then. */
+    zlink_redis_options primary = defaults;
+    primary.write_acks_mode = ZLINK_WRITE_ACKS_MODE_PRIMARY_ONLY;
+    primary.write_ack_timeout_ms = 0;
+    snprintf(prefix, sizeof prefix, "c%ld-primary", (long)getpid());
+    store = NULL;
+    OK(zlink_store_redis_open_with(url, prefix, &primary, &store, NULL));
+    if (activate_and_resolve(store, "unacked")) return 1;
+    OK(zlink_store_free(store, NULL));
+    /* More replicas than the server has: refused when connecting. */
+    zlink_redis_options five = defaults;
+    five.write_acks_mode = ZLINK_WRITE_ACKS_MODE_REPLICAS;
+    five.write_acks_replicas = 5;
+    store = NULL;
+    CHECK_RC(zlink_store_redis_open_with(url, NULL, &five, &store, &err),
+             ZLINK_RESULT_INVALID_ARGUMENT);
+    CHECK(strcmp(zlink_error_kind(err), "Config") == 0);
+    CHECK(strstr(zlink_error_message(err), "has 0") != NULL);
     zlink_error_free(err);
     CHECK(store == NULL);
     return 0;
@@ -1918,6 +2009,7 @@ int main(void) {
     run("manual_peer_replacement_after_close", test_manual_peer_replacement_after_close);
     run("config_size_and_update", test_config_size_and_update);
     run("redis_options_are_checked_before_connecting", test_redis_options_are_checked_before_connecting);
+    run("write_acks_options", test_write_acks_options);
     run("log_callback_forwards_core_records", test_log_callback_forwards_core_records);
     run("batch_lookup_and_resolve", test_batch_lookup_and_resolve);
     run("free_racing_calls_on_other_threads", test_free_racing_calls_on_other_threads);
