@@ -258,7 +258,9 @@ entry_points! {
     }
 
     /// Connects to Redis; -1 / null for the defaults (a negative thread
-    /// connection count is refused in Java). Blocks.
+    /// connection count is refused in Java; the bridge checks the write
+    /// acknowledgement mode and count, the count read only for its mode).
+    /// Blocks.
     fn Java_io_zlink_Native_storeRedis(
         env,
         url: JString<'local>,
@@ -268,6 +270,9 @@ entry_points! {
         epoch_ms: jlong,
         retention_ms: jlong,
         thread_connections: jint,
+        write_acks_mode: jint,
+        write_acks_replicas: jint,
+        write_ack_timeout_ms: jlong,
     ) -> jlong {
         let url = text(env, &url)?;
         let prefix = if prefix.is_null() { None } else { Some(text(env, &prefix)?) };
@@ -278,6 +283,14 @@ entry_points! {
             epoch_check_interval: given_checked(epoch_ms, "epoch check interval")?,
             tombstone_retention: given_checked(retention_ms, "tombstone retention")?,
             thread_connections: usize::try_from(thread_connections).ok(),
+            write_acks: match write_acks_mode {
+                -1 => None,
+                mode => Some(setup::write_acks(
+                    u32::try_from(mode).unwrap_or(0),
+                    i64::from(write_acks_replicas),
+                )?),
+            },
+            write_ack_timeout: given_checked(write_ack_timeout_ms, "write ack timeout")?,
         };
         let store = Store::redis(&url, fields.options())?;
         Ok(register(&STORES, store, "RedisStore")?)

@@ -131,12 +131,40 @@ export function routingConfig(fields?: Partial<RoutingConfig>): Readonly<Routing
 export class ManualClock { constructor(); advance(ms: number): void; nowMs(): number }
 export class SystemClock { constructor(); nowMs(): number }
 export class MemoryStore { constructor(options?: { clock?: ManualClock | SystemClock; tombstoneRetentionMs?: number }) }
+export interface RedisStoreOptions {
+  /** Key prefix, no braces (default 'zlink'). */
+  prefix?: string;
+  /** Deadline for (re)connecting (default 2000). */
+  connectTimeoutMs?: number;
+  /** Deadline for one command's answer (default 2000). */
+  responseTimeoutMs?: number;
+  /** How often the server's run id is checked for a restart or failover (default 1000). */
+  epochCheckIntervalMs?: number;
+  /** How long a released object's tombstone is kept (default 3600000). */
+  tombstoneRetentionMs?: number;
+  /**
+   * Which replicas must acknowledge each authority write before the store reports it done:
+   * 'allReplicas' (the default: every replica the deployment is known to have; none on a server
+   * without replicas), a number n >= 1 (at least n replicas; more than a primary has rejects with
+   * StoreError code 'Config' at connect), or 'primaryOnly' (none: a failover can lose a write the
+   * store reported done). A write not acknowledged in time fails with the store Timeout kind (a
+   * StoreFailure's error 'Timeout'; from an authority write call, a LifecycleError of code 'Store'):
+   * its outcome is unknown, retry it.
+   */
+  writeAcks?: 'allReplicas' | 'primaryOnly' | number;
+  /**
+   * How long an authority write waits for its replicas' acknowledgement (default 1000; > 0 unless
+   * 'primaryOnly'); at most half of responseTimeoutMs is used.
+   */
+  writeAckTimeoutMs?: number;
+}
+
 export class RedisStore {
-  /** Connects off the event loop. */
-  static connect(url: string, options?: {
-    prefix?: string; connectTimeoutMs?: number; responseTimeoutMs?: number;
-    epochCheckIntervalMs?: number; tombstoneRetentionMs?: number;
-  }): Promise<RedisStore>;
+  /**
+   * Connects off the event loop to `redis://`, `rediss://`, `redis+cluster://h1:p1,h2:p2` or
+   * `redis+sentinel://h1:p1,h2:p2/master-name` (`rediss+sentinel://`).
+   */
+  static connect(url: string, options?: RedisStoreOptions): Promise<RedisStore>;
 }
 
 export interface RuntimeOptions {

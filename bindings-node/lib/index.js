@@ -71,15 +71,38 @@ class MemoryStore {
   }
 }
 
+// `writeAcks` names as the bridge's WriteAcksMode numbers; a number is a
+// replica count (mode 2), checked by the bridge.
+const WRITE_ACKS = { allReplicas: 1, primaryOnly: 3 };
+const WRITE_ACKS_REPLICAS = 2;
+
+/** `writeAcks` as the addon's mode and count, or {} when not given. */
+function writeAcks(value) {
+  if (value === undefined || value === null) return {};
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) {
+      throw new errors.InputError(`writeAcks must be a whole number of replicas, got ${value}`, 'NotAnInteger');
+    }
+    return { writeAcksMode: WRITE_ACKS_REPLICAS, writeAcksReplicas: value };
+  }
+  if (typeof value === 'string' && Object.hasOwn(WRITE_ACKS, value)) return { writeAcksMode: WRITE_ACKS[value] };
+  const shown = typeof value === 'string' ? JSON.stringify(value) : typeof value;
+  throw new errors.StoreError(`writeAcks must be 'allReplicas', 'primaryOnly' or a number of replicas, got ${shown}`,
+    'Config');
+}
+
 class RedisStore {
   /**
-   * Connects to Redis (`redis://`, `rediss://`) or a Redis Cluster
-   * (`redis+cluster://h1:p1,h2:p2`) off the event loop: a Promise of the store.
+   * Connects to Redis (`redis://`, `rediss://`), a Redis Cluster
+   * (`redis+cluster://h1:p1,h2:p2`) or the primary a group of Sentinels
+   * names (`redis+sentinel://h1:p1,h2:p2/master-name`) off the event loop:
+   * a Promise of the store.
    */
   static async connect(url, options = {}) {
     const o = args.options(options, 'RedisStore options');
-    const checked = { prefix: o.prefix === undefined ? undefined : args.text(o.prefix, 'prefix') };
-    for (const f of ['connectTimeoutMs', 'responseTimeoutMs', 'epochCheckIntervalMs', 'tombstoneRetentionMs']) {
+    const checked = { prefix: o.prefix === undefined ? undefined : args.text(o.prefix, 'prefix'), ...writeAcks(o.writeAcks) };
+    for (const f of ['connectTimeoutMs', 'responseTimeoutMs', 'epochCheckIntervalMs', 'tombstoneRetentionMs',
+      'writeAckTimeoutMs']) {
       checked[f] = args.optionalCount(o[f], f) ?? undefined;
     }
     const store = Object.create(RedisStore.prototype);

@@ -132,11 +132,17 @@ pub struct RedisOptions {
     pub response_timeout_ms: Option<f64>,
     pub epoch_check_interval_ms: Option<f64>,
     pub tombstone_retention_ms: Option<f64>,
+    /// The bridge's write acknowledgement mode number (lib/index.js
+    /// translates `writeAcks`); its count with it, read only for
+    /// `Replicas`.
+    pub write_acks_mode: Option<u32>,
+    pub write_acks_replicas: Option<f64>,
+    pub write_ack_timeout_ms: Option<f64>,
 }
 
-/// Connects to Redis or a Redis Cluster on a thread of its own (connecting
-/// blocks until connected or timed out; libuv's four threads stay free): a
-/// Promise of the store.
+/// Connects to Redis, a Redis Cluster or a Sentinel-managed Redis on a
+/// thread of its own (connecting blocks until connected or timed out;
+/// libuv's four threads stay free): a Promise of the store.
 #[napi(catch_unwind, ts_return_type = "Promise<NativeStore>")]
 pub fn connect_redis<'env>(
     env: &'env Env,
@@ -162,7 +168,20 @@ pub fn connect_redis<'env>(
         response_timeout_ms: None,
         epoch_check_interval_ms: None,
         tombstone_retention_ms: None,
+        write_acks_mode: None,
+        write_acks_replicas: None,
+        write_ack_timeout_ms: None,
     });
+    let write_acks = o
+        .write_acks_mode
+        .map(|mode| {
+            // A whole number (lib/index.js); past i64 it saturates, and
+            // the bridge refuses the count.
+            let replicas = o.write_acks_replicas.unwrap_or(0.0) as i64;
+            zlink_bridge::setup::write_acks(mode, replicas)
+        })
+        .transpose()
+        .map_err(|e| js_error(env, &e))?;
     let fields = zlink_bridge::setup::RedisFields {
         prefix: o.prefix.as_deref(),
         connect_timeout: ms(o.connect_timeout_ms, "connectTimeoutMs")?,
@@ -172,6 +191,8 @@ pub fn connect_redis<'env>(
         // No Node call blocks a thread on a store read (misses are awaited
         // on the pool): the per-thread connections are never used here.
         thread_connections: None,
+        write_acks,
+        write_ack_timeout: ms(o.write_ack_timeout_ms, "writeAckTimeoutMs")?,
     };
     let options = fields.options();
     let (settle, promise) = Settle::<NativeStore>::new(env)?;

@@ -91,6 +91,40 @@ test('on a real redis-server', async (t) => {
     owner.close(); sender.close();
   });
 
+  await t.test('a store with each writeAcks activates and resolves', async () => {
+    // One server without replicas: no write waits for any (and primaryOnly
+    // waits for none, so a zero ack timeout is allowed).
+    const modes = [{}, { writeAcks: 'allReplicas', writeAckTimeoutMs: 500 }, { writeAcks: 'primaryOnly', writeAckTimeoutMs: 0 }];
+    for (const [i, options] of modes.entries()) {
+      const store = await z.RedisStore.connect(redis.url, { prefix: `acks${i}`, ...options });
+      const owner = new z.Runtime({ mesh: 'main', rid: 1 }, { store });
+      const sender = new z.Runtime({ mesh: 'main', rid: 2 }, { store });
+      await owner.activate('actor', 'a');
+      assert.equal((await sender.resolve('actor', 'a')).kind, 'ReadyRoute');
+      owner.close(); sender.close();
+    }
+  });
+
+  await t.test('writeAcks the store cannot meet reject with a coded error', async () => {
+    await assert.rejects(z.RedisStore.connect(redis.url, { writeAcks: 5 }),
+      (e) => e instanceof z.StoreError && e.code === 'Config' && /has 0/.test(e.message));
+    // Refused before connecting: nothing listens on port 1.
+    const nowhere = 'redis://127.0.0.1:1';
+    for (const n of [0, -1, 2 ** 40]) {
+      await assert.rejects(z.RedisStore.connect(nowhere, { writeAcks: n }),
+        (e) => e instanceof z.StoreError && e.code === 'Config' && /write_acks asks for/.test(e.message));
+    }
+    for (const bad of ['all_replicas', 'bogus', true, {}]) {
+      await assert.rejects(z.RedisStore.connect(nowhere, { writeAcks: bad }),
+        (e) => e instanceof z.StoreError && e.code === 'Config' && /writeAcks must be/.test(e.message));
+    }
+    await assert.rejects(z.RedisStore.connect(nowhere, { writeAcks: 1.5 }), { code: 'NotAnInteger' });
+    await assert.rejects(z.RedisStore.connect(nowhere, { writeAcks: NaN }), { code: 'NotAnInteger' });
+    await assert.rejects(z.RedisStore.connect(nowhere, { writeAckTimeoutMs: -1 }), { code: 'Negative' });
+    await assert.rejects(z.RedisStore.connect(nowhere, { writeAckTimeoutMs: 0 }),
+      (e) => e instanceof z.StoreError && e.code === 'Config' && /write_ack_timeout/.test(e.message));
+  });
+
   await t.test('an unreachable or bad URL rejects with a coded error', async () => {
     await assert.rejects(z.RedisStore.connect('redis://127.0.0.1:1', { connectTimeoutMs: 200 }), { code: 'Unreachable' });
     await assert.rejects(z.RedisStore.connect('http://nowhere'), z.ZlinkError);

@@ -2,10 +2,13 @@
 
 use std::time::Duration;
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt, PyString};
+use zlink_bridge::codes::WriteAcksMode;
 use zlink_bridge::setup::RedisFields;
 use zlink_bridge::{Clock, Store, config, setup};
-use zlink_core::{NodeIdentity, RoutingConfig};
+use zlink_core::{NodeIdentity, RoutingConfig, WriteAcks};
 
 use crate::errors::Raise;
 
@@ -155,7 +158,8 @@ impl PyMemoryStore {
     }
 }
 
-/// A Location Store on Redis or a Redis Cluster. Connects on creation
+/// A Location Store on Redis, a Redis Cluster or a Sentinel-managed Redis
+/// (`redis+sentinel://h1:p1,h2:p2/master-name`). Connects on creation
 /// (blocking, GIL released); timeouts in milliseconds.
 #[pyclass(name = "RedisStore", module = "zlink", frozen)]
 pub(crate) struct PyRedisStore {
@@ -166,7 +170,7 @@ pub(crate) struct PyRedisStore {
 #[pymethods]
 impl PyRedisStore {
     #[new]
-    #[pyo3(signature = (url, *, prefix = None, connect_timeout = None, response_timeout = None, epoch_check_interval = None, tombstone_retention = None, thread_connections = None))]
+    #[pyo3(signature = (url, *, prefix = None, connect_timeout = None, response_timeout = None, epoch_check_interval = None, tombstone_retention = None, thread_connections = None, write_acks = None, write_ack_timeout = None))]
     #[allow(clippy::too_many_arguments)] // Python keyword arguments, one per option.
     fn new(
         py: Python<'_>,
@@ -177,6 +181,8 @@ impl PyRedisStore {
         epoch_check_interval: Option<u64>,
         tombstone_retention: Option<u64>,
         thread_connections: Option<usize>,
+        write_acks: Option<&Bound<'_, PyAny>>,
+        write_ack_timeout: Option<u64>,
     ) -> PyResult<Self> {
         let options = RedisFields {
             prefix,
@@ -185,6 +191,8 @@ impl PyRedisStore {
             epoch_check_interval,
             tombstone_retention,
             thread_connections,
+            write_acks: write_acks.map(write_acks_of).transpose()?,
+            write_ack_timeout,
         }
         .options();
         let store = py.detach(|| Store::redis(url, options)).py()?;
@@ -196,6 +204,23 @@ impl PyRedisStore {
     fn __repr__(&self) -> String {
         format!("RedisStore({:?})", self.url)
     }
+}
+
+/// `write_acks=`: `"all_replicas"`, `"primary_only"` or an `int`, that many
+/// replicas (the bridge checks the name and the count).
+fn write_acks_of(value: &Bound<'_, PyAny>) -> PyResult<WriteAcks> {
+    if let Ok(name) = value.cast::<PyString>() {
+        return setup::write_acks(name.to_str()?, 0).py();
+    }
+    // A bool is an int to Python, but `write_acks=True` is no count.
+    if value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>() {
+        return setup::write_acks(WriteAcksMode::Replicas, value.extract::<i64>()?).py();
+    }
+    Err(PyTypeError::new_err(format!(
+        "write_acks must be \"all_replicas\", \"primary_only\" or an int (a number of \
+         replicas), got {}",
+        value.get_type().name()?
+    )))
 }
 
 /// A store argument: either kind.

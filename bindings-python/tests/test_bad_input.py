@@ -160,6 +160,37 @@ def test_redis_store_bad_url_and_unreachable() -> None:
         zlink.RedisStore("redis://127.0.0.1:1", thread_connections=-1)
 
 
+@pytest.mark.parametrize(
+    ("write_acks", "says"),
+    [
+        (0, "asks for 0 replicas: at least 1"),
+        (-2, "asks for -2 replicas: at least 1"),
+        (2**32, "at most 4294967295"),
+        ("bogus", 'got "bogus"'),
+        ("allReplicas", 'got "allReplicas"'),
+    ],
+)
+def test_redis_store_bad_write_acks_is_a_config_error(write_acks: object, says: str) -> None:
+    # Refused before connecting: nothing listens on port 1.
+    with pytest.raises(zlink.StoreError) as caught:
+        zlink.RedisStore("redis://127.0.0.1:1", write_acks=write_acks)  # type: ignore[arg-type]
+    assert caught.value.kind == "Config"
+    assert says in str(caught.value)
+
+
+def test_redis_store_write_acks_of_another_type_and_bad_timeouts() -> None:
+    for wrong in (1.5, True, object(), [1]):
+        with pytest.raises(TypeError, match="write_acks must be"):
+            zlink.RedisStore("redis://127.0.0.1:1", write_acks=wrong)  # type: ignore[arg-type]
+    with pytest.raises(OverflowError):
+        zlink.RedisStore("redis://127.0.0.1:1", write_acks=2**70)
+    with pytest.raises(OverflowError):
+        zlink.RedisStore("redis://127.0.0.1:1", write_ack_timeout=-1)
+    with pytest.raises(zlink.StoreError, match="write_ack_timeout must be more than 0") as caught:
+        zlink.RedisStore("redis://127.0.0.1:1", write_ack_timeout=0)
+    assert caught.value.kind == "Config"
+
+
 def test_wrong_store_and_clock_types() -> None:
     with pytest.raises(TypeError):
         zlink.Runtime(zlink.NodeIdentity("main", 1), store=object())  # type: ignore[arg-type]

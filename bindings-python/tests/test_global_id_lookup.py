@@ -5,6 +5,7 @@ Redis server (the `make_world` fixture)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 import pytest
 
@@ -157,6 +158,31 @@ def test_at_most_thread_connections_blocked_threads_read_on_their_own(redis_serv
             t.join()
     assert all(isinstance(answers[i], ReadyRoute) for i in ids), answers
     assert sender.stats()["store_reads"] == len(ids)
+
+
+@pytest.mark.parametrize(
+    ("write_acks", "timeout"),
+    [(None, None), ("all_replicas", 500), ("primary_only", 0)],
+    ids=["default", "all_replicas", "primary_only"],
+)
+def test_a_store_with_write_acks_activates_and_resolves(  # type: ignore[no-untyped-def]
+    redis_server, write_acks: Literal["all_replicas", "primary_only"] | None, timeout: int | None
+) -> None:
+    # One server without replicas: no write waits for any (and a
+    # primary_only store waits for none, so a zero ack timeout is allowed).
+    store = zlink.RedisStore(
+        redis_server.url, prefix=f"acks-{write_acks}", write_acks=write_acks, write_ack_timeout=timeout
+    )
+    owner = zlink.Runtime(zlink.NodeIdentity("main", 1), store=store)
+    sender = zlink.Runtime(zlink.NodeIdentity("main", 2), store=store)
+    owner.activate(ACTOR, "a")
+    assert isinstance(sender.resolve(ACTOR, "a"), ReadyRoute)
+
+
+def test_more_write_acks_than_the_server_has_replicas_is_a_config_error(redis_server) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(zlink.StoreError, match="has 0") as caught:
+        zlink.RedisStore(redis_server.url, write_acks=5)
+    assert caught.value.kind == "Config"
 
 
 def test_positive_cache_is_bounded_by_route_cache_max_age(make_world: Callable[..., World]) -> None:

@@ -159,6 +159,8 @@ class RedisStore:
         epoch_check_interval: int | None = None,
         tombstone_retention: int | None = None,
         thread_connections: int | None = None,
+        write_acks: Literal["all_replicas", "primary_only"] | int | None = None,
+        write_ack_timeout: int | None = None,
     ) -> RedisStore: ...
 
 @disjoint_base

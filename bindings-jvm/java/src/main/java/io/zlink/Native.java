@@ -32,7 +32,8 @@ final class Native {
     static native long storeMemory(long clock, long retentionMs);
 
     static native long storeRedis(String url, String prefix, long connectMs, long responseMs,
-            long epochMs, long retentionMs, int threadConnections);
+            long epochMs, long retentionMs, int threadConnections, int writeAcksMode,
+            int writeAcksReplicas, long writeAckTimeoutMs);
 
     static native void storeFree(long store);
 

@@ -4,9 +4,10 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * A Location Store on Redis ({@code redis://}, {@code rediss://}) or a Redis Cluster ({@code
- * redis+cluster://h1:p1,h2:p2}). Connecting blocks until connected or timed out ({@link
- * StoreException}).
+ * A Location Store on Redis ({@code redis://}, {@code rediss://}), a Redis Cluster ({@code
+ * redis+cluster://h1:p1,h2:p2}) or the primary a group of Sentinels names ({@code
+ * redis+sentinel://h1:p1,h2:p2/master-name}, {@code rediss+sentinel://}). Connecting blocks until
+ * connected or timed out ({@link StoreException}).
  */
 public final class RedisStore implements LocationStore {
     final Handle handle;
@@ -24,12 +25,27 @@ public final class RedisStore implements LocationStore {
         long h = Native.storeRedis(url, options.prefix, millis(options.connectTimeout, "connectTimeout"),
                 millis(options.responseTimeout, "responseTimeout"),
                 millis(options.epochCheckInterval, "epochCheckInterval"),
-                millis(options.tombstoneRetention, "tombstoneRetention"), options.threadConnections);
+                millis(options.tombstoneRetention, "tombstoneRetention"), options.threadConnections,
+                mode(options.writeAcks), options.writeAcks instanceof WriteAcks.Replicas r ? r.n() : 0,
+                millis(options.writeAckTimeout, "writeAckTimeout"));
         this.handle = new Handle(this, h, Native::storeFree);
     }
 
     private static long millis(Duration d, String what) {
         return d == null ? -1 : Utf8.millis(d, what);
+    }
+
+    /** The bridge's write acknowledgement mode number ({@code codes::WriteAcksMode}); -1: not set. */
+    private static int mode(WriteAcks acks) {
+        if (acks == null) {
+            return -1;
+        } else if (acks instanceof WriteAcks.AllReplicas) {
+            return 1;
+        } else if (acks instanceof WriteAcks.Replicas) {
+            return 2;
+        } else {
+            return 3;
+        }
     }
 
     /** Options of a Redis store; each one not set keeps the core's default. */
@@ -40,6 +56,8 @@ public final class RedisStore implements LocationStore {
         Duration epochCheckInterval;
         Duration tombstoneRetention;
         int threadConnections = -1;
+        WriteAcks writeAcks;
+        Duration writeAckTimeout;
 
         /** The key prefix (default {@code "zlink"}). */
         public Options prefix(String prefix) {
@@ -83,6 +101,29 @@ public final class RedisStore implements LocationStore {
                 throw new IllegalArgumentException("threadConnections must be >= 0, got " + n);
             }
             this.threadConnections = n;
+            return this;
+        }
+
+        /**
+         * Which replicas must acknowledge each authority write before the store reports it done
+         * (default {@link WriteAcks#allReplicas()}; one server without replicas waits for none). A
+         * write not acknowledged in time fails with the store's {@code Timeout} kind (see {@link
+         * WriteAcks}): its outcome is unknown, retry it (the same node's retry completes it). A
+         * replica count below 1, or above what a primary of the deployment has, is a {@link
+         * StoreException} of kind {@code Config} when the store is made.
+         */
+        public Options writeAcks(WriteAcks acks) {
+            this.writeAcks = Objects.requireNonNull(acks, "writeAcks");
+            return this;
+        }
+
+        /**
+         * How long an authority write waits for its replicas' acknowledgement (default 1 s; more
+         * than 0 unless {@link WriteAcks#primaryOnly()}); at most half of the response timeout is
+         * used.
+         */
+        public Options writeAckTimeout(Duration d) {
+            this.writeAckTimeout = Objects.requireNonNull(d, "writeAckTimeout");
             return this;
         }
     }

@@ -139,6 +139,47 @@ class RedisTest {
     }
 
     @Test
+    void aStoreWithEachWriteAcksActivatesAndResolves() throws Exception {
+        var modes = List.of(new RedisStore.Options(),
+                new RedisStore.Options().writeAcks(WriteAcks.allReplicas()).writeAckTimeout(Duration.ofMillis(500)),
+                // primaryOnly waits for no replica: a zero ack timeout is allowed.
+                new RedisStore.Options().writeAcks(WriteAcks.primaryOnly()).writeAckTimeout(Duration.ZERO));
+        int i = 0;
+        for (var options : modes) {
+            // One server without replicas: no write waits for any.
+            try (var store = new RedisStore(redis.url(), options.prefix("acks" + i++));
+                    var owner = ZlinkRuntime.builder(new NodeIdentity("main", 1)).store(store).build();
+                    var sender = ZlinkRuntime.builder(new NodeIdentity("main", 2)).store(store).build()) {
+                owner.activate(ObjectKind.ACTOR, "a");
+                assertInstanceOf(ReadyRoute.class, sender.resolve(ObjectKind.ACTOR, "a"));
+            }
+        }
+    }
+
+    @Test
+    void writeAcksTheStoreCannotMeetAreConfigErrors() {
+        var five = assertThrows(StoreException.class, () -> new RedisStore(redis.url(),
+                new RedisStore.Options().writeAcks(WriteAcks.replicas(5))));
+        assertEquals("Config", five.kind());
+        assertTrue(five.getMessage().contains("has 0"), five.getMessage());
+        // Refused before connecting: nothing listens on port 1.
+        for (int n : new int[] {0, -1}) {
+            var e = assertThrows(StoreException.class, () -> new RedisStore("redis://127.0.0.1:1",
+                    new RedisStore.Options().writeAcks(WriteAcks.replicas(n))));
+            assertEquals("Config", e.kind());
+            assertTrue(e.getMessage().contains("asks for " + n + " replicas: at least 1"), e.getMessage());
+        }
+        var zero = assertThrows(StoreException.class, () -> new RedisStore("redis://127.0.0.1:1",
+                new RedisStore.Options().writeAckTimeout(Duration.ZERO)));
+        assertEquals("Config", zero.kind());
+        var negative = assertThrows(ZlinkInputException.class, () -> new RedisStore("redis://127.0.0.1:1",
+                new RedisStore.Options().writeAckTimeout(Duration.ofMillis(-1))));
+        assertEquals("Negative", negative.kind());
+        assertThrows(NullPointerException.class, () -> new RedisStore.Options().writeAcks(null));
+        assertEquals(WriteAcks.replicas(2), WriteAcks.replicas(2));
+    }
+
+    @Test
     void aBadUrlIsAnErrorNamingIt() {
         var e = assertThrows(ZlinkException.class, () -> new RedisStore("http://nowhere"));
         assertTrue(e.getMessage().contains("http"), e.getMessage());
