@@ -409,6 +409,13 @@ enum zlink_decision_kind
    * then `session_delivery_count` session relays).
    */
   ZLINK_DECISION_KIND_RELOCATION = 15,
+  /**
+   * After a store recovery event, the store no longer names this node as
+   * the owner of `target` (`lost_reason` says what it holds): stop
+   * running the object here. Work held for it was refused to its
+   * senders (in `REJECT` decisions of the same `on_timeout`).
+   */
+  ZLINK_DECISION_KIND_OWNERSHIP_LOST = 16,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -873,6 +880,40 @@ enum zlink_relocation_refusal
 typedef enum zlink_relocation_refusal zlink_relocation_refusal;
 #else
 typedef uint32_t zlink_relocation_refusal;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
+ * What the store held when an ownership was found lost
+ * (`OWNERSHIP_LOST` decisions).
+ */
+enum zlink_lost_reason
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Not an `OWNERSHIP_LOST` decision.
+   */
+  ZLINK_LOST_REASON_NONE = 0,
+  /**
+   * No record: the write this node acted on was lost in a failover.
+   */
+  ZLINK_LOST_REASON_MISSING = 1,
+  /**
+   * Another owner, owner generation or incarnation.
+   */
+  ZLINK_LOST_REASON_REPLACED = 2,
+  /**
+   * This node's record, whose owner lease has ended on the store.
+   */
+  ZLINK_LOST_REASON_LEASE_ENDED = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_lost_reason zlink_lost_reason;
+#else
+typedef uint32_t zlink_lost_reason;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1523,6 +1564,11 @@ typedef struct {
    * the operations in `zlink_relocation_deliveries`.
    */
   size_t session_delivery_count;
+  /**
+   * `ZLINK_DECISION_KIND_OWNERSHIP_LOST`: what the store holds instead
+   * (`target_*` is the object this node no longer owns).
+   */
+  zlink_lost_reason lost_reason;
   /**
    * Library-private; do not touch.
    */

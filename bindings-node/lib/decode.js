@@ -225,6 +225,7 @@ function inbound(r) {
     case 13: return { kind: 'ForeignSender', connection: r.u64(), claimed: r.opt(() => r.u64()) };
     case 14: return { kind: 'Held' };
     case 15: return relocation(r);
+    case 16: return { kind: 'OwnershipLost', ...key(r), reason: r.str() };
     default: throw broken('decision');
   }
 }

@@ -103,7 +103,9 @@ export type Inbound =
   | { kind: 'RelayRefused'; operationId: bigint; session: SessionRef; actor: string; reason: string }
   | { kind: 'Sealed'; session: SessionRef; actor: string; relocation: bigint; sealed: boolean }
   | { kind: 'SessionClosed'; session: SessionRef }
-  | { kind: 'Ignored'; reason: string };
+  | { kind: 'Ignored'; reason: string }
+  /** After a store recovery event the store no longer names this node as the object's owner: stop running it here (held work was refused). */
+  | { kind: 'OwnershipLost'; objectKind: Kind; id: string; reason: 'Missing' | 'Replaced' | 'LeaseEnded' };
 export type SessionSendResult =
   | { kind: 'SessionSent'; operationId: bigint; sequence: bigint; outbound: Outbound }
   | { kind: 'SessionHeld'; operationId: bigint; sequence: bigint }

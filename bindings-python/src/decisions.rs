@@ -90,6 +90,18 @@ record! {
 }
 
 record! {
+    /// After a store recovery event, the store no longer names this node as
+    /// the owner of the object (`reason`: "Missing", "Replaced" or
+    /// "LeaseEnded"): stop running it here. Work held for it was refused.
+    "OwnershipLost" PyOwnershipLost [hash] {
+        kind: &'static str,
+        id: String,
+        reason: &'static str,
+    }
+    match (kind, id, reason)
+}
+
+record! {
     /// The target's answer to a request.
     "Reply" PyReply [hash] { payload: Bytes }
 }
@@ -504,6 +516,10 @@ pub(crate) fn decision(py: Python<'_>, mut d: Decision) -> PyResult<Obj> {
         K::SessionDeliver => new(py, session_deliver(d)?),
         K::PeerRefused => new(py, PyPeerRefused),
         K::Held => new(py, PyHeld),
+        K::OwnershipLost => {
+            let (kind, id) = target(d.target.as_ref());
+            new(py, PyOwnershipLost::of(kind, id, d.lost_reason.name()))
+        }
         K::ForeignSender => new(py, PyForeignSender::of(d.connection, d.claimed)),
         K::Relocation => {
             let deliveries = std::mem::take(&mut d.attached).deliveries();
@@ -549,7 +565,8 @@ pub(crate) fn decision(py: Python<'_>, mut d: Decision) -> PyResult<Obj> {
 /// Registers every class of this module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     classes! { m:
-        PyOperation PyDeliver PyNoticeToken PyNotice PyRelay PyReject PyEnded PyReply PyError
+        PyOperation PyDeliver PyNoticeToken PyNotice PyRelay PyReject PyEnded PyOwnershipLost
+        PyReply PyError
         PyTimeout PyCancelled PyShutdown PyPeerRefused PyHeld PyForeignSender PyCompletion
         PyCompleted PyLate PyRouteRefreshed PyDropped PySend PySessionDeliver PyBound
         PyBindRefused PyPushed PyRelayRefused PySealed PySessionClosed PyIgnored

@@ -10,8 +10,8 @@ use zlink_core::wire::{
     ReplyErrorKind as CoreReplyErrorKind, SessionRefusal as CoreSessionRefusal,
 };
 use zlink_core::{
-    AuthorityState as CoreState, Liveness as CoreLiveness, ObjectKind as CoreKind,
-    StoreError as CoreStoreError, UnavailableReason as CoreReason,
+    AuthorityState as CoreState, Liveness as CoreLiveness, LostReason as CoreLostReason,
+    ObjectKind as CoreKind, StoreError as CoreStoreError, UnavailableReason as CoreReason,
 };
 
 /// `name()`, `ALL` and `from_code()` of a code enum; a variant's name is
@@ -267,6 +267,11 @@ pub enum DecisionKind {
     /// the decision's deliveries, in order (`delivery_count` operations,
     /// then `session_delivery_count` session relays).
     Relocation = 15,
+    /// After a store recovery event, the store no longer names this node as
+    /// the owner of `target` (`lost_reason` says what it holds): stop
+    /// running the object here. Work held for it was refused to its
+    /// senders (in `REJECT` decisions of the same `on_timeout`).
+    OwnershipLost = 16,
 }
 named!(DecisionKind {
     Deliver,
@@ -283,8 +288,31 @@ named!(DecisionKind {
     PeerRefused,
     ForeignSender,
     Held,
-    Relocation
+    Relocation,
+    OwnershipLost
 });
+
+/// What the store held when an ownership was found lost
+/// (`OWNERSHIP_LOST` decisions).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LostReason {
+    /// Not an `OWNERSHIP_LOST` decision.
+    None = 0,
+    /// No record: the write this node acted on was lost in a failover.
+    Missing = 1,
+    /// Another owner, owner generation or incarnation.
+    Replaced = 2,
+    /// This node's record, whose owner lease has ended on the store.
+    LeaseEnded = 3,
+}
+named!(LostReason {
+    None,
+    Missing,
+    Replaced,
+    LeaseEnded
+});
+from_core!(CoreLostReason => LostReason { Missing, Replaced, LeaseEnded });
 
 /// How an operation ended without delivery.
 #[repr(u32)]

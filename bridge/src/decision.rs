@@ -16,9 +16,9 @@ use zlink_core::{
 };
 
 use crate::codes::{
-    AbortReason, BindRefusal, DecisionKind, Failure, Outcome, RelayKind, RelocationEvent,
-    RelocationRefusal, ReplyErrorKind, ResolutionTag, SentTag, SessionEvent, SessionRefusal,
-    SessionSentTag, StoreError, UnavailableReason,
+    AbortReason, BindRefusal, DecisionKind, Failure, LostReason, Outcome, RelayKind,
+    RelocationEvent, RelocationRefusal, ReplyErrorKind, ResolutionTag, SentTag, SessionEvent,
+    SessionRefusal, SessionSentTag, StoreError, UnavailableReason,
 };
 
 /// A resolver result, flat.
@@ -309,6 +309,8 @@ pub struct Decision {
     pub connection: u64,
     /// ForeignSender: the sender the frame names, if any.
     pub claimed: Option<u64>,
+    /// OwnershipLost: what the store holds instead.
+    pub lost_reason: LostReason,
     /// What the host hands back later.
     pub attached: Attached,
 }
@@ -352,6 +354,7 @@ impl Decision {
             relayed: 0,
             connection: 0,
             claimed: None,
+            lost_reason: LostReason::None,
             attached: Attached::default(),
         }
     }
@@ -608,6 +611,11 @@ impl From<Inbound> for Decision {
             Inbound::PeerRefused => Decision::new(K::PeerRefused),
             Inbound::Held => Decision::new(K::Held),
             Inbound::Relocation(action) => Decision::relocation(action),
+            Inbound::OwnershipLost(lost) => Decision {
+                target: Some(lost.key),
+                lost_reason: lost.reason.into(),
+                ..Decision::new(K::OwnershipLost)
+            },
             Inbound::ForeignSender {
                 connection,
                 claimed,

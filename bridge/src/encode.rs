@@ -522,6 +522,11 @@ impl Encode for Decision {
             K::Send => frames(w, &d.frames),
             K::SessionDeliver => session_deliver(w, d),
             K::PeerRefused | K::Held => {}
+            // the object, the lost reason's name.
+            K::OwnershipLost => {
+                target(w, d.target.as_ref());
+                w.str(d.lost_reason.name());
+            }
             K::ForeignSender => {
                 w.u64(d.connection).opt(d.claimed.as_ref(), |w, c| {
                     w.u64(*c);

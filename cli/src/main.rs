@@ -83,7 +83,8 @@ struct DemoArgs {
     #[arg(long)]
     json: bool,
     /// Run on Redis instead of the embedded store: redis://HOST:PORT,
-    /// rediss://HOST:PORT (TLS) or redis+cluster://HOST:PORT,HOST:PORT.
+    /// rediss://HOST:PORT (TLS), redis+cluster://HOST:PORT,HOST:PORT or
+    /// redis+sentinel://HOST:PORT,HOST:PORT/MASTER.
     ///
     /// Keys go under a fresh prefix (zlink-demo-PID-MILLIS, printed) and are
     /// left there for `zlink inspect`. Leases then expire on the server's
@@ -94,8 +95,9 @@ struct DemoArgs {
 
 #[derive(Debug, Args)]
 struct InspectArgs {
-    /// The Redis Location Store: redis://HOST:PORT, rediss://HOST:PORT or
-    /// redis+cluster://HOST:PORT,HOST:PORT.
+    /// The Redis Location Store: redis://HOST:PORT, rediss://HOST:PORT,
+    /// redis+cluster://HOST:PORT,HOST:PORT or
+    /// redis+sentinel://HOST:PORT,HOST:PORT/MASTER.
     ///
     /// Required: the embedded store lives only inside the process that runs
     /// it, so no other command can read it.

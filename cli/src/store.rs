@@ -1,6 +1,6 @@
 //! Opening the Location Store a command names with `--store`.
 //!
-//! Only Redis and Redis Cluster can be named: the embedded store lives
+//! Only Redis, Redis Cluster and Redis Sentinel can be named: the embedded store lives
 //! inside one process, so another command cannot reach it. URLs are shown
 //! back to the user with any password masked, since commands and their
 //! errors end up in terminals, shell history and CI logs.
@@ -45,8 +45,9 @@ pub(crate) fn open_redis(url: &str, prefix: &str) -> Result<RedisStore, OpenErro
     };
     RedisStore::open_with(url, options).map_err(|e| {
         let hint = matches!(e, StoreError::Config(_)).then_some(
-            "--store takes redis://HOST:PORT, rediss://HOST:PORT or \
-             redis+cluster://HOST:PORT,HOST:PORT",
+            "--store takes redis://HOST:PORT, rediss://HOST:PORT, \
+             redis+cluster://HOST:PORT,HOST:PORT or \
+             redis+sentinel://HOST:PORT,HOST:PORT/MASTER",
         );
         let shown = masked(url);
         // The core's messages may quote the URL as given: mask it there too,

@@ -65,6 +65,11 @@ pub enum Inbound {
     /// A relocation step (§3.3): an event, operations to deliver in order,
     /// frames to carry.
     Relocation(RelocationAction),
+    /// After a store recovery event, the store's record no longer names
+    /// this node as the owner it was (a failover lost the write it acted
+    /// on, and another node may own the object now): stop running the
+    /// object here. Work held for it was refused (from `on_timeout`).
+    OwnershipLost(crate::reconfirm::OwnershipLost),
     /// A frame whose last sender is not the node of the connection it came
     /// on (DESIGN §5.10): refused and counted, nothing acted on.
     ForeignSender {

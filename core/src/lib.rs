@@ -25,6 +25,7 @@ mod outbound;
 mod ownership;
 mod peer;
 mod reason;
+mod reconfirm;
 mod recovery;
 pub mod relocation;
 mod reply;
@@ -63,6 +64,7 @@ pub use ownership::OwnedObject;
 pub use peer::{
     Endpoint, Liveness, MAX_PEER_FIELD_BYTES, PeerDescriptor, PeerIntent, PeerReplacement,
 };
+pub use reconfirm::{LostReason, OwnershipLost};
 pub use relocation::{
     Capture, RelocationAction, RelocationError, RelocationEvent, RelocationStarted,
 };

@@ -68,6 +68,11 @@ impl Ownership {
         self.objects.pin().remove(&key).copied()
     }
 
+    /// Every object owned now.
+    pub(crate) fn keys(&self) -> Vec<ObjectKey> {
+        self.objects.pin().keys().cloned().collect()
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.objects.len()
     }

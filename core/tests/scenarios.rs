@@ -444,6 +444,7 @@ impl Run {
             Inbound::SessionDeliver(_) => self.event(at, "SessionDeliver"),
             Inbound::Session(e) => self.event(at, format!("Session.{}", session_event_name(&e))),
             Inbound::Relocation(a) => self.relocation(at, a)?,
+            Inbound::OwnershipLost(_) => self.event(at, "OwnershipLost"),
         }
         Ok(())
     }

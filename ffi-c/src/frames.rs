@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use zlink_bridge::args::missing;
 use zlink_bridge::codes::{
-    AbortReason, BindRefusal, DecisionKind, Failure, Outcome, RelayKind, RelocationEvent,
-    RelocationRefusal, ReplyErrorKind, SentTag, SessionEvent, SessionRefusal, StoreError,
-    UnavailableReason,
+    AbortReason, BindRefusal, DecisionKind, Failure, LostReason, Outcome, RelayKind,
+    RelocationEvent, RelocationRefusal, ReplyErrorKind, SentTag, SessionEvent, SessionRefusal,
+    StoreError, UnavailableReason,
 };
 use zlink_bridge::{Attached, Decision, Sent};
 use zlink_core::{Outbound, RequestOptions, SendOptions};
@@ -428,6 +428,9 @@ pub struct zlink_decision {
     /// hand to it, in order: the `SESSION_DELIVER` decisions that follow
     /// the operations in `zlink_relocation_deliveries`.
     pub session_delivery_count: usize,
+    /// `ZLINK_DECISION_KIND_OWNERSHIP_LOST`: what the store holds instead
+    /// (`target_*` is the object this node no longer owns).
+    pub lost_reason: LostReason,
     /// Library-private; do not touch.
     pub private_: *mut zlink_decision_private,
 }
@@ -468,7 +471,7 @@ impl From<Decision> for zlink_decision {
         zlink_decision! { d [kind operation_id object_generation is_request has_notice failure
             reason correlation outcome origin_gone invalidated error_code error_kind sequence
             relay_kind session_event bind_refusal session_refusal relocation sealed
-            relocation_event abort_reason relocation_refusal relayed] {
+            relocation_event abort_reason relocation_refusal relayed lost_reason] {
             target_kind,
             target_id,
             payload: zlink_bytes::from_vec(d.payload),

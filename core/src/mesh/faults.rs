@@ -35,10 +35,19 @@ impl Mesh {
     /// [`store_replica_back`](Self::store_replica_back) or
     /// [`store_fail_over`](Self::store_fail_over).
     pub fn store_replica_away(&mut self) {
+        self.store_replica_behind(true);
+    }
+
+    /// The store's replica falls behind: writes from now on are lost if
+    /// the store fails over before it is back. `durable` (writes wait for
+    /// the replica, `WriteAcks::AllReplicas`): each answers `NotReplicated`.
+    /// Not durable (`PrimaryOnly`): each is acknowledged as done, and a
+    /// failover loses acknowledged writes.
+    pub fn store_replica_behind(&mut self, durable: bool) {
         if self.replica.is_none() {
             self.replica = Some(self.store.replica());
         }
-        self.faulty.set_unreplicated(true);
+        self.faulty.set_unreplicated(durable);
     }
 
     /// The replica catches up: nothing is lost.

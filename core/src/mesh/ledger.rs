@@ -37,6 +37,8 @@ pub struct Ledger {
     pub notices_effective: u64,
     /// Operations held for a relocation when they arrived.
     pub held: u64,
+    /// Ownerships a store recovery event ended, by node.
+    pub ownerships_lost: Vec<(NodeRid, crate::reconfirm::OwnershipLost)>,
     /// Deliveries by a node that did not own the object at that moment
     /// (must be 0: never two owners).
     pub two_owner_deliveries: u64,

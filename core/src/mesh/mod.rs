@@ -319,7 +319,9 @@ impl Mesh {
             if self.trace {
                 eprintln!("  timers due at {rid} ({now:?})");
             }
-            for action in node.on_timeout(now) {
+            let actions = node.on_timeout(now);
+            node.reconfirm_settled();
+            for action in actions {
                 self.act(rid, action, Carried::Session);
             }
         }
@@ -399,6 +401,7 @@ impl Mesh {
         }
         let node = &self.nodes[(to.get() - 1) as usize];
         let action = node.on_frame(envelope.from, &envelope.bytes);
+        node.reconfirm_settled();
         self.act(to, action, envelope.carried);
         // A host re-reads `next_deadline` after every frame: work a frame
         // made due now (a relocation's owner CAS) runs at once.
@@ -455,6 +458,7 @@ impl Mesh {
                 self.ledger.notices_applied += 1;
                 self.ledger.notices_effective += u64::from(invalidated);
             }
+            Inbound::OwnershipLost(lost) => self.ledger.ownerships_lost.push((at, lost)),
         }
     }
 

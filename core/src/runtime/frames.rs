@@ -82,10 +82,18 @@ impl Runtime {
         self.inner().follow.settle(&token.target, &token.key, sent);
     }
 
-    fn on_operation(&self, op: Operation, max_hops: u8) -> Inbound {
+    pub(crate) fn on_operation(&self, op: Operation, max_hops: u8) -> Inbound {
         let op = match self.relocating_operation(op) {
             Ok(decided) => return decided,
             Err(op) => op,
+        };
+        // After a store recovery event, an owned object's work waits until
+        // its record is re-confirmed (`reconfirm`).
+        self.note_store_epoch();
+        let held = self.inner().reconfirm.hold(op);
+        self.resume_reconfirm();
+        let Some(op) = held else {
+            return Inbound::Held;
         };
         let msg = InboundDirect {
             target: op.target.as_ref(),

@@ -111,7 +111,11 @@ impl Inner {
             .saturating_sub(observed.store_time.0);
         let owned =
             OwnedObject::from_record(&record, started.after(Duration::from_millis(remaining)));
+        // A new epoch in the answer unconfirms what else this node owns;
+        // this record, just written, names it.
+        self.note_epoch(observed.epoch);
         self.ownership.set(key, owned);
+        self.reconfirm.written(&key.to_owned());
         self.forget_older_routes(key, &record);
         Ok(owned)
     }

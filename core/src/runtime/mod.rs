@@ -19,6 +19,7 @@ mod direct;
 mod frames;
 mod lifecycle;
 mod peers;
+mod reconfirm;
 mod relocation;
 mod requests;
 mod sending;
@@ -35,6 +36,7 @@ use crate::ids::{
 use crate::inbound::Inbound;
 use crate::ownership::{OwnedObject, Ownership};
 use crate::peer::PeerRegistry;
+use crate::reconfirm::Reconfirm;
 use crate::relocation::handoff::Handoffs;
 use crate::reply::Requests;
 use crate::resolve::{Caller, Resolution, Resolver};
@@ -104,6 +106,12 @@ impl RuntimeBuilder {
             .enable_time()
             .build()
             .map_err(|e| BuildError::Threads(e.to_string()))?;
+        let reconfirm = Reconfirm::default();
+        if let Some(epoch) = store.epoch() {
+            // The epoch this node's ownership starts under: a change of it
+            // is a recovery event even if the node admits nothing before.
+            reconfirm.noticed(epoch, Vec::new);
+        }
         Ok(Runtime {
             inner: Arc::new(Inner {
                 identity: self.identity,
@@ -119,6 +127,7 @@ impl RuntimeBuilder {
                 bindings: ActorBindings::default(),
                 peers: PeerRegistry::default(),
                 handoffs: Handoffs::default(),
+                reconfirm,
             }),
             tokio: std::sync::Mutex::new(Some(tokio)),
         })
@@ -151,6 +160,7 @@ pub(crate) struct Inner {
     pub(crate) bindings: ActorBindings,
     pub(crate) peers: PeerRegistry,
     pub(crate) handoffs: Handoffs,
+    pub(crate) reconfirm: Reconfirm,
 }
 
 /// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.
@@ -448,6 +458,7 @@ impl Runtime {
             inner.bindings.next_deadline(),
             inner.follow.next_deadline(),
             inner.handoffs.next_deadline(),
+            self.reconfirm_deadline(),
         ]
         .into_iter()
         .fold(None, earliest)
@@ -470,6 +481,8 @@ impl Runtime {
         self.session_timeouts(now, &mut actions);
         self.relocation_timeouts(now, &mut actions);
         self.inner.follow.expire(now);
+        self.look_at_store_epoch();
+        self.reconfirm_timeouts(now, &mut actions);
         actions
     }
 

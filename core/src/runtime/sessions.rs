@@ -120,7 +120,7 @@ impl Runtime {
                 max,
             });
         }
-        let owned = self.owned(actor.as_ref());
+        let owned = self.admitting(actor.as_ref());
         Ok(self
             .inner()
             .bindings
@@ -212,7 +212,7 @@ impl Runtime {
                 route,
                 previous,
             } => {
-                let owned = self.owned(actor.as_ref());
+                let owned = self.admitting(actor.as_ref());
                 bindings.on_bind(
                     &self.ctx(),
                     owned,
@@ -245,7 +245,7 @@ impl Runtime {
                 payload,
                 ..
             } => {
-                let owned = self.owned(actor.as_ref());
+                let owned = self.admitting(actor.as_ref());
                 let relay = RelayIn {
                     operation_id,
                     session,

@@ -125,6 +125,13 @@ impl<S: LocationStore> LocationStore for FaultyStore<S> {
         self.inner.executor()
     }
 
+    fn epoch(&self) -> Option<StoreEpoch> {
+        let inner = self.inner.epoch()?;
+        Some(StoreEpoch(
+            inner.0 + self.epoch_shift.load(Ordering::SeqCst),
+        ))
+    }
+
     fn put_descriptor(
         &self,
         descriptor: &PeerDescriptor,

@@ -260,6 +260,10 @@ impl MemoryStore {
 }
 
 impl LocationStore for MemoryStore {
+    fn epoch(&self) -> Option<StoreEpoch> {
+        Some(self.epoch)
+    }
+
     fn put_descriptor(
         &self,
         descriptor: &PeerDescriptor,

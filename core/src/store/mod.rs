@@ -242,6 +242,14 @@ pub trait LocationStore: Send + Sync + 'static {
         None
     }
 
+    /// The epoch the store would report now, without a call (a Redis
+    /// store's watcher keeps it): how an owner that makes no store call
+    /// still notices a failover before it admits. `None`: only answers
+    /// carry it.
+    fn epoch(&self) -> Option<StoreEpoch> {
+        None
+    }
+
     /// Removes a `Releasing` record; from then on the ID resolves `Missing`.
     fn complete_release(
         &self,
@@ -331,6 +339,10 @@ impl<S: LocationStore + ?Sized> LocationStore for Arc<S> {
 
     fn executor(&self) -> Option<tokio::runtime::Handle> {
         (**self).executor()
+    }
+
+    fn epoch(&self) -> Option<StoreEpoch> {
+        (**self).epoch()
     }
 
     fn complete_release(

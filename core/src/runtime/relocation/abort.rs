@@ -290,7 +290,8 @@ impl Runtime {
         let _ = h.unlink_ended(key);
         drop(h);
         self.counters().relocation.aborted.incr();
-        let owned = self.owned(key.as_ref());
+        // Not while a store recovery event left the record unconfirmed.
+        let owned = self.admitting(key.as_ref());
         let object_generation = owned.map_or(identity.object_generation, |o| o.object_generation);
         // The object runs here again only within its owner lease: a seal
         // that outlived the lease's admission deadline must not run the work

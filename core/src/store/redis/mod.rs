@@ -597,6 +597,10 @@ impl LocationStore for RedisStore {
         self.io.as_ref().map(|io| io.handle().clone())
     }
 
+    fn epoch(&self) -> Option<StoreEpoch> {
+        Some(StoreEpoch(self.epoch.load(Ordering::Relaxed)))
+    }
+
     fn put_descriptor(&self, d: &PeerDescriptor) -> WriteFuture<'_, Observed<PeerDescriptor>> {
         let args = vec![
             d.endpoint.as_str().to_owned(),

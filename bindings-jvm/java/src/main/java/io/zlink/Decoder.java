@@ -221,6 +221,7 @@ final class Decoder {
             case 13 -> new ForeignSender(u64(), optLong());
             case 14 -> Held.INSTANCE;
             case 15 -> relocation();
+            case 16 -> new OwnershipLost(ObjectKind.of(u8()), str(), LostReason.named(str()));
             default -> throw broken("decision");
         };
     }

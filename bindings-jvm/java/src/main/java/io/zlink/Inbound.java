@@ -7,4 +7,4 @@ package io.zlink;
  */
 public sealed interface Inbound permits Deliver, Relay, Reject, Ended, Completed, Late, RouteRefreshed,
         Dropped, Send, SessionDeliver, PeerRefused, Held, ForeignSender, Relocation, Bound, BindRefused,
-        Pushed, RelayRefused, Sealed, SessionClosed, Ignored {}
+        Pushed, RelayRefused, Sealed, SessionClosed, Ignored, OwnershipLost {}
