@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build, tests and benchmarks need beyond Rust:
 # redis-server, redis-cli, redis-benchmark (Debian redis-server + redis-tools),
+# redis-sentinel (for the failover tests' Sentinel groups, which
+# zlink-testkit starts as `redis-server sentinel.conf --sentinel`),
 # the openssl program (zlink-testkit makes the TLS tests' certificates with
 # it), pkg-config (the C tests build against zlink.pc), and a JDK 17 with
 # Maven and binutils' strip for the JVM binding. No OpenSSL headers
@@ -14,7 +16,7 @@
 # loopback ports. We leave it alone either way.
 set -euo pipefail
 
-programs=(redis-server redis-cli redis-benchmark openssl pkg-config javac mvn strip)
+programs=(redis-server redis-cli redis-benchmark redis-sentinel openssl pkg-config javac mvn strip)
 
 missing_programs() {
     local p
@@ -23,17 +25,17 @@ missing_programs() {
     done
 }
 
-packages=(redis-server redis-tools openssl pkg-config openjdk-17-jdk-headless maven binutils)
+packages=(redis-server redis-tools redis-sentinel openssl pkg-config openjdk-17-jdk-headless maven binutils)
 
 missing="$(missing_programs)"
 if [[ -z "$missing" ]]; then
-    echo "deps: redis, openssl, pkg-config, a JDK and Maven already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
+    echo "deps: redis (server, tools, sentinel), openssl, pkg-config, a JDK and Maven already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
     exit 0
 fi
 echo "deps: missing: ${missing% }"
 
 if ! command -v apt-get >/dev/null 2>&1; then
-    echo "deps: apt-get not found; install redis-server, redis-tools (redis-cli, redis-benchmark), openssl, pkg-config, a JDK 17, Maven and binutils by hand" >&2
+    echo "deps: apt-get not found; install redis-server, redis-tools (redis-cli, redis-benchmark), redis-sentinel, openssl, pkg-config, a JDK 17, Maven and binutils by hand" >&2
     exit 1
 fi
 
