@@ -68,9 +68,35 @@ impl Ownership {
         self.objects.pin().remove(&key).copied()
     }
 
-    /// Every object owned now.
-    pub(crate) fn keys(&self) -> Vec<ObjectKey> {
-        self.objects.pin().keys().cloned().collect()
+    /// Every object owned now, with what this node owns of it.
+    pub(crate) fn entries(&self) -> Vec<(ObjectKey, OwnedObject)> {
+        let objects = self.objects.pin();
+        objects.iter().map(|(k, o)| (k.clone(), *o)).collect()
+    }
+
+    /// Lowers the admission deadline of `key` to `at` if that is earlier;
+    /// never raises it (a concurrent write's later deadline stays).
+    pub(crate) fn lower_deadline(&self, key: KeyRef<'_>, at: MonoTime) {
+        self.objects.pin().update(key.to_owned(), |o| OwnedObject {
+            admission_deadline: o.admission_deadline.min(at),
+            ..*o
+        });
+    }
+
+    /// Removes `key` if this node still owns it as `judged` says (same
+    /// incarnation, owner and lease generation, record version): a tenure a
+    /// later write replaced stays. True if removed.
+    pub(crate) fn remove_if_same(&self, key: KeyRef<'_>, judged: &OwnedObject) -> bool {
+        let same = |o: &OwnedObject| {
+            o.object_generation == judged.object_generation
+                && o.authority_owner_generation == judged.authority_owner_generation
+                && o.lease_generation == judged.lease_generation
+                && o.store_version == judged.store_version
+        };
+        matches!(
+            self.objects.pin().remove_if(&key, |_, o| same(o)),
+            Ok(Some(_))
+        )
     }
 
     pub(crate) fn len(&self) -> usize {

@@ -131,12 +131,7 @@ impl Inner {
     /// from the store's now): a caller retrying one proposal over several
     /// calls lowers the deadline on each, so the earliest attempt bounds it.
     fn renewal_unknown(&self, key: KeyRef<'_>, at_least: MonoTime) {
-        if let Some(mut owned) = self.ownership.get(key)
-            && at_least < owned.admission_deadline
-        {
-            owned.admission_deadline = at_least;
-            self.ownership.set(key, owned);
-        }
+        self.ownership.lower_deadline(key, at_least);
     }
 
     async fn complete_release(&self, key: KeyRef<'_>) -> Result<(), LifecycleError> {

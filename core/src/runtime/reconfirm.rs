@@ -9,10 +9,14 @@ use std::time::Duration;
 
 use tokio::task::JoinSet;
 
+use crate::admission::StaleReason;
+use crate::authority::{AuthorityRecord, StoreEpoch};
 use crate::clock::MonoTime;
-use crate::ids::ObjectKey;
+use crate::ids::{KeyRef, ObjectKey};
 use crate::inbound::Inbound;
+use crate::ownership::OwnedObject;
 use crate::reconfirm::{Decided, verdict};
+use crate::store::{Observed, StoreError};
 use crate::wire::RejectionCode;
 
 use super::{Inner, Runtime};
@@ -29,11 +33,19 @@ const POLL: Duration = Duration::from_millis(10);
 /// A failed attempt is tried again after this long.
 const RETRY: Duration = Duration::from_millis(100);
 
+/// One record read by an attempt: the object, what this node owned of it,
+/// when the read was sent, and the answer.
+type Read = (
+    ObjectKey,
+    OwnedObject,
+    MonoTime,
+    Result<Observed<Option<AuthorityRecord>>, StoreError>,
+);
+
 impl Runtime {
-    /// Looks at the store's epoch: after a store recovery event, what this
-    /// node owns is unconfirmed (its work held) and a check starts. Two
-    /// atomic loads when nothing changed; nothing at all owned, nothing
-    /// held or read.
+    /// Looks at the store's epoch (after a store recovery event what this
+    /// node owns becomes unconfirmed) and starts a check if one is due. A
+    /// dyn call and two atomic loads when no recovery is being handled.
     pub(crate) fn look_at_store_epoch(&self) {
         self.note_store_epoch();
         self.resume_reconfirm();
@@ -49,8 +61,7 @@ impl Runtime {
         }
     }
 
-    /// Starts a check attempt if one is due (nothing to do, one atomic
-    /// load, when no recovery is being handled).
+    /// Starts a check attempt if one is due.
     pub(crate) fn resume_reconfirm(&self) {
         if self.inner().reconfirm.active() {
             self.start_reconfirm_attempt(self.now());
@@ -58,21 +69,23 @@ impl Runtime {
     }
 
     /// What this node owns for `key` as admission may use it: nothing while
-    /// a store recovery event left it unconfirmed (session relays, binds and
-    /// pushes are refused then, as for a node that is not the owner; §3.2
-    /// lets a relay end `Unavailable`).
-    pub(crate) fn admitting(&self, key: crate::ids::KeyRef<'_>) -> Option<crate::OwnedObject> {
-        self.look_at_store_epoch();
+    /// a store recovery event left it unconfirmed (session relays, binds,
+    /// pushes and moves are refused then, as for a node that is not the
+    /// owner; §3.2 lets a relay end `Unavailable`).
+    pub(crate) fn admitting(&self, key: KeyRef<'_>) -> Option<OwnedObject> {
+        // The check itself starts from `on_frame` or `on_timeout` (which
+        // `next_deadline` makes due now): never behind a call's back.
+        self.note_store_epoch();
         if self.inner().reconfirm.unconfirmed(key) {
             return None;
         }
         self.owned(key)
     }
 
-    /// Starts reading the unconfirmed records, unless an attempt is in
+    /// Starts reading the undecided records, unless an attempt is in
     /// flight or waits to be retried, or none is left.
     fn start_reconfirm_attempt(&self, now: MonoTime) {
-        let Some((round, keys)) = self.inner().reconfirm.start_attempt(now) else {
+        let Some((round, objects)) = self.inner().reconfirm.start_attempt(now) else {
             return;
         };
         let inner = self.inner().clone();
@@ -82,10 +95,10 @@ impl Runtime {
             return;
         };
         io.spawn(async move {
-            inner.reconfirm_owned(round, keys).await;
-            inner
-                .reconfirm
-                .attempt_ended(inner.clock.now().after(RETRY));
+            // Ends the attempt however the task ends (done, panicked, or
+            // dropped with its runtime): never an attempt in flight for ever.
+            let _ended = AttemptEnded(inner.clone());
+            inner.reconfirm_owned(round, objects).await;
         });
     }
 
@@ -95,18 +108,12 @@ impl Runtime {
         if !r.active() {
             return None;
         }
-        let now = self.now();
-        if r.due() {
-            return Some(now);
-        }
-        if r.in_flight() {
-            return Some(now.after(POLL));
-        }
-        r.retry_at()
+        r.deadline(self.now(), POLL)
     }
 
     /// The outcome of re-confirmation so far: held operations admitted
-    /// again (or refused, for a lost ownership) and every ownership lost.
+    /// again in arrival order (or refused, for a lost ownership) and every
+    /// ownership lost.
     pub(crate) fn reconfirm_timeouts(&self, now: MonoTime, actions: &mut Vec<Inbound>) {
         let r = &self.inner().reconfirm;
         if !r.active() {
@@ -123,12 +130,8 @@ impl Runtime {
                     // Not the owner any more: no Message Follow route leads
                     // on from here (it was never moved), so each is refused
                     // and its sender ends it Unavailable (§4.2).
-                    actions.extend(held.iter().map(|op| {
-                        self.reject(
-                            op,
-                            RejectionCode::StaleRoute(crate::admission::StaleReason::NotOwner),
-                        )
-                    }));
+                    let not_owner = RejectionCode::StaleRoute(StaleReason::NotOwner);
+                    actions.extend(held.iter().map(|op| self.reject(op, not_owner)));
                     actions.push(Inbound::OwnershipLost(lost));
                 }
             }
@@ -145,44 +148,101 @@ impl Runtime {
     }
 }
 
+/// Ends an attempt when dropped.
+struct AttemptEnded(Arc<Inner>);
+
+impl Drop for AttemptEnded {
+    fn drop(&mut self) {
+        let retry = self.0.clock.now().after(RETRY);
+        self.0.reconfirm.attempt_ended(retry);
+    }
+}
+
 impl Inner {
     /// The store reports `epoch` (polled, or in a write's answer): on a
     /// change, what this node owns becomes unconfirmed.
-    pub(super) fn note_epoch(&self, epoch: crate::authority::StoreEpoch) {
-        if self
-            .reconfirm
-            .noticed(epoch, || self.ownership.keys())
-            .is_some()
-        {
-            tracing::warn!(
-                owned = self.ownership.len(),
-                "store recovery event: owners re-confirm their records before admitting again"
-            );
-        }
+    pub(super) fn note_epoch(&self, epoch: StoreEpoch) {
+        self.reconfirm.noticed(epoch, || self.ownership.entries());
     }
 
-    /// One attempt of round `round`: reads `keys` in batches and decides
-    /// each record that could be read.
-    async fn reconfirm_owned(self: &Arc<Self>, round: u64, keys: Vec<ObjectKey>) {
-        for chunk in keys.chunks(BATCH) {
+    /// One attempt of round `round`: reads the objects in batches, then
+    /// decides each batch in key order (the same order every run). The
+    /// first failed read ends the attempt: the store is away, and the rest
+    /// would fail the same way (it is retried after `RETRY`).
+    async fn reconfirm_owned(self: &Arc<Self>, round: u64, objects: Vec<(ObjectKey, OwnedObject)>) {
+        for chunk in objects.chunks(BATCH) {
             let mut reads = JoinSet::new();
-            for key in chunk {
-                let (inner, key) = (self.clone(), key.clone());
+            for (i, (key, owned)) in chunk.iter().cloned().enumerate() {
+                let inner = self.clone();
                 reads.spawn(async move {
                     let sent = inner.clock.now();
                     let answer = inner.resolver.timed(inner.store.read(key.as_ref())).await;
-                    (key, sent, answer)
+                    (i, (key, owned, sent, answer))
                 });
             }
+            let mut answers: Vec<Option<Read>> = (0..chunk.len()).map(|_| None).collect();
             while let Some(joined) = reads.join_next().await {
-                let Ok((key, sent, answer)) = joined else {
-                    continue;
-                };
+                if let Ok((i, read)) = joined {
+                    answers[i] = Some(read);
+                }
+            }
+            for (key, owned, sent, answer) in answers.into_iter().flatten() {
                 match answer {
-                    Ok(observed) => self.reconfirmed(round, &key, sent, &observed),
+                    Ok(observed) => self.reconfirmed(round, &key, &owned, sent, &observed),
                     Err(e) => {
                         _ = self.resolver.observe(Err(&e));
+                        return;
                     }
+                }
+            }
+        }
+    }
+
+    /// Decides `key` from its record, read at `sent`, against `owned`:
+    /// what this node owned when the recovery was noticed.
+    fn reconfirmed(
+        &self,
+        round: u64,
+        key: &ObjectKey,
+        owned: &OwnedObject,
+        sent: MonoTime,
+        observed: &Observed<Option<AuthorityRecord>>,
+    ) {
+        if self.relocating(key) {
+            // Moving: its owner CAS or abort fence writes the record, and a
+            // later attempt decides it once the move has ended (until then
+            // what the move would run here is refused).
+            return;
+        }
+        let record = observed.value.as_ref();
+        match verdict(self.identity, owned, record, observed.store_time) {
+            None => {
+                // The store's lease, not a renewal it lost, bounds admission.
+                if let Some(r) = record {
+                    let left = r
+                        .owner
+                        .lease
+                        .expires_at
+                        .0
+                        .saturating_sub(observed.store_time.0);
+                    self.ownership
+                        .lower_deadline(key.as_ref(), sent.after(Duration::from_millis(left)));
+                }
+                self.reconfirm.decide(round, key, None);
+            }
+            Some(reason) => {
+                // Only the tenure that was judged goes, and only if nothing
+                // decided it meanwhile: a later write of this node's own
+                // confirms by itself and keeps its tenure.
+                if !self.reconfirm.undecided(round, key)
+                    || !self.ownership.remove_if_same(key.as_ref(), owned)
+                {
+                    return;
+                }
+                if self.reconfirm.decide(round, key, Some(reason)) {
+                    tracing::warn!(kind = %key.kind(), id = key.id(), ?reason, "ownership lost in a store failover");
+                    self.resolver.forget(key.as_ref());
+                    self.bindings.forget(key);
                 }
             }
         }
@@ -195,54 +255,5 @@ impl Inner {
         }
         let h = self.handoffs.lock();
         h.source_phase(key).is_some() || h.target_phase(key).is_some()
-    }
-
-    /// Decides `key` from the record read (sent at `sent`).
-    fn reconfirmed(
-        &self,
-        round: u64,
-        key: &ObjectKey,
-        sent: MonoTime,
-        observed: &crate::store::Observed<Option<crate::authority::AuthorityRecord>>,
-    ) {
-        let Some(mut owned) = self.ownership.get(key.as_ref()) else {
-            // Released meanwhile: nothing left to confirm or lose.
-            self.reconfirm.decide(round, key, None);
-            return;
-        };
-        if self.relocating(key) {
-            // A move in progress: its record may already name the target,
-            // and its owner CAS or abort fence will write it. Decided by a
-            // later attempt, once the move has ended one way or the other
-            // (until then what the move would run here is refused).
-            return;
-        }
-        let record = observed.value.as_ref();
-        match verdict(self.identity, &owned, record, observed.store_time) {
-            None => {
-                // The store's lease, not a renewal it lost, bounds admission.
-                if let Some(r) = record {
-                    let left = r
-                        .owner
-                        .lease
-                        .expires_at
-                        .0
-                        .saturating_sub(observed.store_time.0);
-                    let deadline = sent.after(Duration::from_millis(left));
-                    if deadline < owned.admission_deadline {
-                        owned.admission_deadline = deadline;
-                        self.ownership.set(key.as_ref(), owned);
-                    }
-                }
-                self.reconfirm.decide(round, key, None);
-            }
-            Some(reason) => {
-                tracing::warn!(kind = %key.kind(), id = key.id(), ?reason, "ownership lost in a store failover");
-                self.ownership.remove(key.as_ref());
-                self.resolver.forget(key.as_ref());
-                self.bindings.forget(key);
-                self.reconfirm.decide(round, key, Some(reason));
-            }
-        }
     }
 }

@@ -80,8 +80,10 @@ impl Runtime {
         if target.rid == me.rid {
             return Err(RelocationError::TargetIsSelf);
         }
+        // Not while a store recovery event left the record unconfirmed:
+        // the work held for it would come out after the move's.
         let owned = self
-            .owned(key.as_ref())
+            .admitting(key.as_ref())
             .filter(|o| o.state == AuthorityState::Ready)
             .ok_or_else(|| RelocationError::NotOwned(key.to_string()))?;
         let tenure = RouteFence {
