@@ -481,7 +481,7 @@ impl Runtime {
         self.session_timeouts(now, &mut actions);
         self.relocation_timeouts(now, &mut actions);
         self.inner.follow.expire(now);
-        self.look_at_store_epoch();
+        self.note_store_epoch();
         self.reconfirm_timeouts(now, &mut actions);
         actions
     }

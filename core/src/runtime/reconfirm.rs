@@ -43,17 +43,11 @@ type Read = (
 );
 
 impl Runtime {
-    /// Looks at the store's epoch (after a store recovery event what this
-    /// node owns becomes unconfirmed) and starts a check if one is due. A
-    /// dyn call and two atomic loads when no recovery is being handled.
-    pub(crate) fn look_at_store_epoch(&self) {
-        self.note_store_epoch();
-        self.resume_reconfirm();
-    }
-
-    /// [`look_at_store_epoch`](Self::look_at_store_epoch) without starting
-    /// the check: admission holds the operation first, so the check cannot
-    /// decide its object before it is held.
+    /// Looks at the store's epoch: after a store recovery event what this
+    /// node owns becomes unconfirmed. A dyn call and an atomic load when
+    /// nothing changed. It starts no check: admission holds its operation
+    /// first, so no check decides the object before it is held, and
+    /// `on_timeout` takes what was decided before it starts the next.
     pub(crate) fn note_store_epoch(&self) {
         let inner = self.inner();
         if let Some(epoch) = inner.store.epoch() {
@@ -119,9 +113,12 @@ impl Runtime {
         if !r.active() {
             return;
         }
-        self.start_reconfirm_attempt(now);
+        // What was decided before this call, then the next attempt: one
+        // started first could decide objects during this call, at a moment
+        // no host (or simulation) can repeat.
+        let decided = r.take_decided();
         let max_hops = self.inner().config.max_follow_hops();
-        for decided in r.take_decided() {
+        for decided in decided {
             match decided {
                 Decided::Confirmed(held) => {
                     actions.extend(held.into_iter().map(|op| self.on_operation(op, max_hops)))
@@ -136,6 +133,7 @@ impl Runtime {
                 }
             }
         }
+        self.start_reconfirm_attempt(now);
     }
 
     /// Waits until no re-confirmation attempt reads the store (the mesh
