@@ -125,6 +125,41 @@ test('on a real redis-server', async (t) => {
       (e) => e instanceof z.StoreError && e.code === 'Config' && /write_ack_timeout/.test(e.message));
   });
 
+  await t.test('an owner whose record a store recovery lost holds its work, then gives the object up', async () => {
+    // The store loses x's record (as a failover to a stale replica does)
+    // and every client reconnects: a new store epoch.
+    const node = async (rid) => new z.Runtime({ mesh: 'main', rid },
+      { store: await z.RedisStore.connect(redis.url, { prefix: 'fence', epochCheckIntervalMs: 50 }) });
+    const owner = await node(1);
+    const sender = await node(4);
+    await owner.activate('actor', 'x');
+    await owner.activate('actor', 'kept');
+    const toX = await sender.send('actor', 'x', 'm');
+    const toKept = await sender.send('actor', 'kept', 'm');
+    execFileSync('redis-cli', ['-p', String(redis.port), 'DEL', 'fence:{actor:x}']);
+    execFileSync('redis-cli', ['-p', String(redis.port), 'CLIENT', 'KILL', 'TYPE', 'normal']);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await owner.onFrame(4, toX.outbound.bytes)).kind, 'Held');
+    assert.equal((await owner.onFrame(4, toKept.outbound.bytes)).kind, 'Held');
+    const decided = [];
+    const giveUp = Date.now() + 10_000;
+    while (!decided.some((d) => d.kind === 'OwnershipLost') || !decided.some((d) => d.kind === 'Deliver')) {
+      assert.ok(Date.now() < giveUp, JSON.stringify(decided.map((d) => d.kind)));
+      const due = owner.nextDeadline();
+      if (due !== null && due <= owner.now()) decided.push(...await owner.onTimeout());
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const lost = decided.filter((d) => d.kind === 'OwnershipLost');
+    assert.deepEqual(lost, [{ kind: 'OwnershipLost', objectKind: 'actor', id: 'x', reason: 'Missing' }]);
+    assert.equal(owner.owned('actor', 'x'), null);
+    assert.notEqual(owner.owned('actor', 'kept'), null);
+    const refusal = decided.find((d) => d.kind === 'Reject');
+    const ended = await sender.onFrame(1, refusal.outbound.bytes);
+    assert.equal(ended.kind, 'Ended');
+    assert.equal(ended.failure, 'Unavailable');
+    owner.close(); sender.close();
+  });
+
   await t.test('an unreachable or bad URL rejects with a coded error', async () => {
     await assert.rejects(z.RedisStore.connect('redis://127.0.0.1:1', { connectTimeoutMs: 200 }), { code: 'Unreachable' });
     await assert.rejects(z.RedisStore.connect('http://nowhere'), z.ZlinkError);

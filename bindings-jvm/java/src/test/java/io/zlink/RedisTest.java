@@ -76,6 +76,56 @@ class RedisTest {
         }
     }
 
+    private void cli(String... args) throws Exception {
+        var command = new ArrayList<String>(List.of("redis-cli", "-p", Integer.toString(redis.port)));
+        command.addAll(List.of(args));
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        assertEquals(0, p.waitFor());
+    }
+
+    /**
+     * The store loses x's record (as a failover to a stale replica does) and every client
+     * reconnects (a new store epoch): the owner holds the frame for x, re-reads its records, gives
+     * x up with an OwnershipLost and refuses the held frame; kept stays its own.
+     */
+    @Test
+    void anOwnerWhoseRecordARecoveryLostHoldsItsWorkThenGivesTheObjectUp() throws Exception {
+        var options = new RedisStore.Options().prefix("fence").epochCheckInterval(Duration.ofMillis(50));
+        try (var ownerStore = new RedisStore(redis.url(), options);
+                var senderStore = new RedisStore(redis.url(), options);
+                var owner = ZlinkRuntime.builder(new NodeIdentity("main", 1)).store(ownerStore).build();
+                var sender = ZlinkRuntime.builder(new NodeIdentity("main", 4)).store(senderStore).build()) {
+            owner.activate(ObjectKind.ACTOR, "x");
+            owner.activate(ObjectKind.ACTOR, "kept");
+            var toX = assertInstanceOf(Submitted.class, sender.send(ObjectKind.ACTOR, "x", new byte[] {1}));
+            var toKept = assertInstanceOf(Submitted.class, sender.send(ObjectKind.ACTOR, "kept", new byte[] {1}));
+            cli("DEL", "fence:{actor:x}");
+            cli("CLIENT", "KILL", "TYPE", "normal");
+            Thread.sleep(500);
+            assertInstanceOf(Held.class, owner.onFrame(4, toX.outbound().bytes()));
+            assertInstanceOf(Held.class, owner.onFrame(4, toKept.outbound().bytes()));
+            List<Inbound> decided = new ArrayList<>();
+            long giveUp = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (decided.stream().noneMatch(d -> d instanceof OwnershipLost)
+                    || decided.stream().noneMatch(d -> d instanceof Deliver)) {
+                assertTrue(System.nanoTime() < giveUp, decided.toString());
+                var due = owner.nextDeadline();
+                if (due.isPresent() && due.getAsLong() <= owner.now()) {
+                    decided.addAll(owner.onTimeout());
+                }
+                Thread.sleep(5);
+            }
+            var lost = decided.stream().filter(d -> d instanceof OwnershipLost).toList();
+            assertEquals(List.of(new OwnershipLost(ObjectKind.ACTOR, "x", LostReason.Missing)), lost);
+            assertTrue(owner.owned(ObjectKind.ACTOR, "x").isEmpty());
+            assertTrue(owner.owned(ObjectKind.ACTOR, "kept").isPresent());
+            var refusal = (Reject) decided.stream().filter(d -> d instanceof Reject).findFirst().orElseThrow();
+            var ended = assertInstanceOf(Ended.class, sender.onFrame(1, refusal.outbound().bytes()));
+            assertEquals("Unavailable", ended.failure());
+        }
+    }
+
     @Test
     void aDeadStoreIsAStoreFailureNotAnException() throws Exception {
         try (var store = store("dead");
