@@ -313,6 +313,96 @@ fn on_sentinel_a_write_the_replica_acknowledged_survives_the_failover() {
 }
 
 #[test]
+fn on_sentinel_a_release_the_failover_lost_leaves_the_object_releasing_not_missing() {
+    // A release in two steps; the replica misses the second. Its writer
+    // does not act on it (A still holds x, Releasing), the failover brings
+    // the Releasing record back, so no node may take x until A completes
+    // the release again on the new primary.
+    let group = RedisSentinels::start(1).expect("a Sentinel group");
+    let at = Deployment::sentinel(&group);
+    let (a, b) = (
+        node(&at.url, 1, WriteAcks::AllReplicas),
+        node(&at.url, 2, WriteAcks::AllReplicas),
+    );
+    a.activate(ACTOR, "x").expect("durable activation");
+    a.begin_release(ACTOR, "x").expect("durable begin_release");
+    at.cut_off();
+    let lost = a.complete_release(ACTOR, "x");
+    assert!(
+        matches!(
+            lost,
+            Err(LifecycleError::Write(WriteError::Store(
+                StoreError::NotReplicated { .. }
+            )))
+        ),
+        "{lost:?}"
+    );
+    assert!(a.owned(key("x")).is_some(), "not acted on: A still holds x");
+    let died = at.fail_over();
+    loop {
+        match b.resolve(ACTOR, "x").expect("valid") {
+            Resolution::Unavailable(UnavailableReason::Releasing) => break,
+            Resolution::StoreFailure(_) if died.elapsed() < USABLE_AGAIN => {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            other => panic!("after the failover: {other:?}"),
+        }
+    }
+    assert!(b.activate(ACTOR, "x").is_err(), "x is still being released");
+    a.complete_release(ACTOR, "x")
+        .expect("the release completes on the new primary");
+    activate_once_usable(&b, "x", died);
+}
+
+#[test]
+fn on_sentinel_a_primary_killed_while_a_writer_waits_for_its_replica_leaves_one_owner() {
+    // A's activation waits in WAIT (its replica stopped) when the primary
+    // dies; the stale replica is promoted. Whatever A's retries then do on
+    // the new primary, exactly one node owns x, and only it delivers.
+    let group = RedisSentinels::start(1).expect("a Sentinel group");
+    let at = Deployment::sentinel(&group);
+    let (a, b, d) = (
+        node(&at.url, 1, WriteAcks::AllReplicas),
+        node(&at.url, 2, WriteAcks::AllReplicas),
+        node(&at.url, 4, WriteAcks::AllReplicas),
+    );
+    at.cut_off();
+    let died = std::thread::scope(|s| {
+        let waiting = s.spawn(|| a.activate(ACTOR, "x"));
+        std::thread::sleep(Duration::from_millis(100)); // A is in its WAIT now
+        let died = at.fail_over();
+        let outcome = waiting.join().expect("the activation ends");
+        eprintln!("A's activation across the failover: {outcome:?}");
+        died
+    });
+    // B takes x unless A's retry already did, on the new primary.
+    let b_owns = loop {
+        match b.activate(ACTOR, "x") {
+            Ok(_) => break true,
+            Err(LifecycleError::Write(WriteError::Rejected(
+                store::WriteRejection::AlreadyExists { .. },
+            ))) => break false,
+            Err(e) if died.elapsed() < USABLE_AGAIN => {
+                eprintln!("not yet usable after {:?}: {e}", died.elapsed());
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            Err(e) => panic!("x not usable after the failover: {e}"),
+        }
+    };
+    let (owner, other, owner_rid) = if b_owns {
+        (&b, &a, NodeRid(2))
+    } else {
+        (&a, &b, NodeRid(1))
+    };
+    assert!(owner.owned(key("x")).is_some());
+    assert_eq!(other.owned(key("x")), None, "one owner");
+    let frame = send(&d, "x");
+    assert_eq!(frame.to.rid, owner_rid);
+    assert!(delivered(&owner.on_frame(NodeRid(4), &frame.bytes)));
+    assert!(!delivered(&other.on_frame(NodeRid(4), &frame.bytes)));
+}
+
+#[test]
 fn a_paused_replica_leaves_writes_unknown_until_it_is_back_then_the_same_node_completes_them() {
     let primary = RedisServer::start().expect("redis-server starts");
     let replica = RedisServer::start_replica_of(&primary).expect("a replica");
