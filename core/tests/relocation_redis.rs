@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use zlink_core::*;
-use zlink_testkit::RedisServer;
+use zlink_testkit::{RedisSentinels, RedisServer};
 
 const ACTOR: ObjectKind = ObjectKind::Actor;
 
@@ -23,7 +23,17 @@ fn identity(rid: u64) -> NodeIdentity {
 
 /// Nodes 1..=n on one Redis.
 fn nodes(server: &RedisServer, n: u64, config: &RoutingConfig) -> (Arc<RedisStore>, Vec<Runtime>) {
-    let store = Arc::new(RedisStore::open(&server.url()).expect("connects"));
+    nodes_at(&server.url(), RedisOptions::default(), n, config)
+}
+
+/// Nodes 1..=n on the Redis deployment `url` names.
+fn nodes_at(
+    url: &str,
+    options: RedisOptions,
+    n: u64,
+    config: &RoutingConfig,
+) -> (Arc<RedisStore>, Vec<Runtime>) {
+    let store = Arc::new(RedisStore::open_with(url, options).expect("connects"));
     let nodes = (1..=n)
         .map(|rid| {
             Runtime::builder(identity(rid))
@@ -375,4 +385,137 @@ fn a_source_whose_target_went_silent_fences_redis_before_it_unseals() {
             ..
         }
     )));
+}
+
+#[test]
+fn a_move_whose_owner_cas_a_failover_lost_still_ends_with_one_owner_and_every_operation_once() {
+    // Issue 27: the target's owner CAS reaches no replica (its outcome is
+    // unknown: the target does not act on it), the primary dies and the
+    // stale replica is promoted, so the store names the source again. The
+    // move goes on across the failover; traffic keeps coming. Whatever the
+    // move ends as, one node owns the object, the one the store names, and
+    // no operation runs twice or on a node that was not its owner.
+    let group = RedisSentinels::start(1).expect("a Sentinel group");
+    let (primary, replica) = (group.server(0), group.server(1));
+    let options = RedisOptions {
+        connect_timeout: Duration::from_millis(500),
+        response_timeout: Duration::from_millis(1000),
+        epoch_check_interval: Duration::from_millis(200),
+        write_ack_timeout: Duration::from_millis(300),
+        ..RedisOptions::default()
+    };
+    let (store, nodes) = nodes_at(&group.url(), options, 3, &RoutingConfig::default());
+    nodes[0].activate(ACTOR, "cart").expect("activated");
+    let mut queue = VecDeque::new();
+    let mut seen = Seen::default();
+    let mut sent = Vec::new();
+    for _ in 0..5 {
+        sent.push(send(&nodes[2], "cart", &mut queue));
+    }
+    carry(&nodes, &mut queue, &mut seen, |_| false);
+    replica.pause().expect("pause the replica");
+    primary
+        .cli(&["CLIENT", "KILL", "TYPE", "replica"])
+        .expect("drop the replication link");
+    queue.extend(begin(&nodes, "cart", 1, 2));
+    for _ in 0..5 {
+        sent.push(send(&nodes[2], "cart", &mut queue));
+    }
+    // The cutover makes the target's CAS due: it is not acknowledged.
+    carry(&nodes, &mut queue, &mut seen, |_| false);
+    fire(&nodes, &mut queue, &mut seen);
+    carry(&nodes, &mut queue, &mut seen, |_| false);
+    primary.kill().expect("kill the primary");
+    replica.resume().expect("resume the replica");
+    group.wait_for_failover(primary).expect("a failover");
+    // Hosts keep running: timers fire, frames are carried, more traffic.
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(20) {
+        fire(&nodes, &mut queue, &mut seen);
+        carry(&nodes, &mut queue, &mut seen, |_| false);
+        let ended = seen.events.iter().any(|(_, e)| {
+            matches!(
+                e,
+                RelocationEvent::Committed { .. }
+                    | RelocationEvent::Aborted { .. }
+                    | RelocationEvent::Failed { .. }
+            )
+        });
+        if ended
+            && nodes.iter().all(|n| {
+                n.next_deadline()
+                    .is_none_or(|d| d > n.now().after(Duration::from_millis(500)))
+            })
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let key = KeyRef {
+        kind: ACTOR,
+        id: "cart",
+    };
+    let owners: Vec<NodeRid> = nodes
+        .iter()
+        .filter(|n| n.owned(key).is_some())
+        .map(|n| n.identity().rid)
+        .collect();
+    assert_eq!(
+        owners.len(),
+        1,
+        "one owner: {owners:?}; events {:?}",
+        seen.events
+    );
+    let events: Vec<String> = seen
+        .events
+        .iter()
+        .map(|(n, e)| format!("{n}:{}", event_name(e)))
+        .collect();
+    eprintln!(
+        "the move across the failover: owner node {}, {} delivered, {} ended, {events:?}",
+        owners[0],
+        seen.delivered.len(),
+        seen.ended.len(),
+    );
+    // What the store says, not node 3's cached route.
+    nodes[2].on_store_recovery();
+    let record = loop {
+        match nodes[2].resolve(ACTOR, "cart").expect("valid") {
+            Resolution::ReadyRoute(route) => break route,
+            Resolution::StoreFailure(_) if started.elapsed() < Duration::from_secs(40) => {
+                std::thread::sleep(Duration::from_millis(100))
+            }
+            other => panic!("after the failover: {other:?}"),
+        }
+    };
+    assert_eq!(
+        record.route.node, owners[0],
+        "the store names the one owner"
+    );
+    let mut ids: Vec<_> = seen.delivered.iter().map(|(op, _)| *op).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), seen.delivered.len(), "nothing ran twice");
+    let accounted = seen.delivered.len() + seen.ended.len();
+    assert_eq!(
+        accounted,
+        sent.len(),
+        "every operation delivered or ended once"
+    );
+    drop(store);
+}
+
+fn event_name(e: &RelocationEvent) -> &'static str {
+    match e {
+        RelocationEvent::Restore { .. } => "Restore",
+        RelocationEvent::Cutover { .. } => "Cutover",
+        RelocationEvent::CommitDue { .. } => "CommitDue",
+        RelocationEvent::Committed { .. } => "Committed",
+        RelocationEvent::HandedOff { .. } => "HandedOff",
+        RelocationEvent::Aborting { .. } => "Aborting",
+        RelocationEvent::Aborted { .. } => "Aborted",
+        RelocationEvent::Failed { .. } => "Failed",
+        RelocationEvent::CommitRetry { .. } => "CommitRetry",
+        _ => "Other",
+    }
 }
