@@ -1697,6 +1697,167 @@ static int test_write_acks_options(void) {
     return 0;
 }
 
+/* ---------------------------------------------------------------- store recovery */
+
+/* Runs redis-cli against the port of `url` (redis://host:PORT). */
+static int redis_cli(const char *url, const char *args) {
+    const char *colon = strrchr(url, ':');
+    CHECK(colon != NULL);
+    char *end = NULL;
+    long port = strtol(colon + 1, &end, 10);
+    CHECK(end != colon + 1 && port > 0 && port < 65536);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "redis-cli -p %ld %s >/dev/null", port, args);
+    CHECK(system(cmd) == 0);
+    return 0;
+}
+
+static void sleep_ms(long ms) {
+    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+typedef struct {
+    zlink_store *store[2];
+    zlink_runtime *owner, *sender;
+    zlink_sent to_x, to_kept;
+    zlink_decision decided[64];
+    int count;
+} fence_world;
+
+static int fence_run(fence_world *w, const char *url) {
+    char prefix[64], del[96];
+    /* Its own prefix per process: run.sh runs this file twice (shared,
+     * static) against one server. */
+    snprintf(prefix, sizeof prefix, "c%ld-fence", (long)getpid());
+    snprintf(del, sizeof del, "DEL '%s:{actor:x}'", prefix);
+    zlink_redis_options options;
+    OK(zlink_redis_options_default(&options, NULL));
+    options.epoch_check_interval_ms = 50;
+    OK(zlink_store_redis_open_with(url, prefix, &options, &w->store[0], NULL));
+    OK(zlink_store_redis_open_with(url, prefix, &options, &w->store[1], NULL));
+    zlink_node_identity a = {.mesh = "main", .rid = 1, .generation = 1, .lease = 1};
+    zlink_node_identity b = {.mesh = "main", .rid = 4, .generation = 1, .lease = 4};
+    OK(zlink_runtime_new(&a, NULL, w->store[0], NULL, &w->owner, NULL));
+    OK(zlink_runtime_new(&b, NULL, w->store[1], NULL, &w->sender, NULL));
+    OK(zlink_activate(w->owner, ACTOR, ID("x"), NULL, NULL));
+    OK(zlink_activate(w->owner, ACTOR, ID("kept"), NULL, NULL));
+    OK(zlink_send(w->sender, ACTOR, ID("x"), ID("m"), NULL, &w->to_x, NULL));
+    OK(zlink_send(w->sender, ACTOR, ID("kept"), ID("m"), NULL, &w->to_kept, NULL));
+    CHECK(w->to_x.tag == ZLINK_SENT_TAG_SUBMITTED && w->to_x.outbound.to.rid == 1);
+    CHECK(w->to_kept.tag == ZLINK_SENT_TAG_SUBMITTED && w->to_kept.outbound.to.rid == 1);
+
+    /* The store loses x's record (as a failover to a stale replica does)
+     * and every client reconnects: a new store epoch. */
+    if (redis_cli(url, del)) return 1;
+    if (redis_cli(url, "CLIENT KILL TYPE normal")) return 1;
+    sleep_ms(500); /* the owner's store sees the new epoch (checked every 50 ms) */
+
+    zlink_decision d;
+    OK(zlink_on_frame(w->owner, 4, w->to_x.outbound.bytes.data, w->to_x.outbound.bytes.len, &d,
+                      NULL));
+    zlink_decision_kind held_x = d.kind;
+    zlink_decision_free(&d);
+    CHECK(held_x == ZLINK_DECISION_KIND_HELD);
+    OK(zlink_on_frame(w->owner, 4, w->to_kept.outbound.bytes.data,
+                      w->to_kept.outbound.bytes.len, &d, NULL));
+    zlink_decision_kind held_kept = d.kind;
+    zlink_decision_free(&d);
+    CHECK(held_kept == ZLINK_DECISION_KIND_HELD);
+
+    /* The host's timer loop: the re-read of the records decides them. */
+    const zlink_decision *lost = NULL, *deliver = NULL, *reject = NULL;
+    int lost_count = 0, reject_count = 0;
+    for (int polls = 0; lost == NULL || deliver == NULL; polls++) {
+        if (polls >= 2000) { /* 10 s */
+            fprintf(stderr, "  decided %d:", w->count);
+            for (int i = 0; i < w->count; i++) fprintf(stderr, " %u", w->decided[i].kind);
+            fprintf(stderr, "\n");
+            CHECK(!"an OWNERSHIP_LOST and a DELIVER within 10 s");
+        }
+        uint64_t due = 0, now = 0;
+        bool has = false;
+        OK(zlink_next_deadline(w->owner, &due, &has, NULL));
+        OK(zlink_now(w->owner, &now, NULL));
+        if (has && due <= now) {
+            zlink_decision_list list;
+            OK(zlink_on_timeout(w->owner, now, &list, NULL));
+            int overflow = 0;
+            for (size_t i = 0; i < list.count; i++) {
+                if (w->count >= 64) {
+                    overflow = 1;
+                    break;
+                }
+                zlink_decision *x = &w->decided[w->count++];
+                *x = list.items[i]; /* moved out of the list */
+                memset(&list.items[i], 0, sizeof list.items[i]);
+                if (x->kind == ZLINK_DECISION_KIND_OWNERSHIP_LOST) {
+                    lost = x;
+                    lost_count++;
+                } else if (x->kind == ZLINK_DECISION_KIND_DELIVER && deliver == NULL) {
+                    deliver = x;
+                } else if (x->kind == ZLINK_DECISION_KIND_REJECT) {
+                    reject = x;
+                    reject_count++;
+                }
+            }
+            zlink_decision_list_free(&list);
+            CHECK(!overflow);
+        }
+        sleep_ms(5);
+    }
+
+    CHECK(lost_count == 1);
+    CHECK(lost->target_kind == ACTOR && BYTES_EQ(lost->target_id, "x"));
+    CHECK(lost->lost_reason == ZLINK_LOST_REASON_MISSING);
+    CHECK(deliver->target_kind == ACTOR && BYTES_EQ(deliver->target_id, "kept"));
+    CHECK(BYTES_EQ(deliver->payload, "m") && deliver->operation_id == w->to_kept.operation_id);
+    zlink_route_end end;
+    bool found = true;
+    OK(zlink_owner_route_end(w->owner, ACTOR, ID("x"), &end, &found, NULL));
+    CHECK(!found);
+    OK(zlink_owner_route_end(w->owner, ACTOR, ID("kept"), &end, &found, NULL));
+    CHECK(found && end.node.rid == 1); /* its record still names node 1 */
+
+    /* x's held message is refused to its sender: it ends Unavailable. */
+    CHECK(reject_count == 1 && reject->frame_count == 1);
+    CHECK(reject->frames[0].to.rid == 4);
+    OK(zlink_on_frame(w->sender, 1, reject->frames[0].bytes.data, reject->frames[0].bytes.len,
+                      &d, NULL));
+    zlink_decision_kind ended = d.kind;
+    zlink_failure failure = d.failure;
+    uint64_t operation = d.operation_id;
+    zlink_decision_free(&d);
+    CHECK(ended == ZLINK_DECISION_KIND_ENDED);
+    CHECK(failure == ZLINK_FAILURE_UNAVAILABLE);
+    CHECK(operation == w->to_x.operation_id);
+    return 0;
+}
+
+/* Owners fence themselves on a store recovery event (docs/runtime.md,
+ * OwnershipLost), on run.sh's redis-server: the owner holds the frames that
+ * arrive, re-reads its records, gives up the one the store lost and refuses
+ * its held work. The same test as Python's, Node's and the JVM's. */
+static int test_an_owner_whose_record_a_recovery_lost_holds_then_gives_the_object_up(void) {
+    CHECK(ZLINK_DECISION_KIND_OWNERSHIP_LOST == 16);
+    const char *url = getenv("ZLINK_TEST_REDIS_URL");
+    if (url == NULL) {
+        printf("     (no ZLINK_TEST_REDIS_URL: skipped)\n");
+        return 0;
+    }
+    fence_world w;
+    memset(&w, 0, sizeof w);
+    int rc = fence_run(&w, url);
+    for (int i = 0; i < w.count; i++) zlink_decision_free(&w.decided[i]);
+    zlink_bytes_free(&w.to_x.outbound.bytes);
+    zlink_bytes_free(&w.to_kept.outbound.bytes);
+    OK(zlink_runtime_free(w.sender, NULL));
+    OK(zlink_runtime_free(w.owner, NULL));
+    OK(zlink_store_free(w.store[1], NULL));
+    OK(zlink_store_free(w.store[0], NULL));
+    return rc;
+}
+
 static int test_config_size_and_update(void) {
     cluster c;
     if (cluster_new(&c, 1)) return 1;
@@ -2010,6 +2171,8 @@ int main(void) {
     run("config_size_and_update", test_config_size_and_update);
     run("redis_options_are_checked_before_connecting", test_redis_options_are_checked_before_connecting);
     run("write_acks_options", test_write_acks_options);
+    run("an_owner_whose_record_a_recovery_lost_holds_then_gives_the_object_up",
+        test_an_owner_whose_record_a_recovery_lost_holds_then_gives_the_object_up);
     run("log_callback_forwards_core_records", test_log_callback_forwards_core_records);
     run("batch_lookup_and_resolve", test_batch_lookup_and_resolve);
     run("free_racing_calls_on_other_threads", test_free_racing_calls_on_other_threads);
