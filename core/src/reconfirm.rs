@@ -95,6 +95,9 @@ pub(crate) struct Reconfirm {
     /// Whether any object is here: all the admission path reads while
     /// none is.
     active: AtomicBool,
+    /// `State::round`, readable without the lock: what a write notes
+    /// before it starts ([`written`](Self::written)).
+    round: AtomicU64,
     state: Mutex<State>,
 }
 
@@ -124,9 +127,12 @@ impl Reconfirm {
             return; // another thread handled it
         }
         if before != 0 {
+            // Every recovery is a round, owned objects or not: a write in
+            // flight across it is checked too (`written`).
+            state.round += 1;
+            self.round.store(state.round, Ordering::SeqCst);
             let owned = owned();
             if !owned.is_empty() {
-                state.round += 1;
                 for (key, owned) in owned {
                     // An object an earlier round still holds stays held,
                     // its verdict to be made again.
@@ -239,13 +245,35 @@ impl Reconfirm {
         self.active() && self.lock().in_flight
     }
 
-    /// This node's own write of `key` was just answered: the record names
-    /// it, so nothing more to confirm there.
-    pub(crate) fn written(&self, key: &ObjectKey) {
-        if !self.active() {
+    /// The current round: a write notes it before its first attempt.
+    pub(crate) fn round(&self) -> u64 {
+        self.round.load(Ordering::SeqCst)
+    }
+
+    /// This node's own write of `key`, started in round `since`, was just
+    /// answered, leaving this node `owned`. If no recovery event came
+    /// meanwhile, the record names it: nothing more to confirm. If one did,
+    /// the write may have run on the primary that was lost (its answer
+    /// dates from the old store): the object is checked like the others.
+    pub(crate) fn written(&self, key: &ObjectKey, owned: OwnedObject, since: u64) {
+        if !self.active() && self.round() == since {
             return;
         }
         let mut state = self.lock();
+        if state.round != since {
+            let entry = state.entries.entry(key.clone()).or_insert(Entry {
+                owned,
+                held: Vec::new(),
+                verdict: None,
+            });
+            let was_decided = entry.verdict.take().is_some();
+            entry.owned = owned;
+            if was_decided {
+                state.decided -= 1;
+            }
+            self.active.store(true, Ordering::SeqCst);
+            return;
+        }
         if let Some(entry) = state.entries.get_mut(key)
             && entry.verdict.is_none()
         {

@@ -88,6 +88,12 @@ impl Inner {
         proposal: ProposalId,
     ) -> Result<OwnedObject, LifecycleError> {
         let (first_sent, lease) = (self.clock.now(), self.config.get().owner_lease_duration);
+        // The recovery events known before the write: one its answer brings
+        // (the write was in flight across it) has it checked like the rest.
+        if let Some(epoch) = self.store.epoch() {
+            self.note_epoch(epoch);
+        }
+        let round = self.reconfirm.round();
         let (observed, started) = match self
             .retried(|| self.start_write(key, &write, proposal))
             .await
@@ -115,7 +121,7 @@ impl Inner {
         // this record, just written, names it.
         self.note_epoch(observed.epoch);
         self.ownership.set(key, owned);
-        self.reconfirm.written(&key.to_owned());
+        self.reconfirm.written(&key.to_owned(), owned, round);
         self.forget_older_routes(key, &record);
         Ok(owned)
     }
