@@ -127,11 +127,15 @@ fn reconfirm_after_recovery(primary: &RedisServer, url: &str) -> Duration {
         })
         .collect();
     threads.into_iter().for_each(|t| t.join().expect("ran"));
-    owner.activate(ObjectKind::Actor, "hot").expect("activates");
+    // Checked in key order: the last key's frame is released only once
+    // every record was read.
+    owner
+        .activate(ObjectKind::Actor, "zz-last")
+        .expect("activates");
     let Ok(Sent::Submitted { outbound, .. }) =
-        sender.send(ObjectKind::Actor, "hot", b"m", SendOptions::default())
+        sender.send(ObjectKind::Actor, "zz-last", b"m", SendOptions::default())
     else {
-        panic!("no route to hot");
+        panic!("no route to zz-last");
     };
     primary
         .cli(&["CLIENT", "KILL", "TYPE", "normal"])
