@@ -132,9 +132,10 @@ unit! {
     "Shutdown" PyShutdown
 }
 unit! {
-    /// The operation is held for a relocation of its object: nothing to do
+    /// The operation is held for a relocation of its object (or, after a
+    /// store recovery event, until its record is re-read): nothing to do
     /// now; it is delivered once, on the side that ends up owning the object
-    /// (in a `Relocation`'s `deliver`), or refused to its sender.
+    /// (in a `Relocation`'s `deliver`, or from `on_timeout`), or refused.
     "Held" PyHeld
 }
 unit! {

@@ -470,8 +470,10 @@ impl Runtime {
     /// closed by the seal timeout (`Session(Closed)` then the disconnect
     /// notifications as `Send`), binds refused by the bind timeout
     /// (`Session(BindRefused)` on the Session owner, the refusal frame as
-    /// `Send` on the Actor owner). Expired follow routes and their dedup
-    /// entries are dropped. Calling it early does nothing.
+    /// `Send` on the Actor owner); after a store recovery event, the work
+    /// held while owned records were re-read (admitted, or refused as
+    /// `Reject`) and every `OwnershipLost`. Expired follow routes and their
+    /// dedup entries are dropped. Calling it early does nothing.
     pub fn on_timeout(&self, now: MonoTime) -> Vec<Inbound> {
         let mut actions: Vec<Inbound> = self
             .expire_requests(now)

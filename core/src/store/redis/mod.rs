@@ -1,14 +1,17 @@
-//! The Location Store on Redis or Redis Cluster (DESIGN §5.2–§5.3; key
-//! layout in `docs/location-store.md`).
+//! The Location Store on Redis, Redis Cluster or the primary Redis
+//! Sentinel names (DESIGN §5.2–§5.3; key layout and failover in
+//! `docs/location-store.md`).
 //!
 //! One hash per object; every write is a Lua compare-and-set on that one
-//! key, so it is atomic and runs on one cluster slot. Every answer carries
-//! the server's `TIME`, so lease deadlines are computed on the store's
-//! clock. The store's connection (a multiplexed connection that reconnects
-//! by itself) and the watcher of the server's run id (a restart or failover
-//! changes the reported epoch) run on a small I/O runtime of the store's
-//! own ([`RedisStore::open`]), or on the host's runtime that connected it
-//! ([`RedisStore::connect`]).
+//! key, so it is atomic and runs on one cluster slot, and is answered once
+//! the replicas `write_acks` names have it (`WAIT`, `durability`). Every
+//! answer carries the server's `TIME`, so lease deadlines are computed on
+//! the store's clock. The store's connections (a shared multiplexed one for
+//! reads, writer ones for authority writes; each reconnects by itself) and
+//! the watcher of the server's run id (a restart or failover changes the
+//! reported epoch; under Sentinel it also follows the primary) run on a
+//! small I/O runtime of the store's own ([`RedisStore::open`]), or on the
+//! host's runtime that connected it ([`RedisStore::connect`]).
 
 mod connection;
 mod durability;
