@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use zlink_core::store::WriteError;
 use zlink_core::*;
-use zlink_testkit::{RedisCluster, RedisSentinels, RedisServer};
+use zlink_testkit::{Deployment, FailoverDrill, RedisSentinels, RedisServer};
 
 const ACTOR: ObjectKind = ObjectKind::Actor;
 
@@ -99,68 +99,20 @@ fn not_replicated(result: &Result<OwnedObject, LifecycleError>) -> bool {
     )
 }
 
-/// A primary, the replica it fails over to, and how to wait for that.
-struct Deployment<'a> {
-    url: String,
-    primary: &'a RedisServer,
-    replica: &'a RedisServer,
-    /// Waits until the replica serves as the primary.
-    promoted: Box<dyn Fn() + 'a>,
+/// Starts `deployment` with object `x`'s primary ready to fail over.
+fn drill(deployment: Deployment) -> FailoverDrill {
+    FailoverDrill::start(deployment, "zlink:{actor:x}").expect("a deployment with replicas")
 }
 
-impl<'a> Deployment<'a> {
-    /// Object `x`'s primary on a Sentinel group.
-    fn sentinel(group: &'a RedisSentinels) -> Self {
-        let (primary, replica) = (group.server(0), group.server(1));
-        Deployment {
-            url: group.url(),
-            primary,
-            replica,
-            promoted: Box::new(move || {
-                let now = group.wait_for_failover(primary).expect("a failover");
-                assert_eq!(now.port(), replica.port());
-            }),
-        }
-    }
+/// Cuts `x`'s replica off: what the primary writes next stays on it.
+fn cut_off(at: &FailoverDrill) {
+    at.cut_off().expect("cut the replica off");
+}
 
-    /// Object `x`'s primary on a Cluster with replicas.
-    fn cluster(cluster: &'a RedisCluster) -> Self {
-        let primary = cluster.master_of("zlink:{actor:x}").expect("x's master");
-        let replica = cluster.replica_of(primary).expect("its replica");
-        let seeds: Vec<String> = cluster
-            .nodes()
-            .iter()
-            .map(|n| format!("127.0.0.1:{}", n.port()))
-            .collect();
-        Deployment {
-            url: format!("redis+cluster://{}", seeds.join(",")),
-            primary,
-            replica,
-            promoted: Box::new(move || {
-                replica.wait_for_info("role:master").expect("promoted");
-            }),
-        }
-    }
-
-    /// Cuts the replica off: it stops reading (SIGSTOP) and the primary
-    /// drops its replication link, so what the primary writes next stays
-    /// on it.
-    fn cut_off(&self) {
-        self.replica.pause().expect("pause the replica");
-        self.primary
-            .cli(&["CLIENT", "KILL", "TYPE", "replica"])
-            .expect("drop the replication link");
-    }
-
-    /// Kills the primary, lets the stale replica run again, and waits for
-    /// its promotion. Returns when the primary died.
-    fn fail_over(&self) -> Instant {
-        self.primary.kill().expect("kill the primary");
-        let died = Instant::now();
-        self.replica.resume().expect("resume the replica");
-        (self.promoted)();
-        died
-    }
+/// Kills `x`'s primary and waits until its stale replica is promoted;
+/// returns when the primary died.
+fn fail_over(at: &FailoverDrill) -> Instant {
+    at.fail_over().expect("a failover to the replica")
 }
 
 /// Activates `id` on `node`, retrying while its store still follows the
@@ -181,13 +133,15 @@ fn activate_once_usable(node: &Runtime, id: &str, since: Instant) -> OwnedObject
 /// The scenario of issue 27 with durable writes: A's activation reaches
 /// no replica, so A never acts on it; after the failover lost it, B owns
 /// the object alone.
-fn a_write_no_replica_acknowledged_is_never_acted_on(at: Deployment<'_>) {
+fn a_write_no_replica_acknowledged_is_never_acted_on(deployment: Deployment) {
+    let at = drill(deployment);
+    let url = at.url();
     let (a, b, d) = (
-        node(&at.url, 1, WriteAcks::AllReplicas),
-        node(&at.url, 2, WriteAcks::AllReplicas),
-        node(&at.url, 4, WriteAcks::AllReplicas),
+        node(&url, 1, WriteAcks::AllReplicas),
+        node(&url, 2, WriteAcks::AllReplicas),
+        node(&url, 4, WriteAcks::AllReplicas),
     );
-    at.cut_off();
+    cut_off(&at);
     let started = Instant::now();
     let first = a.activate(ACTOR, "x");
     assert!(not_replicated(&first), "{first:?}");
@@ -204,7 +158,7 @@ fn a_write_no_replica_acknowledged_is_never_acted_on(at: Deployment<'_>) {
         Ok(Sent::Unavailable(UnavailableReason::Creating))
     ));
 
-    let died = at.fail_over();
+    let died = fail_over(&at);
     let owned = activate_once_usable(&b, "x", died);
     eprintln!("usable again {:?} after the primary died", died.elapsed());
     assert_eq!(owned.state, AuthorityState::Ready);
@@ -223,22 +177,20 @@ fn a_write_no_replica_acknowledged_is_never_acted_on(at: Deployment<'_>) {
 /// flight to it is held, then refused, and A is told `OwnershipLost`. (A
 /// frame reaching A before its store saw the failover would still be
 /// delivered: docs/location-store.md, "Failover and durability".)
-fn with_durability_off_the_failover_loses_a_write_and_its_owner_gives_up(at: Deployment<'_>) {
+fn with_durability_off_the_failover_loses_a_write_and_its_owner_gives_up(deployment: Deployment) {
+    let at = drill(deployment);
+    let url = at.url();
     let off = WriteAcks::PrimaryOnly;
-    let (a, b, d) = (
-        node(&at.url, 1, off),
-        node(&at.url, 2, off),
-        node(&at.url, 4, off),
-    );
-    at.cut_off();
+    let (a, b, d) = (node(&url, 1, off), node(&url, 2, off), node(&url, 4, off));
+    cut_off(&at);
     a.activate(ACTOR, "x")
         .expect("acknowledged by the primary alone");
     let in_flight = send(&d, "x");
     assert_eq!(in_flight.to.rid, NodeRid(1));
 
-    let died = at.fail_over();
+    let died = fail_over(&at);
     activate_once_usable(&b, "x", died);
-    let fresh = node(&at.url, 5, off);
+    let fresh = node(&url, 5, off);
     let to_b = send(&fresh, "x");
     assert_eq!(to_b.to.rid, NodeRid(2));
     assert!(delivers(&b, NodeRid(5), &to_b.bytes));
@@ -270,42 +222,34 @@ fn with_durability_off_the_failover_loses_a_write_and_its_owner_gives_up(at: Dep
 
 #[test]
 fn on_sentinel_a_write_no_replica_acknowledged_is_never_acted_on_so_one_owner_remains() {
-    let group = RedisSentinels::start(1).expect("a Sentinel group");
-    a_write_no_replica_acknowledged_is_never_acted_on(Deployment::sentinel(&group));
+    a_write_no_replica_acknowledged_is_never_acted_on(Deployment::Sentinel);
 }
 
 #[test]
 fn on_sentinel_with_durability_off_the_failover_loses_a_write_and_its_owner_gives_up() {
-    let group = RedisSentinels::start(1).expect("a Sentinel group");
-    with_durability_off_the_failover_loses_a_write_and_its_owner_gives_up(Deployment::sentinel(
-        &group,
-    ));
+    with_durability_off_the_failover_loses_a_write_and_its_owner_gives_up(Deployment::Sentinel);
 }
 
 #[test]
 fn on_a_cluster_a_write_no_replica_acknowledged_is_never_acted_on_so_one_owner_remains() {
-    let cluster = RedisCluster::start_with_replicas(3, 1).expect("a cluster with replicas");
-    a_write_no_replica_acknowledged_is_never_acted_on(Deployment::cluster(&cluster));
+    a_write_no_replica_acknowledged_is_never_acted_on(Deployment::Cluster);
 }
 
 #[test]
 fn on_a_cluster_with_durability_off_the_failover_loses_a_write_and_its_owner_gives_up() {
-    let cluster = RedisCluster::start_with_replicas(3, 1).expect("a cluster with replicas");
-    with_durability_off_the_failover_loses_a_write_and_its_owner_gives_up(Deployment::cluster(
-        &cluster,
-    ));
+    with_durability_off_the_failover_loses_a_write_and_its_owner_gives_up(Deployment::Cluster);
 }
 
 #[test]
 fn on_sentinel_a_write_the_replica_acknowledged_survives_the_failover() {
-    let group = RedisSentinels::start(1).expect("a Sentinel group");
-    let at = Deployment::sentinel(&group);
+    let at = drill(Deployment::Sentinel);
+    let url = at.url();
     let (a, b) = (
-        node(&at.url, 1, WriteAcks::AllReplicas),
-        node(&at.url, 2, WriteAcks::AllReplicas),
+        node(&url, 1, WriteAcks::AllReplicas),
+        node(&url, 2, WriteAcks::AllReplicas),
     );
     let owned = a.activate(ACTOR, "x").expect("durable activation");
-    let died = at.fail_over();
+    let died = fail_over(&at);
     // The promoted replica has A's record: B finds A, not Missing.
     loop {
         match b.resolve(ACTOR, "x").expect("valid") {
@@ -333,21 +277,20 @@ fn on_sentinel_a_write_the_replica_acknowledged_survives_the_failover() {
     );
 }
 
-#[test]
-fn on_sentinel_a_release_the_failover_lost_leaves_the_object_releasing_not_missing() {
-    // A release in two steps; the replica misses the second. Its writer
-    // does not act on it (A still holds x, Releasing), the failover brings
-    // the Releasing record back, so no node may take x until A completes
-    // the release again on the new primary.
-    let group = RedisSentinels::start(1).expect("a Sentinel group");
-    let at = Deployment::sentinel(&group);
+/// A release in two steps; the replica misses the second. Its writer does
+/// not act on it (A still holds x, Releasing), the failover brings the
+/// Releasing record back, so no node may take x until A completes the
+/// release again on the new primary.
+fn a_release_the_failover_lost_leaves_the_object_releasing_not_missing(deployment: Deployment) {
+    let at = drill(deployment);
+    let url = at.url();
     let (a, b) = (
-        node(&at.url, 1, WriteAcks::AllReplicas),
-        node(&at.url, 2, WriteAcks::AllReplicas),
+        node(&url, 1, WriteAcks::AllReplicas),
+        node(&url, 2, WriteAcks::AllReplicas),
     );
     a.activate(ACTOR, "x").expect("durable activation");
     a.begin_release(ACTOR, "x").expect("durable begin_release");
-    at.cut_off();
+    cut_off(&at);
     let lost = a.complete_release(ACTOR, "x");
     assert!(
         matches!(
@@ -359,7 +302,7 @@ fn on_sentinel_a_release_the_failover_lost_leaves_the_object_releasing_not_missi
         "{lost:?}"
     );
     assert!(a.owned(key("x")).is_some(), "not acted on: A still holds x");
-    let died = at.fail_over();
+    let died = fail_over(&at);
     loop {
         match b.resolve(ACTOR, "x").expect("valid") {
             Resolution::Unavailable(UnavailableReason::Releasing) => break,
@@ -375,23 +318,22 @@ fn on_sentinel_a_release_the_failover_lost_leaves_the_object_releasing_not_missi
     activate_once_usable(&b, "x", died);
 }
 
-#[test]
-fn on_sentinel_a_primary_killed_while_a_writer_waits_for_its_replica_leaves_one_owner() {
-    // A's activation waits in WAIT (its replica stopped) when the primary
-    // dies; the stale replica is promoted. Whatever A's retries then do on
-    // the new primary, exactly one node owns x, and only it delivers.
-    let group = RedisSentinels::start(1).expect("a Sentinel group");
-    let at = Deployment::sentinel(&group);
+/// A's activation waits in WAIT (its replica stopped) when the primary
+/// dies; the stale replica is promoted. Whatever A's retries then do on the
+/// new primary, exactly one node owns x, and only it delivers.
+fn a_primary_killed_while_a_writer_waits_for_its_replica_leaves_one_owner(deployment: Deployment) {
+    let at = drill(deployment);
+    let url = at.url();
     let (a, b, d) = (
-        node(&at.url, 1, WriteAcks::AllReplicas),
-        node(&at.url, 2, WriteAcks::AllReplicas),
-        node(&at.url, 4, WriteAcks::AllReplicas),
+        node(&url, 1, WriteAcks::AllReplicas),
+        node(&url, 2, WriteAcks::AllReplicas),
+        node(&url, 4, WriteAcks::AllReplicas),
     );
-    at.cut_off();
+    cut_off(&at);
     let died = std::thread::scope(|s| {
         let waiting = s.spawn(|| a.activate(ACTOR, "x"));
         std::thread::sleep(Duration::from_millis(100)); // A is in its WAIT now
-        let died = at.fail_over();
+        let died = fail_over(&at);
         let outcome = waiting.join().expect("the activation ends");
         eprintln!("A's activation across the failover: {outcome:?}");
         died
@@ -421,6 +363,26 @@ fn on_sentinel_a_primary_killed_while_a_writer_waits_for_its_replica_leaves_one_
     assert_eq!(frame.to.rid, owner_rid);
     assert!(delivers(owner, NodeRid(4), &frame.bytes));
     assert!(!delivered(&other.on_frame(NodeRid(4), &frame.bytes)));
+}
+
+#[test]
+fn on_sentinel_a_release_the_failover_lost_leaves_the_object_releasing_not_missing() {
+    a_release_the_failover_lost_leaves_the_object_releasing_not_missing(Deployment::Sentinel);
+}
+
+#[test]
+fn on_a_cluster_a_release_the_failover_lost_leaves_the_object_releasing_not_missing() {
+    a_release_the_failover_lost_leaves_the_object_releasing_not_missing(Deployment::Cluster);
+}
+
+#[test]
+fn on_sentinel_a_primary_killed_while_a_writer_waits_for_its_replica_leaves_one_owner() {
+    a_primary_killed_while_a_writer_waits_for_its_replica_leaves_one_owner(Deployment::Sentinel);
+}
+
+#[test]
+fn on_a_cluster_a_primary_killed_while_a_writer_waits_for_its_replica_leaves_one_owner() {
+    a_primary_killed_while_a_writer_waits_for_its_replica_leaves_one_owner(Deployment::Cluster);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use zlink_core::*;
-use zlink_testkit::{RedisSentinels, RedisServer};
+use zlink_testkit::{Deployment, FailoverDrill, RedisServer};
 
 const ACTOR: ObjectKind = ObjectKind::Actor;
 
@@ -388,15 +388,31 @@ fn a_source_whose_target_went_silent_fences_redis_before_it_unseals() {
 }
 
 #[test]
-fn a_move_whose_owner_cas_a_failover_lost_still_ends_with_one_owner_and_every_operation_once() {
-    // Issue 27: the target's owner CAS reaches no replica (its outcome is
-    // unknown: the target does not act on it), the primary dies and the
-    // stale replica is promoted, so the store names the source again. The
-    // move goes on across the failover; traffic keeps coming. Whatever the
-    // move ends as, one node owns the object, the one the store names, and
-    // no operation runs twice or on a node that was not its owner.
-    let group = RedisSentinels::start(1).expect("a Sentinel group");
-    let (primary, replica) = (group.server(0), group.server(1));
+fn on_sentinel_a_move_whose_owner_cas_a_failover_lost_ends_with_one_owner_and_every_operation_once()
+{
+    a_move_whose_owner_cas_a_failover_lost_still_ends_with_one_owner_and_every_operation_once(
+        Deployment::Sentinel,
+    );
+}
+
+#[test]
+fn on_a_cluster_a_move_whose_owner_cas_a_failover_lost_ends_with_one_owner_and_every_operation_once()
+ {
+    a_move_whose_owner_cas_a_failover_lost_still_ends_with_one_owner_and_every_operation_once(
+        Deployment::Cluster,
+    );
+}
+
+/// Issue 27: the target's owner CAS reaches no replica (its outcome is
+/// unknown: the target does not act on it), the primary dies and the stale
+/// replica is promoted, so the store names the source again. The move goes
+/// on across the failover; traffic keeps coming. Whatever the move ends as,
+/// one node owns the object, the one the store names, and no operation runs
+/// twice or on a node that was not its owner.
+fn a_move_whose_owner_cas_a_failover_lost_still_ends_with_one_owner_and_every_operation_once(
+    deployment: Deployment,
+) {
+    let drill = FailoverDrill::start(deployment, "zlink:{actor:cart}").expect("a deployment");
     let options = RedisOptions {
         connect_timeout: Duration::from_millis(500),
         response_timeout: Duration::from_millis(1000),
@@ -404,7 +420,7 @@ fn a_move_whose_owner_cas_a_failover_lost_still_ends_with_one_owner_and_every_op
         write_ack_timeout: Duration::from_millis(300),
         ..RedisOptions::default()
     };
-    let (store, nodes) = nodes_at(&group.url(), options, 3, &RoutingConfig::default());
+    let (store, nodes) = nodes_at(&drill.url(), options, 3, &RoutingConfig::default());
     nodes[0].activate(ACTOR, "cart").expect("activated");
     let mut queue = VecDeque::new();
     let mut seen = Seen::default();
@@ -413,10 +429,7 @@ fn a_move_whose_owner_cas_a_failover_lost_still_ends_with_one_owner_and_every_op
         sent.push(send(&nodes[2], "cart", &mut queue));
     }
     carry(&nodes, &mut queue, &mut seen, |_| false);
-    replica.pause().expect("pause the replica");
-    primary
-        .cli(&["CLIENT", "KILL", "TYPE", "replica"])
-        .expect("drop the replication link");
+    drill.cut_off().expect("cut the replica off");
     queue.extend(begin(&nodes, "cart", 1, 2));
     for _ in 0..5 {
         sent.push(send(&nodes[2], "cart", &mut queue));
@@ -425,9 +438,7 @@ fn a_move_whose_owner_cas_a_failover_lost_still_ends_with_one_owner_and_every_op
     carry(&nodes, &mut queue, &mut seen, |_| false);
     fire(&nodes, &mut queue, &mut seen);
     carry(&nodes, &mut queue, &mut seen, |_| false);
-    primary.kill().expect("kill the primary");
-    replica.resume().expect("resume the replica");
-    group.wait_for_failover(primary).expect("a failover");
+    drill.fail_over().expect("a failover to the replica");
     // Hosts keep running: timers fire, frames are carried, more traffic.
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(20) {

@@ -25,10 +25,12 @@
 //! ```
 
 mod cluster;
+mod failover;
 mod sentinel;
 mod server;
 mod sys;
 
 pub use cluster::RedisCluster;
+pub use failover::{Deployment, FailoverDrill};
 pub use sentinel::RedisSentinels;
 pub use server::{RedisServer, SENTINEL_MASTER};
