@@ -37,6 +37,11 @@ if [[ "${ZLINK_BUILD_ONLY:-}" == 1 ]]; then
     exit 0
 fi
 
+# tests/test_failover.py drives a real Sentinel group and Cluster through
+# the testkit's failover kit (a dev binary, debug build).
+cargo build -q -p zlink-testkit --bin zlink-failover
+export ZLINK_FAILOVER_KIT="${CARGO_TARGET_DIR:-$root/target}/debug/zlink-failover"
+
 cd "$here"
 # Run from the tests folder so `import zlink` finds the installed wheel,
 # not the source tree.
