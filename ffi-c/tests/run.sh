@@ -5,7 +5,8 @@
 # pkg-config), links each once against libzlink.so and once against
 # libzlink.a, and runs both under valgrind (memcheck, leaks are errors).
 # wire_vectors.c gets the golden vectors' directory, testdata/wire;
-# scenarios.c the scenario suite's, testdata/scenarios.
+# scenarios.c the scenario suite's, testdata/scenarios. failover/failover.c
+# runs apart (see below).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -67,6 +68,17 @@ for src in "$here"/c/*.c; do
         fi
     done
 done
+# Issue 27's failover scenario on a real Sentinel group and Cluster, driven
+# by the testkit's failover kit; shared library only and without valgrind,
+# as it depends on store timeouts of a few hundred milliseconds.
+if command -v redis-server >/dev/null; then
+    cargo build -q -p zlink-testkit --bin zlink-failover
+    "$CC" "${cflags[@]}" "$here/failover/failover.c" -o "$prefix/failover" \
+        $(pkg-config --libs zlink) -Wl,-rpath,"$prefix/lib"
+    echo "== failover (shared)"
+    "$prefix/failover" "${CARGO_TARGET_DIR:-$root/target}/debug/zlink-failover" \
+        || { echo "FAILED: failover"; status=1; }
+fi
 # The example host must keep building and running.
 "$CC" "${cflags[@]}" "$root/examples/c/host.c" -o "$prefix/host" \
     $(pkg-config --libs zlink) -Wl,-rpath,"$prefix/lib"
