@@ -6,7 +6,9 @@
 # repository, runs consumer/, a separate project that depends on
 # io.zlink:zlink and uses it with no path settings at all, and runs the
 # delegation example (examples/jvm: two JVM processes on a real
-# redis-server, TCP between them).
+# redis-server, TCP between them). FailoverTest drives a real Sentinel
+# group and Cluster through the testkit's failover kit (zlink-failover, a
+# dev binary, debug build), built here.
 #
 # ZLINK_JVM_BUILD_ONLY=1: build and install the jar, run no tests.
 set -euo pipefail
@@ -23,7 +25,8 @@ if [[ "${ZLINK_JVM_BUILD_ONLY:-}" == 1 ]]; then
     (cd "$here/java" && "${mvn[@]}" -DskipTests install)
     exit 0
 fi
-(cd "$here/java" && "${mvn[@]}" install)
+cargo build -q -p zlink-testkit --bin zlink-failover
+(cd "$here/java" && "${mvn[@]}" -Dzlink.failover.kit="$target/debug/zlink-failover" install)
 (cd "$here/consumer" && "${mvn[@]}" verify)
 bash "$root/examples/jvm/run.sh"
 echo "jvm: io.zlink tests, the consumer project and the example passed"
