@@ -386,6 +386,41 @@ fn on_a_cluster_a_primary_killed_while_a_writer_waits_for_its_replica_leaves_one
 }
 
 #[test]
+fn on_sentinel_a_write_right_after_a_failover_survives_the_next_one() {
+    // Two replicas. Right after the first failover the new primary reports
+    // no replica connected while the Sentinels point the other one at it;
+    // a write then still waits for the replicas the Sentinels list, so the
+    // next failover, at once, keeps it.
+    let group = RedisSentinels::start(2).expect("a Sentinel group");
+    let (a, b) = (
+        node(&group.url(), 1, WriteAcks::AllReplicas),
+        node(&group.url(), 2, WriteAcks::AllReplicas),
+    );
+    let first = group.server(0);
+    first.kill().expect("kill the first primary");
+    let died = Instant::now();
+    let second = group.wait_for_failover(first).expect("a failover");
+    let owned = activate_once_usable(&a, "x", died);
+    second.kill().expect("kill the second primary");
+    let died = Instant::now();
+    group.wait_for_failover(second).expect("a second failover");
+    loop {
+        match b.resolve(ACTOR, "x").expect("valid") {
+            Resolution::ReadyRoute(route) => {
+                assert_eq!(route.route.node, NodeRid(1));
+                assert_eq!(route.fence.object_generation, owned.object_generation);
+                break;
+            }
+            Resolution::StoreFailure(e) if died.elapsed() < USABLE_AGAIN => {
+                eprintln!("not yet usable after {:?}: {e}", died.elapsed());
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            other => panic!("after the second failover: {other:?}"),
+        }
+    }
+}
+
+#[test]
 fn a_paused_replica_leaves_writes_unknown_until_it_is_back_then_the_same_node_completes_them() {
     let primary = RedisServer::start().expect("redis-server starts");
     let replica = RedisServer::start_replica_of(&primary).expect("a replica");

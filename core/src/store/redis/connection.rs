@@ -207,6 +207,15 @@ impl Link {
         }
     }
 
+    /// The replicas the Sentinels list as promotable for the primary;
+    /// `None` for a fixed target (the deployment itself says).
+    pub(super) fn listed_replicas(&self) -> Option<u32> {
+        match self {
+            Link::Fixed(_) => None,
+            Link::Sentinel(link) => Some(link.listed_replicas()),
+        }
+    }
+
     /// Follows a Sentinel failover (a no-op for a fixed target).
     pub(super) async fn follow(&self) -> Result<(), StoreError> {
         match self {

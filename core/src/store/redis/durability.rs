@@ -76,10 +76,11 @@ impl Durability {
         (wanted > 0).then_some((wanted, self.timeout_ms))
     }
 
-    /// Learns the replicas from what the deployment said of them.
-    pub(super) fn learn(&self, servers: u64, what: &Replication) {
+    /// Learns the replicas from what the deployment said of them, and
+    /// from the replicas the Sentinels `listed` as promotable, if any.
+    pub(super) fn learn(&self, servers: u64, what: &Replication, listed: Option<u32>) {
         match what {
-            Replication::Primary(info) => self.learn_primary(servers, info),
+            Replication::Primary(info) => self.learn_primary(servers, info, listed.unwrap_or(0)),
             Replication::Cluster(nodes) => self.learn_cluster(nodes),
         }
     }
@@ -87,8 +88,13 @@ impl Durability {
     /// `INFO replication` of the one primary whose run ids hash to
     /// `servers`: a replica it reports is known from then on, until the
     /// primary changes (a replica that disconnects may still be promoted).
-    fn learn_primary(&self, servers: u64, info: &str) {
-        let connected = info_field(info, "connected_slaves").unwrap_or(0);
+    /// Under Sentinel the replicas it lists count too: right after a
+    /// failover the new primary reports none connected while the others
+    /// are still being pointed at it, and writes must wait for them.
+    fn learn_primary(&self, servers: u64, info: &str, listed: u32) {
+        let connected = info_field(info, "connected_slaves")
+            .unwrap_or(0)
+            .max(listed);
         let mut known = self.write();
         *known = match *known {
             Known::Primary {
@@ -281,22 +287,32 @@ f 127.0.0.1:7005@17005 slave b 0 0 2 connected
     fn a_primary_keeps_the_replicas_it_had_until_it_changes() {
         let d = Durability::new(WriteAcks::AllReplicas, Duration::from_secs(1));
         assert_eq!(d.wait_for("k"), None);
-        d.learn_primary(1, "# Replication\r\nrole:master\r\nconnected_slaves:2\r\n");
+        d.learn_primary(
+            1,
+            "# Replication\r\nrole:master\r\nconnected_slaves:2\r\n",
+            0,
+        );
         assert_eq!(d.wait_for("k"), Some((2, 1000)));
-        d.learn_primary(1, "connected_slaves:0\r\n");
+        d.learn_primary(1, "connected_slaves:0\r\n", 0);
         assert_eq!(
             d.wait_for("k"),
             Some((2, 1000)),
             "a replica away is still one"
         );
-        d.learn_primary(2, "connected_slaves:1\r\n");
+        d.learn_primary(2, "connected_slaves:1\r\n", 0);
         assert_eq!(
             d.wait_for("k"),
             Some((1, 1000)),
             "a new primary starts over"
         );
+        d.learn_primary(3, "connected_slaves:0\r\n", 2);
+        assert_eq!(
+            d.wait_for("k"),
+            Some((2, 1000)),
+            "the replicas the Sentinels list for a new primary count at once"
+        );
         let none = Durability::new(WriteAcks::PrimaryOnly, Duration::from_secs(1));
-        none.learn_primary(1, "connected_slaves:2\r\n");
+        none.learn_primary(1, "connected_slaves:2\r\n", 0);
         assert_eq!(none.wait_for("k"), None);
         assert!(!none.may_wait());
     }

@@ -173,7 +173,11 @@ impl RedisStore {
             options.write_acks,
             options.write_ack_timeout.min(limit / 2),
         ));
-        durability.learn(first.servers, &shared.clone().replication(limit).await?);
+        durability.learn(
+            first.servers,
+            &shared.clone().replication(limit).await?,
+            link.listed_replicas(),
+        );
         durability.check()?;
         if durability.may_wait() {
             allows_wait(link.conns().writer(), limit).await?;
@@ -474,7 +478,9 @@ async fn watch_epoch(link: Arc<Link>, watched: Watched, every: Duration, limit: 
             watched.servers.store(now.servers, Ordering::Relaxed);
             watched.epoch.store(now.epoch, Ordering::Relaxed);
             if let Ok(replication) = conn.replication(limit).await {
-                watched.durability.learn(now.servers, &replication);
+                watched
+                    .durability
+                    .learn(now.servers, &replication, link.listed_replicas());
             }
         }
     }
