@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The Node binding's tests: installs @napi-rs/cli (npm ci), builds the addon
 # (release, the workspace's target dir; the loader index.js and index.d.ts
-# are generated), runs the node:test suite, type-checks lib/index.d.ts
-# (tsc --strict), then packs the package and installs the tarball into a
-# fresh project that uses it, then runs the example (examples/node: two Node
-# processes on a real redis-server, TCP between them).
+# are generated) and the zlink-failover kit, runs the node:test suite (with
+# test/failover.test.js: issue 27's failover on a real Sentinel group and
+# Cluster), type-checks lib/index.d.ts (tsc --strict), then packs the
+# package and installs the tarball into a fresh project that uses it, then
+# runs the example (examples/node: two Node processes on a real
+# redis-server, TCP between them).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -15,6 +17,10 @@ trap 'rm -rf "$work"' EXIT
 cd "$here"
 npm ci --no-audit --no-fund --loglevel=error
 npx napi build --platform --release --target-dir "$target" --strip >/dev/null
+# test/failover.test.js drives a Sentinel group and a Cluster through the
+# zlink-failover kit.
+(cd "$root" && cargo build -q -p zlink-testkit --bin zlink-failover)
+export ZLINK_FAILOVER_KIT="$target/debug/zlink-failover"
 node --test test/
 npx tsc --noEmit --strict lib/index.d.ts
 npm pack --silent --pack-destination "$work" >/dev/null
