@@ -15,8 +15,13 @@ const SLOTS: u16 = 16384;
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Known {
     /// One primary (one server, or Sentinel's): the most replicas it was
-    /// seen with, and the hash of its run id (a new primary starts over).
-    Primary { servers: u64, replicas: u32 },
+    /// seen with, and the hash of its run id (a new primary starts over);
+    /// under Sentinel also the replicas the Sentinels list now.
+    Primary {
+        servers: u64,
+        replicas: u32,
+        listed: u32,
+    },
     /// A Cluster: each primary's slot ranges and its replicas.
     Slots(Vec<SlotRange>),
 }
@@ -47,6 +52,7 @@ impl Durability {
             known: RwLock::new(Known::Primary {
                 servers: 0,
                 replicas: 0,
+                listed: 0,
             }),
         }
     }
@@ -63,7 +69,9 @@ impl Durability {
             WriteAcks::PrimaryOnly => 0,
             WriteAcks::Replicas(n) => n,
             WriteAcks::AllReplicas => match &*self.read() {
-                Known::Primary { replicas, .. } => *replicas,
+                Known::Primary {
+                    replicas, listed, ..
+                } => *replicas.max(listed),
                 Known::Slots(ranges) => {
                     let slot = slot_of(redis_key.as_bytes());
                     ranges
@@ -88,26 +96,26 @@ impl Durability {
     /// `INFO replication` of the one primary whose run ids hash to
     /// `servers`: a replica it reports is known from then on, until the
     /// primary changes (a replica that disconnects may still be promoted).
-    /// Under Sentinel the replicas it lists count too: right after a
-    /// failover the new primary reports none connected while the others
-    /// are still being pointed at it, and writes must wait for them.
+    /// Under Sentinel the replicas it lists now count too (not kept as a
+    /// high-water mark: a primary that died stays listed as a replica):
+    /// right after a failover the new primary reports none connected while
+    /// the others are still being pointed at it, and writes must wait for
+    /// them.
     fn learn_primary(&self, servers: u64, info: &str, listed: u32) {
-        let connected = info_field(info, "connected_slaves")
-            .unwrap_or(0)
-            .max(listed);
+        let connected = info_field(info, "connected_slaves").unwrap_or(0);
         let mut known = self.write();
-        *known = match *known {
+        let seen = match *known {
             Known::Primary {
                 servers: seen,
                 replicas,
-            } if seen == servers => Known::Primary {
-                servers,
-                replicas: replicas.max(connected),
-            },
-            _ => Known::Primary {
-                servers,
-                replicas: connected,
-            },
+                ..
+            } if seen == servers => replicas,
+            _ => 0,
+        };
+        *known = Known::Primary {
+            servers,
+            replicas: seen.max(connected),
+            listed,
         };
     }
 
@@ -124,7 +132,9 @@ impl Durability {
             return Ok(());
         };
         let fewest = match &*self.read() {
-            Known::Primary { replicas, .. } => *replicas,
+            Known::Primary {
+                replicas, listed, ..
+            } => *replicas.max(listed),
             Known::Slots(ranges) => ranges.iter().map(|r| r.replicas).min().unwrap_or(0),
         };
         if n > fewest {
@@ -310,6 +320,12 @@ f 127.0.0.1:7005@17005 slave b 0 0 2 connected
             d.wait_for("k"),
             Some((2, 1000)),
             "the replicas the Sentinels list for a new primary count at once"
+        );
+        d.learn_primary(3, "connected_slaves:1\r\n", 0);
+        assert_eq!(
+            d.wait_for("k"),
+            Some((1, 1000)),
+            "what the Sentinels list is not kept: a dead primary drops out"
         );
         let none = Durability::new(WriteAcks::PrimaryOnly, Duration::from_secs(1));
         none.learn_primary(1, "connected_slaves:2\r\n", 0);
