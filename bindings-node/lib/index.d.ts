@@ -80,6 +80,9 @@ export type RelocationEvent =
   | { kind: 'Committed'; identity: RelocationIdentity; sourceRid: bigint; sourceGeneration: bigint }
   | { kind: 'HandedOff'; identity: RelocationIdentity; targetRid: bigint; targetGeneration: bigint }
   | { kind: 'Aborting' | 'Aborted' | 'Failed'; identity: RelocationIdentity; reason: string }
+  /** CommitDue (target): the next `onTimeout` starts the owner CAS on the
+   * store's I/O without waiting; it or a later one (`nextDeadline` says when)
+   * returns `Committed`. CommitRetry: the store did not answer; retried. */
   | { kind: 'CommitRetry' | 'CommitDue'; identity: RelocationIdentity }
   | { kind: 'Ignored'; identity: RelocationIdentity; refusal: string };
 /** What to do with one inbound frame or due deadline. */

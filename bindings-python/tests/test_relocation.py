@@ -33,7 +33,7 @@ from zlink import (
     wire,
 )
 
-from carrier import Carrier
+from carrier import Carrier, decided
 from conftest import World
 
 ACTOR: Final = "actor"
@@ -300,8 +300,9 @@ def test_a_target_that_never_answers_is_fenced_off_in_the_store(
     assert isinstance(aborting, Relocation) and isinstance(aborting.event, RelocationAborting)
     world.clock.advance(1_000)
     # No confirmation: the source re-takes its own authority in the store
-    # (so the target's owner CAS can never succeed), then unseals.
-    match a.on_timeout():
+    # (so the target's owner CAS can never succeed), then unseals. The
+    # fence runs on the store's I/O: on Redis a later on_timeout has it.
+    match decided(a):
         case [Relocation(RelocationAborted(ident, "Timeout"), deliver, _)]:
             assert ident == started.identity
             assert [d.operation.payload for d in deliver] == [b"held"]
@@ -405,3 +406,71 @@ def test_relocation_config_and_frames() -> None:
     assert isinstance(frame.to_dict(), dict)
     with pytest.raises(zlink.WireError):
         wire.decode(restore, max_state_bytes=9)
+
+
+def test_an_owner_cas_on_a_paused_redis_never_blocks_the_asyncio_loop(own_redis_server) -> None:  # type: ignore[no-untyped-def]
+    """The cutover's owner CAS runs on the store's I/O: with the server
+    paused (SIGSTOP), the target's `on_timeout`, called on the event loop,
+    returns at once and the loop keeps running; once the server is back, a
+    later `on_timeout` commits the move."""
+    import asyncio
+    import os
+    import signal
+    import time
+
+    store = zlink.RedisStore(own_redis_server.url, prefix="loop")
+    a = zlink.Runtime(zlink.NodeIdentity("main", 1), store=store)
+    c = zlink.Runtime(zlink.NodeIdentity("main", 3), store=store)
+    a.activate(ACTOR, "x")
+    started = a.begin_relocation(ACTOR, "x", 3)
+    [restore] = started.send
+    assert isinstance(c.on_frame(1, restore.bytes), Relocation)
+    [ready] = c.relocation_restored(ACTOR, "x")
+    cutover = a.on_frame(3, ready.bytes)
+    assert isinstance(cutover, Relocation) and isinstance(cutover.event, RelocationCutover)
+    [to_target] = cutover.send
+    assert own_redis_server.proc is not None
+    pid = own_redis_server.proc.pid
+
+    async def host() -> tuple[float, float, list[object]]:
+        loop = asyncio.get_running_loop()
+        gaps: list[float] = []
+        done = asyncio.Event()
+
+        async def ticker() -> None:
+            last = loop.time()
+            while not done.is_set():
+                await asyncio.sleep(0.005)
+                now = loop.time()
+                gaps.append(now - last)
+                last = now
+
+        ticking = asyncio.create_task(ticker())
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            due = c.on_frame(1, to_target.bytes)
+            assert isinstance(due, Relocation) and isinstance(due.event, RelocationCommitDue)
+            began = time.monotonic()
+            first = c.on_timeout()  # on the loop's thread, the server paused
+            took = time.monotonic() - began
+            assert first == [], first
+            await asyncio.sleep(0.3)  # the loop runs while the CAS waits
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        decided_now: list[object] = []
+        give_up = time.monotonic() + 10
+        while not any(isinstance(d, Relocation) and isinstance(d.event, RelocationCommitted)
+                      for d in decided_now):
+            assert time.monotonic() < give_up, decided_now
+            due_at = c.next_deadline()
+            if due_at is not None and due_at <= c.now():
+                decided_now.extend(c.on_timeout())
+            await asyncio.sleep(0.005)
+        done.set()
+        await ticking
+        return took, max(gaps), decided_now
+
+    took, widest_gap, _ = asyncio.run(host())
+    assert took < 0.1, f"on_timeout waited {took:.3f} s on the paused store"
+    assert widest_gap < 0.2, f"the loop stalled for {widest_gap:.3f} s"
+    assert c.owned(ACTOR, "x") is not None and a.owned(ACTOR, "x") is None

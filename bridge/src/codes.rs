@@ -563,9 +563,10 @@ pub enum RelocationEvent {
     /// confirms (then `ABORTED`) or it turns out the target already
     /// committed (then `HANDED_OFF`).
     Aborting = 9,
-    /// Target: the cutover arrived; the owner CAS is due now and runs on
-    /// the next timeout run (the next deadline says now), so no frame
-    /// handler waits on the store.
+    /// Target: the cutover arrived; the owner CAS is due now: the next
+    /// timeout run (the next deadline says now) starts it on the store's
+    /// I/O, and that run or a later one (the next deadline says when)
+    /// returns `COMMITTED`. No handler waits on the store.
     CommitDue = 10,
 }
 named!(RelocationEvent {

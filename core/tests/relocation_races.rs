@@ -115,8 +115,9 @@ fn a_target_cas_refused_by_the_sources_fence_leaves_the_saved_work_to_the_source
 }
 
 /// An Abort from the source reaches the target while its owner CAS is in
-/// flight: the target does not confirm (the store decides); the CAS
-/// succeeds and its commit notice makes the aborting source hand off.
+/// flight (on the store's I/O; `on_timeout` did not wait for it): the
+/// target does not confirm (the store decides); the CAS succeeds and its
+/// commit notice makes the aborting source hand off.
 #[test]
 fn an_abort_during_the_targets_owner_cas_is_decided_by_the_store_never_two_owners() {
     let clock = ManualClock::new();
@@ -146,34 +147,45 @@ fn an_abort_during_the_targets_owner_cas_is_decided_by_the_store_never_two_owner
     clock.advance(Duration::from_millis(1_000)); // target's commit timer
     store.set_stalled(true);
     let before = store.calls();
-    std::thread::scope(|s| {
-        let t = s.spawn(|| n2.on_timeout(n2.now()));
-        while store.calls() == before {
-            std::thread::yield_now();
-        }
-        // The Abort arrives while the CAS is running: not confirmed.
-        let Inbound::Relocation(w) = n2.on_frame(NodeRid(1), &abort_frame) else {
-            panic!("a relocation step")
-        };
-        assert!(w.send.is_empty(), "no confirmation while the CAS runs");
-        store.set_stalled(false);
-        let out = t.join().unwrap();
-        // The CAS succeeded: the commit notice goes to the source.
-        let committed = out
-            .into_iter()
-            .find_map(|a| match a {
-                Inbound::Relocation(a) => a.send.into_iter().find(|f| f.bytes[3] == 48),
-                _ => None,
-            })
-            .expect("a commit notice");
-        let Inbound::Relocation(h) = n1.on_frame(NodeRid(2), &committed.bytes) else {
-            panic!("a relocation step")
-        };
+    // The CAS starts on the store's I/O: on_timeout does not wait for it.
+    let started = n2.on_timeout(n2.now());
+    assert!(started.is_empty(), "{started:?}");
+    assert!(store.calls() > before, "the CAS was sent");
+    // The Abort arrives while the CAS is running: not confirmed.
+    let Inbound::Relocation(w) = n2.on_frame(NodeRid(1), &abort_frame) else {
+        panic!("a relocation step")
+    };
+    assert!(w.send.is_empty(), "no confirmation while the CAS runs");
+    store.set_stalled(false);
+    // The host polls as next_deadline asks; the CAS answers.
+    let mut out = Vec::new();
+    let give_up = std::time::Instant::now() + Duration::from_secs(10);
+    while out.is_empty() {
         assert!(
-            matches!(h.event, RelocationEvent::HandedOff { .. }),
-            "{h:?}"
+            std::time::Instant::now() < give_up,
+            "the CAS never answered"
         );
-    });
+        std::thread::sleep(Duration::from_millis(1));
+        clock.advance(Duration::from_millis(10));
+        if n2.next_deadline().is_some_and(|t| t <= n2.now()) {
+            out = n2.on_timeout(n2.now());
+        }
+    }
+    // The CAS succeeded: the commit notice goes to the source.
+    let committed = out
+        .into_iter()
+        .find_map(|a| match a {
+            Inbound::Relocation(a) => a.send.into_iter().find(|f| f.bytes[3] == 48),
+            _ => None,
+        })
+        .expect("a commit notice");
+    let Inbound::Relocation(h) = n1.on_frame(NodeRid(2), &committed.bytes) else {
+        panic!("a relocation step")
+    };
+    assert!(
+        matches!(h.event, RelocationEvent::HandedOff { .. }),
+        "{h:?}"
+    );
     let (a, b) = (n1.owned(key("p")), n2.owned(key("p")));
     assert!(
         a.is_none() && b.is_some(),

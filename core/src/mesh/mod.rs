@@ -320,7 +320,7 @@ impl Mesh {
                 eprintln!("  timers due at {rid} ({now:?})");
             }
             let actions = node.on_timeout(now);
-            node.reconfirm_settled();
+            node.store_io_settled();
             for action in actions {
                 self.act(rid, action, Carried::Session);
             }
@@ -401,7 +401,7 @@ impl Mesh {
         }
         let node = &self.nodes[(to.get() - 1) as usize];
         let action = node.on_frame(envelope.from, &envelope.bytes);
-        node.reconfirm_settled();
+        node.store_io_settled();
         self.act(to, action, envelope.carried);
         // A host re-reads `next_deadline` after every frame: work a frame
         // made due now (a relocation's owner CAS) runs at once.

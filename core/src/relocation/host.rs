@@ -121,9 +121,11 @@ pub enum RelocationEvent {
         /// Why.
         reason: AbortReason,
     },
-    /// Target: the cutover arrived; the owner CAS is due now. It runs on
-    /// the next [`Runtime::on_timeout`](crate::Runtime::on_timeout)
-    /// (`next_deadline()` says now), so no frame handler waits on the store.
+    /// Target: the cutover arrived; the owner CAS is due now. The next
+    /// [`Runtime::on_timeout`](crate::Runtime::on_timeout) starts it on the
+    /// store's I/O (`next_deadline()` says now); that call (a store that
+    /// answers at once) or a later one returns `Committed`. No handler
+    /// waits on the store.
     CommitDue {
         /// The relocation.
         identity: RelocationIdentity,

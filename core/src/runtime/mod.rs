@@ -128,6 +128,7 @@ impl RuntimeBuilder {
                 peers: PeerRegistry::default(),
                 handoffs: Handoffs::default(),
                 reconfirm,
+                store_steps: relocation::StoreSteps::default(),
             }),
             tokio: std::sync::Mutex::new(Some(tokio)),
         })
@@ -161,6 +162,7 @@ pub(crate) struct Inner {
     pub(crate) peers: PeerRegistry,
     pub(crate) handoffs: Handoffs,
     pub(crate) reconfirm: Reconfirm,
+    pub(crate) store_steps: relocation::StoreSteps,
 }
 
 /// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.
@@ -458,6 +460,7 @@ impl Runtime {
             inner.bindings.next_deadline(),
             inner.follow.next_deadline(),
             inner.handoffs.next_deadline(),
+            inner.store_steps.deadline(self.now()),
             self.reconfirm_deadline(),
         ]
         .into_iter()

@@ -135,15 +135,6 @@ impl Runtime {
         }
         self.start_reconfirm_attempt(now);
     }
-
-    /// Waits until no re-confirmation attempt reads the store (the mesh
-    /// harness, which must stay deterministic: the attempt's reads then
-    /// never interleave with its next step).
-    pub(crate) fn reconfirm_settled(&self) {
-        while self.inner().reconfirm.in_flight() {
-            std::thread::yield_now();
-        }
-    }
 }
 
 /// Ends an attempt when dropped.

@@ -52,45 +52,69 @@ impl Runtime {
     /// authority by a store compare-and-set (its owner generation moves
     /// on), so the target's CAS on the old tenure can no longer succeed,
     /// then unseals. If the CAS finds the target already committed, the
-    /// move goes on as after a relay-ready.
+    /// move goes on as after a relay-ready. The fence runs on the store's
+    /// I/O: `None` while it is in flight (a later `on_timeout` decides it).
     pub(super) fn fence_abort(
         &self,
         key: &ObjectKey,
         identity: &RelocationIdentity,
         reason: AbortReason,
-    ) -> RelocationAction {
+    ) -> Option<RelocationAction> {
         let (Some(owned), Some(link)) = (
             self.owned(key.as_ref()),
             self.inner().handoffs.lock().source(key).cloned(),
         ) else {
-            return self.ignored(identity.clone(), Refusal::Ended);
+            return Some(self.ignored(identity.clone(), Refusal::Ended));
         };
         let inner = self.inner().clone();
         let owned_key = key.clone();
         let fence = owned.write_fence();
-        let result = self.block_on(async move {
-            inner
-                .write_as(
-                    owned_key.as_ref(),
-                    Write::TakeOwnership(fence),
-                    link.proposal,
-                )
-                .await
-        });
+        let proposal = link.proposal;
+        let io = async move {
+            let written = inner
+                .write_as(owned_key.as_ref(), Write::TakeOwnership(fence), proposal)
+                .await;
+            let record = match refused(&written) {
+                true => Some(inner.read_after_refusal(owned_key.as_ref()).await),
+                false => None,
+            };
+            (written, record)
+        };
+        let step = Step::AbortFence { reason, link };
+        self.start_store_step(key, identity, step, io)
+            .map(|answer| self.step_answered(answer))
+    }
+
+    /// Source: the abort fence answered (`record`: read after a refusal).
+    pub(super) fn abort_fence_answered(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+        reason: AbortReason,
+        link: &SourceLink,
+        result: Result<OwnedObject, LifecycleError>,
+        record: Option<RecordRead>,
+    ) -> RelocationAction {
         match result {
             Ok(_) => self.unseal(key, identity, reason, Unseal::Fenced),
             Err(LifecycleError::Write(WriteError::Store(e))) => {
                 tracing::warn!(object = %key, error = %e, "abort fence not answered; retrying");
-                self.inner()
-                    .handoffs
-                    .lock()
-                    .source_deadline(key, self.now().after(COMMIT_RETRY));
-                RelocationAction::event(RelocationEvent::CommitRetry {
-                    identity: identity.clone(),
-                })
+                self.retry_fence(key, identity)
             }
-            Err(_) => self.commit_found_by_fence(key, identity, &link),
+            Err(_) => self.commit_found_by_fence(key, identity, link, record),
         }
+    }
+
+    /// The fence (or the read after its refusal) could not be answered:
+    /// the seal stays, and it is tried again.
+    fn retry_fence(&self, key: &ObjectKey, identity: &RelocationIdentity) -> RelocationAction {
+        self.inner()
+            .handoffs
+            .lock()
+            .source_deadline(key, self.now().after(COMMIT_RETRY));
+        RelocationAction::event(RelocationEvent::CommitRetry {
+            identity: identity.clone(),
+        })
     }
 
     /// The abort's fence was refused: another tenure holds the object. If it
@@ -101,28 +125,16 @@ impl Runtime {
         key: &ObjectKey,
         identity: &RelocationIdentity,
         link: &SourceLink,
+        read: Option<RecordRead>,
     ) -> RelocationAction {
-        let inner = self.inner().clone();
-        let owned_key = key.clone();
-        let read = self.block_on(async move {
-            let r = &inner.resolver;
-            let result = r.timed(inner.store.read(owned_key.as_ref())).await;
-            let _ = r.observe(result.as_ref().map(|o| o.epoch));
-            result
-        });
         let record = match read {
-            Ok(observed) => observed.value,
-            Err(e) => {
+            Some(Ok(record)) => record,
+            Some(Err(e)) => {
                 // Unknown: keep the seal and ask again.
                 tracing::warn!(object = %key, error = %e, "abort fence: store read failed; retrying");
-                self.inner()
-                    .handoffs
-                    .lock()
-                    .source_deadline(key, self.now().after(COMMIT_RETRY));
-                return RelocationAction::event(RelocationEvent::CommitRetry {
-                    identity: identity.clone(),
-                });
+                return self.retry_fence(key, identity);
             }
+            None => return self.retry_fence(key, identity),
         };
         if let Some(rec) = &record {
             // A store answer with a higher version drops an older cached

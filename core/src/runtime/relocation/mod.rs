@@ -45,9 +45,12 @@ use crate::wire::ActorRoute;
 mod abort;
 mod arrivals;
 mod source;
+mod store_step;
 mod target;
 
 pub(super) use abort::Unseal;
+pub(crate) use store_step::StoreSteps;
+use store_step::{RecordRead, Step, refused};
 
 /// How long a target waits before it asks the store again when the owner
 /// CAS could not be answered.
@@ -331,6 +334,7 @@ impl Runtime {
     /// a target whose host did not restore (discarded), a target whose
     /// commit is due (the owner CAS, §3.3 step 4) or must be retried.
     pub(crate) fn relocation_timeouts(&self, now: crate::clock::MonoTime, out: &mut Vec<Inbound>) {
+        self.store_steps_answered(out);
         loop {
             let mut h = self.inner().handoffs.lock();
             let Some((side, key)) = h.pop_due(now) else {
@@ -351,13 +355,21 @@ impl Runtime {
                         .and_then(|l| l.aborting);
                     match aborting {
                         None => self.start_abort(&key, &identity, AbortReason::Timeout),
-                        Some(reason) => self.fence_abort(&key, &identity, reason),
+                        Some(reason) => match self.fence_abort(&key, &identity, reason) {
+                            Some(action) => action,
+                            None => continue,
+                        },
                     }
                 }
                 (Side::Source, Some(_), _) => {
                     self.end_source(&key, &identity, AbortReason::Timeout)
                 }
-                (Side::Target, _, Some(TargetPhase::RelayReady)) => self.commit(&key, &identity),
+                (Side::Target, _, Some(TargetPhase::RelayReady)) => {
+                    match self.commit(&key, &identity) {
+                        Some(action) => action,
+                        None => continue,
+                    }
+                }
                 (Side::Target, _, Some(_)) => {
                     self.discard_target(&key, &identity, AbortReason::Timeout, true)
                 }

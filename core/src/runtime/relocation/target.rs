@@ -97,17 +97,18 @@ impl Runtime {
     /// Target, §3.3 steps 4–7: the owner CAS (a target-only store write on
     /// the source's tenure), then the merge order, the regular route, the
     /// Session bindings with command 44 commit, and the commit notice to
-    /// the source.
+    /// the source. The CAS runs on the store's I/O: `None` while it is in
+    /// flight (a later `on_timeout` decides it).
     pub(super) fn commit(
         &self,
         key: &ObjectKey,
         identity: &RelocationIdentity,
-    ) -> RelocationAction {
+    ) -> Option<RelocationAction> {
         let (from, proposal, source) = {
             let mut h = self.inner().handoffs.lock();
             let Some(link) = h.target_mut(key).filter(|l| !l.committing) else {
                 drop(h);
-                return self.ignored(identity.clone(), Refusal::Ended);
+                return Some(self.ignored(identity.clone(), Refusal::Ended));
             };
             link.committing = true;
             link.cas_sent = true;
@@ -119,11 +120,31 @@ impl Runtime {
         };
         let inner = self.inner().clone();
         let owned_key = key.clone();
-        let result = self.block_on(async move {
-            inner
+        let io = async move {
+            let written = inner
                 .write_as(owned_key.as_ref(), Write::TakeOwnership(expect), proposal)
-                .await
-        });
+                .await;
+            let record = match refused(&written) {
+                true => Some(inner.read_after_refusal(owned_key.as_ref()).await),
+                false => None,
+            };
+            (written, record)
+        };
+        let step = Step::OwnerCas { from, source };
+        self.start_store_step(key, identity, step, io)
+            .map(|answer| self.step_answered(answer))
+    }
+
+    /// Target: the owner CAS answered (`record`: read after a refusal).
+    pub(super) fn owner_cas_answered(
+        &self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+        from: RouteFence,
+        source: NodeRef,
+        result: Result<OwnedObject, LifecycleError>,
+        record: Option<RecordRead>,
+    ) -> RelocationAction {
         let mut h = self.inner().handoffs.lock();
         if let Some(link) = h.target_mut(key) {
             link.committing = false;
@@ -166,7 +187,7 @@ impl Runtime {
                 }
                 drop(h);
                 tracing::warn!(object = %key, error = %e, "owner CAS refused");
-                if self.source_fenced(key, &from, source) {
+                if source_fenced(record, &from, source) {
                     // The source gave up and re-took its authority before it
                     // accepted a relay-ready: it runs the saved work itself.
                     let reason = withdrawn.unwrap_or(AbortReason::Timeout);
@@ -176,24 +197,6 @@ impl Runtime {
                 }
             }
         }
-    }
-
-    /// Whether the store shows the source holding a later tenure of the
-    /// same incarnation (its abort fence): read after a refused owner CAS.
-    fn source_fenced(&self, key: &ObjectKey, from: &RouteFence, source: NodeRef) -> bool {
-        let inner = self.inner().clone();
-        let owned_key = key.clone();
-        let read = self.block_on(async move {
-            let r = &inner.resolver;
-            let result = r.timed(inner.store.read(owned_key.as_ref())).await;
-            let _ = r.observe(result.as_ref().map(|o| o.epoch));
-            result
-        });
-        read.ok().and_then(|o| o.value).is_some_and(|rec| {
-            rec.owner.route.node == source.rid
-                && rec.object_generation == from.object_generation
-                && rec.authority_owner_generation > from.authority_owner_generation
-        })
     }
 
     pub(super) fn committed(
@@ -355,4 +358,14 @@ impl Runtime {
             send,
         }
     }
+}
+
+/// Whether the record read after a refused owner CAS shows the source
+/// holding a later tenure of the same incarnation (its abort fence).
+fn source_fenced(record: Option<RecordRead>, from: &RouteFence, source: NodeRef) -> bool {
+    record.and_then(Result::ok).flatten().is_some_and(|rec| {
+        rec.owner.route.node == source.rid
+            && rec.object_generation == from.object_generation
+            && rec.authority_owner_generation > from.authority_owner_generation
+    })
 }

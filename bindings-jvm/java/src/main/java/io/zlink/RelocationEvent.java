@@ -53,7 +53,11 @@ public sealed interface RelocationEvent {
     /** The store could not answer; retried on a later {@link ZlinkRuntime#onTimeout}. */
     record CommitRetry(RelocationIdentity identity) implements RelocationEvent {}
 
-    /** Target: the cutover arrived; the owner CAS runs on the next {@link ZlinkRuntime#onTimeout}. */
+    /**
+     * Target: the cutover arrived; the next {@link ZlinkRuntime#onTimeout} starts the owner CAS on
+     * the store's I/O (never waiting for it); that call or a later one ({@link
+     * ZlinkRuntime#nextDeadline} says when) returns {@link Committed}.
+     */
     record CommitDue(RelocationIdentity identity) implements RelocationEvent {}
 
     /** A relocation frame that changes nothing: refused and counted. */
