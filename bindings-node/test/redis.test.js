@@ -66,6 +66,52 @@ test('on a real redis-server', async (t) => {
     owner.close(); sender.close();
   });
 
+  await t.test('a move\'s owner CAS on a paused Redis never holds up onTimeout or the loop', async () => {
+    // The cutover's owner CAS runs on the store's I/O: with the server
+    // paused, the target's onTimeout resolves at once with nothing decided
+    // and the loop keeps ticking; once the server is back, a later
+    // onTimeout (nextDeadline says when) commits the move.
+    const store = await z.RedisStore.connect(redis.url, { prefix: 'movepaused' });
+    const source = new z.Runtime({ mesh: 'main', rid: 1 }, { store });
+    const target = new z.Runtime({ mesh: 'main', rid: 3 }, { store });
+    await source.activate('actor', 'x');
+    const started = source.beginRelocation('actor', 'x', 3);
+    const restored = await target.onFrame(1, started.send[0].bytes);
+    assert.equal(restored.kind, 'Relocation');
+    const [ready] = target.relocationRestored('actor', 'x');
+    const cutover = await source.onFrame(3, ready.bytes);
+    assert.equal(cutover.event.kind, 'Cutover');
+    redis.pause();
+    let ticks = 0;
+    const timer = setInterval(() => { ticks++; }, 10);
+    let took;
+    try {
+      const due = await target.onFrame(1, cutover.send[0].bytes);
+      assert.equal(due.event.kind, 'CommitDue');
+      const began = Date.now();
+      const first = await target.onTimeout();
+      took = Date.now() - began;
+      assert.deepEqual(first, [], 'nothing decided while the server is paused');
+      await new Promise((r) => setTimeout(r, 300));
+    } finally {
+      redis.resume();
+    }
+    const ticked = ticks;
+    const decided = [];
+    const giveUp = Date.now() + 10_000;
+    while (!decided.some((d) => d.kind === 'Relocation' && d.event.kind === 'Committed')) {
+      assert.ok(Date.now() < giveUp, `never committed: ${JSON.stringify(decided.map((d) => d.kind))}`);
+      const at = target.nextDeadline();
+      if (at !== null && at <= target.now()) decided.push(...await target.onTimeout());
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    clearInterval(timer);
+    assert.ok(took < 100, `onTimeout waited ${took} ms on the paused store`);
+    assert.ok(ticked >= 10, `the loop ticked ${ticked} times while the CAS waited`);
+    assert.notEqual(target.owned('actor', 'x'), null);
+    source.close(); target.close();
+  });
+
   await t.test('an abort ends a resolve waiting on a silent store; libuv\'s pool stays free', async () => {
     const store = await z.RedisStore.connect(redis.url, { prefix: 'aborted', responseTimeoutMs: 5000 });
     const owner = new z.Runtime({ mesh: 'main', rid: 1 }, { store });
