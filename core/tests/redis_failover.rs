@@ -130,6 +130,26 @@ fn activate_once_usable(node: &Runtime, id: &str, since: Instant) -> OwnedObject
     }
 }
 
+/// Waits (while the store follows the failover that began at `died`) until
+/// `b` resolves `x` and checks it finds node 1's tenure `owned`: the
+/// failover kept the write.
+fn kept_after_failover(b: &Runtime, owned: &OwnedObject, died: Instant) {
+    loop {
+        match b.resolve(ACTOR, "x").expect("valid") {
+            Resolution::ReadyRoute(route) => {
+                assert_eq!(route.route.node, NodeRid(1));
+                assert_eq!(route.fence.object_generation, owned.object_generation);
+                return;
+            }
+            Resolution::StoreFailure(e) if died.elapsed() < USABLE_AGAIN => {
+                eprintln!("not yet usable after {:?}: {e}", died.elapsed());
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            other => panic!("after the failover: {other:?}"),
+        }
+    }
+}
+
 /// The scenario of issue 27 with durable writes: A's activation reaches
 /// no replica, so A never acts on it; after the failover lost it, B owns
 /// the object alone.
@@ -251,20 +271,7 @@ fn on_sentinel_a_write_the_replica_acknowledged_survives_the_failover() {
     let owned = a.activate(ACTOR, "x").expect("durable activation");
     let died = fail_over(&at);
     // The promoted replica has A's record: B finds A, not Missing.
-    loop {
-        match b.resolve(ACTOR, "x").expect("valid") {
-            Resolution::ReadyRoute(route) => {
-                assert_eq!(route.route.node, NodeRid(1));
-                assert_eq!(route.fence.object_generation, owned.object_generation);
-                break;
-            }
-            Resolution::StoreFailure(e) if died.elapsed() < USABLE_AGAIN => {
-                eprintln!("not yet usable after {:?}: {e}", died.elapsed());
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            other => panic!("after the failover: {other:?}"),
-        }
-    }
+    kept_after_failover(&b, &owned, died);
     let refused = b.activate(ACTOR, "x");
     assert!(
         matches!(
@@ -404,20 +411,7 @@ fn on_sentinel_a_write_right_after_a_failover_survives_the_next_one() {
     second.kill().expect("kill the second primary");
     let died = Instant::now();
     group.wait_for_failover(second).expect("a second failover");
-    loop {
-        match b.resolve(ACTOR, "x").expect("valid") {
-            Resolution::ReadyRoute(route) => {
-                assert_eq!(route.route.node, NodeRid(1));
-                assert_eq!(route.fence.object_generation, owned.object_generation);
-                break;
-            }
-            Resolution::StoreFailure(e) if died.elapsed() < USABLE_AGAIN => {
-                eprintln!("not yet usable after {:?}: {e}", died.elapsed());
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            other => panic!("after the second failover: {other:?}"),
-        }
-    }
+    kept_after_failover(&b, &owned, died);
 }
 
 #[test]

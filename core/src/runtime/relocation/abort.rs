@@ -66,20 +66,9 @@ impl Runtime {
         ) else {
             return Some(self.ignored(identity.clone(), Refusal::Ended));
         };
-        let inner = self.inner().clone();
-        let owned_key = key.clone();
-        let fence = owned.write_fence();
-        let proposal = link.proposal;
-        let io = async move {
-            let written = inner
-                .write_as(owned_key.as_ref(), Write::TakeOwnership(fence), proposal)
-                .await;
-            let record = match refused(&written) {
-                true => Some(inner.read_after_refusal(owned_key.as_ref()).await),
-                false => None,
-            };
-            (written, record)
-        };
+        let io = self
+            .inner()
+            .take_ownership(key, owned.write_fence(), link.proposal);
         let step = Step::AbortFence { reason, link };
         self.start_store_step(key, identity, step, io)
             .map(|answer| self.step_answered(answer))

@@ -50,7 +50,7 @@ mod target;
 
 pub(super) use abort::Unseal;
 pub(crate) use store_step::StoreSteps;
-use store_step::{RecordRead, Step, refused};
+use store_step::{RecordRead, Step};
 
 /// How long a target waits before it asks the store again when the owner
 /// CAS could not be answered.

@@ -229,7 +229,7 @@ pub(crate) type RecordRead = Result<Option<AuthorityRecord>, StoreError>;
 impl Inner {
     /// Reads `key`'s record after a refused write (its epoch observed, as
     /// every store answer's is).
-    pub(super) async fn read_after_refusal(&self, key: KeyRef<'_>) -> RecordRead {
+    async fn read_after_refusal(&self, key: KeyRef<'_>) -> RecordRead {
         let r = &self.resolver;
         let result = r.timed(self.store.read(key)).await;
         let _ = r.observe(result.as_ref().map(|o| o.epoch));
@@ -237,8 +237,34 @@ impl Inner {
     }
 }
 
+impl Inner {
+    /// The store step of a take-ownership write (the owner CAS, the abort
+    /// fence) on `fence` under `proposal`, and the read of the record after
+    /// a refusal.
+    pub(super) fn take_ownership(
+        self: &Arc<Self>,
+        key: &ObjectKey,
+        fence: WriteFence,
+        proposal: ProposalId,
+    ) -> impl Future<Output = (Result<OwnedObject, LifecycleError>, Option<RecordRead>)> + Send + 'static
+    {
+        let (inner, key) = (self.clone(), key.clone());
+        async move {
+            let written = inner
+                .write_as(key.as_ref(), Write::TakeOwnership(fence), proposal)
+                .await;
+            let record = if refused(&written) {
+                Some(inner.read_after_refusal(key.as_ref()).await)
+            } else {
+                None
+            };
+            (written, record)
+        }
+    }
+}
+
 /// Whether a write's failure is the store's refusal (not a store that
 /// could not answer): then the record is read to learn who holds it.
-pub(super) fn refused(written: &Result<OwnedObject, LifecycleError>) -> bool {
+fn refused(written: &Result<OwnedObject, LifecycleError>) -> bool {
     matches!(written, Err(e) if !matches!(e, LifecycleError::Write(WriteError::Store(_))))
 }

@@ -118,18 +118,7 @@ impl Runtime {
             object_generation: from.object_generation,
             authority_owner_generation: from.authority_owner_generation,
         };
-        let inner = self.inner().clone();
-        let owned_key = key.clone();
-        let io = async move {
-            let written = inner
-                .write_as(owned_key.as_ref(), Write::TakeOwnership(expect), proposal)
-                .await;
-            let record = match refused(&written) {
-                true => Some(inner.read_after_refusal(owned_key.as_ref()).await),
-                false => None,
-            };
-            (written, record)
-        };
+        let io = self.inner().take_ownership(key, expect, proposal);
         let step = Step::OwnerCas { from, source };
         self.start_store_step(key, identity, step, io)
             .map(|answer| self.step_answered(answer))
