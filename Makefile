@@ -2,7 +2,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo deps test bench bench-compare lint fmt header header-check install test-c interop sim
+.PHONY: demo deps test bench bench-compare lint fmt header header-check install test-c interop sim schema
 
 demo:
 	$(CARGO) run -q -p zlink-cli -- demo
@@ -38,6 +38,14 @@ test: deps lint header-check
 lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) run -q -p zlink-schema -- --check
+
+# schema/ (zlink-schema): every binding's copy of the closed sets (Java
+# enums, Node's codes.js/codes.d.ts, Python's zlink/_codes.py) is generated
+# from bridge/src/codes.rs and checked in; `make lint` fails when one is
+# stale.
+schema:
+	$(CARGO) run -q -p zlink-schema
 
 # Every bench appends its figures to $(BENCH_RECORDS); the last step prints
 # them as one table and writes target/bench-summary.json.

@@ -236,8 +236,7 @@ typedef uint32_t zlink_sent_tag;
 #endif // __cplusplus
 
 /**
- * Why an object cannot take messages now (`NONE` when the result is not
- * Unavailable).
+ * Why an object cannot take messages now.
  */
 enum zlink_unavailable_reason
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -245,7 +244,7 @@ enum zlink_unavailable_reason
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /**
-   * Not an Unavailable result.
+   * Not an Unavailable result (the C ABI's flat forms).
    */
   ZLINK_UNAVAILABLE_REASON_NONE = 0,
   /**
@@ -291,7 +290,7 @@ typedef uint32_t zlink_unavailable_reason;
 #endif // __cplusplus
 
 /**
- * Why a store call failed (`NONE` when it did not).
+ * Why a store call failed.
  */
 enum zlink_store_error
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -299,7 +298,7 @@ enum zlink_store_error
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /**
-   * Not a store failure.
+   * Not a store failure (the C ABI's flat forms).
    */
   ZLINK_STORE_ERROR_NONE = 0,
   /**
@@ -885,8 +884,8 @@ typedef uint32_t zlink_relocation_refusal;
 #endif // __cplusplus
 
 /**
- * What the store held when an ownership was found lost
- * (`OWNERSHIP_LOST` decisions).
+ * What the store held when an ownership was found lost (an
+ * `OwnershipLost` decision).
  */
 enum zlink_lost_reason
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -920,8 +919,10 @@ typedef uint32_t zlink_lost_reason;
 
 /**
  * Severity of a log record. The numbers are stable; a lower number is more
- * severe. Functions take it as a `uint32_t` so that an out-of-range value
- * is an error code, not UB.
+ * severe.
+ *
+ * C functions take it as a `uint32_t` so that an out-of-range value is an
+ * error code, not UB.
  */
 enum zlink_log_level
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -1080,8 +1081,10 @@ typedef uint32_t zlink_session_sent_tag;
 #endif // __cplusplus
 
 /**
- * Which kind of logical object a global ID names. Functions take it as a
- * `uint32_t` so that an out-of-range value is an error code, not UB.
+ * Which kind of logical object a global ID names.
+ *
+ * C functions take it as a `uint32_t` so that an out-of-range value is an
+ * error code, not UB.
  */
 enum zlink_object_kind
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
@@ -1108,8 +1111,9 @@ typedef uint32_t zlink_object_kind;
 /**
  * Which replicas must acknowledge each authority write of a Redis store
  * before the store reports it done (docs/location-store.md, "Failover and
- * durability"). `Replicas` takes its count apart (C:
- * `zlink_redis_options.write_acks_replicas`).
+ * durability"). `Replicas` takes its count apart.
+ *
+ * C: the count is `zlink_redis_options.write_acks_replicas`.
  */
 enum zlink_write_acks_mode
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L

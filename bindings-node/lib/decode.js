@@ -8,11 +8,8 @@
 // `{ kind: 'ReadyRoute', ... } | { kind: 'Missing' } | ...`; 64-bit IDs and
 // generations are `bigint`, milliseconds are `number`, payloads `Buffer`.
 
-const OBJECT_KINDS = ['spot', 'actor'];
-const UNAVAILABLE = ['Creating', 'Releasing', 'LeaseExpired', 'OwnerNotLive', 'StaleRoute',
-  'AdmissionDeadlinePassed', 'FollowHopLimit', 'RelocationFailed'];
-const STORE_ERRORS = ['Timeout', 'Unreachable', 'Config', 'Protocol'];
-const STATES = ['creating', 'ready', 'releasing'];
+// The closed sets' names by number, generated from the bridge (codes.js).
+const codes = require('./codes');
 
 class Reader {
   constructor(buf) {
@@ -30,13 +27,14 @@ class Reader {
   str() { const n = this.u32(); const s = this.buf.toString('utf8', this.at, this.at + n); this.at += n; return s; }
   opt(read) { return this.bool() ? read() : null; }
   list(read) { const n = this.u32(); const out = new Array(n); for (let i = 0; i < n; i++) out[i] = read(); return out; }
-  code(names, first = 1) {
-    const c = this.u8();
-    const v = names[c - first];
-    if (v === undefined) throw broken(`unknown code ${c}`);
+  /** A closed set's value: its u8 code, named by `names` (codes.js). */
+  code(names) { return this.named(names, this.u8()); }
+  reason() { const c = this.u8(); return c === 0 ? null : this.named(codes.UnavailableReason, c); }
+  named(names, c) {
+    const v = names[c];
+    if (v == null) throw broken(`unknown code ${c}`);
     return v;
   }
-  reason() { const c = this.u8(); return c === 0 ? null : UNAVAILABLE[c - 1]; }
 }
 
 function required(value, what) {
@@ -65,14 +63,14 @@ const fence = (r) => ({
 const readyRoute = (r) => ({ kind: 'ReadyRoute', mesh: r.str(), node: r.u64(), fence: fence(r), admissionDeadlineMs: r.ms() });
 const nodeRef = (r) => ({ mesh: r.str(), rid: r.u64(), generation: r.u64() });
 const outbound = (r) => ({ to: nodeRef(r), bytes: r.bytes() });
-const key = (r) => ({ objectKind: r.code(OBJECT_KINDS), id: r.str() });
+const key = (r) => ({ objectKind: r.code(codes.ObjectKind), id: r.str() });
 
 function resolution(r) {
   switch (r.u8()) {
     case 1: return readyRoute(r);
     case 2: return { kind: 'Missing' };
-    case 3: return { kind: 'Unavailable', reason: r.code(UNAVAILABLE) };
-    case 4: return { kind: 'StoreFailure', error: r.code(STORE_ERRORS), message: r.str() };
+    case 3: return { kind: 'Unavailable', reason: r.code(codes.UnavailableReason) };
+    case 4: return { kind: 'StoreFailure', error: r.code(codes.StoreError), message: r.str() };
     default: throw broken('resolution');
   }
 }
@@ -82,8 +80,8 @@ function sent(r) {
     case 1: return { kind: 'Submitted', operationId: r.u64(), outbound: outbound(r), correlation: r.opt(() => r.u64()) };
     case 2: return { kind: 'NotFound' };
     case 3: return { kind: 'ColdActivation' };
-    case 4: return { kind: 'Unavailable', reason: r.code(UNAVAILABLE) };
-    case 5: return { kind: 'StoreFailure', error: r.code(STORE_ERRORS), message: r.str() };
+    case 4: return { kind: 'Unavailable', reason: r.code(codes.UnavailableReason) };
+    case 5: return { kind: 'StoreFailure', error: r.code(codes.StoreError), message: r.str() };
     default: throw broken('send result');
   }
 }
@@ -92,13 +90,13 @@ function sessionSent(r) {
   switch (r.u8()) {
     case 1: return { kind: 'SessionSent', operationId: r.u64(), sequence: r.u64(), outbound: outbound(r) };
     case 2: return { kind: 'SessionHeld', operationId: r.u64(), sequence: r.u64() };
-    case 3: return { kind: 'Unavailable', reason: r.code(UNAVAILABLE) };
+    case 3: return { kind: 'Unavailable', reason: r.code(codes.UnavailableReason) };
     default: throw broken('session send result');
   }
 }
 
 const owned = (r) => ({
-  state: r.code(STATES), objectGeneration: r.u64(), authorityOwnerGeneration: r.u64(),
+  state: r.code(codes.AuthorityState), objectGeneration: r.u64(), authorityOwnerGeneration: r.u64(),
   leaseGeneration: r.u64(), storeVersion: r.u64(), admissionDeadlineMs: r.ms(),
 });
 const routeEnd = (r) => ({ node: nodeRef(r), fence: fence(r) });

@@ -2,7 +2,13 @@
 // Types of the `zlink` package. 64-bit IDs and generations are bigints;
 // milliseconds are numbers; payloads and frames are Buffers.
 
-export type Kind = 'spot' | 'actor';
+import type {
+  AbortReasonName, AuthorityStateName, LivenessName, LostReasonName, ObjectKindName, RelayKindName,
+  ReplyErrorKindName, StoreErrorName, UnavailableReasonName,
+} from './codes';
+
+// The closed sets' names come from codes.d.ts, generated from the bridge.
+export type Kind = ObjectKindName;
 
 export interface RouteFence {
   objectGeneration: bigint;
@@ -14,15 +20,14 @@ export interface RouteFence {
 
 export interface ReadyRoute { kind: 'ReadyRoute'; mesh: string; node: bigint; fence: RouteFence; admissionDeadlineMs: number }
 export interface Missing { kind: 'Missing' }
-export type UnavailableReason = 'Creating' | 'Releasing' | 'LeaseExpired' | 'OwnerNotLive' | 'StaleRoute'
-  | 'AdmissionDeadlinePassed' | 'FollowHopLimit' | 'RelocationFailed';
+export type UnavailableReason = UnavailableReasonName;
 export interface Unavailable { kind: 'Unavailable'; reason: UnavailableReason }
-export interface StoreFailure { kind: 'StoreFailure'; error: 'Timeout' | 'Unreachable' | 'Config' | 'Protocol'; message: string }
+export interface StoreFailure { kind: 'StoreFailure'; error: StoreErrorName; message: string }
 /** The resolver's four closed results. */
 export type Resolution = ReadyRoute | Missing | Unavailable | StoreFailure;
 
 export interface OwnedObject {
-  state: 'creating' | 'ready' | 'releasing';
+  state: AuthorityStateName;
   objectGeneration: bigint;
   authorityOwnerGeneration: bigint;
   leaseGeneration: bigint;
@@ -71,7 +76,7 @@ export interface Completion {
 export interface Deliver { kind: 'Deliver'; operation: Operation; objectGeneration: bigint }
 export interface SessionDeliver {
   kind: 'SessionDeliver'; operationId: bigint; session: SessionRef; actor: string; sequence: bigint;
-  relayKind: 'Message' | 'PhysicalDisconnect' | 'LogicalDisconnect'; payload: Buffer;
+  relayKind: RelayKindName; payload: Buffer;
 }
 export interface RelocationIdentity { relocation: bigint; objectKind: Kind; id: string; objectGeneration: bigint }
 export type RelocationEvent =
@@ -79,7 +84,7 @@ export type RelocationEvent =
   | { kind: 'Cutover'; identity: RelocationIdentity; relayed: bigint }
   | { kind: 'Committed'; identity: RelocationIdentity; sourceRid: bigint; sourceGeneration: bigint }
   | { kind: 'HandedOff'; identity: RelocationIdentity; targetRid: bigint; targetGeneration: bigint }
-  | { kind: 'Aborting' | 'Aborted' | 'Failed'; identity: RelocationIdentity; reason: string }
+  | { kind: 'Aborting' | 'Aborted' | 'Failed'; identity: RelocationIdentity; reason: AbortReasonName }
   /** CommitDue (target): the next `onTimeout` starts the owner CAS on the
    * store's I/O without waiting; it or a later one (`nextDeadline` says when)
    * returns `Committed`. CommitRetry: the store did not answer; retried. */
@@ -108,7 +113,7 @@ export type Inbound =
   | { kind: 'SessionClosed'; session: SessionRef }
   | { kind: 'Ignored'; reason: string }
   /** After a store recovery event the store no longer names this node as the object's owner: stop running it here (held work was refused). */
-  | { kind: 'OwnershipLost'; objectKind: Kind; id: string; reason: 'Missing' | 'Replaced' | 'LeaseEnded' };
+  | { kind: 'OwnershipLost'; objectKind: Kind; id: string; reason: LostReasonName };
 export type SessionSendResult =
   | { kind: 'SessionSent'; operationId: bigint; sequence: bigint; outbound: Outbound }
   | { kind: 'SessionHeld'; operationId: bigint; sequence: bigint }
@@ -116,7 +121,7 @@ export type SessionSendResult =
 export interface PeerDescriptor { endpoint: string; rid: bigint; lifecycleGeneration: bigint; securityIdentity: string }
 export interface PeerReplacement { descriptor: PeerDescriptor }
 export interface PeerIntent {
-  endpoint: string; installed: PeerDescriptor | null; liveness: 'connecting' | 'open' | 'closed';
+  endpoint: string; installed: PeerDescriptor | null; liveness: LivenessName;
   observedRid: bigint | null; pending: PeerDescriptor | null;
 }
 type Bytes = Buffer | Uint8Array | string;
@@ -211,7 +216,7 @@ export class Runtime {
   request(kind: Kind, id: string, payload: Bytes, options?: SendOptions): Promise<SendResult>;
   onFrame(fromNode: bigint | number, frame: Bytes): Promise<Inbound>;
   reply(operation: Operation, payload: Bytes): Outbound;
-  replyError(operation: Operation, errorKind: 'Handler' | 'Decode', code?: number, message?: string): Outbound;
+  replyError(operation: Operation, errorKind: ReplyErrorKindName, code?: number, message?: string): Outbound;
   noticeSettled(token: Buffer, sent: boolean): void;
   cancel(correlation: bigint | number): Completion | null;
   shutdownRequests(): Completion[];

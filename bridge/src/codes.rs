@@ -52,8 +52,10 @@ macro_rules! from_core {
     };
 }
 
-/// Which kind of logical object a global ID names. Functions take it as a
-/// `uint32_t` so that an out-of-range value is an error code, not UB.
+/// Which kind of logical object a global ID names.
+///
+/// C functions take it as a `uint32_t` so that an out-of-range value is an
+/// error code, not UB.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ObjectKind {
@@ -94,12 +96,11 @@ named!(ResolutionTag {
     StoreFailure
 });
 
-/// Why an object cannot take messages now (`NONE` when the result is not
-/// Unavailable).
+/// Why an object cannot take messages now.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UnavailableReason {
-    /// Not an Unavailable result.
+    /// Not an Unavailable result (the C ABI's flat forms).
     None = 0,
     /// Still being created.
     Creating = 1,
@@ -141,11 +142,11 @@ from_core!(CoreReason => UnavailableReason {
     RelocationFailed
 });
 
-/// Why a store call failed (`NONE` when it did not).
+/// Why a store call failed.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StoreError {
-    /// Not a store failure.
+    /// Not a store failure (the C ABI's flat forms).
     None = 0,
     /// The call timed out. Retry later.
     Timeout = 1,
@@ -292,8 +293,8 @@ named!(DecisionKind {
     OwnershipLost
 });
 
-/// What the store held when an ownership was found lost
-/// (`OWNERSHIP_LOST` decisions).
+/// What the store held when an ownership was found lost (an
+/// `OwnershipLost` decision).
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LostReason {
@@ -702,8 +703,10 @@ impl Liveness {
 }
 
 /// Severity of a log record. The numbers are stable; a lower number is more
-/// severe. Functions take it as a `uint32_t` so that an out-of-range value
-/// is an error code, not UB.
+/// severe.
+///
+/// C functions take it as a `uint32_t` so that an out-of-range value is an
+/// error code, not UB.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogLevel {
@@ -741,8 +744,9 @@ impl LogLevel {
 
 /// Which replicas must acknowledge each authority write of a Redis store
 /// before the store reports it done (docs/location-store.md, "Failover and
-/// durability"). `Replicas` takes its count apart (C:
-/// `zlink_redis_options.write_acks_replicas`).
+/// durability"). `Replicas` takes its count apart.
+///
+/// C: the count is `zlink_redis_options.write_acks_replicas`.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WriteAcksMode {

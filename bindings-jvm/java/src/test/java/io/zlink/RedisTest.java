@@ -117,7 +117,7 @@ class RedisTest {
                 Thread.sleep(5);
             }
             var lost = decided.stream().filter(d -> d instanceof OwnershipLost).toList();
-            assertEquals(List.of(new OwnershipLost(ObjectKind.ACTOR, "x", LostReason.Missing)), lost);
+            assertEquals(List.of(new OwnershipLost(ObjectKind.ACTOR, "x", LostReason.MISSING)), lost);
             assertTrue(owner.owned(ObjectKind.ACTOR, "x").isEmpty());
             assertTrue(owner.owned(ObjectKind.ACTOR, "kept").isPresent());
             var refusal = (Reject) decided.stream().filter(d -> d instanceof Reject).findFirst().orElseThrow();
