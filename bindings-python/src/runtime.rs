@@ -290,8 +290,9 @@ impl PyRuntime {
     /// Runs every deadline due at `now` (ns, default: the runtime's clock
     /// now) and returns the decisions, as `on_frame` does: Completed
     /// (Timeout), SessionClosed then Send, BindRefused ("Timeout"), Send,
-    /// Relocation. A due relocation commit writes the store: the GIL is
-    /// released for the call.
+    /// Relocation. It never waits on the store (a relocation's owner CAS
+    /// or abort fence runs on the store's I/O; a later call returns its
+    /// outcome); the GIL is released for the call.
     #[pyo3(signature = (now = None))]
     fn on_timeout(&self, py: Python<'_>, now: Option<u64>) -> PyResult<Vec<Obj>> {
         let ds = self.off(py, |rt| rt.on_timeout(now))?;

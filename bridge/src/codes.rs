@@ -1,6 +1,7 @@
 //! The closed sets a host matches on, each with a stable number and a stable
 //! name: the C ABI uses the numbers (the header's `zlink_*` enums, generated
-//! from these by cbindgen), Python and the languages to come the names. A
+//! from these by cbindgen), Python, the JVM and Node the names (their copies
+//! are generated from this file by `zlink-schema`: `make schema`). A
 //! number never changes; new values are only appended. `None` (0) marks "not
 //! this kind of result" in the flat forms of `decision`.
 

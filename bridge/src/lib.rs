@@ -1,9 +1,10 @@
 //! zlink-bridge: the host surface of the routing core, once (DESIGN §2,
 //! §6). Every binding (the C ABI in `ffi-c`, Python in `bindings-python`,
-//! the JVM and Node to come) is a thin translation of this crate: it reads
-//! its language's arguments, calls [`Runtime`], and builds its language's
-//! values from the flat results of [`decision`] or reports an [`Error`]
-//! by its [`ErrorKind`]. No input rule, error mapping, decision
+//! the JVM in `bindings-jvm`, Node in `bindings-node`) is a thin
+//! translation of this crate: it reads its language's arguments, calls
+//! [`Runtime`], and builds its language's values from the results of
+//! [`decision`] (flat for C, encoded by [`encode`] for the JVM and Node)
+//! or reports an [`Error`] by its [`ErrorKind`]. No input rule, error mapping, decision
 //! flattening, counter naming, log queue or lifecycle rule is written in a
 //! binding.
 //!
