@@ -8,6 +8,7 @@ use jni::refs::Global;
 use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, JValue, JavaVM, jni_sig, jni_str};
 use zlink_bridge::args::{Arg, request_options};
+use zlink_bridge::decode;
 use zlink_bridge::encode::{self, Encode};
 use zlink_bridge::setup::RedisFields;
 use zlink_bridge::{Clock, Error, ErrorKind, Options, Resolved, Store, Write, config, setup};
@@ -92,7 +93,7 @@ fn saved_operations(env: &mut Env<'_>, frames: &JObjectArray<'_>) -> Result<Vec<
             let array = env.cast_local::<JByteArray<'_>>(element)?;
             bytes(env, &array)
         })?;
-        out.push(encode::operation(&frame)?);
+        out.push(decode::operation(&frame)?);
     }
     Ok(out)
 }
@@ -508,7 +509,7 @@ entry_points! {
         code: jint,
         message: JString<'local>,
     ) -> JByteArray<'local> {
-        let operation = encode::operation(&bytes(env, &operation)?)?;
+        let operation = decode::operation(&bytes(env, &operation)?)?;
         let rt = pin(&RUNTIMES, rt, RUNTIME)?;
         let out = if payload.is_null() {
             let kind = Arg::get(error_kind as u32)?;
@@ -523,7 +524,7 @@ entry_points! {
 
     /// Reports whether a Relay's notification was sent.
     fn Java_io_zlink_Native_noticeSettled(env, rt: jlong, token: JByteArray<'local>, sent: jboolean) -> () {
-        let token = encode::notice_token(&bytes(env, &token)?)?;
+        let token = decode::notice_token(&bytes(env, &token)?)?;
         Ok(pin(&RUNTIMES, rt, RUNTIME)?.notice_settled(Some(&token), sent)?)
     }
 

@@ -7,7 +7,8 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use zlink_bridge::args::{Arg, request_options};
-use zlink_bridge::encode::{self, Encode};
+use zlink_bridge::decode;
+use zlink_bridge::encode::Encode;
 use zlink_core::ObjectKind;
 use zlink_core::wire::{ActorRoute, NodeRef, SessionRef};
 
@@ -157,7 +158,7 @@ impl NativeRuntime {
     ) -> Result<Buffer> {
         let fail = |e: zlink_bridge::Error| js_error(&env, &e);
         let rt = self.get(&env)?;
-        let operation = encode::operation(&operation).map_err(fail)?;
+        let operation = decode::operation(&operation).map_err(fail)?;
         let out = match payload {
             Some(p) => rt.reply(Some(&operation), Some(&p), None::<(_, _, &str)>),
             None => {
@@ -177,7 +178,7 @@ impl NativeRuntime {
     #[napi(catch_unwind)]
     pub fn notice_settled(&self, env: Env, token: Buffer, sent: bool) -> Result<()> {
         let fail = |e: zlink_bridge::Error| js_error(&env, &e);
-        let token = encode::notice_token(&token).map_err(fail)?;
+        let token = decode::notice_token(&token).map_err(fail)?;
         self.get(&env)?
             .notice_settled(Some(&token), sent)
             .map_err(fail)
@@ -288,7 +289,7 @@ impl NativeRuntime {
             u64_of(&target_generation).map_err(fail)?,
         );
         let count = saved.len();
-        let ops = || saved.iter().map(|f| encode::operation(f)).collect();
+        let ops = || saved.iter().map(|f| decode::operation(f)).collect();
         let started = self.get(&env)?.begin_relocation(
             kind,
             id.as_str(),

@@ -13,7 +13,8 @@
 //! - [`error`]: every error's kind, family and C result code;
 //! - [`decision`]: the flat form of every result and decision;
 //! - [`encode`]: those results as bytes, for hosts that decode them in
-//!   their own language (the JVM);
+//!   their own language (the JVM, Node); [`decode`]: what those hosts give
+//!   back (an operation, a notification token), read again;
 //! - [`args`]: host arguments and their checks;
 //! - [`config`], [`stats`]: the config as numbers, the counters as a list;
 //! - [`logs`]: the one log queue;
@@ -25,6 +26,7 @@ pub mod args;
 pub mod codes;
 pub mod config;
 pub mod decision;
+pub mod decode;
 pub mod encode;
 pub mod error;
 pub mod handles;
