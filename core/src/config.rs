@@ -84,6 +84,19 @@ impl Default for RoutingConfig {
     }
 }
 
+/// The bounds of the default config. Here, not in `wire`: the wire codec
+/// takes its limits as an argument and knows nothing of configs.
+impl Default for crate::wire::DecodeLimits {
+    fn default() -> Self {
+        let c = RoutingConfig::default();
+        crate::wire::DecodeLimits {
+            max_object_id_bytes: c.max_object_id_bytes,
+            max_payload_bytes: c.max_message_bytes,
+            max_state_bytes: c.max_relocation_state_bytes,
+        }
+    }
+}
+
 impl RoutingConfig {
     /// Checks every rule; an invalid config is an error, never silently fixed.
     pub fn validate(&self) -> Result<(), ConfigError> {

@@ -298,6 +298,7 @@ pub fn last_sender(frame: &Frame) -> Option<NodeRid> {
 }
 
 /// Bounds a decoder enforces (the negotiated message bound among them).
+/// `default()` is the default config's (`crate::config`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DecodeLimits {
     /// Longest object ID accepted.
@@ -306,16 +307,6 @@ pub struct DecodeLimits {
     pub max_payload_bytes: usize,
     /// Longest relocation state a Restore may carry.
     pub max_state_bytes: usize,
-}
-
-impl Default for DecodeLimits {
-    fn default() -> Self {
-        DecodeLimits {
-            max_object_id_bytes: 1024,
-            max_payload_bytes: 1 << 20,
-            max_state_bytes: crate::config::DEFAULT_MAX_RELOCATION_STATE_BYTES,
-        }
-    }
 }
 
 /// Why bytes are not a valid frame. The frame is dropped; nothing of it is
