@@ -5,11 +5,11 @@
 
 use crate::follow::DedupKey;
 use crate::ids::{CorrelationId, NodeRid, ObjectGeneration, ObjectKey, OperationId};
-use crate::outbound::Outbound;
 use crate::relocation::RelocationAction;
 use crate::reply::Completion;
 use crate::resolve::UnavailableReason;
 use crate::route::RouteFence;
+use crate::send::Outbound;
 use crate::session::{SessionDelivery, SessionEvent};
 use crate::wire::{NodeRef, Operation, WireError};
 

@@ -13,7 +13,6 @@ mod authority;
 mod cache;
 mod clock;
 mod config;
-mod direct;
 mod error;
 mod follow;
 mod ids;
@@ -21,7 +20,6 @@ mod inbound;
 mod lifecycle;
 mod liveness;
 pub mod mesh;
-mod outbound;
 mod ownership;
 mod peer;
 mod reason;
@@ -33,6 +31,7 @@ mod resolve;
 mod retry;
 mod route;
 mod runtime;
+mod send;
 mod session;
 mod stats;
 pub mod store;
@@ -49,7 +48,6 @@ pub use clock::{COARSE_SLACK, Clock, ManualClock, MonoTime, SystemClock};
 pub use config::{
     CACHE_FOLLOW_GAP, DEFAULT_MAX_RELOCATION_STATE_BYTES, MAX_MESSAGE_BYTES, RoutingConfig,
 };
-pub use direct::{DirectSend, SendOptions};
 pub use error::{ConfigError, InputError};
 pub use ids::{
     AuthorityOwnerGeneration, BindingGeneration, BindingToken, CorrelationId, KeyRef,
@@ -59,7 +57,6 @@ pub use ids::{
 };
 pub use inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeParts, NoticeToken};
 pub use lifecycle::LifecycleError;
-pub use outbound::{Outbound, Sent};
 pub use ownership::OwnedObject;
 pub use peer::{
     Endpoint, Liveness, MAX_PEER_FIELD_BYTES, PeerDescriptor, PeerIntent, PeerReplacement,
@@ -75,6 +72,8 @@ pub use reply::{
 pub use resolve::{Resolution, UnavailableReason};
 pub use route::{OwnerRoute, ReadyRoute, RouteFence};
 pub use runtime::{BuildError, Runtime, RuntimeBuilder};
+pub use send::{DirectSend, SendOptions};
+pub use send::{Outbound, Sent};
 pub use session::{
     ActorRef, BindingRoute, Registration, SessionDelivery, SessionError, SessionEvent, SessionSend,
 };

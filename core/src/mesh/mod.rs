@@ -13,7 +13,6 @@ use std::time::Duration;
 use crate::authority::{AuthorityRecord, OwnerClaim, WriteFence};
 use crate::clock::{ManualClock, MonoTime};
 use crate::config::RoutingConfig;
-use crate::direct::SendOptions;
 use crate::error::InputError;
 use crate::ids::{KeyRef, ProposalId};
 use crate::ids::{
@@ -22,12 +21,13 @@ use crate::ids::{
 use crate::ids::{ObjectKey, SessionGeneration, SessionId};
 use crate::inbound::{Delivery, Inbound, NoticeToken};
 use crate::lifecycle::LifecycleError;
-use crate::outbound::{Outbound, Sent};
 use crate::relocation::{
     Capture, RelocationAction, RelocationError, RelocationEvent, RelocationIdentity,
 };
 use crate::reply::{Completion, RequestOptions, Requested};
 use crate::runtime::Runtime;
+use crate::send::SendOptions;
+use crate::send::{Outbound, Sent};
 use crate::session::{ActorRef, SessionError, SessionEvent, SessionSend};
 use crate::store::{FaultyStore, LocationStore, MemoryStore};
 use crate::wire::{ActorRoute, ReplyResult, SessionRef};

@@ -4,7 +4,7 @@
 
 use crate::error::InputError;
 use crate::inbound::Delivery;
-use crate::outbound::Outbound;
+use crate::send::Outbound;
 use crate::session::SessionDelivery;
 use crate::wire::{AbortReason, NodeRef, Operation, RelocationIdentity};
 

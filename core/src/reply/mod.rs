@@ -11,10 +11,10 @@ use std::time::Duration;
 pub use pending::{PendingRequest, SpotExecution};
 pub(crate) use requests::{Requests, reply};
 
-use crate::direct::SendOptions;
 use crate::ids::{CorrelationId, ObjectKey, OperationId};
-use crate::outbound::Outbound;
 use crate::resolve::UnavailableReason;
+use crate::send::Outbound;
+use crate::send::SendOptions;
 use crate::store::StoreError;
 use crate::wire::ReplyError;
 

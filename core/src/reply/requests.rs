@@ -6,8 +6,8 @@
 
 use crate::clock::MonoTime;
 use crate::ids::{CorrelationId, KeyRef, ObjectGeneration, ObjectKey, OperationId, UniqueIds};
-use crate::outbound::Outbound;
 use crate::route::ReadyRoute;
+use crate::send::Outbound;
 use crate::stats::RequestCounters;
 use crate::wire::{Frame, NodeRef, Operation, ReplyFrame, ReplyResult, ReplyRoute, encode};
 

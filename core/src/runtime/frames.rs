@@ -8,9 +8,9 @@ use crate::admission::{Admission, InboundDirect, Rejection, StaleReason};
 use crate::follow::{FollowCheck, RelayPlan};
 use crate::ids::NodeRid;
 use crate::inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeToken};
-use crate::outbound::Outbound;
 use crate::reply::{Outcome, RequestError};
 use crate::resolve::UnavailableReason;
+use crate::send::Outbound;
 use crate::wire::{
     Command, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame, ReplyFrame,
     ReplyResult, ReplyRoute, WireError, decode, encode, last_sender,

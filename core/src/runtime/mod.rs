@@ -15,14 +15,13 @@ use std::future::Future;
 use std::sync::Arc;
 
 mod admission;
-mod direct;
 mod frames;
 mod lifecycle;
 mod peers;
 mod reconfirm;
 mod relocation;
 mod requests;
-mod sending;
+mod send;
 mod sessions;
 
 use crate::clock::{Clock, MonoTime, SystemClock};

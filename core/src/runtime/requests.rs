@@ -3,12 +3,12 @@
 //! on the request's reply route with no lookup; exactly one terminal result.
 
 use crate::clock::MonoTime;
-use crate::direct::DirectSend;
 use crate::error::InputError;
 use crate::ids::{CorrelationId, KeyRef, ObjectGeneration, ObjectKey, ObjectKind};
-use crate::outbound::Outbound;
 use crate::reply::{Completion, Outcome, ReplyRouteError, RequestOptions, Requested, reply};
 use crate::route::ReadyRoute;
+use crate::send::DirectSend;
+use crate::send::Outbound;
 use crate::wire::{Operation, ReplyResult};
 
 use super::Runtime;

@@ -6,7 +6,7 @@ use crate::clock::MonoTime;
 use crate::error::InputError;
 use crate::ids::{NodeRid, ObjectKey, RelocationId, SessionGeneration, SessionId};
 use crate::inbound::Inbound;
-use crate::outbound::Outbound;
+use crate::send::Outbound;
 use crate::session::{
     ActorRef, BindingRoute, Ctx, Registration, RelayIn, SessionError, SessionEvent, SessionSend,
     SessionStep, own_route,

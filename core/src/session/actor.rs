@@ -12,8 +12,8 @@ use crate::ids::{
     BindingGeneration, BindingToken, NodeRid, ObjectGeneration, ObjectKey, OperationId,
     RelocationId, SessionId,
 };
-use crate::outbound::Outbound;
 use crate::ownership::OwnedObject;
+use crate::send::Outbound;
 use crate::timer::Deadlines;
 use crate::wire::{
     ActorRoute, BindRefusal, BindResult, Binding, NodeRef, Registration, RelayKind, RouteChange,

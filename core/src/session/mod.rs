@@ -18,8 +18,8 @@ pub use table::BindingRoute;
 use crate::clock::MonoTime;
 use crate::config::RoutingConfig;
 use crate::ids::{NodeRid, ObjectKey, OperationId, RelocationId, SessionId, UniqueIds};
-use crate::outbound::Outbound;
 use crate::reason::UnavailableReason;
+use crate::send::Outbound;
 use crate::stats::Counters;
 use crate::wire::{
     ActorRoute, BindRefusal, Frame, NodeRef, RelayKind, SessionFrame, SessionRef, SessionRefusal,

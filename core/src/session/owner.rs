@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use crate::clock::MonoTime;
 use crate::ids::{NodeRid, ObjectGeneration, ObjectKey, OperationId, SessionGeneration, SessionId};
-use crate::outbound::Outbound;
 use crate::reason::UnavailableReason;
+use crate::send::Outbound;
 use crate::wire::{
     ActorRoute, BindRefusal, BindResult, Binding, NodeRef, RelayKind, SessionFrame, SessionRef,
 };

@@ -22,7 +22,6 @@ use crate::follow::FollowRoute;
 use crate::ids::{ObjectKey, ProposalId, RelocationId};
 use crate::inbound::{Delivery, Inbound};
 use crate::lifecycle::LifecycleError;
-use crate::outbound::Outbound;
 use crate::reason::UnavailableReason;
 use crate::relocation::handoff::{Side, SourceLink, TargetLink};
 use crate::relocation::{
@@ -30,6 +29,7 @@ use crate::relocation::{
     RelocationIdentity, RelocationStarted, SourcePhase, SourceStep, TargetPhase, TargetStep,
 };
 use crate::route::RouteFence;
+use crate::send::Outbound;
 use crate::store::WriteError;
 use crate::wire::{
     AbortReason, Frame, MAX_SAVED_OPERATIONS, NodeRef, Operation, RejectionCode, RelocationFrame,

@@ -1,5 +1,11 @@
-//! Starting an operation: a direct call by global ID becomes a frame and the
-//! node it goes to (spec §2.1 steps 1–4). The host moves the bytes.
+//! Sending by global ID (spec §2.1 steps 1–4, §2.2, §2.4): the direct send
+//! decision ([`direct`]) and the frame a call becomes, with the node it goes
+//! to. The host moves the bytes.
+
+mod direct;
+
+pub use direct::{DirectSend, SendOptions};
+pub(crate) use direct::{check_send, send_direct};
 
 use crate::ids::OperationId;
 use crate::resolve::UnavailableReason;

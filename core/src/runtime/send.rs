@@ -1,11 +1,12 @@
-//! Starting an operation: a direct call by global ID becomes a frame and the
-//! node it goes to (spec §2.1 steps 1–4). The host moves the bytes.
+//! Sending by global ID as calls: the direct send decision (a cache hit
+//! decides on the caller's thread, a miss goes to the store on the
+//! runtime's threads), and a call that becomes a frame and the node it goes
+//! to (spec §2.1 steps 1–4). The host moves the bytes.
 
-use crate::direct::{DirectSend, SendOptions};
 use crate::error::InputError;
 use crate::ids::{ObjectKind, OperationId};
-use crate::outbound::{Outbound, Sent};
 use crate::route::ReadyRoute;
+use crate::send::{DirectSend, Outbound, SendOptions, Sent, check_send, send_direct};
 use crate::wire::{Frame, NodeRef, Operation, encode};
 
 use super::Runtime;
@@ -79,5 +80,34 @@ impl Runtime {
             operation_id,
             outbound,
         })
+    }
+
+    /// Decides a Spot/Actor direct call by global ID alone (§2.1): no owner,
+    /// generation or reference is taken as a target. A cache hit decides
+    /// without the store; a store failure is retried within the deadline.
+    pub fn send_direct(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        options: SendOptions,
+    ) -> Result<DirectSend, InputError> {
+        check_send(kind, options)?;
+        let key = self.key(kind, id)?;
+        if let Some(route) = self.inner().resolver.lookup_cached(key) {
+            return Ok(DirectSend::Submit(route));
+        }
+        let inner = self.inner().clone();
+        let key = key.to_owned();
+        Ok(self.block_on(async move {
+            let attempts = inner.config.get().store_attempts;
+            send_direct(
+                &inner.resolver,
+                &*inner.clock,
+                attempts,
+                key.as_ref(),
+                options,
+            )
+            .await
+        }))
     }
 }
