@@ -1,6 +1,7 @@
 //! The cache-hit path, built for the cost of a napi call. napi-rs's own
-//! calls cost 180–300 ns before any work (a class method registers its
-//! `&self` borrow in a global map; every argument goes through a scope), so
+//! calls cost more than the lookup before any work (a class method
+//! registers its `&self` borrow in a global map; every argument goes
+//! through a scope; docs/performance.md has the figures), so
 //! the three hot functions are plain napi callbacks: the runtime is a number
 //! (a slot in this thread's table), the ID is copied with one napi call into
 //! a per-thread buffer, and a hit is written as a record into the

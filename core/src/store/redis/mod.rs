@@ -138,8 +138,7 @@ impl RedisStore {
     /// connection, its watcher and its calls run there, not on a thread of
     /// the store's own. For Rust hosts whose tasks resolve on that runtime:
     /// their `resolve_async` then runs inline, with no hop to another
-    /// thread and back (at 16 and 64 concurrent callers, about 1.2–1.5×
-    /// the resolves per second of a store on its own thread; `make bench`).
+    /// thread and back (docs/performance.md has the figures).
     ///
     /// The runtime needs I/O and time enabled (`enable_all`), and must keep
     /// running while the store is used. A multi-thread runtime always does

@@ -3,9 +3,8 @@
 //! plain connection to the server and does the round trip itself. Through
 //! the store's I/O thread the same read costs two thread wake-ups (there and
 //! back), and one I/O thread serving dozens of blocked threads becomes the
-//! bottleneck (`make bench`, against `redis-benchmark` GET at 1 / 16 / 64
-//! threads: 0.67 / 0.43 / 0.38× that way, 0.79–0.83 / 0.67–0.73 /
-//! 0.61–0.63× this way).
+//! bottleneck (the figures are in docs/performance.md, "Threads that block
+//! in `resolve`").
 //!
 //! What a read on the shared connection reports, a read here reports too:
 //! a lost connection is an `Unreachable` failure (never retried unseen, so
