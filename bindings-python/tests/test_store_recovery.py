@@ -59,6 +59,7 @@ def test_an_owner_whose_record_a_recovery_lost_holds_then_gives_the_object_up(ow
         case other:
             raise AssertionError(other)
     assert owner.owned(ACTOR, "x") is None
+    assert owner.stats()["ownerships_lost"] == 1
     assert owner.owned(ACTOR, "kept") is not None, "its record still names node 1"
     refusals = [d for d in decided if isinstance(d, zlink.Reject)]
     assert len(refusals) == 1, decided

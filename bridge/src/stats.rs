@@ -148,6 +148,13 @@ pub fn counters(s: &Stats) -> Vec<Counter> {
             ("closed_by_seal_timeout", ss.closed_by_seal_timeout),
         ],
     );
+    group(
+        "",
+        &[
+            ("store_writes_unreplicated", s.store_writes_unreplicated),
+            ("ownerships_lost", s.ownerships_lost),
+        ],
+    );
     out
 }
 

@@ -167,6 +167,8 @@ pub(crate) struct Counters {
     pub(crate) store_reads: Counter,
     pub(crate) store_failures: Counter,
     pub(crate) store_recoveries: Counter,
+    pub(crate) store_writes_unreplicated: Counter,
+    pub(crate) ownerships_lost: Counter,
     pub(crate) ready_from_store: Counter,
     pub(crate) missing: Counter,
     pub(crate) unavailable: Counter,
@@ -194,6 +196,8 @@ impl Counters {
             store_reads: self.store_reads.get(),
             store_failures: self.store_failures.get(),
             store_recoveries: self.store_recoveries.get(),
+            store_writes_unreplicated: self.store_writes_unreplicated.get(),
+            ownerships_lost: self.ownerships_lost.get(),
             resolutions: ResolutionCounts {
                 ready_route: hits + self.ready_from_store.get(),
                 missing: self.missing.get(),
@@ -486,6 +490,14 @@ pub struct Stats {
     pub store_failures: u64,
     /// Store recovery events seen.
     pub store_recoveries: u64,
+    /// Authority write attempts fewer replicas acknowledged than asked
+    /// (`StoreError::NotReplicated`: the outcome is unknown, and the write
+    /// is retried with its proposal; docs/location-store.md, "Failover and
+    /// durability").
+    pub store_writes_unreplicated: u64,
+    /// Ownerships given up after a store recovery event because the store
+    /// no longer named this node (`OwnershipLost`).
+    pub ownerships_lost: u64,
     /// Resolutions by tag.
     pub resolutions: ResolutionCounts,
     /// Entries removed, by reason.

@@ -424,6 +424,11 @@ fn a_paused_replica_leaves_writes_unknown_until_it_is_back_then_the_same_node_co
     let unknown = a.activate(ACTOR, "x");
     assert!(not_replicated(&unknown), "{unknown:?}");
     assert_eq!(a.owned(key("x")), None);
+    assert_eq!(
+        a.stats().store_writes_unreplicated,
+        3,
+        "each of the write's store_attempts"
+    );
     replica.resume().expect("resume");
     // A's own Creating record, from the attempt whose outcome was unknown,
     // is adopted by its next activation; no other node can take it.

@@ -88,6 +88,7 @@ fn an_owner_whose_record_a_failover_lost_holds_its_work_then_gives_the_object_up
             reason: LostReason::Missing
         }]
     );
+    assert_eq!(a.stats().ownerships_lost, 1);
     assert_eq!(a.owned(key("x")), None);
     assert!(
         a.owned(key("kept")).is_some(),

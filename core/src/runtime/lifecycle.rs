@@ -183,7 +183,12 @@ impl Inner {
     ) -> Result<Observed<T>, LifecycleError> {
         match &result {
             Ok(o) => _ = self.resolver.observe(Ok(o.epoch)),
-            Err(WriteError::Store(e)) => _ = self.resolver.observe(Err(e)),
+            Err(WriteError::Store(e)) => {
+                if matches!(e, crate::store::StoreError::NotReplicated { .. }) {
+                    self.resolver.counters().store_writes_unreplicated.incr();
+                }
+                _ = self.resolver.observe(Err(e));
+            }
             Err(WriteError::Rejected(r)) => {
                 tracing::info!(rejection = %r, "authority write refused")
             }

@@ -124,6 +124,7 @@ impl Runtime {
                     actions.extend(held.into_iter().map(|op| self.on_operation(op, max_hops)))
                 }
                 Decided::Lost(lost, held) => {
+                    self.counters().ownerships_lost.incr();
                     // Not the owner any more: no Message Follow route leads
                     // on from here (it was never moved), so each is refused
                     // and its sender ends it Unavailable (§4.2).
