@@ -8,7 +8,11 @@
 //! version-checked so a newer route is never cleared by news about an older
 //! one.
 
+mod growth;
+mod mesh_numbers;
 mod pages;
+mod probe;
+mod slot;
 mod table;
 
 use std::hash::{Hash, Hasher};
@@ -20,9 +24,10 @@ use papaya::{Equivalent, HashMap, Operation};
 use crate::clock::MonoTime;
 use crate::ids::{KeyRef, NodeRid, ObjectKind, OwnerLeaseGeneration, StoreVersion};
 use crate::route::{ReadyRoute, RouteFence};
-use table::{Entry, SlotKey, Table};
+use slot::SlotKey;
+use table::{Entry, Table};
 
-pub use table::INLINE_ID_BYTES;
+pub use slot::INLINE_ID_BYTES;
 
 /// A long ID's key in the map.
 #[derive(Clone, PartialEq, Eq)]

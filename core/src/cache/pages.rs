@@ -4,8 +4,9 @@
 //! twice the cache's capacity in slots) and read at scattered places. From
 //! the allocator they would be written whole when zeroed (every page made
 //! resident at once) and mapped in 4 KiB pages, so a scattered lookup pays a
-//! TLB miss (a page walk) on top of its cache miss: measured here, a lookup
-//! over 100,000 routes cost 45 ns in 4 KiB pages and 32 ns in 2 MiB ones.
+//! TLB miss (a page walk) on top of its cache miss, which made scattered
+//! lookups markedly slower than in 2 MiB pages (measured:
+//! docs/performance.md, "The targets not met").
 //! So on Unix an array is its own anonymous mapping: zero pages until an
 //! entry lands there, aligned to 2 MiB and advised `MADV_HUGEPAGE` on Linux
 //! (honoured when transparent huge pages are `always` or `madvise`; only
@@ -20,7 +21,7 @@
 use std::ops::Deref;
 use std::sync::atomic::AtomicU64;
 
-use super::table::Slot;
+use super::slot::Slot;
 
 /// Types whose all-zero bit pattern is a valid value, so a zero-filled
 /// mapping is an initialised array of them, and whose every byte is an
