@@ -41,9 +41,11 @@ lint:
 	$(CARGO) run -q -p zlink-schema -- --check
 
 # schema/ (zlink-schema): every binding's copy of the closed sets (Java
-# enums, Node's codes.js/codes.d.ts, Python's zlink/_codes.py) is generated
-# from bridge/src/codes.rs and checked in; `make lint` fails when one is
-# stale.
+# enums, Node's codes.js/codes.d.ts, Python's zlink/_codes.py, from
+# bridge/src/codes.rs) and of the result types (bridge/src/surface/: the
+# bridge's encoder, the JVM's records and Surface.java, Node's surface.js
+# and surface.d.ts) is generated and checked in; `make lint` fails when one
+# is stale.
 schema:
 	$(CARGO) run -q -p zlink-schema
 

@@ -30,6 +30,8 @@ class Reader {
   /** A closed set's value: its u8 code, named by `names` (codes.js). */
   code(names) { return this.named(names, this.u8()); }
   reason() { const c = this.u8(); return c === 0 ? null : this.named(codes.UnavailableReason, c); }
+  /** A tag or code no value of `what` has: the bytes were not written by this library. */
+  unknown(what, c) { return broken(`unknown ${what} ${c}`); }
   named(names, c) {
     const v = names[c];
     if (v == null) throw broken(`unknown code ${c}`);
@@ -56,44 +58,14 @@ function read(buf, fn) {
   return v;
 }
 
-const fence = (r) => ({
-  objectGeneration: r.u64(), authorityOwnerGeneration: r.u64(), ownerLeaseGeneration: r.u64(),
-  nodeGeneration: r.u64(), storeVersion: r.u64(),
-});
-const readyRoute = (r) => ({ kind: 'ReadyRoute', mesh: r.str(), node: r.u64(), fence: fence(r), admissionDeadlineMs: r.ms() });
-const nodeRef = (r) => ({ mesh: r.str(), rid: r.u64(), generation: r.u64() });
-const outbound = (r) => ({ to: nodeRef(r), bytes: r.bytes() });
+// The result types the bridge's surface describes, read by generated code.
+const surface = require('./surface');
+const { nodeRef, outbound, readyRoute } = surface;
+const fence = surface.routeFence;
+const resolution = surface.resolution;
+const sent = surface.sendResult;
+const sessionSent = surface.sessionSendResult;
 const key = (r) => ({ objectKind: r.code(codes.ObjectKind), id: r.str() });
-
-function resolution(r) {
-  switch (r.u8()) {
-    case 1: return readyRoute(r);
-    case 2: return { kind: 'Missing' };
-    case 3: return { kind: 'Unavailable', reason: r.code(codes.UnavailableReason) };
-    case 4: return { kind: 'StoreFailure', error: r.code(codes.StoreError), message: r.str() };
-    default: throw broken('resolution');
-  }
-}
-
-function sent(r) {
-  switch (r.u8()) {
-    case 1: return { kind: 'Submitted', operationId: r.u64(), outbound: outbound(r), correlation: r.opt(() => r.u64()) };
-    case 2: return { kind: 'NotFound' };
-    case 3: return { kind: 'ColdActivation' };
-    case 4: return { kind: 'Unavailable', reason: r.code(codes.UnavailableReason) };
-    case 5: return { kind: 'StoreFailure', error: r.code(codes.StoreError), message: r.str() };
-    default: throw broken('send result');
-  }
-}
-
-function sessionSent(r) {
-  switch (r.u8()) {
-    case 1: return { kind: 'SessionSent', operationId: r.u64(), sequence: r.u64(), outbound: outbound(r) };
-    case 2: return { kind: 'SessionHeld', operationId: r.u64(), sequence: r.u64() };
-    case 3: return { kind: 'Unavailable', reason: r.code(codes.UnavailableReason) };
-    default: throw broken('session send result');
-  }
-}
 
 const owned = (r) => ({
   state: r.code(codes.AuthorityState), objectGeneration: r.u64(), authorityOwnerGeneration: r.u64(),

@@ -7,24 +7,17 @@ import type {
   ReplyErrorKindName, StoreErrorName, UnavailableReasonName,
 } from './codes';
 
-// The closed sets' names come from codes.d.ts, generated from the bridge.
+import type {
+  NodeRef, Outbound, ReadyRoute, Resolution, RouteFence, SendResult, SessionSendResult,
+} from './surface';
+
+// The result types of the bridge's surface (surface.d.ts) and the closed
+// sets' names (codes.d.ts) are generated from the bridge.
+export * from './surface';
+
 export type Kind = ObjectKindName;
 
-export interface RouteFence {
-  objectGeneration: bigint;
-  authorityOwnerGeneration: bigint;
-  ownerLeaseGeneration: bigint;
-  nodeGeneration: bigint;
-  storeVersion: bigint;
-}
-
-export interface ReadyRoute { kind: 'ReadyRoute'; mesh: string; node: bigint; fence: RouteFence; admissionDeadlineMs: number }
-export interface Missing { kind: 'Missing' }
 export type UnavailableReason = UnavailableReasonName;
-export interface Unavailable { kind: 'Unavailable'; reason: UnavailableReason }
-export interface StoreFailure { kind: 'StoreFailure'; error: StoreErrorName; message: string }
-/** The resolver's four closed results. */
-export type Resolution = ReadyRoute | Missing | Unavailable | StoreFailure;
 
 export interface OwnedObject {
   state: AuthorityStateName;
@@ -35,8 +28,6 @@ export interface OwnedObject {
   admissionDeadlineMs: number;
 }
 
-export interface NodeRef { mesh: string; rid: bigint; generation: bigint }
-export interface Outbound { to: NodeRef; bytes: Buffer }
 export interface RouteEnd { node: NodeRef; fence: RouteFence }
 export interface SessionRef { owner: NodeRef; id: bigint; generation: bigint }
 export interface ActorRoute {
@@ -48,10 +39,6 @@ export interface BindingRoute {
   session: SessionRef; admissionDeadlineMs: number;
 }
 
-export interface Submitted { kind: 'Submitted'; operationId: bigint; outbound: Outbound; correlation: bigint | null }
-export interface NotFound { kind: 'NotFound' }
-export interface ColdActivation { kind: 'ColdActivation' }
-export type SendResult = Submitted | NotFound | ColdActivation | Unavailable | StoreFailure;
 export interface SendOptions {
   instanceIntent?: boolean; deadlineMs?: number; timeoutMs?: number;
   origin?: { spot: string; objectGeneration: bigint | number };
@@ -114,10 +101,6 @@ export type Inbound =
   | { kind: 'Ignored'; reason: string }
   /** After a store recovery event the store no longer names this node as the object's owner: stop running it here (held work was refused). */
   | { kind: 'OwnershipLost'; objectKind: Kind; id: string; reason: LostReasonName };
-export type SessionSendResult =
-  | { kind: 'SessionSent'; operationId: bigint; sequence: bigint; outbound: Outbound }
-  | { kind: 'SessionHeld'; operationId: bigint; sequence: bigint }
-  | Unavailable;
 export interface PeerDescriptor { endpoint: string; rid: bigint; lifecycleGeneration: bigint; securityIdentity: string }
 export interface PeerReplacement { descriptor: PeerDescriptor }
 export interface PeerIntent {

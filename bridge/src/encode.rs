@@ -19,11 +19,10 @@ use zlink_core::{
     ReadyRoute, RouteFence, SpotExecution,
 };
 
-use crate::codes::{
-    AuthorityState, DecisionKind as K, Failure, Outcome, ResolutionTag, SentTag, SessionSentTag,
-};
+use crate::codes::{AuthorityState, DecisionKind as K, Failure, Outcome};
 use crate::decision::{Decision, Resolved, Sent, SessionSent};
 use crate::stats::Counter;
+use crate::surface;
 
 /// Bytes being written.
 #[derive(Debug, Default)]
@@ -119,51 +118,53 @@ pub trait Encode {
     }
 }
 
-/// A closed set's code as one byte (every set has fewer than 256 values).
-fn code(v: u32) -> u8 {
-    u8::try_from(v).unwrap_or(u8::MAX)
-}
-
+/// The results the surface types describe (`crate::surface`) are written
+/// by its generated encoder: these convert and delegate.
 impl Encode for RouteFence {
-    /// object generation, authority owner generation, owner lease
-    /// generation, node generation, store version.
     fn encode(&self, w: &mut Writer) {
-        w.u64(self.object_generation.get())
-            .u64(self.authority_owner_generation.get())
-            .u64(self.owner_lease_generation.get())
-            .u64(self.node_generation.get())
-            .u64(self.store_version.get());
+        surface::RouteFence::from(self).encode(w);
     }
 }
 
 impl Encode for ReadyRoute {
-    /// mesh, node, fence, admission deadline (ms on the runtime clock).
     fn encode(&self, w: &mut Writer) {
-        w.str(self.route.mesh.as_str())
-            .u64(self.route.node.get())
-            .put(&self.fence)
-            .u64(self.admission_deadline.as_millis());
+        surface::ReadyRoute::from(self).encode(w);
     }
 }
 
 impl Encode for Resolved {
-    /// The tag's code, then ReadyRoute: the route; Unavailable: the
-    /// reason's code; StoreFailure: the error's code and text.
     fn encode(&self, w: &mut Writer) {
-        w.u8(code(self.tag as u32));
-        match (self.tag, &self.route) {
-            (ResolutionTag::ReadyRoute, Some(route)) => {
-                w.put(route);
-            }
-            (ResolutionTag::Unavailable, _) => {
-                w.u8(code(self.reason as u32));
-            }
-            (ResolutionTag::StoreFailure, _) => {
-                w.u8(code(self.store_error as u32)).str(&self.store_message);
-            }
-            _ => {}
-        }
+        surface::Resolution::from(self).encode(w);
     }
+}
+
+impl Encode for NodeRef {
+    fn encode(&self, w: &mut Writer) {
+        surface::NodeRef::from(self).encode(w);
+    }
+}
+
+impl Encode for Outbound {
+    fn encode(&self, w: &mut Writer) {
+        surface::Outbound::from(self).encode(w);
+    }
+}
+
+impl Encode for Sent {
+    fn encode(&self, w: &mut Writer) {
+        surface::SendResult::from(self).encode(w);
+    }
+}
+
+impl Encode for SessionSent {
+    fn encode(&self, w: &mut Writer) {
+        surface::SessionSendResult::from(self).encode(w);
+    }
+}
+
+/// A closed set's code as one byte (every set has fewer than 256 values).
+pub(crate) fn code(v: u32) -> u8 {
+    u8::try_from(v).unwrap_or(u8::MAX)
 }
 
 impl Encode for OwnedObject {
@@ -176,15 +177,6 @@ impl Encode for OwnedObject {
             .u64(self.lease_generation.get())
             .u64(self.store_version.get())
             .u64(self.admission_deadline.as_millis());
-    }
-}
-
-impl Encode for NodeRef {
-    /// mesh, routing ID, node generation.
-    fn encode(&self, w: &mut Writer) {
-        w.str(self.mesh.as_str())
-            .u64(self.rid.get())
-            .u64(self.generation.get());
     }
 }
 
@@ -220,61 +212,11 @@ impl Encode for ObjectKey {
     }
 }
 
-impl Encode for Outbound {
-    /// destination node, frame bytes.
-    fn encode(&self, w: &mut Writer) {
-        w.put(&self.to).bytes(&self.bytes);
-    }
-}
-
 /// A list of frames.
 fn frames(w: &mut Writer, frames: &[Outbound]) {
     w.list(frames, |w, o| {
         w.put(o);
     });
-}
-
-impl Encode for Sent {
-    /// The tag's code, then Submitted: operation ID, outbound, optional
-    /// correlation; Unavailable: reason; StoreFailure: error and text.
-    fn encode(&self, w: &mut Writer) {
-        w.u8(code(self.tag as u32));
-        match (self.tag, &self.outbound) {
-            (SentTag::Submitted, Some(o)) => {
-                w.u64(self.operation_id)
-                    .put(o)
-                    .opt(self.correlation.as_ref(), |w, c| {
-                        w.u64(*c);
-                    });
-            }
-            (SentTag::Unavailable, _) => {
-                w.u8(code(self.reason as u32));
-            }
-            (SentTag::StoreFailure, _) => {
-                w.u8(code(self.store_error as u32)).str(&self.store_message);
-            }
-            _ => {}
-        }
-    }
-}
-
-impl Encode for SessionSent {
-    /// The tag's code, then Sent: operation ID, sequence, outbound; Held:
-    /// operation ID, sequence; Unavailable: reason.
-    fn encode(&self, w: &mut Writer) {
-        w.u8(code(self.tag as u32));
-        match (self.tag, &self.outbound) {
-            (SessionSentTag::Sent, Some(o)) => {
-                w.u64(self.operation_id).u64(self.sequence).put(o);
-            }
-            (SessionSentTag::Held, _) => {
-                w.u64(self.operation_id).u64(self.sequence);
-            }
-            _ => {
-                w.u8(code(self.reason as u32));
-            }
-        }
-    }
 }
 
 impl Encode for Operation {
@@ -582,6 +524,7 @@ impl Encode for Decision {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codes::ResolutionTag;
 
     #[test]
     fn numbers_are_little_endian_and_lengths_lead() {

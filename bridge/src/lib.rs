@@ -35,6 +35,7 @@ pub mod logs;
 pub mod runtime;
 pub mod setup;
 pub mod stats;
+pub mod surface;
 
 pub use decision::{Attached, Decision, Resolved, Sent, SessionSent};
 pub use error::{Code, Error, ErrorKind, Family, Result};

@@ -93,7 +93,7 @@ fn code_set(e: &syn::ItemEnum) -> Result<CodeSet, String> {
 /// The first paragraph of the `///` lines of `attrs`, without their
 /// leading space: what every language says. Later paragraphs are the C
 /// ABI's own (the header keeps them).
-fn doc(attrs: &[Attribute]) -> Vec<String> {
+pub(crate) fn doc(attrs: &[Attribute]) -> Vec<String> {
     attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))

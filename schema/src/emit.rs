@@ -180,6 +180,29 @@ fn union(values: &[CodeValue], sep: &str, item: impl Fn(&CodeValue) -> String) -
         .join("\n")
 }
 
+/// A class's Javadoc (no indent).
+pub(crate) fn java_class_doc(doc: &[String]) -> String {
+    javadoc(doc, "")
+}
+
+/// `ADMISSION_DEADLINE_MS` → `admissionDeadlineMs`.
+pub(crate) fn constant_to_camel(constant: &str) -> String {
+    let mut out = String::new();
+    for (i, word) in constant.split('_').filter(|w| !w.is_empty()).enumerate() {
+        let lower = word.to_ascii_lowercase();
+        if i == 0 {
+            out.push_str(&lower);
+        } else {
+            let mut c = lower.chars();
+            if let Some(f) = c.next() {
+                out.push(f.to_ascii_uppercase());
+                out.push_str(c.as_str());
+            }
+        }
+    }
+    out
+}
+
 /// `LeaseExpired` → `LEASE_EXPIRED`.
 fn constant(variant: &str) -> String {
     let mut out = String::new();
@@ -194,7 +217,7 @@ fn constant(variant: &str) -> String {
 
 /// The first sentence of a doc (up to the first `. ` or the end of its
 /// first paragraph), as one line.
-fn first_sentence(doc: &[String]) -> String {
+pub(crate) fn first_sentence(doc: &[String]) -> String {
     let paragraph: Vec<&str> = doc
         .iter()
         .map(String::as_str)

@@ -1,6 +1,8 @@
 //! `zlink-schema [--check]`: writes every binding's copy of the host
-//! surface's closed sets from the one place they are written by hand, the
-//! bridge's `codes.rs` (their stable numbers, names and docs), or with
+//! surface from the one place it is written by hand: the closed sets from
+//! the bridge's `codes.rs` (their stable numbers, names and docs), the
+//! result types from `surface/mod.rs` (records and unions: the bridge's
+//! encoder, the JVM's records and reader, Node's reader and types), or with
 //! `--check` fails when a checked-in copy differs from what it would write
 //! (`make lint`). Run from anywhere in the repository.
 //!
@@ -13,6 +15,8 @@
 
 mod codes;
 mod emit;
+mod surface;
+mod surface_emit;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -49,8 +53,18 @@ fn run(check: bool) -> Result<Vec<String>, String> {
     let source = std::fs::read_to_string(&codes_rs)
         .map_err(|e| format!("cannot read {}: {e}", codes_rs.display()))?;
     let sets = codes::read(&source)?;
+    let surface_rs = root.join("bridge/src/surface/mod.rs");
+    let surface_source = std::fs::read_to_string(&surface_rs)
+        .map_err(|e| format!("cannot read {}: {e}", surface_rs.display()))?;
+    let names: Vec<String> = sets.iter().map(|s| s.name.clone()).collect();
+    let surface = surface::read(&surface_source, &names)?;
+    let mut outputs = emit::all(&sets)?;
+    outputs.extend(surface_emit::all(&surface)?);
     let mut stale = Vec::new();
-    for out in emit::all(&sets)? {
+    for mut out in outputs {
+        if out.path.ends_with(".rs") {
+            out.text = rustfmt(&out.text)?;
+        }
         let path = root.join(&out.path);
         let now = std::fs::read_to_string(&path).unwrap_or_default();
         if now == out.text {
@@ -65,6 +79,34 @@ fn run(check: bool) -> Result<Vec<String>, String> {
         }
     }
     Ok(stale)
+}
+
+/// `text` as rustfmt writes it (the generated Rust must pass `cargo fmt
+/// --check`).
+fn rustfmt(text: &str) -> Result<String, String> {
+    use std::io::Write;
+    let mut child = std::process::Command::new("rustfmt")
+        .args(["--edition", "2024", "--emit", "stdout"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run rustfmt: {e}"))?;
+    child
+        .stdin
+        .take()
+        .ok_or("rustfmt has no stdin")?
+        .write_all(text.as_bytes())
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("rustfmt: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "rustfmt refused the generated Rust: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    String::from_utf8(out.stdout).map_err(|e| format!("rustfmt: {e}"))
 }
 
 /// The repository: this crate's parent folder.

@@ -54,21 +54,15 @@ final class Decoder {
     }
 
     RouteFence fence() {
-        return new RouteFence(u64(), u64(), u64(), u64(), u64());
+        return Surface.routeFence(this);
     }
 
     ReadyRoute readyRoute() {
-        return new ReadyRoute(str(), u64(), fence(), u64());
+        return Surface.readyRoute(this);
     }
 
     Resolution resolution() {
-        return switch (u8()) {
-            case 1 -> readyRoute();
-            case 2 -> Missing.INSTANCE;
-            case 3 -> new Unavailable(UnavailableReason.of(u8()));
-            case 4 -> new StoreFailure(StoreErrorKind.of(u8()), str());
-            default -> throw new ZlinkException("unknown resolution tag", "Protocol", null);
-        };
+        return Surface.resolution(this);
     }
 
     OwnedObject owned() {
@@ -76,7 +70,7 @@ final class Decoder {
     }
 
     NodeRef nodeRef() {
-        return new NodeRef(str(), u64(), u64());
+        return Surface.nodeRef(this);
     }
 
     RouteEnd routeEnd() {
@@ -121,27 +115,15 @@ final class Decoder {
     }
 
     Outbound outbound() {
-        return new Outbound(nodeRef(), bytes());
+        return Surface.outbound(this);
     }
 
     SendResult sent() {
-        return switch (u8()) {
-            case 1 -> new Submitted(u64(), outbound(), optLong());
-            case 2 -> NotFound.INSTANCE;
-            case 3 -> ColdActivation.INSTANCE;
-            case 4 -> new Unavailable(UnavailableReason.of(u8()));
-            case 5 -> new StoreFailure(StoreErrorKind.of(u8()), str());
-            default -> throw broken("send result");
-        };
+        return Surface.sendResult(this);
     }
 
     SessionSendResult sessionSent() {
-        return switch (u8()) {
-            case 1 -> new SessionSent(u64(), u64(), outbound());
-            case 2 -> new SessionHeld(u64(), u64());
-            case 3 -> new Unavailable(UnavailableReason.of(u8()));
-            default -> throw broken("session send result");
-        };
+        return Surface.sessionSendResult(this);
     }
 
     Operation operation() {
