@@ -60,24 +60,15 @@ function read(buf, fn) {
 
 // The result types the bridge's surface describes, read by generated code.
 const surface = require('./surface');
-const { nodeRef, outbound, readyRoute } = surface;
+const { actorRoute, nodeRef, outbound, readyRoute, routeEnd, sessionRef } = surface;
+const owned = surface.ownedObject;
 const fence = surface.routeFence;
 const resolution = surface.resolution;
 const sent = surface.sendResult;
 const sessionSent = surface.sessionSendResult;
 const key = (r) => ({ objectKind: r.code(codes.ObjectKind), id: r.str() });
 
-const owned = (r) => ({
-  state: r.code(codes.AuthorityState), objectGeneration: r.u64(), authorityOwnerGeneration: r.u64(),
-  leaseGeneration: r.u64(), storeVersion: r.u64(), admissionDeadlineMs: r.ms(),
-});
-const routeEnd = (r) => ({ node: nodeRef(r), fence: fence(r) });
 const identity = (r) => ({ mesh: r.str(), rid: r.u64(), generation: r.u64(), lease: r.u64() });
-const sessionRef = (r) => ({ owner: nodeRef(r), id: r.u64(), generation: r.u64() });
-const actorRoute = (r) => ({
-  owner: nodeRef(r), objectGeneration: r.u64(), authorityOwnerGeneration: r.u64(),
-  ownerLeaseGeneration: r.u64(), leaseRemainingMs: r.ms(),
-});
 const bindingRoute = (r) => ({
   actor: r.str(), route: actorRoute(r), binding: { generation: r.u64(), token: r.u64() },
   session: sessionRef(r), admissionDeadlineMs: r.ms(),

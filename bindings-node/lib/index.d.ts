@@ -3,12 +3,13 @@
 // milliseconds are numbers; payloads and frames are Buffers.
 
 import type {
-  AbortReasonName, AuthorityStateName, LivenessName, LostReasonName, ObjectKindName, RelayKindName,
+  AbortReasonName, LivenessName, LostReasonName, ObjectKindName, RelayKindName,
   ReplyErrorKindName, StoreErrorName, UnavailableReasonName,
 } from './codes';
 
 import type {
-  NodeRef, Outbound, ReadyRoute, Resolution, RouteFence, SendResult, SessionSendResult,
+  ActorRoute, NodeRef, Outbound, OwnedObject, ReadyRoute, Resolution, RouteEnd, RouteFence, SendResult,
+  SessionRef, SessionSendResult,
 } from './surface';
 
 // The result types of the bridge's surface (surface.d.ts) and the closed
@@ -19,21 +20,6 @@ export type Kind = ObjectKindName;
 
 export type UnavailableReason = UnavailableReasonName;
 
-export interface OwnedObject {
-  state: AuthorityStateName;
-  objectGeneration: bigint;
-  authorityOwnerGeneration: bigint;
-  leaseGeneration: bigint;
-  storeVersion: bigint;
-  admissionDeadlineMs: number;
-}
-
-export interface RouteEnd { node: NodeRef; fence: RouteFence }
-export interface SessionRef { owner: NodeRef; id: bigint; generation: bigint }
-export interface ActorRoute {
-  owner: NodeRef; objectGeneration: bigint; authorityOwnerGeneration: bigint;
-  ownerLeaseGeneration: bigint; leaseRemainingMs: number;
-}
 export interface BindingRoute {
   actor: string; route: ActorRoute; binding: { generation: bigint; token: bigint };
   session: SessionRef; admissionDeadlineMs: number;

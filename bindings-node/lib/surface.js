@@ -42,6 +42,18 @@ const sessionSent = (r) => ({ kind: 'SessionSent', operationId: r.u64(), sequenc
 /** The Actor is relocating (sealed): the relay is held and leaves, in order, with its command 44. */
 const sessionHeld = (r) => ({ kind: 'SessionHeld', operationId: r.u64(), sequence: r.u64() });
 
+/** An object this node owns, as its last authority write left it. */
+const ownedObject = (r) => ({ state: r.code(codes.AuthorityState), objectGeneration: r.u64(), authorityOwnerGeneration: r.u64(), leaseGeneration: r.u64(), storeVersion: r.u64(), admissionDeadlineMs: r.ms() });
+
+/** One end of a Message Follow route: a node and the fence of its tenure. */
+const routeEnd = (r) => ({ node: nodeRef(r), fence: routeFence(r) });
+
+/** A Session as the wire names it: its owner runtime, id and generation. */
+const sessionRef = (r) => ({ owner: nodeRef(r), id: r.u64(), generation: r.u64() });
+
+/** An Actor route as a binding stores it: the owner and the fences that must still hold, with the lease time left when the owner answered. */
+const actorRoute = (r) => ({ owner: nodeRef(r), objectGeneration: r.u64(), authorityOwnerGeneration: r.u64(), ownerLeaseGeneration: r.u64(), leaseRemainingMs: r.ms() });
+
 /** The resolver's four closed results (spec §2.2). */
 function resolution(r) {
   const tag = r.u8();
@@ -78,4 +90,4 @@ function sessionSendResult(r) {
   }
 }
 
-module.exports = { routeFence, readyRoute, missing, unavailable, storeFailure, nodeRef, outbound, submitted, notFound, coldActivation, sessionSent, sessionHeld, resolution, sendResult, sessionSendResult };
+module.exports = { routeFence, readyRoute, missing, unavailable, storeFailure, nodeRef, outbound, submitted, notFound, coldActivation, sessionSent, sessionHeld, ownedObject, routeEnd, sessionRef, actorRoute, resolution, sendResult, sessionSendResult };

@@ -19,7 +19,7 @@ use zlink_core::{
     ReadyRoute, RouteFence, SpotExecution,
 };
 
-use crate::codes::{AuthorityState, DecisionKind as K, Failure, Outcome};
+use crate::codes::{DecisionKind as K, Failure, Outcome};
 use crate::decision::{Decision, Resolved, Sent, SessionSent};
 use crate::stats::Counter;
 use crate::surface;
@@ -168,22 +168,14 @@ pub(crate) fn code(v: u32) -> u8 {
 }
 
 impl Encode for OwnedObject {
-    /// state's code, object generation, authority owner generation, lease
-    /// generation, store version, admission deadline (ms).
     fn encode(&self, w: &mut Writer) {
-        w.u8(code(AuthorityState::from(self.state) as u32))
-            .u64(self.object_generation.get())
-            .u64(self.authority_owner_generation.get())
-            .u64(self.lease_generation.get())
-            .u64(self.store_version.get())
-            .u64(self.admission_deadline.as_millis());
+        surface::OwnedObject::from(self).encode(w);
     }
 }
 
 impl Encode for RouteEnd {
-    /// node, fence.
     fn encode(&self, w: &mut Writer) {
-        w.put(&self.node).put(&self.fence);
+        surface::RouteEnd::from(self).encode(w);
     }
 }
 
@@ -258,23 +250,14 @@ impl Encode for NoticeToken {
 }
 
 impl Encode for SessionRef {
-    /// owner node, session ID, session generation.
     fn encode(&self, w: &mut Writer) {
-        w.put(&self.owner)
-            .u64(self.id.get())
-            .u64(self.generation.get());
+        surface::SessionRef::from(self).encode(w);
     }
 }
 
 impl Encode for ActorRoute {
-    /// owner node, object generation, authority owner generation, owner
-    /// lease generation, lease time left (ms).
     fn encode(&self, w: &mut Writer) {
-        w.put(&self.owner)
-            .u64(self.object_generation.get())
-            .u64(self.authority_owner_generation.get())
-            .u64(self.owner_lease_generation.get())
-            .u64(self.lease_remaining_ms);
+        surface::ActorRoute::from(self).encode(w);
     }
 }
 

@@ -89,6 +89,42 @@ impl Encode for SessionHeld {
     }
 }
 
+impl Encode for OwnedObject {
+    fn encode(&self, w: &mut Writer) {
+        w.u8(code(self.state as u32));
+        w.u64(self.object_generation);
+        w.u64(self.authority_owner_generation);
+        w.u64(self.lease_generation);
+        w.u64(self.store_version);
+        w.u64(self.admission_deadline_ms);
+    }
+}
+
+impl Encode for RouteEnd {
+    fn encode(&self, w: &mut Writer) {
+        self.node.encode(w);
+        self.fence.encode(w);
+    }
+}
+
+impl Encode for SessionRef {
+    fn encode(&self, w: &mut Writer) {
+        self.owner.encode(w);
+        w.u64(self.id);
+        w.u64(self.generation);
+    }
+}
+
+impl Encode for ActorRoute {
+    fn encode(&self, w: &mut Writer) {
+        self.owner.encode(w);
+        w.u64(self.object_generation);
+        w.u64(self.authority_owner_generation);
+        w.u64(self.owner_lease_generation);
+        w.u64(self.lease_remaining_ms);
+    }
+}
+
 impl Encode for Resolution {
     fn encode(&self, w: &mut Writer) {
         match self {

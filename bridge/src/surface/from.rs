@@ -1,8 +1,14 @@
 //! The surface types from the core's values and the bridge's flat results:
 //! the one hand-written step between a core change and `make schema`.
 
-use zlink_core::wire::NodeRef as CoreNodeRef;
-use zlink_core::{Outbound as CoreOutbound, ReadyRoute as CoreReadyRoute, RouteFence as CoreFence};
+use zlink_core::wire::{
+    ActorRoute as CoreActorRoute, NodeRef as CoreNodeRef, RouteEnd as CoreRouteEnd,
+    SessionRef as CoreSessionRef,
+};
+use zlink_core::{
+    Outbound as CoreOutbound, OwnedObject as CoreOwned, ReadyRoute as CoreReadyRoute,
+    RouteFence as CoreFence,
+};
 
 use super::*;
 use crate::codes::{ResolutionTag, SentTag, SessionSentTag};
@@ -46,6 +52,50 @@ impl From<&CoreOutbound> for Outbound {
         Outbound {
             to: NodeRef::from(&o.to),
             bytes: o.bytes.clone(),
+        }
+    }
+}
+
+impl From<&CoreOwned> for OwnedObject {
+    fn from(o: &CoreOwned) -> Self {
+        OwnedObject {
+            state: o.state.into(),
+            object_generation: o.object_generation.get(),
+            authority_owner_generation: o.authority_owner_generation.get(),
+            lease_generation: o.lease_generation.get(),
+            store_version: o.store_version.get(),
+            admission_deadline_ms: o.admission_deadline.as_millis(),
+        }
+    }
+}
+
+impl From<&CoreRouteEnd> for RouteEnd {
+    fn from(e: &CoreRouteEnd) -> Self {
+        RouteEnd {
+            node: NodeRef::from(&e.node),
+            fence: RouteFence::from(&e.fence),
+        }
+    }
+}
+
+impl From<&CoreSessionRef> for SessionRef {
+    fn from(s: &CoreSessionRef) -> Self {
+        SessionRef {
+            owner: NodeRef::from(&s.owner),
+            id: s.id.get(),
+            generation: s.generation.get(),
+        }
+    }
+}
+
+impl From<&CoreActorRoute> for ActorRoute {
+    fn from(r: &CoreActorRoute) -> Self {
+        ActorRoute {
+            owner: NodeRef::from(&r.owner),
+            object_generation: r.object_generation.get(),
+            authority_owner_generation: r.authority_owner_generation.get(),
+            owner_lease_generation: r.owner_lease_generation.get(),
+            lease_remaining_ms: r.lease_remaining_ms,
         }
     }
 }

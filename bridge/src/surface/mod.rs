@@ -17,7 +17,7 @@
 mod encode;
 mod from;
 
-use crate::codes::{StoreError, UnavailableReason};
+use crate::codes::{AuthorityState, StoreError, UnavailableReason};
 
 /// Bytes (a frame, a payload).
 pub type Bytes = Vec<u8>;
@@ -134,6 +134,59 @@ pub struct SessionHeld {
     pub operation_id: u64,
     /// Its sequence in the Session's order.
     pub sequence: u64,
+}
+
+/// An object this node owns, as its last authority write left it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OwnedObject {
+    /// Its lifecycle state.
+    pub state: AuthorityState,
+    /// Its incarnation.
+    pub object_generation: u64,
+    /// The authority owner generation this node holds.
+    pub authority_owner_generation: u64,
+    /// This node's owner lease generation.
+    pub lease_generation: u64,
+    /// The store version of the record.
+    pub store_version: u64,
+    /// Past it (ms on the runtime clock) this node admits nothing for it.
+    pub admission_deadline_ms: Millis,
+}
+
+/// One end of a Message Follow route: a node and the fence of its tenure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteEnd {
+    /// The node.
+    pub node: NodeRef,
+    /// The fence of its tenure.
+    pub fence: RouteFence,
+}
+
+/// A Session as the wire names it: its owner runtime, id and generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRef {
+    /// The Session owner's runtime.
+    pub owner: NodeRef,
+    /// The Session's ID.
+    pub id: u64,
+    /// Its generation.
+    pub generation: u64,
+}
+
+/// An Actor route as a binding stores it: the owner and the fences that
+/// must still hold, with the lease time left when the owner answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActorRoute {
+    /// The Actor's owner.
+    pub owner: NodeRef,
+    /// The Actor's incarnation.
+    pub object_generation: u64,
+    /// The owner's authority owner generation.
+    pub authority_owner_generation: u64,
+    /// The owner's lease generation.
+    pub owner_lease_generation: u64,
+    /// The lease time left when the owner answered.
+    pub lease_remaining_ms: Millis,
 }
 
 /// The resolver's four closed results (spec §2.2).

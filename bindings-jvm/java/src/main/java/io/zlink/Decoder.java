@@ -66,7 +66,7 @@ final class Decoder {
     }
 
     OwnedObject owned() {
-        return new OwnedObject(AuthorityState.of(u8()), u64(), u64(), u64(), u64(), u64());
+        return Surface.ownedObject(this);
     }
 
     NodeRef nodeRef() {
@@ -74,7 +74,7 @@ final class Decoder {
     }
 
     RouteEnd routeEnd() {
-        return new RouteEnd(nodeRef(), fence());
+        return Surface.routeEnd(this);
     }
 
     NodeIdentity identity() {
@@ -141,11 +141,11 @@ final class Decoder {
     }
 
     SessionRef sessionRef() {
-        return new SessionRef(nodeRef(), u64(), u64());
+        return Surface.sessionRef(this);
     }
 
     ActorRoute actorRoute() {
-        return new ActorRoute(nodeRef(), u64(), u64(), u64(), u64());
+        return Surface.actorRoute(this);
     }
 
     BindingRoute bindingRoute() {

@@ -41,6 +41,22 @@ final class Surface {
         return new SessionHeld(d.u64(), d.u64());
     }
 
+    static OwnedObject ownedObject(Decoder d) {
+        return new OwnedObject(AuthorityState.of(d.u8()), d.u64(), d.u64(), d.u64(), d.u64(), d.u64());
+    }
+
+    static RouteEnd routeEnd(Decoder d) {
+        return new RouteEnd(nodeRef(d), routeFence(d));
+    }
+
+    static SessionRef sessionRef(Decoder d) {
+        return new SessionRef(nodeRef(d), d.u64(), d.u64());
+    }
+
+    static ActorRoute actorRoute(Decoder d) {
+        return new ActorRoute(nodeRef(d), d.u64(), d.u64(), d.u64(), d.u64());
+    }
+
     static Resolution resolution(Decoder d) {
         int tag = d.u8();
         return switch (tag) {
