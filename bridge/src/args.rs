@@ -30,17 +30,26 @@ impl Arg<ObjectKind> for ObjectKind {
 }
 
 impl Arg<ObjectKind> for u32 {
+    /// The two codes are matched in line (hosts call this per lookup); the
+    /// error is built out of line.
     #[inline]
     fn get(self) -> Result<ObjectKind> {
-        codes::ObjectKind::from_code(self)
-            .map(Into::into)
-            .ok_or_else(|| {
-                Error::input(
-                    ErrorKind::UnknownObjectKind,
-                    format!("object kind {self} is neither SPOT (1) nor ACTOR (2)"),
-                )
-            })
+        const SPOT: u32 = codes::ObjectKind::Spot as u32;
+        const ACTOR: u32 = codes::ObjectKind::Actor as u32;
+        match self {
+            SPOT => Ok(ObjectKind::Spot),
+            ACTOR => Ok(ObjectKind::Actor),
+            other => Err(unknown_kind(other)),
+        }
     }
+}
+
+#[cold]
+fn unknown_kind(code: u32) -> Error {
+    Error::input(
+        ErrorKind::UnknownObjectKind,
+        format!("object kind {code} is neither SPOT (1) nor ACTOR (2)"),
+    )
 }
 
 impl Arg<ObjectKind> for &str {
@@ -171,6 +180,20 @@ pub fn id<'a>(id: impl Text<'a>) -> Result<&'a str> {
         .into());
     }
     id.text("object id")
+}
+
+/// The IDs of a batch, each checked as [`id`] checks one, all before any
+/// is used; the error names the first bad one's index (`ids[3]: …`). The
+/// host reads each ID its own way (C: a NULL pointer is an error).
+pub fn ids<'a, T: Text<'a>>(ids: impl IntoIterator<Item = Result<T>>) -> Result<Vec<&'a str>> {
+    let one = |(i, id): (usize, Result<T>)| id.and_then(self::id).map_err(|e| at(i, e));
+    ids.into_iter().enumerate().map(one).collect()
+}
+
+/// An error about the ID at index `i` of a batch.
+pub fn at(i: usize, mut e: Error) -> Error {
+    e.message = format!("ids[{i}]: {}", e.message);
+    e
 }
 
 /// A NUL-terminated text over [`MAX_TEXT_BYTES`].

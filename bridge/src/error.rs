@@ -458,6 +458,16 @@ impl Error {
         )
     }
 
+    /// A panic a host caught at its boundary: `{context}: {the panic's
+    /// message}`.
+    #[cold]
+    pub fn panicked(payload: &(dyn std::any::Any + Send), context: &str) -> Self {
+        let what = (payload.downcast_ref::<&str>().copied())
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("unknown panic");
+        Error::host(ErrorKind::Panic, format!("{context}: {what}"))
+    }
+
     /// The C ABI's result code.
     pub fn code(&self) -> Code {
         match self.family {

@@ -39,6 +39,6 @@ pub mod surface;
 
 pub use decision::{Attached, Decision, Resolved, Sent, SessionSent};
 pub use error::{Code, Error, ErrorKind, Family, Result};
-pub use runtime::{Options, Runtime, Write};
+pub use runtime::{Answer, Options, Runtime, Write};
 pub use setup::{Clock, Store};
 pub use zlink_core as core;

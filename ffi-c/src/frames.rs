@@ -5,7 +5,7 @@
 use std::ptr::{addr_of, addr_of_mut};
 use std::time::Duration;
 
-use zlink_bridge::args::missing;
+use zlink_bridge::args::{Arg, missing};
 use zlink_bridge::codes::{
     AbortReason, BindRefusal, DecisionKind, Failure, LostReason, Outcome, RelayKind,
     RelocationEvent, RelocationRefusal, ReplyErrorKind, SentTag, SessionEvent, SessionRefusal,
@@ -40,20 +40,28 @@ impl Default for zlink_bytes {
     }
 }
 
-impl zlink_bytes {
-    pub(crate) fn from_vec(v: Vec<u8>) -> Self {
+impl From<Vec<u8>> for zlink_bytes {
+    fn from(v: Vec<u8>) -> Self {
         let len = v.len();
         let data = Box::into_raw(v.into_boxed_slice()).cast::<u8>();
         zlink_bytes { data, len }
     }
+}
 
+impl From<String> for zlink_bytes {
+    fn from(s: String) -> Self {
+        s.into_bytes().into()
+    }
+}
+
+impl zlink_bytes {
     /// # Safety
-    /// `self` is empty or came from `from_vec` and was not freed.
+    /// `self` is empty or came from `From<Vec<u8>>` and was not freed.
     pub(crate) unsafe fn release(&mut self) {
         if !self.data.is_null() {
             let slice = std::ptr::slice_from_raw_parts_mut(self.data, self.len);
             // SAFETY: made by `Box::into_raw` of a boxed slice of `len`
-            // bytes in `from_vec`, released once (zeroed below).
+            // bytes in `From<Vec<u8>>`, released once (zeroed below).
             drop(unsafe { Box::from_raw(slice) });
         }
         *self = zlink_bytes::default();
@@ -70,10 +78,9 @@ exported! {
     ///
     /// Thread-safety: any thread; the bytes are not shared state.
     fn zlink_bytes_free(bytes: *mut zlink_bytes) {
-        // SAFETY: NULL or a library-filled struct (the caller's contract).
-        if let Some(b) = unsafe { bytes.as_mut() } {
-            // SAFETY: as above.
-            unsafe { b.release() };
+        if !bytes.is_null() {
+            // SAFETY: a library-filled struct (the caller's contract).
+            unsafe { (*bytes).release() };
         }
     }
 }
@@ -92,7 +99,7 @@ impl From<Outbound> for zlink_outbound {
     fn from(o: Outbound) -> Self {
         zlink_outbound {
             to: (&o.to).into(),
-            bytes: zlink_bytes::from_vec(o.bytes),
+            bytes: o.bytes.into(),
         }
     }
 }
@@ -107,13 +114,6 @@ pub struct zlink_outbound_list {
     pub items: *mut zlink_outbound,
     /// How many.
     pub count: usize,
-}
-
-impl From<Vec<Outbound>> for zlink_outbound_list {
-    fn from(frames: Vec<Outbound>) -> Self {
-        let (items, count) = array(frames.into_iter().map(Into::into).collect());
-        zlink_outbound_list { items, count }
-    }
 }
 
 /// A library-allocated array of `T` (NULL and 0 when empty).
@@ -134,7 +134,7 @@ pub(crate) fn array<T>(items: Vec<T>) -> (*mut T, usize) {
 pub(crate) unsafe fn release_array<T>(
     items: *mut *mut T,
     count: *mut usize,
-    release: impl Fn(&mut T),
+    release: impl Fn(*mut T),
 ) {
     // SAFETY: the fields are readable and writable (the caller's contract);
     // the array came from `Box::into_raw` of `count` items, released once.
@@ -142,19 +142,15 @@ pub(crate) unsafe fn release_array<T>(
         let (p, n) = (items.read(), count.read());
         if !p.is_null() {
             let mut boxed = Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n));
-            boxed.iter_mut().for_each(&release);
+            boxed.iter_mut().for_each(|item| release(item));
         }
         items.write(std::ptr::null_mut());
         count.write(0);
     }
 }
 
-fn release_outbound(f: &mut zlink_outbound) {
-    // SAFETY: every frame's bytes came from `zlink_bytes::from_vec`.
-    unsafe { f.bytes.release() };
-}
-
-exported! {
+list! {
+    zlink_outbound_list of zlink_outbound, release_outbound,
     /// Frees every frame of a list and zeroes `*list`. NULL, or a list already
     /// freed, is a no-op.
     ///
@@ -163,14 +159,14 @@ exported! {
     /// not copied elsewhere and freed there.
     ///
     /// Thread-safety: any thread; the list is not shared state.
-    fn zlink_outbound_list_free(list: *mut zlink_outbound_list) {
-        if !list.is_null() {
-            // SAFETY: a library-filled list (the caller's contract).
-            let (items, count) = unsafe { (&raw mut (*list).items, &raw mut (*list).count) };
-            // SAFETY: as above.
-            unsafe { release_array(items, count, release_outbound) };
-        }
-    }
+    fn zlink_outbound_list_free
+}
+
+/// # Safety
+/// `f` is a library-filled frame, not yet freed.
+unsafe fn release_outbound(f: *mut zlink_outbound) {
+    // SAFETY: its bytes came from `From<Vec<u8>>` (the caller's contract).
+    unsafe { (*f).bytes.release() };
 }
 
 /// Options of a direct send or request. Pass NULL for the defaults
@@ -231,7 +227,7 @@ pub struct zlink_spot_execution {
     pub object_generation: u64,
 }
 
-/// Sends a one-way message (`request` false) or a request.
+/// Sends a one-way message (`origin` None) or a request.
 ///
 /// # Safety
 /// As `zlink_request_from`.
@@ -245,19 +241,14 @@ unsafe fn send(
     payload_len: usize,
     options: *const zlink_send_options,
     origin: Option<*const zlink_spot_execution>,
-    out: *mut zlink_sent,
-) -> FfiResult {
-    let out = Out::new(out, "out")?;
-    // SAFETY: the caller's contract on `id`, `payload`, `options`.
-    let (id, payload, options) = unsafe {
-        (
-            id_in(id, id_len)?,
-            bytes_in(payload, payload_len, "payload")?,
-            options.as_ref(),
-        )
-    };
+) -> FfiResult<Sent> {
+    let (id, payload) = (
+        id_in!(id, id_len)?,
+        bytes_in!(payload, payload_len, "payload")?,
+    );
     let mut opts = RequestOptions::default();
-    if let Some(o) = options {
+    // SAFETY: NULL or initialised (the caller's contract).
+    if let Some(o) = unsafe { options.as_ref() } {
         opts.send = SendOptions {
             instance_intent: o.instance_intent,
             deadline: Duration::from_millis(o.deadline_ms),
@@ -265,21 +256,19 @@ unsafe fn send(
         opts.timeout = Duration::from_millis(o.timeout_ms);
     }
     let rt = runtime_in(rt)?;
-    let sent = match origin {
-        None => rt.send(kind, id, payload, opts.send)?,
-        Some(origin) => {
-            // SAFETY: NULL or initialised, its `id` pointing to `id_len`
-            // bytes (the caller's contract).
-            let origin = unsafe { origin.as_ref().map(|o| (id_in(o.id, o.id_len), o)) };
-            if let Some((spot, o)) = origin {
-                let spot = zlink_bridge::runtime::spot_execution(spot?, o.object_generation)?;
-                opts.origin = Some(spot);
-            }
-            rt.request(kind, id, payload, opts)?
-        }
+    let Some(origin) = origin else {
+        return rt.send(kind, id, payload, opts.send);
     };
-    out.put(sent.into());
-    Ok(())
+    // SAFETY: NULL or initialised, its `id` pointing to `id_len` bytes (the
+    // caller's contract).
+    if let Some(o) = unsafe { origin.as_ref() } {
+        let spot = id_in!(o.id, o.id_len)?;
+        opts.origin = Some(zlink_bridge::runtime::spot_execution(
+            spot,
+            o.object_generation,
+        )?);
+    }
+    rt.request(kind, id, payload, opts)
 }
 
 entry! {
@@ -290,10 +279,10 @@ entry! {
     /// `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
     /// allowed when 0); `options` is NULL or initialised; `out` is writable.
     fn zlink_send(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        payload: *const u8, payload_len: usize, options: *const zlink_send_options,
-        out: *mut zlink_sent) {
+        payload: *const u8, payload_len: usize, options: *const zlink_send_options)
+        -> out: *mut zlink_sent {
         // SAFETY: forwarded caller contract.
-        unsafe { send(rt, kind, id, id_len, payload, payload_len, options, None, out) }
+        unsafe { send(rt, kind, id, id_len, payload, payload_len, options, None) }?
     }
 
     /// Sends a request: like `zlink_send`, and once Submitted it is pending
@@ -304,11 +293,11 @@ entry! {
     /// # Safety
     /// As `zlink_send`.
     fn zlink_request(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        payload: *const u8, payload_len: usize, options: *const zlink_send_options,
-        out: *mut zlink_sent) {
+        payload: *const u8, payload_len: usize, options: *const zlink_send_options)
+        -> out: *mut zlink_sent {
         let no_origin = Some(std::ptr::null());
         // SAFETY: forwarded caller contract.
-        unsafe { send(rt, kind, id, id_len, payload, payload_len, options, no_origin, out) }
+        unsafe { send(rt, kind, id, id_len, payload, payload_len, options, no_origin) }?
     }
 
     /// `zlink_request` on behalf of a Spot execution `origin` (NULL: none).
@@ -318,10 +307,9 @@ entry! {
     /// to `id_len` bytes.
     fn zlink_request_from(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
         payload: *const u8, payload_len: usize, options: *const zlink_send_options,
-        origin: *const zlink_spot_execution, out: *mut zlink_sent) {
-        let origin = Some(origin);
+        origin: *const zlink_spot_execution) -> out: *mut zlink_sent {
         // SAFETY: forwarded caller contract.
-        unsafe { send(rt, kind, id, id_len, payload, payload_len, options, origin, out) }
+        unsafe { send(rt, kind, id, id_len, payload, payload_len, options, Some(origin)) }?
     }
 }
 
@@ -435,10 +423,6 @@ pub struct zlink_decision {
     pub private_: *mut zlink_decision_private,
 }
 
-fn text_out(s: String) -> zlink_bytes {
-    zlink_bytes::from_vec(s.into_bytes())
-}
-
 /// A `zlink_decision` whose fields in `[...]` are `d`'s of the same name.
 macro_rules! zlink_decision {
     ($d:ident [$($same:ident)*] { $($rest:tt)* }) => {
@@ -451,7 +435,7 @@ impl From<Decision> for zlink_decision {
         let (target_kind, target_id) = d
             .target_parts()
             .map_or((0, zlink_bytes::default()), |(k, id)| {
-                (k as u32, text_out(id.to_owned()))
+                (k as u32, id.to_owned().into())
             });
         let (frames, frame_count) = array(d.frames.into_iter().map(Into::into).collect());
         // Decisions a host hands back keep what rides along.
@@ -466,7 +450,7 @@ impl From<Decision> for zlink_decision {
             _ => std::ptr::null_mut(),
         };
         let origin = d.origin.as_ref();
-        let origin_id = origin.map(|o| text_out(o.spot.id().to_owned()));
+        let origin_id = origin.map(|o| o.spot.id().to_owned().into());
         // The fields of the same name and plain value, then the others.
         zlink_decision! { d [kind operation_id object_generation is_request has_notice failure
             reason correlation outcome origin_gone invalidated error_code error_kind sequence
@@ -474,10 +458,10 @@ impl From<Decision> for zlink_decision {
             relocation_event abort_reason relocation_refusal relayed lost_reason] {
             target_kind,
             target_id,
-            payload: zlink_bytes::from_vec(d.payload),
+            payload: d.payload.into(),
             frames,
             frame_count,
-            detail: text_out(d.detail),
+            detail: d.detail.into(),
             has_origin: origin.is_some(),
             origin_id: origin_id.unwrap_or_default(),
             origin_object_generation: origin.map_or(0, |o| o.object_generation.get()),
@@ -501,13 +485,10 @@ entry! {
     /// # Safety
     /// `bytes` points to `len` readable bytes (NULL allowed when 0); `out` is
     /// writable.
-    fn zlink_on_frame(rt: *const zlink_runtime, from: u64, bytes: *const u8, len: usize,
-        out: *mut zlink_decision) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: the caller's contract on `bytes`.
-        let bytes = unsafe { bytes_in(bytes, len, "frame") }?;
-        out.put(runtime_in(rt)?.on_frame(from, bytes)?.into());
-        Ok(())
+    fn zlink_on_frame(rt: *const zlink_runtime, from: u64, bytes: *const u8, len: usize)
+        -> out: *mut zlink_decision {
+        let bytes = bytes_in!(bytes, len, "frame")?;
+        runtime_in(rt)?.on_frame(from, bytes)?
     }
 }
 
@@ -533,7 +514,7 @@ exported! {
             (*decision).detail.release();
             (*decision).origin_id.release();
             let (frames, count) = (&raw mut (*decision).frames, &raw mut (*decision).frame_count);
-            release_array(frames, count, release_outbound);
+            release_array(frames, count, |f| release_outbound(f));
             let private = addr_of_mut!((*decision).private_).read();
             if !private.is_null() {
                 drop(Box::from_raw(private));
@@ -591,19 +572,12 @@ entry! {
     /// `payload` points to `payload_len` bytes (NULL allowed when 0); `out` is
     /// writable.
     fn zlink_reply(rt: *const zlink_runtime, delivered: *const zlink_decision, payload: *const u8,
-        payload_len: usize, out: *mut zlink_outbound) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: the caller's contract on `delivered` and `payload`.
-        let (attached, payload) = unsafe {
-            (
-                attached(delivered, DecisionKind::Deliver)?,
-                bytes_in(payload, payload_len, "payload")?,
-            )
-        };
+        payload_len: usize) -> out: *mut zlink_outbound {
+        // SAFETY: the caller's contract on `delivered`.
+        let attached = unsafe { attached(delivered, DecisionKind::Deliver) }?;
+        let payload = bytes_in!(payload, payload_len, "payload")?;
         let op = attached.and_then(|a| a.operation.as_ref());
-        let no_error = None::<(_, _, &str)>;
-        out.put(runtime_in(rt)?.reply(op, Some(payload), no_error)?.into());
-        Ok(())
+        runtime_in(rt)?.reply(op, Some(payload), None::<(_, _, &str)>)?
     }
 
     /// Answers a delivered request with a structured error instead of a
@@ -615,20 +589,12 @@ entry! {
     /// # Safety
     /// As `zlink_reply`, with `message` pointing to `message_len` bytes.
     fn zlink_reply_error(rt: *const zlink_runtime, delivered: *const zlink_decision, kind: u32,
-        code: u32, message: *const u8, message_len: usize, out: *mut zlink_outbound) {
-        use zlink_bridge::args::Arg;
-        let out = Out::new(out, "out")?;
-        // SAFETY: the caller's contract on `delivered` and `message`.
-        let (attached, message) = unsafe {
-            (
-                attached(delivered, DecisionKind::Deliver)?,
-                bytes_in(message, message_len, "error message")?,
-            )
-        };
+        code: u32, message: *const u8, message_len: usize) -> out: *mut zlink_outbound {
+        // SAFETY: the caller's contract on `delivered`.
+        let attached = unsafe { attached(delivered, DecisionKind::Deliver) }?;
+        let message = bytes_in!(message, message_len, "error message")?;
         let op = attached.and_then(|a| a.operation.as_ref());
-        let error = (kind.get()?, code, message);
-        out.put(runtime_in(rt)?.reply(op, None, Some(error))?.into());
-        Ok(())
+        runtime_in(rt)?.reply(op, None, Some((kind.get()?, code, message)))?
     }
 }
 
@@ -643,14 +609,8 @@ pub struct zlink_decision_list {
     pub count: usize,
 }
 
-impl From<Vec<Decision>> for zlink_decision_list {
-    fn from(decisions: Vec<Decision>) -> Self {
-        let (items, count) = array(decisions.into_iter().map(Into::into).collect());
-        zlink_decision_list { items, count }
-    }
-}
-
-exported! {
+list! {
+    zlink_decision_list of zlink_decision, zlink_decision_free,
     /// Frees every decision of a list and zeroes `*list`. NULL, or a list
     /// already freed, is a no-op.
     ///
@@ -658,15 +618,7 @@ exported! {
     /// `list` is NULL or a list this library filled in (or zeroed).
     ///
     /// Thread-safety: any thread; the list is not shared state.
-    fn zlink_decision_list_free(list: *mut zlink_decision_list) {
-        if !list.is_null() {
-            // SAFETY: a library-filled list (the caller's contract); each
-            // decision is library-filled too.
-            let free = |d: &mut _| unsafe { zlink_decision_free(d) };
-            // SAFETY: as above.
-            unsafe { release_array(&raw mut (*list).items, &raw mut (*list).count, free) };
-        }
-    }
+    fn zlink_decision_list_free
 }
 
 entry! {
@@ -675,10 +627,8 @@ entry! {
     ///
     /// # Safety
     /// `cancelled` is NULL or writable.
-    fn zlink_cancel(rt: *const zlink_runtime, correlation: u64, cancelled: *mut bool) {
-        let done = runtime_in(rt)?.cancel(correlation)?.is_some();
-        put_opt(cancelled, || done);
-        Ok(())
+    fn zlink_cancel(rt: *const zlink_runtime, correlation: u64) -> optional cancelled: *mut bool {
+        runtime_in(rt)?.cancel(correlation)?.is_some()
     }
 
     /// The runtime's clock now, in nanoseconds since its origin: the `now_ns`
@@ -686,10 +636,8 @@ entry! {
     ///
     /// # Safety
     /// `out_ns` is writable.
-    fn zlink_now(rt: *const zlink_runtime, out_ns: *mut u64) {
-        let out = Out::new(out_ns, "out_ns")?;
-        out.put(runtime_in(rt)?.now()?);
-        Ok(())
+    fn zlink_now(rt: *const zlink_runtime) -> out_ns: *mut u64 {
+        runtime_in(rt)?.now()?
     }
 
     /// The earliest instant (runtime clock, nanoseconds) any of the runtime's
@@ -725,10 +673,8 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_on_timeout(rt: *const zlink_runtime, now_ns: u64, out: *mut zlink_decision_list) {
-        let out = Out::new(out, "out")?;
-        out.put(runtime_in(rt)?.on_timeout(Some(now_ns))?.into());
-        Ok(())
+    fn zlink_on_timeout(rt: *const zlink_runtime, now_ns: u64) -> out: *mut zlink_decision_list {
+        runtime_in(rt)?.on_timeout(Some(now_ns))?
     }
 
     /// Ends every pending request with `ZLINK_OUTCOME_SHUTDOWN` (the host is
@@ -736,9 +682,7 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_shutdown_requests(rt: *const zlink_runtime, out: *mut zlink_decision_list) {
-        let out = Out::new(out, "out")?;
-        out.put(runtime_in(rt)?.shutdown_requests()?.into());
-        Ok(())
+    fn zlink_shutdown_requests(rt: *const zlink_runtime) -> out: *mut zlink_decision_list {
+        runtime_in(rt)?.shutdown_requests()?
     }
 }

@@ -4,27 +4,10 @@
 //! every input rule, error kind, flattened result, counter name, the log
 //! queue and the fork rule live there.
 //!
-//! Conventions, the same for every function:
-//!
-//! - Every call returns a `zlink_result`; its numbers never change.
-//! - Out-parameters are written only when the call returns `ZLINK_RESULT_OK`.
-//! - Every function takes an optional `zlink_error **error` last (NULL or
-//!   writable: every function's safety contract includes it): when it is
-//!   not NULL and the call fails, `*error` receives an error with the code, a
-//!   stable kind name (`zlink_error_kind`) and a message, to be freed with
-//!   `zlink_error_free`. No thread-local state.
-//! - Handles (`zlink_runtime`, `zlink_store`, `zlink_clock`, `zlink_frame`)
-//!   are opaque and checked: a freed, foreign or wrong-type handle is
-//!   `ZLINK_RESULT_INVALID_HANDLE`, never a crash. In a child of `fork()`,
-//!   runtimes, stores and clocks made before the fork are
-//!   `ZLINK_RESULT_FORKED` (freeing them only forgets them).
-//! - Everything the library allocates for the caller has one free function.
-//! - No panic crosses the boundary: it becomes `ZLINK_RESULT_PANIC`.
-//! - Strings: object IDs are `(const uint8_t *, size_t)` pairs of UTF-8
-//!   (no NUL needed); names and URLs are NUL-terminated UTF-8.
-//! - Thread-safety: unless a function says otherwise, it may be called from
-//!   any thread, concurrently with every call but `zlink_runtime_free` of
-//!   the same runtime.
+//! The conventions every function follows (the result code, out-parameters
+//! written only on success, the optional error out-parameter, checked
+//! handles, one free function per allocation, no panic across, strings,
+//! threads) are docs/c.md's "Conventions"; `entry!` below applies them.
 
 #![allow(non_camel_case_types)]
 
@@ -34,8 +17,32 @@
 /// `FfiResult`) runs inside `boundary`: no panic crosses, a failure is the
 /// returned code and, when `error` is not NULL, a rich error. cbindgen
 /// reads the expanded entry points (`[parse.expand]` in cbindgen.toml).
+///
+/// Out-parameters that come last may be written after `->`, the body being
+/// their value (see `Out::written`, `Out::optional`, `Out::found`):
+/// `-> out: *mut T`, `-> optional out: *mut T` (may be NULL) or
+/// `-> found(out: *mut T, found: *mut bool)` (the body is an `Option`).
 macro_rules! entry {
-    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block)*) => {$(
+    () => {};
+    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?)
+        -> optional $out:ident: $oty:ty $body:block $($rest:tt)*) => {
+        entry! { $(#[$doc])* fn $name($($arg: $ty,)* $out: $oty) {
+            $crate::types::Out::optional($out, || Ok($body))
+        } $($rest)* }
+    };
+    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?)
+        -> found($out:ident: $oty:ty, $found:ident: $fty:ty) $body:block $($rest:tt)*) => {
+        entry! { $(#[$doc])* fn $name($($arg: $ty,)* $out: $oty, $found: $fty) {
+            $crate::types::Out::found(($out, stringify!($out)), ($found, stringify!($found)), || Ok($body))
+        } $($rest)* }
+    };
+    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?)
+        -> $out:ident: $oty:ty $body:block $($rest:tt)*) => {
+        entry! { $(#[$doc])* fn $name($($arg: $ty,)* $out: $oty) {
+            $crate::types::Out::written($out, stringify!($out), || Ok($body))
+        } $($rest)* }
+    };
+    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block $($rest:tt)*) => {
         $(#[$doc])*
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $name(
@@ -44,7 +51,8 @@ macro_rules! entry {
         ) -> zlink_bridge::Code {
             $crate::boundary(error, || $body)
         }
-    )*};
+        entry! { $($rest)* }
+    };
 }
 
 /// Other exported functions (frees, accessors), written once: each is
@@ -57,6 +65,88 @@ macro_rules! exported {
     )*};
 }
 
+/// A list of library-allocated items (`items`, `count`): `From` a `Vec`
+/// of anything that converts to an item, and the exported free function
+/// (`$(#[doc])* fn name`) that frees each item with `$release` (an unsafe
+/// fn of the item's pointer) and zeroes the list.
+macro_rules! list {
+    ($list:ident of $item:ty, $release:path, $(#[$doc:meta])* fn $free:ident) => {
+        impl<T: Into<$item>> From<Vec<T>> for $list {
+            fn from(items: Vec<T>) -> Self {
+                let (items, count) = $crate::frames::array(items.into_iter().map(Into::into).collect());
+                $list { items, count }
+            }
+        }
+
+        exported! {
+            $(#[$doc])*
+            fn $free(list: *mut $list) {
+                if !list.is_null() {
+                    // SAFETY: a library-filled list (the caller's contract)
+                    // of library-filled items, each freed once by `$release`.
+                    unsafe {
+                        let (items, count) = (&raw mut (*list).items, &raw mut (*list).count);
+                        $crate::frames::release_array(items, count, |item| $release(item));
+                    }
+                }
+            }
+        }
+    };
+}
+
+/// A C struct whose fields are a core struct's, of the same names, each a
+/// `Field`: `From<&core>`, `to_core()`, and a `Field` itself, to nest.
+macro_rules! c_struct {
+    ($($c:ident = $core:ident { $($field:ident)* })*) => {$(
+        impl $crate::types::Field<$c> for $core {
+            fn to_c(&self) -> $c {
+                $c { $($field: $crate::types::Field::to_c(&self.$field)),* }
+            }
+            fn from_c(c: $c) -> $crate::FfiResult<Self> {
+                Ok($core { $($field: $crate::types::Field::from_c(c.$field)?),* })
+            }
+        }
+
+        impl From<&$core> for $c {
+            fn from(v: &$core) -> Self {
+                $crate::types::Field::to_c(v)
+            }
+        }
+    )*};
+}
+
+/// Borrows pointer arguments as the `# Safety` section of the function
+/// using it promises them (an entry point's, or a helper's that forwards
+/// it): `id_in!(id, id_len)` an object ID's bytes, `bytes_in!(payload,
+/// payload_len, "payload")` bytes that may be NULL when empty,
+/// `text_in!(url, "url")` a NUL-terminated string. Each is an `FfiResult`.
+macro_rules! id_in {
+    ($ptr:expr, $len:expr) => {
+        // SAFETY: the caller's contract (its `# Safety`): `$ptr` points to
+        // `$len` readable bytes, alive and unchanged during the call.
+        unsafe { $crate::types::id_in($ptr, $len) }
+    };
+}
+
+/// See `id_in!`.
+macro_rules! bytes_in {
+    ($ptr:expr, $len:expr, $what:expr) => {
+        // SAFETY: the caller's contract (its `# Safety`): `$ptr` is NULL
+        // with `$len` 0, or points to `$len` readable bytes, alive and
+        // unchanged during the call.
+        unsafe { $crate::types::bytes_in($ptr, $len, $what) }
+    };
+}
+
+/// See `id_in!`.
+macro_rules! text_in {
+    ($ptr:expr, $what:expr) => {
+        // SAFETY: the caller's contract (its `# Safety`): `$ptr` is
+        // NUL-terminated.
+        unsafe { $crate::types::text_in($ptr, $what) }
+    };
+}
+
 mod frames;
 mod log;
 mod peer;
@@ -66,7 +156,7 @@ mod session;
 mod types;
 mod wire;
 
-use std::ffi::{CStr, CString, c_char};
+use std::ffi::{CStr, CString, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 pub use frames::*;
@@ -91,7 +181,7 @@ pub use zlink_bridge::codes::{
     StoreError as zlink_store_error, UnavailableReason as zlink_unavailable_reason,
 };
 
-use zlink_bridge::{Code, Error, ErrorKind};
+use zlink_bridge::{Code, Error};
 
 /// Major version of this library (the header's `ZLINK_VERSION_MAJOR`).
 pub const ZLINK_VERSION_MAJOR: u32 = 0;
@@ -106,6 +196,24 @@ pub const ZLINK_MAX_TEXT_BYTES: usize = 4096;
 const _: () = assert!(ZLINK_MAX_TEXT_BYTES == zlink_bridge::args::MAX_TEXT_BYTES);
 
 pub(crate) type FfiResult<T = ()> = Result<T, Error>;
+
+/// A host's `userdata` pointer, handed back to its callback on another
+/// thread.
+pub(crate) struct Userdata(pub(crate) *mut c_void);
+
+impl Userdata {
+    /// The pointer; a closure that calls this captures the whole
+    /// `Userdata` (so it is `Send`), not only its field.
+    pub(crate) fn get(&self) -> *mut c_void {
+        self.0
+    }
+}
+// SAFETY: whoever installs a callback with `userdata` (`zlink_resolve_async`,
+// `zlink_set_log_callback`) promises it may be used from the thread that
+// callback runs on (documented on each); it is only passed back to it.
+unsafe impl Send for Userdata {}
+// SAFETY: as above; never used from two threads at once.
+unsafe impl Sync for Userdata {}
 
 /// A rich error: its code, its kind and a message. Free with
 /// `zlink_error_free`.
@@ -124,19 +232,8 @@ pub(crate) fn boundary(error: *mut *mut zlink_error, f: impl FnOnce() -> FfiResu
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => Code::Ok,
         Ok(Err(fail)) => report(error, fail),
-        Err(panic) => report(error, panicked(panic)),
+        Err(panic) => report(error, Error::panicked(&*panic, "panic in libzlink")),
     }
-}
-
-/// The error of a panic caught at the boundary.
-#[cold]
-fn panicked(panic: Box<dyn std::any::Any + Send>) -> Error {
-    let what = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_owned());
-    Error::host(ErrorKind::Panic, format!("panic in libzlink: {what}"))
 }
 
 /// Hands a failure to the caller: its code, and the rich error when
@@ -144,20 +241,21 @@ fn panicked(panic: Box<dyn std::any::Any + Send>) -> Error {
 #[cold]
 fn report(error: *mut *mut zlink_error, fail: Error) -> Code {
     if !error.is_null() {
-        let text = |s: &str| {
-            CString::new(s.replace('\0', " "))
-                .unwrap_or_else(|_| c"(message unavailable)".to_owned())
-        };
         let boxed = Box::new(zlink_error {
             code: fail.code(),
-            kind: text(fail.kind.name()),
-            message: text(&fail.message),
+            kind: c_text(fail.kind.name()),
+            message: c_text(&fail.message),
         });
         // SAFETY: the caller passes either NULL (checked above) or a pointer
         // to writable storage for one `zlink_error *`.
         unsafe { error.write(Box::into_raw(boxed)) };
     }
     fail.code()
+}
+
+/// `s` as a C string (a NUL inside becomes a space).
+pub(crate) fn c_text(s: &str) -> CString {
+    CString::new(s.replace('\0', " ")).unwrap_or_default()
 }
 
 /// The library's version, `MAJOR.MINOR.PATCH`, as a static NUL-terminated

@@ -3,11 +3,13 @@
 //! queued without ever blocking it, and handed to the callback on one
 //! library thread that holds no core lock.
 
-use std::ffi::{CString, c_char, c_void};
+use std::ffi::{c_char, c_void};
 
 use zlink_bridge::args::Arg;
 use zlink_bridge::codes::LogLevel;
 use zlink_bridge::logs;
+
+use crate::{Userdata, c_text};
 
 /// Called on the library's log thread with one record: its level, its
 /// target (the Rust module that logged, e.g. `zlink_core::runtime`) and its
@@ -21,24 +23,6 @@ pub type zlink_log_callback = Option<
         userdata: *mut c_void,
     ),
 >;
-
-struct Userdata(*mut c_void);
-// SAFETY: the caller of `zlink_set_log_callback` promises `userdata` may be
-// used from the library's log thread (documented on the function); the
-// bridge calls the sink on that one thread only.
-unsafe impl Send for Userdata {}
-// SAFETY: as above: never used from two threads at once.
-unsafe impl Sync for Userdata {}
-
-impl Userdata {
-    fn get(&self) -> *mut c_void {
-        self.0
-    }
-}
-
-fn c_text(s: &str) -> CString {
-    CString::new(s.replace('\0', " ")).unwrap_or_default()
-}
 
 entry! {
     /// Hands the core's log records to `callback(level, target, message,

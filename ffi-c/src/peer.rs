@@ -9,9 +9,8 @@ use std::ptr::addr_of_mut;
 use zlink_bridge::codes::Liveness;
 use zlink_core::{PeerDescriptor, PeerIntent, PeerReplacement};
 
-use crate::frames::{array, release_array, zlink_bytes, zlink_decision};
+use crate::frames::{zlink_bytes, zlink_decision};
 use crate::runtime::{runtime_in, zlink_runtime};
-use crate::types::*;
 
 /// An object-peer descriptor: the four values a transport handshake must
 /// use for a replacement (`replacePeerConnection(endpoint, rid,
@@ -33,10 +32,10 @@ pub struct zlink_peer_descriptor {
 impl From<PeerDescriptor> for zlink_peer_descriptor {
     fn from(d: PeerDescriptor) -> Self {
         zlink_peer_descriptor {
-            endpoint: zlink_bytes::from_vec(d.endpoint.as_str().as_bytes().to_vec()),
+            endpoint: d.endpoint.as_str().to_owned().into(),
             rid: d.rid.get(),
             lifecycle_generation: d.lifecycle_generation.get(),
-            security_identity: zlink_bytes::from_vec(d.security_identity.into_bytes()),
+            security_identity: d.security_identity.into(),
         }
     }
 }
@@ -137,7 +136,8 @@ pub struct zlink_peer_descriptor_list {
     pub count: usize,
 }
 
-exported! {
+list! {
+    zlink_peer_descriptor_list of zlink_peer_descriptor, zlink_peer_descriptor_free,
     /// Frees every descriptor of a list and zeroes `*list`. NULL, or a list
     /// already freed, is a no-op.
     ///
@@ -145,22 +145,7 @@ exported! {
     /// `list` is NULL or a list this library filled in (or zeroed).
     ///
     /// Thread-safety: any thread; the list is not shared state.
-    fn zlink_peer_descriptor_list_free(list: *mut zlink_peer_descriptor_list) {
-        if !list.is_null() {
-            // SAFETY: a library-filled list (the caller's contract) of
-            // library-filled descriptors.
-            let free = |d: &mut _| unsafe { zlink_peer_descriptor_free(d) };
-            // SAFETY: as above.
-            unsafe { release_array(&raw mut (*list).items, &raw mut (*list).count, free) };
-        }
-    }
-}
-
-/// # Safety
-/// `endpoint` is NULL or NUL-terminated.
-unsafe fn endpoint_in<'a>(endpoint: *const c_char) -> crate::FfiResult<&'a str> {
-    // SAFETY: forwarded caller contract.
-    unsafe { text_in(endpoint, "endpoint") }
+    fn zlink_peer_descriptor_list_free
 }
 
 entry! {
@@ -173,13 +158,10 @@ entry! {
     /// `endpoint` and `security_identity` are NUL-terminated; `out` is NULL or
     /// writable.
     fn zlink_publish_descriptor(rt: *const zlink_runtime, endpoint: *const c_char,
-        security_identity: *const c_char, out: *mut zlink_peer_descriptor) {
-        // SAFETY: NUL-terminated by contract.
-        let (endpoint, identity) =
-            unsafe { (endpoint_in(endpoint)?, text_in(security_identity, "security_identity")?) };
-        let d = runtime_in(rt)?.publish_descriptor(endpoint, identity)?;
-        put_opt(out, || d.into());
-        Ok(())
+        security_identity: *const c_char) -> optional out: *mut zlink_peer_descriptor {
+        let endpoint = text_in!(endpoint, "endpoint")?;
+        let identity = text_in!(security_identity, "security_identity")?;
+        runtime_in(rt)?.publish_descriptor(endpoint, identity)?
     }
 
     /// Registers a manually configured endpoint: an intent to connect only,
@@ -188,9 +170,7 @@ entry! {
     /// # Safety
     /// `endpoint` is NUL-terminated.
     fn zlink_add_manual_peer(rt: *const zlink_runtime, endpoint: *const c_char) {
-        // SAFETY: NUL-terminated by contract.
-        let endpoint = unsafe { endpoint_in(endpoint) }?;
-        runtime_in(rt)?.add_manual_peer(endpoint)
+        runtime_in(rt)?.add_manual_peer(text_in!(endpoint, "endpoint")?)
     }
 
     /// `connectManualObjectPeers`: looks up the descriptor of every manual
@@ -200,12 +180,9 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_connect_manual_peers(rt: *const zlink_runtime, out: *mut zlink_peer_descriptor_list) {
-        let out = Out::new(out, "out")?;
-        let now = runtime_in(rt)?.connect_manual_peers()?;
-        let (items, count) = array(now.into_iter().map(Into::into).collect());
-        out.put(zlink_peer_descriptor_list { items, count });
-        Ok(())
+    fn zlink_connect_manual_peers(rt: *const zlink_runtime)
+        -> out: *mut zlink_peer_descriptor_list {
+        runtime_in(rt)?.connect_manual_peers()?
     }
 
     /// `ensureManualObjectPeer` for one endpoint (registering it if needed;
@@ -214,14 +191,10 @@ entry! {
     ///
     /// # Safety
     /// `endpoint` is NUL-terminated; `out` and `found` are writable.
-    fn zlink_ensure_manual_peer(rt: *const zlink_runtime, endpoint: *const c_char,
-        out: *mut zlink_peer_descriptor, found: *mut bool) {
-        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
-        // SAFETY: NUL-terminated by contract.
-        let endpoint = unsafe { endpoint_in(endpoint) }?;
-        let r = runtime_in(rt)?.ensure_manual_peer(endpoint)?;
-        put_found(out, found, r, Into::into);
-        Ok(())
+    fn zlink_ensure_manual_peer(rt: *const zlink_runtime, endpoint: *const c_char)
+        -> found(out: *mut zlink_peer_descriptor, found: *mut bool) {
+        let endpoint = text_in!(endpoint, "endpoint")?;
+        runtime_in(rt)?.ensure_manual_peer(endpoint)?
     }
 
     /// The transport connected `endpoint`; its handshake showed routing ID
@@ -231,9 +204,7 @@ entry! {
     /// # Safety
     /// `endpoint` is NUL-terminated.
     fn zlink_peer_opened(rt: *const zlink_runtime, endpoint: *const c_char, rid: u64) {
-        // SAFETY: NUL-terminated by contract.
-        let endpoint = unsafe { endpoint_in(endpoint) }?;
-        runtime_in(rt)?.peer_opened(endpoint, rid)
+        runtime_in(rt)?.peer_opened(text_in!(endpoint, "endpoint")?, rid)
     }
 
     /// The transport confirmed `endpoint`'s connection closed. On OK, `*found`
@@ -242,14 +213,10 @@ entry! {
     ///
     /// # Safety
     /// `endpoint` is NUL-terminated; `out` and `found` are writable.
-    fn zlink_peer_closed(rt: *const zlink_runtime, endpoint: *const c_char,
-        out: *mut zlink_peer_descriptor, found: *mut bool) {
-        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
-        // SAFETY: NUL-terminated by contract.
-        let endpoint = unsafe { endpoint_in(endpoint) }?;
-        let r = runtime_in(rt)?.peer_closed(endpoint)?;
-        put_found(out, found, r, Into::into);
-        Ok(())
+    fn zlink_peer_closed(rt: *const zlink_runtime, endpoint: *const c_char)
+        -> found(out: *mut zlink_peer_descriptor, found: *mut bool) {
+        let endpoint = text_in!(endpoint, "endpoint")?;
+        runtime_in(rt)?.peer_closed(endpoint)?
     }
 
     /// Where to reach node `rid`, only through an installed descriptor. On OK,
@@ -258,12 +225,9 @@ entry! {
     ///
     /// # Safety
     /// `out` and `found` are writable.
-    fn zlink_peer_endpoint(rt: *const zlink_runtime, rid: u64, out: *mut zlink_bytes,
-        found: *mut bool) {
-        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
-        let e = runtime_in(rt)?.peer_endpoint(rid)?;
-        put_found(out, found, e, |e| zlink_bytes::from_vec(e.into_bytes()));
-        Ok(())
+    fn zlink_peer_endpoint(rt: *const zlink_runtime, rid: u64)
+        -> found(out: *mut zlink_bytes, found: *mut bool) {
+        runtime_in(rt)?.peer_endpoint(rid)?
     }
 
     /// `zlink_on_frame` behind the admission fence of the manual peer
@@ -276,12 +240,9 @@ entry! {
     /// `endpoint` is NUL-terminated; `bytes` points to `len` readable bytes
     /// (NULL allowed when 0); `out` is writable.
     fn zlink_on_peer_frame(rt: *const zlink_runtime, endpoint: *const c_char, bytes: *const u8,
-        len: usize, out: *mut zlink_decision) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: the caller's contract on `endpoint` and `bytes`.
-        let (endpoint, bytes) = unsafe { (endpoint_in(endpoint)?, bytes_in(bytes, len, "frame")?) };
-        out.put(runtime_in(rt)?.on_peer_frame(endpoint, bytes)?.into());
-        Ok(())
+        len: usize) -> out: *mut zlink_decision {
+        let (endpoint, bytes) = (text_in!(endpoint, "endpoint")?, bytes_in!(bytes, len, "frame")?);
+        runtime_in(rt)?.on_peer_frame(endpoint, bytes)?
     }
 
     /// The intent, observed routing ID and close state of a manual `endpoint`.
@@ -290,13 +251,9 @@ entry! {
     ///
     /// # Safety
     /// `endpoint` is NUL-terminated; `out` and `found` are writable.
-    fn zlink_peer_intent_get(rt: *const zlink_runtime, endpoint: *const c_char,
-        out: *mut zlink_peer_intent, found: *mut bool) {
-        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
-        // SAFETY: NUL-terminated by contract.
-        let endpoint = unsafe { endpoint_in(endpoint) }?;
-        let intent = runtime_in(rt)?.peer_intent(endpoint)?;
-        put_found(out, found, intent, Into::into);
-        Ok(())
+    fn zlink_peer_intent_get(rt: *const zlink_runtime, endpoint: *const c_char)
+        -> found(out: *mut zlink_peer_intent, found: *mut bool) {
+        let endpoint = text_in!(endpoint, "endpoint")?;
+        runtime_in(rt)?.peer_intent(endpoint)?
     }
 }

@@ -15,7 +15,6 @@ use zlink_core::wire::Operation;
 use crate::FfiResult;
 use crate::frames::{attached, zlink_decision, zlink_decision_list, zlink_outbound_list};
 use crate::runtime::{runtime_in, zlink_runtime};
-use crate::types::*;
 
 /// A relocation begun on the source by `zlink_begin_relocation`. Free
 /// `frames` with `zlink_outbound_list_free`.
@@ -93,12 +92,10 @@ entry! {
     /// `state` to `state_len` readable bytes; `out` is writable.
     fn zlink_begin_relocation(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
         target_rid: u64, target_generation: u64, saved: *const *const zlink_decision,
-        saved_count: usize, state: *const u8, state_len: usize,
-        out: *mut zlink_relocation_started) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: the caller's contract on `id` and `state`; the bridge
-        // bounds `state` before it reads it.
-        let (id, state) = unsafe { (id_in(id, id_len)?, bytes_in(state, state_len, "state")?) };
+        saved_count: usize, state: *const u8, state_len: usize)
+        -> out: *mut zlink_relocation_started {
+        // The bridge bounds `state` before it reads it.
+        let (id, state) = (id_in!(id, id_len)?, bytes_in!(state, state_len, "state")?);
         let started = runtime_in(rt)?.begin_relocation(
             kind,
             id,
@@ -109,12 +106,11 @@ entry! {
             || unsafe { saved_in(saved, saved_count) },
             state,
         )?;
-        out.put(zlink_relocation_started {
+        zlink_relocation_started {
             relocation: started.identity.relocation.get(),
             object_generation: started.identity.object_generation.get(),
             frames: started.send.into(),
-        });
-        Ok(())
+        }
     }
 
     /// Target, §3.3 step 2: the host built the object `(kind, id)` from the
@@ -126,13 +122,10 @@ entry! {
     ///
     /// # Safety
     /// `id` points to `id_len` readable bytes; `out` is writable.
-    fn zlink_relocation_restored(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        out: *mut zlink_outbound_list) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        out.put(runtime_in(rt)?.relocation_restored(kind, id)?.into());
-        Ok(())
+    fn zlink_relocation_restored(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
+        -> out: *mut zlink_outbound_list {
+        let id = id_in!(id, id_len)?;
+        runtime_in(rt)?.relocation_restored(kind, id)?
     }
 
     /// Abandons the relocation of `(kind, id)` before relay-ready, on either
@@ -152,13 +145,10 @@ entry! {
     ///
     /// # Safety
     /// `id` points to `id_len` readable bytes; `out` is writable.
-    fn zlink_abort_relocation(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        out: *mut zlink_decision) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        out.put(runtime_in(rt)?.abort_relocation(kind, id)?.into());
-        Ok(())
+    fn zlink_abort_relocation(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
+        -> out: *mut zlink_decision {
+        let id = id_in!(id, id_len)?;
+        runtime_in(rt)?.abort_relocation(kind, id)?
     }
 
     /// What a `RELOCATION` decision asks the host to hand the object, in
@@ -176,8 +166,8 @@ entry! {
     /// is writable.
     ///
     /// Thread-safety: any thread; the decision is only read.
-    fn zlink_relocation_deliveries(decision: *const zlink_decision, out: *mut zlink_decision_list) {
-        let out = Out::new(out, "out")?;
+    fn zlink_relocation_deliveries(decision: *const zlink_decision)
+        -> out: *mut zlink_decision_list {
         // SAFETY: a library-filled decision (the caller's contract).
         let attached = unsafe { attached(decision, DecisionKind::Relocation) }?;
         let attached = attached.ok_or_else(|| {
@@ -186,7 +176,6 @@ entry! {
                 "the decision is not a RELOCATION decision (or was freed)",
             )
         })?;
-        out.put(attached.deliveries().into());
-        Ok(())
+        attached.deliveries()
     }
 }

@@ -4,15 +4,14 @@
 use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Once};
 
-use zlink_bridge::args::Arg;
-use zlink_bridge::args::missing;
+use zlink_bridge::args::{self, Arg, missing};
+use zlink_bridge::handles::{Pinned, Registry};
 use zlink_bridge::stats::C_COUNTERS;
-use zlink_bridge::{Clock, Code, Error, ErrorKind, Options, Store, Write, setup};
+use zlink_bridge::{Answer, Clock, Code, Error, ErrorKind, Options, Store, Write, setup};
 use zlink_core::{MAX_OBJECT_ID_BYTES, ObjectKind, RedisOptions, RoutingConfig};
 
-use crate::FfiResult;
 use crate::types::*;
-use zlink_bridge::handles::{Pinned, Registry};
+use crate::{FfiResult, Userdata};
 
 /// A runtime: the routing core of one MeshNode. Opaque; made by
 /// `zlink_runtime_new`, freed by `zlink_runtime_free`.
@@ -43,43 +42,28 @@ pub(crate) fn runtime_in(
     RUNTIMES.pin(rt as usize, "runtime")
 }
 
-/// An object kind: the two known codes at once, else the bridge's check
-/// and error.
-#[inline]
-fn kind_in(kind: u32) -> FfiResult<ObjectKind> {
-    const SPOT: u32 = zlink_bridge::codes::ObjectKind::Spot as u32;
-    const ACTOR: u32 = zlink_bridge::codes::ObjectKind::Actor as u32;
-    match kind {
-        SPOT => Ok(ObjectKind::Spot),
-        ACTOR => Ok(ObjectKind::Actor),
-        other => Arg::get(other),
-    }
-}
-
 /// An object ID's bytes as text, with the bridge's checks and errors
 /// (`args::id`), but the common ID (ASCII, at most the absolute maximum
 /// length) is recognised with one word-at-a-time pass instead of a full
-/// UTF-8 decode: the cache-hit calls are a few tens of nanoseconds.
+/// UTF-8 decode, on the cache-hit path.
 #[inline]
 fn id_text(id: &[u8]) -> FfiResult<&str> {
     if id.len() <= MAX_OBJECT_ID_BYTES && id.is_ascii() {
         // SAFETY: ASCII bytes are valid UTF-8.
         return Ok(unsafe { std::str::from_utf8_unchecked(id) });
     }
-    zlink_bridge::args::id(id)
+    args::id(id)
 }
 
-/// Registers `value` and writes its handle to `out`.
-pub(crate) fn handle_out<T: Send + Sync, H>(
+/// Registers `value`: its handle, as C holds it.
+pub(crate) fn handle<T: Send + Sync, H>(
     registry: &Registry<T>,
     value: T,
-    out: Out<*mut H>,
     what: &str,
-) -> FfiResult {
+) -> FfiResult<*mut H> {
     let h = registry.register(value, what)?;
     // Handles are not addresses: C only compares and passes them back.
-    out.put(std::ptr::without_provenance_mut(h));
-    Ok(())
+    Ok(std::ptr::without_provenance_mut(h))
 }
 
 /// The bridge's fork rule for C hosts: a child of `fork()` learns it here.
@@ -121,8 +105,8 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_clock_system_new(out: *mut *mut zlink_clock) {
-        handle_out(&CLOCKS, Clock::system(), Out::new(out, "out")?, "clock")
+    fn zlink_clock_system_new() -> out: *mut *mut zlink_clock {
+        handle(&CLOCKS, Clock::system(), "clock")?
     }
 
     /// Makes a manual clock at time 0: it moves only by
@@ -130,8 +114,8 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_clock_manual_new(out: *mut *mut zlink_clock) {
-        handle_out(&CLOCKS, Clock::manual(), Out::new(out, "out")?, "clock")
+    fn zlink_clock_manual_new() -> out: *mut *mut zlink_clock {
+        handle(&CLOCKS, Clock::manual(), "clock")?
     }
 
     /// Moves a manual clock forward by `millis`. `ZLINK_RESULT_INVALID_ARGUMENT`
@@ -150,10 +134,8 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_clock_now_ns(clock: *const zlink_clock, out: *mut u64) {
-        let out = Out::new(out, "out")?;
-        out.put(clock_in(clock)?.now_ns());
-        Ok(())
+    fn zlink_clock_now_ns(clock: *const zlink_clock) -> out: *mut u64 {
+        clock_in(clock)?.now_ns()
     }
 
     /// Frees a clock handle. Runtimes and stores made with it keep the clock.
@@ -178,11 +160,9 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_store_memory_new(clock: *const zlink_clock, out: *mut *mut zlink_store) {
-        let out = Out::new(out, "out")?;
+    fn zlink_store_memory_new(clock: *const zlink_clock) -> out: *mut *mut zlink_store {
         watch_forks();
-        let store = Store::memory(Some(&clock_of(clock)?), None);
-        handle_out(&STORES, store, out, "store")
+        handle(&STORES, Store::memory(Some(&clock_of(clock)?), None), "store")?
     }
 
     /// Connects to a Redis (`redis://`, `rediss://`), Redis Cluster
@@ -193,19 +173,18 @@ entry! {
     ///
     /// # Safety
     /// `url` and a non-NULL `key_prefix` are NUL-terminated; `out` is writable.
-    fn zlink_store_redis_open(url: *const c_char, key_prefix: *const c_char,
-        out: *mut *mut zlink_store) {
+    fn zlink_store_redis_open(url: *const c_char, key_prefix: *const c_char)
+        -> out: *mut *mut zlink_store {
         // SAFETY: forwarded contract; NULL options are the defaults.
-        unsafe { redis_open(url, key_prefix, std::ptr::null(), out) }
+        unsafe { redis_open(url, key_prefix, std::ptr::null()) }?
     }
 
     /// Writes the default Redis store options to `out`.
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_redis_options_default(out: *mut zlink_redis_options) {
-        Out::new(out, "out")?.put((&RedisOptions::default()).into());
-        Ok(())
+    fn zlink_redis_options_default() -> out: *mut zlink_redis_options {
+        RedisOptions::default()
     }
 
     /// `zlink_store_redis_open` with `options` (NULL: the defaults), from
@@ -220,9 +199,9 @@ entry! {
     /// `options` points to at least a `size` field, and to a whole
     /// `zlink_redis_options` when that field says so; `out` is writable.
     fn zlink_store_redis_open_with(url: *const c_char, key_prefix: *const c_char,
-        options: *const zlink_redis_options, out: *mut *mut zlink_store) {
+        options: *const zlink_redis_options) -> out: *mut *mut zlink_store {
         // SAFETY: forwarded contract.
-        unsafe { redis_open(url, key_prefix, options, out) }
+        unsafe { redis_open(url, key_prefix, options) }?
     }
 
     /// Frees a store handle; runtimes using the store keep it until they are
@@ -245,19 +224,12 @@ unsafe fn redis_open(
     url: *const c_char,
     key_prefix: *const c_char,
     options: *const zlink_redis_options,
-    out: *mut *mut zlink_store,
-) -> FfiResult {
-    let out = Out::new(out, "out")?;
-    // SAFETY: NUL-terminated by contract.
-    let url = unsafe { text_in(url, "url") }?;
-    let prefix = if key_prefix.is_null() {
-        None
-    } else {
-        // SAFETY: NUL-terminated by contract.
-        Some(unsafe { text_in(key_prefix, "key_prefix") }?)
-    };
+) -> FfiResult<*mut zlink_store> {
+    let url = text_in!(url, "url")?;
+    let prefix = (!key_prefix.is_null()).then(|| text_in!(key_prefix, "key_prefix"));
+    let prefix = prefix.transpose()?;
     let options = if options.is_null() {
-        zlink_redis_options::from(&RedisOptions::default())
+        zlink_redis_options::from(RedisOptions::default())
     } else {
         // SAFETY: the caller's contract, size checked first.
         unsafe {
@@ -269,12 +241,8 @@ unsafe fn redis_open(
         }?
     };
     watch_forks();
-    handle_out(
-        &STORES,
-        Store::redis(url, options.to_core(prefix)?)?,
-        out,
-        "store",
-    )
+    let store = Store::redis(url, options.to_core(prefix)?)?;
+    handle(&STORES, store, "store")
 }
 
 // ---------------------------------------------------------------- runtime
@@ -284,9 +252,8 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_config_default(out: *mut zlink_config) {
-        Out::new(out, "out")?.put((&RoutingConfig::default()).into());
-        Ok(())
+    fn zlink_config_default() -> out: *mut zlink_config {
+        RoutingConfig::default()
     }
 }
 
@@ -344,10 +311,8 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_config_get(rt: *const zlink_runtime, out: *mut zlink_config) {
-        let out = Out::new(out, "out")?;
-        out.put((&runtime_in(rt)?.config()?).into());
-        Ok(())
+    fn zlink_config_get(rt: *const zlink_runtime) -> out: *mut zlink_config {
+        runtime_in(rt)?.config()?
     }
 
     /// Starts the runtime of one node.
@@ -365,28 +330,21 @@ entry! {
     /// Thread-safety: any thread. The runtime itself may be used from any
     /// number of threads at once.
     fn zlink_runtime_new(identity: *const zlink_node_identity, config: *const zlink_config,
-        store: *const zlink_store, clock: *const zlink_clock, out: *mut *mut zlink_runtime) {
-        let out = Out::new(out, "out")?;
+        store: *const zlink_store, clock: *const zlink_clock) -> out: *mut *mut zlink_runtime {
         // SAFETY: NULL or an initialised struct (the caller's contract).
         let id = unsafe { identity.as_ref() }.ok_or_else(|| missing("identity"))?;
-        // SAFETY: as above.
-        let mesh = unsafe { text_in(id.mesh, "identity.mesh") }?;
+        let mesh = text_in!(id.mesh, "identity.mesh")?;
         let identity = setup::identity(mesh, id.rid, id.generation, id.lease)?;
-        let mut options = Options {
-            clock: Some(clock_of(clock)?),
-            ..Options::default()
-        };
+        let mut options = Options { clock: Some(clock_of(clock)?), ..Options::default() };
         if !config.is_null() {
             // SAFETY: an initialised struct (the caller's contract).
             options.config = Some(unsafe { config_in(config) }?);
         }
         if !store.is_null() {
-            let s = STORES.pin(store as usize, "store")?;
-            options.store = Some(s.get()?);
+            options.store = Some(STORES.pin(store as usize, "store")?.get()?);
         }
         watch_forks();
-        let rt = zlink_bridge::Runtime::new(identity, options)?;
-        handle_out(&RUNTIMES, rt, out, "runtime")
+        handle(&RUNTIMES, zlink_bridge::Runtime::new(identity, options)?, "runtime")?
     }
 
     /// Stops and frees a runtime. Calls in progress on other threads finish
@@ -418,20 +376,16 @@ entry! {
     ///
     /// # Safety
     /// `id` points to `id_len` readable bytes; `out` is writable.
-    fn zlink_resolve(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        out: *mut zlink_resolution) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
+    fn zlink_resolve(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
+        -> out: *mut zlink_resolution {
+        let id = id_in!(id, id_len)?;
         let rt = runtime_in(rt)?;
-        let (kind, id) = (kind_in(kind)?, id_text(id)?);
+        let (kind, id) = (kind.get()?, id_text(id)?);
         // A hit is written from the route itself: no flat `Resolved` copy.
-        let resolution = match cached(rt.core()?, kind, id)? {
+        match cached(rt.core()?, kind, id)? {
             Some(route) => zlink_resolution::ready(&route),
             None => (&rt.resolve(kind, id)?).into(),
-        };
-        out.put(resolution);
-        Ok(())
+        }
     }
 
     /// The cache-only lookup: never blocks, never reads the store. On
@@ -440,28 +394,18 @@ entry! {
     ///
     /// # Safety
     /// `id` points to `id_len` readable bytes; `route` and `found` are writable.
-    fn zlink_lookup_cached(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        route: *mut zlink_ready_route, found: *mut bool) {
-        let (route, found) = (Out::new(route, "route")?, Out::new(found, "found")?);
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
+    fn zlink_lookup_cached(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
+        -> found(route: *mut zlink_ready_route, found: *mut bool) {
+        let id = id_in!(id, id_len)?;
         let rt = runtime_in(rt)?;
-        let (kind, id) = (kind_in(kind)?, id_text(id)?);
-        match cached(rt.core()?, kind, id)? {
-            Some(hit) => {
-                route.put((&hit).into());
-                found.put(true);
-            }
-            None => found.put(false),
-        }
-        Ok(())
+        let (kind, id) = (kind.get()?, id_text(id)?);
+        cached(rt.core()?, kind, id)?.as_ref().map(zlink_ready_route::from)
     }
 }
 
-/// The core's cache lookup, kept out of line (as it was before the core's
-/// lookup was inlined into its callers): inlined whole into a single-call
-/// entry point, a hit cost 96 ns instead of 65-70 (measured; the route built
-/// by the lookup and read back for its C form stalls on store forwarding).
+/// The core's cache lookup, kept out of line: inlined whole into a
+/// single-call entry point, the route the lookup builds and its C form
+/// then reads back stall on store forwarding (docs/performance.md).
 #[inline(never)]
 fn cached(
     core: &zlink_core::Runtime,
@@ -470,10 +414,6 @@ fn cached(
 ) -> Result<Option<zlink_core::ReadyRoute>, zlink_core::InputError> {
     core.lookup_cached(kind, id)
 }
-
-/// How many IDs ahead a batch prefetches the cache entries it will read,
-/// so the cache misses of consecutive lookups overlap.
-const PREFETCH_AHEAD: usize = 4;
 
 /// One object ID of a batch: `len` bytes of UTF-8 at `ptr` (no NUL
 /// needed), as the single calls take `(id, id_len)`.
@@ -486,9 +426,8 @@ pub struct zlink_str {
     pub len: usize,
 }
 
-/// Borrows the `n` IDs of a batch and checks each (NULL, length, UTF-8)
-/// before anything is looked up, so a batch with a bad ID writes nothing;
-/// the error names the first bad ID's index.
+/// Borrows the `n` IDs of a batch and checks each (NULL, length, UTF-8,
+/// with `args::ids`) before anything is looked up.
 ///
 /// # Safety
 /// `ids` is NULL (only when `n` is 0) or points to `n` readable
@@ -503,31 +442,8 @@ unsafe fn ids_in<'a>(ids: *const zlink_str, n: usize) -> FfiResult<Vec<&'a str>>
     }
     // SAFETY: `n` readable `zlink_str`s (the caller's contract).
     let ids = unsafe { std::slice::from_raw_parts(ids, n) };
-    ids.iter()
-        .enumerate()
-        .map(|(i, id)| {
-            // SAFETY: `len` readable bytes (the caller's contract).
-            unsafe { id_in(id.ptr, id.len) }
-                .and_then(id_text)
-                .map_err(|mut e| {
-                    e.message = format!("ids[{i}]: {}", e.message);
-                    e
-                })
-        })
-        .collect()
-}
-
-/// The runtime's own check of every ID of a batch (its configured
-/// maximum length), before anything is written.
-fn ids_fit(core: &zlink_core::Runtime, kind: ObjectKind, ids: &[&str]) -> FfiResult {
-    for (i, id) in ids.iter().enumerate() {
-        core.key(kind, id).map_err(|e| {
-            let mut e = Error::from(e);
-            e.message = format!("ids[{i}]: {}", e.message);
-            e
-        })?;
-    }
-    Ok(())
+    let read = |id: &zlink_str| id_in!(id.ptr, id.len).and_then(id_text);
+    args::ids(ids.iter().map(read))
 }
 
 /// `n` writable out-parameters of a batch (NULL only when `n` is 0).
@@ -536,45 +452,6 @@ fn outs_in<T>(out: *mut T, n: usize, what: &str) -> FfiResult<*mut T> {
         return Err(missing(what));
     }
     Ok(out)
-}
-
-/// Waits on the calling thread for a future that other threads drive (a
-/// store read spawned on the runtime's pool). A condition variable, not
-/// `thread::park`: a thread handle would be allocated for a C thread and
-/// never freed.
-fn wait<F: std::future::Future>(future: F) -> F::Output {
-    use std::sync::{Condvar, Mutex};
-    use std::task::{Context, Poll, Wake, Waker};
-    #[derive(Default)]
-    struct Signal {
-        woken: Mutex<bool>,
-        cv: Condvar,
-    }
-    impl Wake for Signal {
-        fn wake(self: Arc<Self>) {
-            self.wake_by_ref();
-        }
-        fn wake_by_ref(self: &Arc<Self>) {
-            *self.woken.lock().unwrap_or_else(|p| p.into_inner()) = true;
-            self.cv.notify_one();
-        }
-    }
-    let signal = Arc::new(Signal::default());
-    let waker = Waker::from(signal.clone());
-    let mut cx = Context::from_waker(&waker);
-    // Boxed, not `pin!`: cbindgen's parser reads this crate expanded, and
-    // `pin!` expands to syntax it does not know. One box per store read.
-    let mut future = Box::pin(future);
-    loop {
-        if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
-            return v;
-        }
-        let mut woken = signal.woken.lock().unwrap_or_else(|p| p.into_inner());
-        while !*woken {
-            woken = signal.cv.wait(woken).unwrap_or_else(|p| p.into_inner());
-        }
-        *woken = false;
-    }
 }
 
 entry! {
@@ -591,26 +468,18 @@ entry! {
     fn zlink_lookup_cached_many(rt: *const zlink_runtime, kind: u32, ids: *const zlink_str,
         n: usize, routes: *mut zlink_ready_route, found: *mut bool) {
         let (routes, found) = (outs_in(routes, n, "routes")?, outs_in(found, n, "found")?);
-        let kind = kind_in(kind)?;
+        let kind: ObjectKind = kind.get()?;
         // SAFETY: the caller's contract on `ids`.
         let ids = unsafe { ids_in(ids, n) }?;
-        let rt = runtime_in(rt)?;
-        let core = rt.core()?;
-        ids_fit(core, kind, &ids)?;
-        for (i, id) in ids.iter().enumerate() {
-            if let Some(ahead) = ids.get(i + PREFETCH_AHEAD) {
-                core.prefetch_cached(kind, ahead);
-            }
-            let hit = core.lookup_cached(kind, id)?;
+        runtime_in(rt)?.lookup_cached_many(kind, &ids, |i, hit| {
             // SAFETY: `i < n`, and both arrays hold `n` writable elements.
             unsafe {
-                if let Some(route) = &hit {
+                if let Some(route) = hit {
                     routes.add(i).write(route.into());
                 }
                 found.add(i).write(hit.is_some());
             }
-        }
-        Ok(())
+        })
     }
 
     /// `zlink_resolve` for `n` IDs of one kind: `out[i]` receives the
@@ -627,29 +496,17 @@ entry! {
     fn zlink_resolve_many(rt: *const zlink_runtime, kind: u32, ids: *const zlink_str, n: usize,
         out: *mut zlink_resolution) {
         let out = outs_in(out, n, "out")?;
-        let kind = kind_in(kind)?;
+        let kind: ObjectKind = kind.get()?;
         // SAFETY: the caller's contract on `ids`.
         let ids = unsafe { ids_in(ids, n) }?;
-        let rt = runtime_in(rt)?;
-        let core = rt.core()?;
-        ids_fit(core, kind, &ids)?;
-        let mut misses = Vec::new();
-        for (i, id) in ids.iter().enumerate() {
-            if let Some(ahead) = ids.get(i + PREFETCH_AHEAD) {
-                core.prefetch_cached(kind, ahead);
-            }
-            match core.lookup_cached(kind, id)? {
-                // SAFETY: `i < n`, and `out` holds `n` writable elements.
-                Some(route) => unsafe { out.add(i).write(zlink_resolution::ready(&route)) },
-                None => misses.push((i, core.resolve_async(kind, id)?)),
-            }
-        }
-        for (i, read) in misses {
-            let resolved = zlink_bridge::Resolved::from(wait(read));
+        runtime_in(rt)?.resolve_many(kind, &ids, |i, answer| {
+            let resolution = match answer {
+                Answer::Hit(route) => zlink_resolution::ready(route),
+                Answer::Read(resolved) => (&resolved).into(),
+            };
             // SAFETY: `i < n`, and `out` holds `n` writable elements.
-            unsafe { out.add(i).write((&resolved).into()) };
-        }
-        Ok(())
+            unsafe { out.add(i).write(resolution) };
+        })
     }
 }
 
@@ -660,11 +517,6 @@ entry! {
 pub type zlink_resolve_callback = Option<
     unsafe extern "C" fn(userdata: *mut c_void, result: Code, resolution: *const zlink_resolution),
 >;
-
-struct Userdata(*mut c_void);
-// SAFETY: the caller of `zlink_resolve_async` promises `userdata` may be
-// used from the runtime's callback thread (documented on the function).
-unsafe impl Send for Userdata {}
 
 entry! {
     /// Resolves a global ID without blocking the caller: `callback(userdata,
@@ -682,15 +534,12 @@ entry! {
     fn zlink_resolve_async(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
         callback: zlink_resolve_callback, userdata: *mut c_void) {
         let callback = callback.ok_or_else(|| missing("callback"))?;
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        let userdata = Userdata(userdata);
+        let (id, userdata) = (id_in!(id, id_len)?, Userdata(userdata));
         runtime_in(rt)?.resolve_async(kind, id, move |resolved| {
-            let userdata = userdata;
             let resolution = zlink_resolution::from(&resolved);
             // SAFETY: the caller gave a valid callback and userdata for it;
             // `resolution` lives across the call.
-            unsafe { callback(userdata.0, Code::Ok, &resolution) };
+            unsafe { callback(userdata.get(), Code::Ok, &resolution) };
         })
     }
 
@@ -700,11 +549,9 @@ entry! {
     ///
     /// # Safety
     /// `removed` is NULL or writable.
-    fn zlink_on_owner_lease_invalidated(rt: *const zlink_runtime, node_rid: u64, lease: u64,
-        removed: *mut usize) {
-        let n = runtime_in(rt)?.on_owner_lease_invalidated(node_rid, lease)?;
-        put_opt(removed, || n);
-        Ok(())
+    fn zlink_on_owner_lease_invalidated(rt: *const zlink_runtime, node_rid: u64, lease: u64)
+        -> optional removed: *mut usize {
+        runtime_in(rt)?.on_owner_lease_invalidated(node_rid, lease)?
     }
 
     /// A store recovery event reported by the host: clears the route cache.
@@ -712,10 +559,8 @@ entry! {
     ///
     /// # Safety
     /// `removed` is NULL or writable.
-    fn zlink_on_store_recovery(rt: *const zlink_runtime, removed: *mut usize) {
-        let n = runtime_in(rt)?.on_store_recovery()?;
-        put_opt(removed, || n);
-        Ok(())
+    fn zlink_on_store_recovery(rt: *const zlink_runtime) -> optional removed: *mut usize {
+        runtime_in(rt)?.on_store_recovery()?
     }
 
     /// A relay notification given directly (command 50 frames reach the same
@@ -727,108 +572,54 @@ entry! {
     /// `id` points to `id_len` readable bytes; `source` to an initialised
     /// struct; `invalidated` is NULL or writable.
     fn zlink_on_relay_notification(rt: *const zlink_runtime, kind: u32, id: *const u8,
-        id_len: usize, source: *const zlink_route_end, invalidated: *mut bool) {
-        // SAFETY: the caller's contract on `id` and `source`.
-        let (id, source) = unsafe { (id_in(id, id_len)?, source.as_ref()) };
+        id_len: usize, source: *const zlink_route_end) -> optional invalidated: *mut bool {
+        // SAFETY: the caller's contract on `source`.
+        let (id, source) = (id_in!(id, id_len)?, unsafe { source.as_ref() });
         let source = source.ok_or_else(|| missing("source"))?.to_core()?;
-        let done = runtime_in(rt)?.on_relay_notification(kind, id, &source)?;
-        put_opt(invalidated, || done);
-        Ok(())
+        runtime_in(rt)?.on_relay_notification(kind, id, &source)?
     }
 }
 
 // ---------------------------------------------------------------- lifecycle
 
-/// # Safety
-/// As the lifecycle entry points below.
-unsafe fn lifecycle(
-    rt: *const zlink_runtime,
-    kind: u32,
-    id: *const u8,
-    id_len: usize,
-    out: *mut zlink_owned,
-    write: Write,
-) -> FfiResult {
-    // SAFETY: `id_len` readable bytes (the caller's contract).
-    let id = unsafe { id_in(id, id_len) }?;
-    let owned = runtime_in(rt)?.write(kind, id, write)?;
-    put_opt(out, || (&owned).into());
-    Ok(())
+/// The lifecycle writes: one entry point each, with one contract.
+macro_rules! lifecycle {
+    ($($(#[$doc:meta])* fn $name:ident = $write:ident;)*) => { entry! { $(
+        $(#[$doc])*
+        #[doc = ""]
+        #[doc = " Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`"]
+        #[doc = " may be NULL; when not, it receives the object as written."]
+        #[doc = ""]
+        #[doc = " # Safety"]
+        #[doc = " `id` points to `id_len` readable bytes; `out` is NULL or writable."]
+        fn $name(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
+            -> optional out: *mut zlink_owned {
+            let id = id_in!(id, id_len)?;
+            zlink_owned::from(&runtime_in(rt)?.write(kind, id, Write::$write)?)
+        }
+    )* } };
+}
+
+lifecycle! {
+    /// Creates a new incarnation owned by this node, in Creating.
+    fn zlink_create = Create;
+    /// Publishes this node's Creating object as Ready.
+    fn zlink_publish_ready = PublishReady;
+    /// Create then publish Ready: the activation an application sees.
+    fn zlink_activate = Activate;
+    /// Extends this node's owner lease on the object.
+    fn zlink_renew_lease = RenewLease;
+    /// Starts releasing the object: it then resolves Unavailable(Releasing).
+    fn zlink_begin_release = BeginRelease;
 }
 
 entry! {
-    /// Creates a new incarnation owned by this node, in Creating.
-    ///
-    /// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
-    /// may be NULL; when not, it receives the object as written.
-    ///
-    /// # Safety
-    /// `id` points to `id_len` readable bytes; `out` is NULL or writable.
-    fn zlink_create(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        out: *mut zlink_owned) {
-        // SAFETY: forwarded caller contract.
-        unsafe { lifecycle(rt, kind, id, id_len, out, Write::Create) }
-    }
-
-    /// Publishes this node's Creating object as Ready.
-    ///
-    /// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
-    /// may be NULL; when not, it receives the object as written.
-    ///
-    /// # Safety
-    /// `id` points to `id_len` readable bytes; `out` is NULL or writable.
-    fn zlink_publish_ready(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        out: *mut zlink_owned) {
-        // SAFETY: forwarded caller contract.
-        unsafe { lifecycle(rt, kind, id, id_len, out, Write::PublishReady) }
-    }
-
-    /// Create then publish Ready: the activation an application sees.
-    ///
-    /// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
-    /// may be NULL; when not, it receives the object as written.
-    ///
-    /// # Safety
-    /// `id` points to `id_len` readable bytes; `out` is NULL or writable.
-    fn zlink_activate(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        out: *mut zlink_owned) {
-        // SAFETY: forwarded caller contract.
-        unsafe { lifecycle(rt, kind, id, id_len, out, Write::Activate) }
-    }
-
-    /// Extends this node's owner lease on the object.
-    ///
-    /// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
-    /// may be NULL; when not, it receives the object as written.
-    ///
-    /// # Safety
-    /// `id` points to `id_len` readable bytes; `out` is NULL or writable.
-    fn zlink_renew_lease(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        out: *mut zlink_owned) {
-        // SAFETY: forwarded caller contract.
-        unsafe { lifecycle(rt, kind, id, id_len, out, Write::RenewLease) }
-    }
-
-    /// Starts releasing the object: it then resolves Unavailable(Releasing).
-    ///
-    /// Blocks on the store (bounded by `store_timeout_ms` per attempt). `out`
-    /// may be NULL; when not, it receives the object as written.
-    ///
-    /// # Safety
-    /// `id` points to `id_len` readable bytes; `out` is NULL or writable.
-    fn zlink_begin_release(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        out: *mut zlink_owned) {
-        // SAFETY: forwarded caller contract.
-        unsafe { lifecycle(rt, kind, id, id_len, out, Write::BeginRelease) }
-    }
-
     /// Completes the release: the record is removed and the ID resolves Missing.
     ///
     /// # Safety
     /// `id` points to `id_len` readable bytes.
     fn zlink_complete_release(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize) {
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
+        let id = id_in!(id, id_len)?;
         runtime_in(rt)?.complete_release(kind, id)
     }
 
@@ -838,142 +629,90 @@ entry! {
     ///
     /// # Safety
     /// `id` points to `id_len` readable bytes; `out` and `found` are writable.
-    fn zlink_owner_route_end(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        out: *mut zlink_route_end, found: *mut bool) {
-        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        let end = runtime_in(rt)?.owner_route_end(kind, id)?;
-        put_found(out, found, end, |e| (&e).into());
-        Ok(())
+    fn zlink_owner_route_end(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
+        -> found(out: *mut zlink_route_end, found: *mut bool) {
+        let id = id_in!(id, id_len)?;
+        runtime_in(rt)?.owner_route_end(kind, id)?.as_ref().map(zlink_route_end::from)
     }
 }
 
 // ---------------------------------------------------------------- counters
 
-/// One snapshot of the runtime's counters: the first counters of the
-/// library's one list (docs/runtime.md), in its order, by their flat names.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct zlink_stats {
-    /// Resolutions answered by the route cache.
-    pub cache_hits: u64,
-    /// Resolutions that asked the store.
-    pub cache_misses: u64,
-    /// Entries in the route cache now.
-    pub cache_entries: u64,
-    /// Entries evicted because the cache was full.
-    pub cache_evictions: u64,
-    /// Store reads issued.
-    pub store_reads: u64,
-    /// Store calls that failed.
-    pub store_failures: u64,
-    /// Store recovery events seen.
-    pub store_recoveries: u64,
-    /// Resolutions that ended ReadyRoute (cache hits included).
-    pub resolutions_ready_route: u64,
-    /// Resolutions that ended Missing.
-    pub resolutions_missing: u64,
-    /// Resolutions that ended Unavailable.
-    pub resolutions_unavailable: u64,
-    /// Resolutions that ended StoreFailure.
-    pub resolutions_store_failure: u64,
-    /// Entries removed: a read saw a higher store version.
-    pub invalidations_higher_store_version: u64,
-    /// Entries removed: a stale-route rejection.
-    pub invalidations_stale_route: u64,
-    /// Entries removed: a store recovery.
-    pub invalidations_store_recovery: u64,
-    /// Entries removed: an owner lease was invalidated.
-    pub invalidations_owner_lease_invalidated: u64,
-    /// Entries removed: a relay notification.
-    pub invalidations_relay_notification: u64,
-    /// Operations admitted to a local queue.
-    pub delivered: u64,
-    /// Operations relayed on a Message Follow route.
-    pub relays: u64,
-    /// Command 50 notifications handed to the host.
-    pub notifications_sent: u64,
-    /// Notifications the dedup registry suppressed.
-    pub notifications_suppressed: u64,
-    /// Notification sends the host reported failed.
-    pub notification_failures: u64,
-    /// Rejections sent back to an operation's origin.
-    pub rejections_sent: u64,
-    /// Frames dropped as undecodable.
-    pub frames_dropped: u64,
-    /// Requests sent.
-    pub requests_sent: u64,
-    /// Requests ended with a reply.
-    pub requests_replies: u64,
-    /// Requests ended with an error.
-    pub requests_errors: u64,
-    /// Requests ended by their deadline.
-    pub requests_timeouts: u64,
-    /// Requests cancelled.
-    pub requests_cancelled: u64,
-    /// Requests ended by shutdown.
-    pub requests_shutdown: u64,
-    /// Results that arrived after their request had ended.
-    pub requests_late_results: u64,
-    /// Requests dropped: reply route unrecoverable.
-    pub requests_unroutable: u64,
-    /// Frames refused: their sender was not their connection's node.
-    pub frames_foreign_sender: u64,
-    /// Binds refused by the bind timeout.
-    pub bind_timeouts: u64,
-    /// Relocations begun here (source).
-    pub relocation_begun: u64,
-    /// Restore requests taken (target).
-    pub relocation_restores: u64,
-    /// Relocation owner CASes that succeeded here (target).
-    pub relocation_committed: u64,
-    /// Relocations this source handed off to a committed target.
-    pub relocation_handed_off: u64,
-    /// Relocations abandoned before relay-ready (either side).
-    pub relocation_aborted: u64,
-    /// Relocations that failed after relay-ready.
-    pub relocation_failed: u64,
-    /// Operations held for a relocation (source ingress hold or target
-    /// temporary queue).
-    pub relocation_held: u64,
-    /// Operations a relocation source relayed to its target.
-    pub relocation_relayed: u64,
-    /// Relocation control frames refused (another relocation or
-    /// incarnation, a duplicate, out of order, or from the wrong node).
-    pub relocation_control_refused: u64,
-    /// Table sizes now (each bounded): pending requests.
-    pub table_pending_requests: u64,
-    /// Request deadline entries.
-    pub table_request_deadlines: u64,
-    /// Sessions owned.
-    pub table_sessions: u64,
-    /// Binds waiting for their terminal reply.
-    pub table_pending_binds: u64,
-    /// Seal and bind deadline entries.
-    pub table_session_deadlines: u64,
-    /// Session registrations of local Actors.
-    pub table_registrations: u64,
-    /// Rebind replies parked for a tombstone ACK.
-    pub table_parked_binds: u64,
-    /// Parked-reply deadline entries.
-    pub table_parked_deadlines: u64,
-    /// Message Follow routes.
-    pub table_follow_routes: u64,
-    /// Follow-route expiry entries.
-    pub table_follow_deadlines: u64,
-    /// Relay-notification dedup entries.
-    pub table_dedup_entries: u64,
-    /// Dedup entries evicted to stay within bounds.
-    pub table_dedup_evictions: u64,
-    /// Store reads in flight.
-    pub table_store_flights: u64,
-    /// Relocations running here as source.
-    pub table_relocation_sources: u64,
-    /// Relocations running here as target.
-    pub table_relocation_targets: u64,
-    /// Relocation deadline entries (dead ones included).
-    pub table_relocation_deadlines: u64,
+/// `zlink_stats`, one `u64` per counter: `field: "doc line" …,`.
+macro_rules! stats {
+    ($(#[$doc:meta])* pub struct $name:ident { $($field:ident: $($line:literal)+,)* }) => {
+        $(#[$doc])*
+        #[repr(C)]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+        pub struct $name { $($(#[doc = concat!(" ", $line)])+ pub $field: u64,)* }
+    };
+}
+
+stats! {
+    /// One snapshot of the runtime's counters: the first counters of the
+    /// library's one list (docs/runtime.md), in its order, by their flat names.
+    pub struct zlink_stats {
+        cache_hits: "Resolutions answered by the route cache.",
+        cache_misses: "Resolutions that asked the store.",
+        cache_entries: "Entries in the route cache now.",
+        cache_evictions: "Entries evicted because the cache was full.",
+        store_reads: "Store reads issued.",
+        store_failures: "Store calls that failed.",
+        store_recoveries: "Store recovery events seen.",
+        resolutions_ready_route: "Resolutions that ended ReadyRoute (cache hits included).",
+        resolutions_missing: "Resolutions that ended Missing.",
+        resolutions_unavailable: "Resolutions that ended Unavailable.",
+        resolutions_store_failure: "Resolutions that ended StoreFailure.",
+        invalidations_higher_store_version: "Entries removed: a read saw a higher store version.",
+        invalidations_stale_route: "Entries removed: a stale-route rejection.",
+        invalidations_store_recovery: "Entries removed: a store recovery.",
+        invalidations_owner_lease_invalidated: "Entries removed: an owner lease was invalidated.",
+        invalidations_relay_notification: "Entries removed: a relay notification.",
+        delivered: "Operations admitted to a local queue.",
+        relays: "Operations relayed on a Message Follow route.",
+        notifications_sent: "Command 50 notifications handed to the host.",
+        notifications_suppressed: "Notifications the dedup registry suppressed.",
+        notification_failures: "Notification sends the host reported failed.",
+        rejections_sent: "Rejections sent back to an operation's origin.",
+        frames_dropped: "Frames dropped as undecodable.",
+        requests_sent: "Requests sent.",
+        requests_replies: "Requests ended with a reply.",
+        requests_errors: "Requests ended with an error.",
+        requests_timeouts: "Requests ended by their deadline.",
+        requests_cancelled: "Requests cancelled.",
+        requests_shutdown: "Requests ended by shutdown.",
+        requests_late_results: "Results that arrived after their request had ended.",
+        requests_unroutable: "Requests dropped: reply route unrecoverable.",
+        frames_foreign_sender: "Frames refused: their sender was not their connection's node.",
+        bind_timeouts: "Binds refused by the bind timeout.",
+        relocation_begun: "Relocations begun here (source).",
+        relocation_restores: "Restore requests taken (target).",
+        relocation_committed: "Relocation owner CASes that succeeded here (target).",
+        relocation_handed_off: "Relocations this source handed off to a committed target.",
+        relocation_aborted: "Relocations abandoned before relay-ready (either side).",
+        relocation_failed: "Relocations that failed after relay-ready.",
+        relocation_held: "Operations held for a relocation (source ingress hold or target"
+            "temporary queue).",
+        relocation_relayed: "Operations a relocation source relayed to its target.",
+        relocation_control_refused: "Relocation control frames refused (another relocation or"
+            "incarnation, a duplicate, out of order, or from the wrong node).",
+        table_pending_requests: "Table sizes now (each bounded): pending requests.",
+        table_request_deadlines: "Request deadline entries.",
+        table_sessions: "Sessions owned.",
+        table_pending_binds: "Binds waiting for their terminal reply.",
+        table_session_deadlines: "Seal and bind deadline entries.",
+        table_registrations: "Session registrations of local Actors.",
+        table_parked_binds: "Rebind replies parked for a tombstone ACK.",
+        table_parked_deadlines: "Parked-reply deadline entries.",
+        table_follow_routes: "Message Follow routes.",
+        table_follow_deadlines: "Follow-route expiry entries.",
+        table_dedup_entries: "Relay-notification dedup entries.",
+        table_dedup_evictions: "Dedup entries evicted to stay within bounds.",
+        table_store_flights: "Store reads in flight.",
+        table_relocation_sources: "Relocations running here as source.",
+        table_relocation_targets: "Relocations running here as target.",
+        table_relocation_deadlines: "Relocation deadline entries (dead ones included).",
+    }
 }
 
 // The struct is the list's first counters, all u64, in order.
@@ -984,16 +723,13 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_stats_get(rt: *const zlink_runtime, out: *mut zlink_stats) {
-        let out = Out::new(out, "out")?;
-        let list = runtime_in(rt)?.stats()?;
+    fn zlink_stats_get(rt: *const zlink_runtime) -> out: *mut zlink_stats {
         let mut values = [0u64; C_COUNTERS];
-        for (v, c) in values.iter_mut().zip(&list) {
+        for (v, c) in values.iter_mut().zip(&runtime_in(rt)?.stats()?) {
             *v = c.value;
         }
         // SAFETY: `zlink_stats` is repr(C) with exactly `C_COUNTERS` u64
         // fields (asserted above), so it has the layout of the array.
-        out.put(unsafe { std::mem::transmute::<[u64; C_COUNTERS], zlink_stats>(values) });
-        Ok(())
+        unsafe { std::mem::transmute::<[u64; C_COUNTERS], zlink_stats>(values) }
     }
 }

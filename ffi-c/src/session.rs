@@ -9,13 +9,9 @@
 use zlink_bridge::SessionSent;
 use zlink_bridge::args::missing;
 use zlink_bridge::codes::{SessionSentTag, UnavailableReason};
+use zlink_core::BindingRoute;
 use zlink_core::wire::{ActorRoute, Binding, SessionRef};
-use zlink_core::{
-    AuthorityOwnerGeneration, BindingRoute, ObjectGeneration, OwnerLeaseGeneration,
-    SessionGeneration, SessionId,
-};
 
-use crate::FfiResult;
 use crate::frames::{zlink_outbound, zlink_outbound_list};
 use crate::runtime::{runtime_in, zlink_runtime};
 use crate::types::*;
@@ -93,57 +89,11 @@ pub struct zlink_session_sent {
     pub reason: UnavailableReason,
 }
 
-impl From<&SessionRef> for zlink_session_ref {
-    fn from(s: &SessionRef) -> Self {
-        zlink_session_ref {
-            owner: (&s.owner).into(),
-            id: s.id.get(),
-            generation: s.generation.get(),
-        }
-    }
-}
-
-impl zlink_session_ref {
-    fn to_core(self) -> FfiResult<SessionRef> {
-        Ok(SessionRef {
-            owner: self.owner.to_core()?,
-            id: SessionId(self.id),
-            generation: SessionGeneration(self.generation),
-        })
-    }
-}
-
-impl From<&ActorRoute> for zlink_actor_route {
-    fn from(r: &ActorRoute) -> Self {
-        zlink_actor_route {
-            owner: (&r.owner).into(),
-            object_generation: r.object_generation.get(),
-            authority_owner_generation: r.authority_owner_generation.get(),
-            owner_lease_generation: r.owner_lease_generation.get(),
-            lease_remaining_ms: r.lease_remaining_ms,
-        }
-    }
-}
-
-impl zlink_actor_route {
-    fn to_core(self) -> FfiResult<ActorRoute> {
-        Ok(ActorRoute {
-            owner: self.owner.to_core()?,
-            object_generation: ObjectGeneration(self.object_generation),
-            authority_owner_generation: AuthorityOwnerGeneration(self.authority_owner_generation),
-            owner_lease_generation: OwnerLeaseGeneration(self.owner_lease_generation),
-            lease_remaining_ms: self.lease_remaining_ms,
-        })
-    }
-}
-
-impl From<&Binding> for zlink_binding {
-    fn from(b: &Binding) -> Self {
-        zlink_binding {
-            generation: b.generation.get(),
-            token: b.token.get(),
-        }
-    }
+c_struct! {
+    zlink_session_ref = SessionRef { owner id generation }
+    zlink_actor_route = ActorRoute { owner object_generation authority_owner_generation
+        owner_lease_generation lease_remaining_ms }
+    zlink_binding = Binding { generation token }
 }
 
 impl From<&BindingRoute> for zlink_binding_route {
@@ -177,11 +127,9 @@ entry! {
     ///
     /// # Safety
     /// `out` is NULL or writable.
-    fn zlink_open_session(rt: *const zlink_runtime, session: u64, generation: u64,
-        out: *mut zlink_session_ref) {
-        let s = runtime_in(rt)?.open_session(session, generation)?;
-        put_opt(out, || (&s).into());
-        Ok(())
+    fn zlink_open_session(rt: *const zlink_runtime, session: u64, generation: u64)
+        -> optional out: *mut zlink_session_ref {
+        zlink_session_ref::from(&runtime_in(rt)?.open_session(session, generation)?)
     }
 
     /// Binds (or rebinds) `session` to the Actor `(kind, id)` at the location
@@ -195,13 +143,11 @@ entry! {
     /// `id` points to `id_len` bytes; `actor_ref` to an initialised struct;
     /// `out` is writable.
     fn zlink_bind(rt: *const zlink_runtime, session: u64, kind: u32, id: *const u8, id_len: usize,
-        actor_ref: *const zlink_actor_route, out: *mut zlink_outbound) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: the caller's contract on `id` and `actor_ref`.
-        let (id, route) = unsafe { (id_in(id, id_len)?, actor_ref.as_ref()) };
+        actor_ref: *const zlink_actor_route) -> out: *mut zlink_outbound {
+        // SAFETY: the caller's contract on `actor_ref`.
+        let (id, route) = (id_in!(id, id_len)?, unsafe { actor_ref.as_ref() });
         let route = route.ok_or_else(|| missing("actor_ref"))?.to_core()?;
-        out.put(runtime_in(rt)?.bind(session, kind, id, route)?.into());
-        Ok(())
+        runtime_in(rt)?.bind(session, kind, id, route)?
     }
 
     /// The stored binding route of the Actor in `session`. On OK, `*found`
@@ -210,13 +156,9 @@ entry! {
     /// # Safety
     /// `id` points to `id_len` bytes; `out` and `found` are writable.
     fn zlink_binding_get(rt: *const zlink_runtime, session: u64, kind: u32, id: *const u8,
-        id_len: usize, out: *mut zlink_binding_route, found: *mut bool) {
-        let (out, found) = (Out::new(out, "out")?, Out::new(found, "found")?);
-        // SAFETY: the caller's contract on `id`.
-        let id = unsafe { id_in(id, id_len) }?;
-        let b = runtime_in(rt)?.binding(session, kind, id)?;
-        put_found(out, found, b, |b| (&b).into());
-        Ok(())
+        id_len: usize) -> found(out: *mut zlink_binding_route, found: *mut bool) {
+        let id = id_in!(id, id_len)?;
+        runtime_in(rt)?.binding(session, kind, id)?.as_ref().map(zlink_binding_route::from)
     }
 
     /// Relays `payload` from `session` to the bound Actor on the stored route:
@@ -231,14 +173,9 @@ entry! {
     /// `id` points to `id_len` bytes, `payload` to `payload_len` bytes (NULL
     /// allowed when 0); `out` is writable.
     fn zlink_session_send(rt: *const zlink_runtime, session: u64, kind: u32, id: *const u8,
-        id_len: usize, payload: *const u8, payload_len: usize, out: *mut zlink_session_sent) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: the caller's contract on `id` and `payload`.
-        let (id, payload) =
-            unsafe { (id_in(id, id_len)?, bytes_in(payload, payload_len, "payload")?) };
-        let sent = runtime_in(rt)?.session_send(session, kind, id, payload)?;
-        out.put(sent.into());
-        Ok(())
+        id_len: usize, payload: *const u8, payload_len: usize) -> out: *mut zlink_session_sent {
+        let (id, payload) = (id_in!(id, id_len)?, bytes_in!(payload, payload_len, "payload")?);
+        runtime_in(rt)?.session_send(session, kind, id, payload)?
     }
 
     /// The Session's connection closed (`physical`) or the application ended
@@ -248,11 +185,9 @@ entry! {
     ///
     /// # Safety
     /// `out` is writable.
-    fn zlink_disconnect_session(rt: *const zlink_runtime, session: u64, physical: bool,
-        out: *mut zlink_outbound_list) {
-        let out = Out::new(out, "out")?;
-        out.put(runtime_in(rt)?.disconnect_session(session, physical)?.into());
-        Ok(())
+    fn zlink_disconnect_session(rt: *const zlink_runtime, session: u64, physical: bool)
+        -> out: *mut zlink_outbound_list {
+        runtime_in(rt)?.disconnect_session(session, physical)?
     }
 }
 
@@ -268,17 +203,13 @@ entry! {
     /// allowed when 0); `session` to an initialised struct; `out` and `pushed`
     /// are writable.
     fn zlink_push(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
-        session: *const zlink_session_ref, payload: *const u8, payload_len: usize,
-        out: *mut zlink_outbound, pushed: *mut bool) {
-        let (out, pushed) = (Out::new(out, "out")?, Out::new(pushed, "pushed")?);
-        // SAFETY: the caller's contract on `id`, `session` and `payload`.
-        let (id, session) = unsafe { (id_in(id, id_len)?, session.as_ref()) };
-        // SAFETY: as above.
-        let payload = unsafe { bytes_in(payload, payload_len, "payload") }?;
+        session: *const zlink_session_ref, payload: *const u8, payload_len: usize)
+        -> found(out: *mut zlink_outbound, pushed: *mut bool) {
+        // SAFETY: the caller's contract on `session`.
+        let (id, session) = (id_in!(id, id_len)?, unsafe { session.as_ref() });
+        let payload = bytes_in!(payload, payload_len, "payload")?;
         let session = session.ok_or_else(|| missing("session"))?.to_core()?;
-        let frame = runtime_in(rt)?.push(kind, id, &session, payload)?;
-        put_found(out, pushed, frame, Into::into);
-        Ok(())
+        runtime_in(rt)?.push(kind, id, &session, payload)?
     }
 }
 
@@ -289,12 +220,9 @@ entry! {
     /// # Safety
     /// `id` points to `id_len` bytes; `out` is writable.
     fn zlink_refresh_session_routes(rt: *const zlink_runtime, kind: u32, id: *const u8,
-        id_len: usize, out: *mut zlink_outbound_list) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        out.put(runtime_in(rt)?.refresh_session_routes(kind, id)?.into());
-        Ok(())
+        id_len: usize) -> out: *mut zlink_outbound_list {
+        let id = id_in!(id, id_len)?;
+        runtime_in(rt)?.refresh_session_routes(kind, id)?
     }
 
     /// Drops every binding of the Actor here (the Actor was removed: a new
@@ -303,8 +231,6 @@ entry! {
     /// # Safety
     /// `id` points to `id_len` bytes.
     fn zlink_forget_bindings(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize) {
-        // SAFETY: `id_len` readable bytes (the caller's contract).
-        let id = unsafe { id_in(id, id_len) }?;
-        runtime_in(rt)?.forget_bindings(kind, id)
+        runtime_in(rt)?.forget_bindings(kind, id_in!(id, id_len)?)
     }
 }

@@ -4,16 +4,17 @@
 
 use std::ffi::c_char;
 
-use zlink_bridge::args::{MAX_TEXT_BYTES, missing, text_too_long};
+use zlink_bridge::args::{MAX_TEXT_BYTES, Text, missing, text_too_long};
 use zlink_bridge::codes::{
     AuthorityState, ResolutionTag, StoreError, UnavailableReason, WriteAcksMode,
 };
 use zlink_bridge::{Error, ErrorKind, Resolved, config};
 use zlink_core::wire::{NodeRef, RouteEnd};
 use zlink_core::{
-    AuthorityOwnerGeneration, InputError, MAX_MESH_NAME_BYTES, MeshName, NodeGeneration, NodeRid,
-    ObjectGeneration, OwnedObject, OwnerLeaseGeneration, ReadyRoute, RedisOptions, RouteFence,
-    RoutingConfig, StoreVersion,
+    AuthorityOwnerGeneration, BindingGeneration, BindingToken, InputError, MAX_MESH_NAME_BYTES,
+    MeshName, NodeGeneration, NodeRid, ObjectGeneration, OwnedObject, OwnerLeaseGeneration,
+    ReadyRoute, RedisOptions, RouteFence, RoutingConfig, SessionGeneration, SessionId,
+    StoreVersion,
 };
 
 use crate::FfiResult;
@@ -22,45 +23,77 @@ use crate::FfiResult;
 pub const ZLINK_MESH_NAME_CAPACITY: usize = 24;
 const _: () = assert!(ZLINK_MESH_NAME_CAPACITY == MAX_MESH_NAME_BYTES + 1);
 
-/// The routing settings, durations in milliseconds (DESIGN §4). Start from
-/// `zlink_config_default` (which sets `size`) and change what you need.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct zlink_config {
-    /// `sizeof(zlink_config)` as the caller compiled it: lets later
-    /// versions append fields. Set by `zlink_config_default`; any other
-    /// value than this library's size is `ZLINK_RESULT_INVALID_CONFIG`.
-    pub size: usize,
-    /// Longest life of a cached route; 0 turns the cache off. Default 15000.
-    pub route_cache_max_age_ms: u64,
-    /// How long a committed Message Follow route relays; 0 = off. Default 30000.
-    pub message_follow_duration_ms: u64,
-    /// Longest Message Follow chain, 1..=8. Default 8.
-    pub max_follow_hops: u8,
-    /// How long a Session owner waits for command 44. Default 10000.
-    pub session_relocation_seal_timeout_ms: u64,
-    /// How long a bind waits for its terminal reply (or a rebind for the
-    /// previous owner's tombstone ACK) before it is refused. Default 10000.
-    pub session_bind_timeout_ms: u64,
-    /// Most entries of the route cache. Default 1000000.
-    pub route_cache_capacity: u64,
-    /// Owner lease length. Default 30000.
-    pub owner_lease_duration_ms: u64,
-    /// Deadline of one store call. Default 2000.
-    pub store_timeout_ms: u64,
-    /// Store attempts of a direct send. Default 3.
-    pub store_attempts: u32,
-    /// Longest object ID, 1..=65535 bytes. Default 1024.
-    pub max_object_id_bytes: u64,
-    /// Largest payload of one operation, in bytes. Default 1048576.
-    pub max_message_bytes: u64,
-    /// How long a relocation's source waits for relay-ready and then for
-    /// the target's commit, and how long a target waits for its host to
-    /// restore (> 0). Default 5000.
-    pub relocation_timeout_ms: u64,
-    /// Largest application state one relocation carries, in bytes,
-    /// 1..=1073741824. Default 16777216.
-    pub max_relocation_state_bytes: u64,
+/// `zlink_config` and its conversions: its fields after `size` are the
+/// bridge's `config::FIELDS`, in order.
+macro_rules! config {
+    ($(#[$doc:meta])* pub struct $name:ident {
+        $(#[$size_doc:meta])* pub size: usize,
+        $($(#[$field_doc:meta])* pub $field:ident: $ty:ty,)*
+    }) => {
+        $(#[$doc])*
+        #[repr(C)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct $name {
+            $(#[$size_doc])* pub size: usize,
+            $($(#[$field_doc])* pub $field: $ty,)*
+        }
+
+        impl From<RoutingConfig> for $name {
+            fn from(c: RoutingConfig) -> Self {
+                let mut v = config::values(&c).into_iter();
+                let size = std::mem::size_of::<$name>();
+                let mut next = || v.next().unwrap_or(0);
+                $name { size, $($field: <$ty>::try_from(next()).unwrap_or(<$ty>::MAX)),* }
+            }
+        }
+
+        impl $name {
+            pub(crate) fn to_core(self) -> FfiResult<RoutingConfig> {
+                config::from_values([$(i128::from(self.$field)),*])
+            }
+        }
+    };
+}
+
+config! {
+    /// The routing settings, durations in milliseconds (DESIGN §4). Start from
+    /// `zlink_config_default` (which sets `size`) and change what you need.
+    pub struct zlink_config {
+        /// `sizeof(zlink_config)` as the caller compiled it: lets later
+        /// versions append fields. Set by `zlink_config_default`; any other
+        /// value than this library's size is `ZLINK_RESULT_INVALID_CONFIG`.
+        pub size: usize,
+        /// Longest life of a cached route; 0 turns the cache off. Default 15000.
+        pub route_cache_max_age_ms: u64,
+        /// How long a committed Message Follow route relays; 0 = off. Default 30000.
+        pub message_follow_duration_ms: u64,
+        /// Longest Message Follow chain, 1..=8. Default 8.
+        pub max_follow_hops: u8,
+        /// How long a Session owner waits for command 44. Default 10000.
+        pub session_relocation_seal_timeout_ms: u64,
+        /// How long a bind waits for its terminal reply (or a rebind for the
+        /// previous owner's tombstone ACK) before it is refused. Default 10000.
+        pub session_bind_timeout_ms: u64,
+        /// Most entries of the route cache. Default 1000000.
+        pub route_cache_capacity: u64,
+        /// Owner lease length. Default 30000.
+        pub owner_lease_duration_ms: u64,
+        /// Deadline of one store call. Default 2000.
+        pub store_timeout_ms: u64,
+        /// Store attempts of a direct send. Default 3.
+        pub store_attempts: u32,
+        /// Longest object ID, 1..=65535 bytes. Default 1024.
+        pub max_object_id_bytes: u64,
+        /// Largest payload of one operation, in bytes. Default 1048576.
+        pub max_message_bytes: u64,
+        /// How long a relocation's source waits for relay-ready and then for
+        /// the target's commit, and how long a target waits for its host to
+        /// restore (> 0). Default 5000.
+        pub relocation_timeout_ms: u64,
+        /// Largest application state one relocation carries, in bytes,
+        /// 1..=1073741824. Default 16777216.
+        pub max_relocation_state_bytes: u64,
+    }
 }
 
 /// Options of a Redis store, durations in milliseconds. Start from
@@ -109,8 +142,8 @@ pub struct zlink_redis_options {
     pub write_ack_timeout_ms: u64,
 }
 
-impl From<&RedisOptions> for zlink_redis_options {
-    fn from(o: &RedisOptions) -> Self {
+impl From<RedisOptions> for zlink_redis_options {
+    fn from(o: RedisOptions) -> Self {
         let ms = |d: std::time::Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX);
         let (mode, replicas) = WriteAcksMode::of(o.write_acks);
         zlink_redis_options {
@@ -150,43 +183,6 @@ impl zlink_redis_options {
         .options())
     }
 }
-
-/// The conversions of `zlink_config`, one line per field in the bridge's
-/// `config::FIELDS` order.
-macro_rules! config_fields {
-    ($($field:ident: $ty:ty),*) => {
-        impl From<&RoutingConfig> for zlink_config {
-            fn from(c: &RoutingConfig) -> Self {
-                let mut v = config::values(c).into_iter();
-                let size = std::mem::size_of::<zlink_config>();
-                let mut next = || v.next().unwrap_or(0);
-                zlink_config { size, $($field: <$ty>::try_from(next()).unwrap_or(<$ty>::MAX)),* }
-            }
-        }
-
-        impl zlink_config {
-            pub(crate) fn to_core(self) -> FfiResult<RoutingConfig> {
-                config::from_values([$(i128::from(self.$field)),*])
-            }
-        }
-    };
-}
-
-config_fields!(
-    route_cache_max_age_ms: u64,
-    message_follow_duration_ms: u64,
-    max_follow_hops: u8,
-    session_relocation_seal_timeout_ms: u64,
-    session_bind_timeout_ms: u64,
-    route_cache_capacity: u64,
-    owner_lease_duration_ms: u64,
-    store_timeout_ms: u64,
-    store_attempts: u32,
-    max_object_id_bytes: u64,
-    max_message_bytes: u64,
-    relocation_timeout_ms: u64,
-    max_relocation_state_bytes: u64
-);
 
 /// Who a runtime is. `mesh` is NUL-terminated UTF-8, 1..=23 bytes.
 #[repr(C)]
@@ -301,79 +297,73 @@ pub(crate) fn mesh_out(mesh: &MeshName) -> [c_char; ZLINK_MESH_NAME_CAPACITY] {
     mesh.to_c_bytes().map(|b| b as c_char)
 }
 
+/// A mesh-name field: NUL-terminated (none in the field: too long).
 pub(crate) fn mesh_in(mesh: &[c_char; ZLINK_MESH_NAME_CAPACITY]) -> FfiResult<MeshName> {
-    let bytes: Vec<u8> = mesh.iter().map(|c| *c as u8).collect();
-    let len = bytes.iter().position(|b| *b == 0).ok_or_else(|| {
-        let max = MAX_MESH_NAME_BYTES;
-        Error::from(InputError::MeshNameTooLong {
-            len: bytes.len(),
-            max,
-        })
-    })?;
-    let name = zlink_bridge::args::Text::text(&bytes[..len], "mesh name")?;
-    Ok(MeshName::new(name)?)
+    let bytes = mesh.map(|c| c as u8);
+    let Some(len) = bytes.iter().position(|b| *b == 0) else {
+        let (len, max) = (bytes.len(), MAX_MESH_NAME_BYTES);
+        return Err(InputError::MeshNameTooLong { len, max }.into());
+    };
+    Ok(MeshName::new(bytes[..len].text("mesh name")?)?)
 }
 
-impl From<&RouteFence> for zlink_route_fence {
-    fn from(f: &RouteFence) -> Self {
-        zlink_route_fence {
-            object_generation: f.object_generation.get(),
-            authority_owner_generation: f.authority_owner_generation.get(),
-            owner_lease_generation: f.owner_lease_generation.get(),
-            node_generation: f.node_generation.get(),
-            store_version: f.store_version.get(),
+/// A core value's C form, and back (which may fail: a mesh name).
+pub(crate) trait Field<C>: Sized {
+    fn to_c(&self) -> C;
+    fn from_c(c: C) -> FfiResult<Self>;
+}
+
+/// `c.to_core()` of any C form a `Field` reads back.
+pub(crate) trait ToCore<T> {
+    fn to_core(self) -> FfiResult<T>;
+}
+
+impl<C: Copy, T: Field<C>> ToCore<T> for &C {
+    fn to_core(self) -> FfiResult<T> {
+        T::from_c(*self)
+    }
+}
+
+/// `Field<u64>` of the core's numbers.
+macro_rules! numbers {
+    ($($t:ident)*) => {$(
+        impl Field<u64> for $t {
+            fn to_c(&self) -> u64 {
+                self.get()
+            }
+            fn from_c(c: u64) -> FfiResult<Self> {
+                Ok($t(c))
+            }
         }
+    )*};
+}
+
+numbers!(NodeRid NodeGeneration ObjectGeneration AuthorityOwnerGeneration OwnerLeaseGeneration
+    StoreVersion SessionId SessionGeneration BindingGeneration BindingToken);
+
+impl Field<u64> for u64 {
+    fn to_c(&self) -> u64 {
+        *self
+    }
+    fn from_c(c: u64) -> FfiResult<Self> {
+        Ok(c)
     }
 }
 
-impl zlink_route_fence {
-    pub(crate) fn to_core(self) -> RouteFence {
-        RouteFence {
-            object_generation: ObjectGeneration(self.object_generation),
-            authority_owner_generation: AuthorityOwnerGeneration(self.authority_owner_generation),
-            owner_lease_generation: OwnerLeaseGeneration(self.owner_lease_generation),
-            node_generation: NodeGeneration(self.node_generation),
-            store_version: StoreVersion(self.store_version),
-        }
+impl Field<[c_char; ZLINK_MESH_NAME_CAPACITY]> for MeshName {
+    fn to_c(&self) -> [c_char; ZLINK_MESH_NAME_CAPACITY] {
+        mesh_out(self)
+    }
+    fn from_c(c: [c_char; ZLINK_MESH_NAME_CAPACITY]) -> FfiResult<Self> {
+        mesh_in(&c)
     }
 }
 
-impl From<&NodeRef> for zlink_node {
-    fn from(n: &NodeRef) -> Self {
-        zlink_node {
-            mesh: mesh_out(&n.mesh),
-            rid: n.rid.get(),
-            generation: n.generation.get(),
-        }
-    }
-}
-
-impl zlink_node {
-    pub(crate) fn to_core(self) -> FfiResult<NodeRef> {
-        Ok(NodeRef {
-            mesh: mesh_in(&self.mesh)?,
-            rid: NodeRid(self.rid),
-            generation: NodeGeneration(self.generation),
-        })
-    }
-}
-
-impl From<&RouteEnd> for zlink_route_end {
-    fn from(e: &RouteEnd) -> Self {
-        zlink_route_end {
-            node: (&e.node).into(),
-            fence: (&e.fence).into(),
-        }
-    }
-}
-
-impl zlink_route_end {
-    pub(crate) fn to_core(self) -> FfiResult<RouteEnd> {
-        Ok(RouteEnd {
-            node: self.node.to_core()?,
-            fence: self.fence.to_core(),
-        })
-    }
+c_struct! {
+    zlink_route_fence = RouteFence { object_generation authority_owner_generation
+        owner_lease_generation node_generation store_version }
+    zlink_node = NodeRef { mesh rid generation }
+    zlink_route_end = RouteEnd { node fence }
 }
 
 impl From<&ReadyRoute> for zlink_ready_route {
@@ -446,28 +436,50 @@ impl<T> Out<T> {
         // contract is that its out-parameters point to writable storage.
         unsafe { self.0.write(value) }
     }
-}
 
-/// Writes an optional out-parameter (NULL: the caller does not want it,
-/// and nothing is made for it).
-pub(crate) fn put_opt<T>(ptr: *mut T, value: impl FnOnce() -> T) {
-    if let Ok(out) = Out::new(ptr, "") {
-        out.put(value());
+    /// `-> out` of `entry!`: `ptr` (named `what`) is checked before `body`
+    /// runs, and receives its value.
+    #[inline]
+    pub(crate) fn written<V: Into<T>>(
+        ptr: *mut T,
+        what: &str,
+        body: impl FnOnce() -> FfiResult<V>,
+    ) -> FfiResult {
+        let out = Out::new(ptr, what)?;
+        out.put(body()?.into());
+        Ok(())
     }
-}
 
-/// Writes `*found` and, only when there is a value, `*out`.
-pub(crate) fn put_found<T, U>(
-    out: Out<T>,
-    found: Out<bool>,
-    value: Option<U>,
-    f: impl FnOnce(U) -> T,
-) {
-    let is = value.is_some();
-    if let Some(v) = value {
-        out.put(f(v));
+    /// `-> optional out` of `entry!`: `body` runs, and its value is written
+    /// unless `ptr` is NULL.
+    pub(crate) fn optional<V: Into<T>>(
+        ptr: *mut T,
+        body: impl FnOnce() -> FfiResult<V>,
+    ) -> FfiResult {
+        let value = body()?;
+        if !ptr.is_null() {
+            Out(ptr).put(value.into());
+        }
+        Ok(())
     }
-    found.put(is);
+
+    /// `-> found(out, found)` of `entry!`: both are checked before `body`
+    /// runs; `*found` says whether it gave a value, `*out` receives it.
+    #[inline]
+    pub(crate) fn found<V: Into<T>>(
+        (ptr, what): (*mut T, &str),
+        (found, found_what): (*mut bool, &str),
+        body: impl FnOnce() -> FfiResult<Option<V>>,
+    ) -> FfiResult {
+        let (out, found) = (Out::new(ptr, what)?, Out::new(found, found_what)?);
+        let value = body()?;
+        let is = value.is_some();
+        if let Some(v) = value {
+            out.put(v.into());
+        }
+        found.put(is);
+        Ok(())
+    }
 }
 
 /// Borrows `(ptr, len)` bytes; `ptr` may be NULL only when `len` is 0.
@@ -529,5 +541,5 @@ pub(crate) unsafe fn text_in<'a>(ptr: *const c_char, what: &str) -> FfiResult<&'
     }
     // SAFETY: `len` bytes before the NUL were just read.
     let bytes = unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) };
-    zlink_bridge::args::Text::text(bytes, what)
+    bytes.text(what)
 }

@@ -13,8 +13,7 @@ use zlink_bridge::{Error, ErrorKind};
 
 use crate::FfiResult;
 use crate::frames::zlink_bytes;
-use crate::runtime::handle_out;
-use crate::types::*;
+use crate::runtime::handle;
 use zlink_bridge::handles::{Pinned, Registry};
 
 /// One decoded wire frame. Opaque; made by `zlink_wire_decode`, freed by
@@ -39,8 +38,8 @@ pub struct zlink_decode_limits {
     pub max_state_bytes: u64,
 }
 
-impl From<&DecodeLimits> for zlink_decode_limits {
-    fn from(l: &DecodeLimits) -> Self {
+impl From<DecodeLimits> for zlink_decode_limits {
+    fn from(l: DecodeLimits) -> Self {
         zlink_decode_limits {
             max_object_id_bytes: l.max_object_id_bytes as u64,
             max_payload_bytes: l.max_payload_bytes as u64,
@@ -81,9 +80,8 @@ entry! {
     /// # Safety
     /// `out` is writable.
     ///
-    fn zlink_decode_limits_default(out: *mut zlink_decode_limits) {
-        Out::new(out, "out")?.put((&DecodeLimits::default()).into());
-        Ok(())
+    fn zlink_decode_limits_default() -> out: *mut zlink_decode_limits {
+        DecodeLimits::default()
     }
 
     /// Decodes `len` bytes as exactly one frame, strictly (docs/wire.md): on
@@ -97,13 +95,11 @@ entry! {
     /// `bytes` points to `len` readable bytes (NULL allowed when 0); `limits`
     /// is NULL or readable; `out` is writable.
     ///
-    fn zlink_wire_decode(bytes: *const u8, len: usize, limits: *const zlink_decode_limits,
-        out: *mut *mut zlink_frame) {
-        let out = Out::new(out, "out")?;
-        // SAFETY: the caller's contract on `bytes`. The decoder bounds
-        // every field and allocates nothing beyond the frame's own size, so
-        // the length needs no bound of its own here.
-        let bytes = unsafe { bytes_in(bytes, len, "bytes") }?;
+    fn zlink_wire_decode(bytes: *const u8, len: usize, limits: *const zlink_decode_limits)
+        -> out: *mut *mut zlink_frame {
+        // The decoder bounds every field and allocates nothing beyond the
+        // frame's own size, so the length needs no bound of its own here.
+        let bytes = bytes_in!(bytes, len, "bytes")?;
         // SAFETY: NULL or a readable `zlink_decode_limits` (the caller's
         // contract); copied out before use.
         let limits = match unsafe { limits.as_ref() } {
@@ -113,7 +109,7 @@ entry! {
         let frame = wire::decode(bytes, &limits).map_err(Error::from)?;
         let command = CString::new(json::command_name(&frame))
             .map_err(|_| Error::host(ErrorKind::Panic, "a command name holds a NUL"))?;
-        handle_out(&FRAMES, FrameEntry { frame, command }, out, "frame")
+        handle(&FRAMES, FrameEntry { frame, command }, "frame")?
     }
 
     /// Encodes a frame to its exact wire bytes into `*out` (free with
@@ -125,10 +121,8 @@ entry! {
     ///
     /// Thread-safety: any thread, concurrently with every call but
     /// `zlink_frame_free` of the same frame.
-    fn zlink_frame_encode(frame: *const zlink_frame, out: *mut zlink_bytes) {
-        let out = Out::new(out, "out")?;
-        out.put(zlink_bytes::from_vec(wire::encode(&frame_in(frame)?.frame)));
-        Ok(())
+    fn zlink_frame_encode(frame: *const zlink_frame) -> out: *mut zlink_bytes {
+        wire::encode(&frame_in(frame)?.frame)
     }
 
     /// Describes a frame in the language-neutral JSON of the golden vectors:
@@ -142,11 +136,8 @@ entry! {
     ///
     /// Thread-safety: any thread, concurrently with every call but
     /// `zlink_frame_free` of the same frame.
-    fn zlink_frame_describe(frame: *const zlink_frame, out_json: *mut zlink_bytes) {
-        let out = Out::new(out_json, "out_json")?;
-        let text = json::describe(&frame_in(frame)?.frame).to_string();
-        out.put(zlink_bytes::from_vec(text.into_bytes()));
-        Ok(())
+    fn zlink_frame_describe(frame: *const zlink_frame) -> out_json: *mut zlink_bytes {
+        json::describe(&frame_in(frame)?.frame).to_string()
     }
 
     /// The frame's command name into `*out`, as the golden vectors' `command`
@@ -159,12 +150,10 @@ entry! {
     ///
     /// Thread-safety: any thread, concurrently with every call but
     /// `zlink_frame_free` of the same frame.
-    fn zlink_frame_command_name(frame: *const zlink_frame, out: *mut *const c_char) {
-        let out = Out::new(out, "out")?;
+    fn zlink_frame_command_name(frame: *const zlink_frame) -> out: *mut *const c_char {
         // The string lives in the entry, which the registry keeps until
         // `zlink_frame_free`: the pointer outlives this pin.
-        out.put(frame_in(frame)?.command.as_ptr());
-        Ok(())
+        frame_in(frame)?.command.as_ptr()
     }
 
     /// Frees a frame handle. A freed or foreign handle is

@@ -149,7 +149,7 @@ fn decode_errors_carry_their_kind_and_limits_apply() {
     let bytes = vector("request_with_reply_route");
     let tight = zlink_decode_limits {
         max_payload_bytes: 2,
-        ..(&DecodeLimits::default()).into()
+        ..DecodeLimits::default().into()
     };
     assert_eq!(
         decode(&bytes, Some(&tight)),
