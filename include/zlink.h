@@ -874,6 +874,11 @@ enum zlink_relocation_refusal
    * This side of the relocation already ended.
    */
   ZLINK_RELOCATION_REFUSAL_ENDED = 12,
+  /**
+   * The source is fencing the store after giving the move up: the
+   * store's answer decides, not this control message.
+   */
+  ZLINK_RELOCATION_REFUSAL_FENCING = 13,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -162,7 +162,8 @@ export type RelocationRefusalName =
   | 'AlreadyRelayReady'
   | 'AlreadyCutOver'
   | 'AfterRelayReady'
-  | 'Ended';
+  | 'Ended'
+  | 'Fencing';
 
 /** A manual intent's connection state as the transport reported it. */
 export type LivenessName =

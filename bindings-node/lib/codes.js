@@ -59,7 +59,7 @@ exports.RelocationEvent = Object.freeze([null, 'Restore', 'Cutover', 'Committed'
 exports.AbortReason = Object.freeze([null, 'Requested', 'Timeout', 'Refused', 'RestoreFailed', 'CommitFailed']);
 
 /** Why a relocation frame changed nothing (`RELOCATION_EVENT_IGNORED`), or why a relocation call was refused in its phase. */
-exports.RelocationRefusal = Object.freeze([null, 'NotRelocating', 'AlreadyRelocating', 'WrongTarget', 'WrongIncarnation', 'WrongRelocation', 'NotRestored', 'AlreadyRestored', 'NotRelayReady', 'AlreadyRelayReady', 'AlreadyCutOver', 'AfterRelayReady', 'Ended']);
+exports.RelocationRefusal = Object.freeze([null, 'NotRelocating', 'AlreadyRelocating', 'WrongTarget', 'WrongIncarnation', 'WrongRelocation', 'NotRestored', 'AlreadyRestored', 'NotRelayReady', 'AlreadyRelayReady', 'AlreadyCutOver', 'AfterRelayReady', 'Ended', 'Fencing']);
 
 /** A manual intent's connection state as the transport reported it. */
 exports.Liveness = Object.freeze([null, 'connecting', 'open', 'closed']);

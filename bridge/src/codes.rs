@@ -644,6 +644,9 @@ pub enum RelocationRefusal {
     AfterRelayReady = 11,
     /// This side of the relocation already ended.
     Ended = 12,
+    /// The source is fencing the store after giving the move up: the
+    /// store's answer decides, not this control message.
+    Fencing = 13,
 }
 named!(RelocationRefusal {
     None,
@@ -658,7 +661,8 @@ named!(RelocationRefusal {
     AlreadyRelayReady,
     AlreadyCutOver,
     AfterRelayReady,
-    Ended
+    Ended,
+    Fencing
 });
 from_core!(Refusal => RelocationRefusal {
     NotRelocating,
@@ -672,7 +676,8 @@ from_core!(Refusal => RelocationRefusal {
     AlreadyRelayReady,
     AlreadyCutOver,
     AfterRelayReady,
-    Ended
+    Ended,
+    Fencing
 });
 
 /// A manual intent's connection state as the transport reported it.

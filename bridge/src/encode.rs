@@ -138,15 +138,21 @@ impl Encode for Resolved {
     }
 }
 
+// A node and a frame are written as `surface::NodeRef` and
+// `surface::Outbound` write them (a test checks they agree), but straight
+// from the core's values: every frame the bridge hands a host goes through
+// here, and converting would copy it first.
 impl Encode for NodeRef {
     fn encode(&self, w: &mut Writer) {
-        surface::NodeRef::from(self).encode(w);
+        w.str(self.mesh.as_str())
+            .u64(self.rid.get())
+            .u64(self.generation.get());
     }
 }
 
 impl Encode for Outbound {
     fn encode(&self, w: &mut Writer) {
-        surface::Outbound::from(self).encode(w);
+        w.put(&self.to).bytes(&self.bytes);
     }
 }
 
@@ -508,6 +514,19 @@ impl Encode for Decision {
 mod tests {
     use super::*;
     use crate::codes::ResolutionTag;
+
+    #[test]
+    fn a_frame_is_written_as_the_surface_schema_says() {
+        let out = Outbound {
+            to: NodeRef {
+                mesh: zlink_core::MeshName::new("m").expect("valid"),
+                rid: zlink_core::NodeRid(7),
+                generation: zlink_core::NodeGeneration(2),
+            },
+            bytes: vec![1, 2, 3],
+        };
+        assert_eq!(out.to_bytes(), surface::Outbound::from(&out).to_bytes());
+    }
 
     #[test]
     fn numbers_are_little_endian_and_lengths_lead() {

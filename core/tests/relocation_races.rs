@@ -237,3 +237,147 @@ fn a_session_relay_at_the_hop_limit_reaching_a_relaying_source_is_refused() {
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+/// Carries frames among `nodes` (node `i` is rid `i + 1`) until quiet, as a
+/// host does: a Restore is restored at once and work a frame makes due
+/// (the owner CAS after a cutover) runs. Returns what each node delivered.
+fn carry_move(nodes: &[&Runtime], mut queue: Vec<(u64, Outbound)>) -> Vec<(u64, OperationId)> {
+    let mut delivered = Vec::new();
+    while !queue.is_empty() {
+        let (from, out) = queue.remove(0);
+        let to = out.to.rid.get();
+        let Some(at) = nodes.get((to - 1) as usize) else {
+            continue;
+        };
+        let mut actions = vec![at.on_frame(NodeRid(from), &out.bytes)];
+        if at.next_deadline().is_some_and(|d| d <= at.now()) {
+            actions.extend(at.on_timeout(at.now()));
+        }
+        for action in actions {
+            if let Inbound::Relocation(r) = action {
+                delivered.extend(r.deliver.iter().map(|d| (to, d.operation.operation_id)));
+                queue.extend(r.send.into_iter().map(|f| (to, f)));
+                if let RelocationEvent::Restore { identity, .. } = &r.event {
+                    let k = &identity.key;
+                    let ready = at.relocation_restored(k.kind(), k.id()).expect("restored");
+                    queue.extend(ready.into_iter().map(|f| (to, f)));
+                }
+            }
+        }
+    }
+    delivered
+}
+
+/// The target's confirmation of a move the source gave up arrives while the
+/// source's abort fence is in flight on the store's I/O (issue 28 review):
+/// the store decides, not the confirmation. The source stays sealed, so no
+/// new move of the object begins on its pre-fence tenure; the fence's answer
+/// unseals it on its new tenure, and a move begun after that commits, its
+/// saved work delivered once, on the target.
+#[test]
+fn a_confirmation_while_the_abort_fence_is_in_flight_waits_for_the_store() {
+    let clock = ManualClock::new();
+    let store = Arc::new(FaultyStore::new(MemoryStore::with_clock(Arc::new(
+        clock.clone(),
+    ))));
+    let config = RoutingConfig {
+        relocation_timeout: Duration::from_secs(1),
+        ..RoutingConfig::default()
+    };
+    let node = |rid| {
+        Runtime::builder(Mesh::identity(rid))
+            .config(config.clone())
+            .clock(Arc::new(clock.clone()))
+            .store(store.clone())
+            .build()
+            .unwrap()
+    };
+    let (n1, n2, n3) = (node(1), node(2), node(3));
+    n1.activate(ACTOR, "p").unwrap();
+    let Sent::Submitted { outbound, .. } = n2
+        .send(ACTOR, "p", b"saved", SendOptions::default())
+        .unwrap()
+    else {
+        panic!("not submitted")
+    };
+    let Inbound::Deliver(accepted) = n1.on_frame(NodeRid(2), &outbound.bytes) else {
+        panic!("not delivered")
+    };
+    let r1 = n1
+        .begin_relocation(ACTOR, "p", n2.node_ref(), Capture::default())
+        .unwrap(); // its Restore is lost
+    clock.advance(Duration::from_secs(1));
+    let abort = n1
+        .on_timeout(n1.now())
+        .into_iter()
+        .find_map(|a| match a {
+            Inbound::Relocation(r) => r.send.into_iter().next(),
+            _ => None,
+        })
+        .expect("the Abort to the target");
+    clock.advance(Duration::from_secs(1));
+    store.set_stalled(true); // the fence is written; its answer waits
+    assert!(n1.on_timeout(n1.now()).is_empty(), "the fence is in flight");
+    let Inbound::Relocation(confirmed) = n2.on_frame(NodeRid(1), &abort.bytes) else {
+        panic!("a relocation step")
+    };
+    let heard = n1.on_frame(NodeRid(2), &confirmed.send[0].bytes);
+    assert!(
+        matches!(&heard, Inbound::Relocation(a) if a.event == RelocationEvent::Ignored {
+            identity: r1.identity.clone(),
+            refusal: zlink_core::relocation::Refusal::Fencing,
+        }),
+        "{heard:?}"
+    );
+    assert!(
+        matches!(
+            n1.begin_relocation(ACTOR, "p", n3.node_ref(), Capture::default()),
+            Err(RelocationError::AlreadyRelocating(_))
+        ),
+        "no new move while the store decides"
+    );
+    store.set_stalled(false);
+    let give_up = std::time::Instant::now() + Duration::from_secs(10);
+    let unsealed = loop {
+        assert!(
+            std::time::Instant::now() < give_up,
+            "the fence never answered"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+        if n1.next_deadline().is_some_and(|d| d <= n1.now()) {
+            let out = n1.on_timeout(n1.now());
+            if !out.is_empty() {
+                break out;
+            }
+        }
+    };
+    assert!(
+        matches!(&unsealed[..], [Inbound::Relocation(a)]
+            if matches!(a.event, RelocationEvent::Aborted { .. })),
+        "{unsealed:?}"
+    );
+    let fenced = n1.owned(key("p")).expect("the source runs it again");
+    let r2 = n1
+        .begin_relocation(
+            ACTOR,
+            "p",
+            n3.node_ref(),
+            Capture {
+                saved: vec![accepted.operation.clone()],
+                state: Vec::new(),
+            },
+        )
+        .expect("a new move on the fenced tenure");
+    let delivered = carry_move(
+        &[&n1, &n2, &n3],
+        r2.send.into_iter().map(|f| (1, f)).collect(),
+    );
+    assert_eq!(
+        delivered,
+        vec![(3, accepted.operation.operation_id)],
+        "the saved work runs once, on the target"
+    );
+    let on_n3 = n3.owned(key("p")).expect("the move committed on n3");
+    assert!(on_n3.authority_owner_generation > fenced.authority_owner_generation);
+    assert_eq!(n1.owned(key("p")), None);
+}

@@ -83,6 +83,20 @@ fn code_set(e: &syn::ItemEnum) -> Result<CodeSet, String> {
         });
     }
     values.sort_by_key(|v| v.code);
+    // Node reads names by position (codes.js): the numbers must run 1..=n.
+    if let Some((i, v)) = values
+        .iter()
+        .enumerate()
+        .find(|(i, v)| u32::try_from(*i + 1).ok() != Some(v.code))
+    {
+        return Err(format!(
+            "{}::{} is numbered {}, not {}: a set's numbers run from 1 without a gap",
+            e.ident,
+            v.variant,
+            v.code,
+            i + 1
+        ));
+    }
     Ok(CodeSet {
         name: e.ident.to_string(),
         doc: doc(&e.attrs),

@@ -4,7 +4,7 @@
 //! result types from `surface/mod.rs` (records and unions: the bridge's
 //! encoder, the JVM's records and reader, Node's reader and types), or with
 //! `--check` fails when a checked-in copy differs from what it would write
-//! (`make lint`). Run from anywhere in the repository.
+//! (`make lint`). Run from anywhere in the checkout to work on.
 //!
 //! Why a generator of our own, read from the Rust source (as cbindgen
 //! reads it for the C header): the files must keep each language's public
@@ -109,10 +109,14 @@ fn rustfmt(text: &str) -> Result<String, String> {
     String::from_utf8(out.stdout).map_err(|e| format!("rustfmt: {e}"))
 }
 
-/// The repository: this crate's parent folder.
+/// The repository this is run in: the nearest folder, from the current
+/// one up, that holds `bridge/src/codes.rs`. Found at run time, never baked
+/// in at build time: a build shared by several checkouts (one target
+/// folder) must check the checkout it runs in.
 fn repository_root() -> Result<PathBuf, String> {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    here.parent()
+    let here = std::env::current_dir().map_err(|e| format!("no current folder: {e}"))?;
+    here.ancestors()
+        .find(|dir| dir.join("bridge/src/codes.rs").is_file())
         .map(Path::to_path_buf)
-        .ok_or_else(|| "the schema crate has no parent folder".to_owned())
+        .ok_or_else(|| format!("{} is not inside a zlink checkout", here.display()))
 }

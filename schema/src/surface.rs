@@ -125,6 +125,21 @@ fn union(e: &syn::ItemEnum) -> Result<Union, String> {
             },
             _ => return Err(format!("{}::{} has no stable tag", e.ident, v.ident)),
         };
+        // The member's layout is the wrapped record's; the hosts name it
+        // by the variant: they must be the same.
+        let wrapped = match &v.fields {
+            Fields::Unnamed(f) if f.unnamed.len() == 1 => match &f.unnamed[0].ty {
+                Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        };
+        if wrapped.as_deref() != Some(v.ident.to_string().as_str()) {
+            return Err(format!(
+                "{}::{} must wrap the record {} alone",
+                e.ident, v.ident, v.ident
+            ));
+        }
         members.push((tag, v.ident.to_string()));
     }
     members.sort();

@@ -15,6 +15,19 @@ const GENERATED: &str =
 const JS_RENAMES: &[(&str, &str, &str)] = &[("StoreFailure", "kind", "error")];
 
 pub(crate) fn all(s: &Surface) -> Result<Vec<Output>, String> {
+    // In JavaScript a union member's `kind` is its discriminator.
+    for r in s
+        .records
+        .iter()
+        .filter(|r| !s.unions_of(&r.name).is_empty())
+    {
+        if r.fields.iter().any(|f| js_name(&r.name, &f.name) == "kind") {
+            return Err(format!(
+                "{}: a union member's field is named `kind` in JavaScript; rename it in JS_RENAMES",
+                r.name
+            ));
+        }
+    }
     let mut out = vec![
         Output {
             path: "bridge/src/surface/encode.rs".into(),

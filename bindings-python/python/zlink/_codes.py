@@ -181,6 +181,7 @@ RelocationRefusalName: TypeAlias = Literal[
     "AlreadyCutOver",
     "AfterRelayReady",
     "Ended",
+    "Fencing",
 ]
 
 # A manual intent's connection state as the transport reported it.

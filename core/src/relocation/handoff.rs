@@ -39,6 +39,10 @@ pub(crate) struct SourceLink {
     pub(crate) aborting: Option<AbortReason>,
     /// The proposal of the abort's store fence, reused by every attempt.
     pub(crate) proposal: ProposalId,
+    /// The abort's store fence is in flight on the store's I/O: only its
+    /// answer decides how the move ends (the link stays until then, so no
+    /// new move of the object begins and no stale answer meets another).
+    pub(crate) fencing: bool,
 }
 
 /// What a target remembers of its relocation.
@@ -110,6 +114,12 @@ impl Handoffs {
         self.active.load(Ordering::Acquire) > 0
     }
 
+    /// Whether `key` is arriving here (this node is a relocation's
+    /// target, before its switch). One relaxed load when nothing relocates.
+    pub(crate) fn arriving(&self, key: crate::ids::KeyRef<'_>) -> bool {
+        self.active() && self.lock().target(&key.to_owned()).is_some()
+    }
+
     /// The state, locked; the active count follows it when the guard drops.
     pub(crate) fn lock(&self) -> Guard<'_> {
         Guard {
@@ -169,6 +179,11 @@ impl State {
     /// The target link of `key`.
     pub(crate) fn target(&self, key: &ObjectKey) -> Option<&TargetLink> {
         self.targets.get(key)
+    }
+
+    /// The source link of `key`, to change.
+    pub(crate) fn source_mut(&mut self, key: &ObjectKey) -> Option<&mut SourceLink> {
+        self.sources.get_mut(key)
     }
 
     /// The target link of `key`, to change.

@@ -105,6 +105,10 @@ pub enum Refusal {
     /// switched or discarded). A late cutover after a timer-driven switch
     /// lands here and is harmless.
     Ended,
+    /// The source gave the move up and is fencing the store: the store's
+    /// answer decides how the move ends (unsealed here, or handed off), so a
+    /// control message from the target meanwhile changes nothing.
+    Fencing,
 }
 
 /// A refused call: the reason, and every operation the call carried, given

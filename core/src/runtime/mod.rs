@@ -475,7 +475,8 @@ impl Runtime {
     /// `Send` on the Actor owner); after a store recovery event, the work
     /// held while owned records were re-read (admitted, or refused as
     /// `Reject`) and every `OwnershipLost`. Expired follow routes and their
-    /// dedup entries are dropped. Calling it early does nothing.
+    /// dedup entries are dropped. Calling it early only returns the answers
+    /// of a relocation's store steps that came meanwhile, if any.
     pub fn on_timeout(&self, now: MonoTime) -> Vec<Inbound> {
         let mut actions: Vec<Inbound> = self
             .expire_requests(now)

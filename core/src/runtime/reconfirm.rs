@@ -73,6 +73,12 @@ impl Runtime {
         if self.inner().reconfirm.unconfirmed(key) {
             return None;
         }
+        // A target runs the object only from its switch: its owner CAS may
+        // have written the ownership already (on the store's I/O) before
+        // the host's `on_timeout` takes the answer and switches.
+        if self.inner().handoffs.arriving(key) {
+            return None;
+        }
         self.owned(key)
     }
 

@@ -60,10 +60,20 @@ impl Runtime {
         identity: &RelocationIdentity,
         reason: AbortReason,
     ) -> Option<RelocationAction> {
-        let (Some(owned), Some(link)) = (
-            self.owned(key.as_ref()),
-            self.inner().handoffs.lock().source(key).cloned(),
-        ) else {
+        let link = {
+            let mut h = self.inner().handoffs.lock();
+            match h.source_mut(key) {
+                // One fence at a time: its answer decides.
+                Some(l) if l.fencing => return None,
+                Some(l) if l.identity == *identity => {
+                    l.fencing = true;
+                    Some(l.clone())
+                }
+                _ => None,
+            }
+        };
+        let (Some(owned), Some(link)) = (self.owned(key.as_ref()), link) else {
+            self.fence_answered(key);
             return Some(self.ignored(identity.clone(), Refusal::Ended));
         };
         let io = self
@@ -84,6 +94,7 @@ impl Runtime {
         result: Result<OwnedObject, LifecycleError>,
         record: Option<RecordRead>,
     ) -> RelocationAction {
+        self.fence_answered(key);
         match result {
             Ok(_) => self.unseal(key, identity, reason, Unseal::Fenced),
             Err(LifecycleError::Write(WriteError::Store(e))) => {
@@ -91,6 +102,13 @@ impl Runtime {
                 self.retry_fence(key, identity)
             }
             Err(_) => self.commit_found_by_fence(key, identity, link, record),
+        }
+    }
+
+    /// The fence is no longer in flight.
+    fn fence_answered(&self, key: &ObjectKey) {
+        if let Some(l) = self.inner().handoffs.lock().source_mut(key) {
+            l.fencing = false;
         }
     }
 

@@ -123,6 +123,7 @@ impl Runtime {
                 deadline,
                 aborting: None,
                 proposal: ProposalId(self.inner().ids.next()),
+                fencing: false,
             };
             h.link_source(key.clone(), link);
         }
@@ -306,6 +307,9 @@ impl Runtime {
         // its previous process may have committed (two owners if the source
         // unsealed on that word); the fence decides instead.
         let from_target = h.source(&key).is_some_and(|l| l.target == by);
+        // While the abort's fence is in flight the store decides: a
+        // confirmation (or a refused CAS) from the target is not acted on.
+        let fencing = h.source(&key).is_some_and(|l| l.fencing);
         let from_source = h.target(&key).is_some_and(|l| l.source == by);
         let (source_phase, target_phase) = (h.source_phase(&key), h.target_phase(&key));
         // Known here once ended (either side): a late Abort of it is not
@@ -317,6 +321,9 @@ impl Runtime {
         drop(h);
         match (same, from_source, from_target, source_phase) {
             (true, true, _, _) => self.withdraw_target(&key, &identity, by, reason),
+            (true, _, true, Some(SourcePhase::Sealed)) if fencing => {
+                self.ignored(identity, Refusal::Fencing)
+            }
             (true, _, true, Some(SourcePhase::Sealed)) if reason == AbortReason::CommitFailed => {
                 self.fail_sealed_source(&key, &identity, reason, true)
             }

@@ -195,7 +195,8 @@ impl Runtime {
         }
     }
 
-    /// Decides a step from its answer.
+    /// Decides a step from its answer. An answer for a relocation that is
+    /// no longer the object's current one on its side changes nothing.
     pub(super) fn step_answered(&self, answer: Answer) -> RelocationAction {
         let Answer {
             key,
@@ -204,6 +205,19 @@ impl Runtime {
             written,
             record,
         } = answer;
+        let current = {
+            let h = self.inner().handoffs.lock();
+            match &step {
+                Step::OwnerCas { .. } => {
+                    h.target(&key).is_some() && h.identity(&key) == Some(identity.clone())
+                }
+                Step::AbortFence { .. } => h.source(&key).is_some_and(|l| l.identity == identity),
+            }
+        };
+        if !current {
+            tracing::debug!(object = %key, relocation = %identity.relocation, "a store step answered for a relocation that ended");
+            return self.ignored(identity, Refusal::Ended);
+        }
         match step {
             Step::OwnerCas { from, source } => {
                 self.owner_cas_answered(&key, &identity, from, source, written, record)
