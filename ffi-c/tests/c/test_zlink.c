@@ -15,31 +15,9 @@
 
 #include <zlink.h>
 
+#include "../check.h"
+
 static int passed, failed;
-static const char *current;
-
-#define CHECK(cond)                                                              \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            fprintf(stderr, "  FAIL %s:%d in %s: %s\n", __FILE__, __LINE__,      \
-                    current, #cond);                                             \
-            return 1;                                                            \
-        }                                                                        \
-    } while (0)
-
-#define CHECK_RC(call, want)                                                     \
-    do {                                                                         \
-        zlink_result rc_ = (call);                                               \
-        if (rc_ != (want)) {                                                     \
-            fprintf(stderr, "  FAIL %s:%d in %s: %s = %u (%s), want %s\n",       \
-                    __FILE__, __LINE__, current, #call, rc_,                      \
-                    zlink_result_text(rc_), #want);                              \
-            return 1;                                                            \
-        }                                                                        \
-    } while (0)
-
-#define OK(call) CHECK_RC(call, ZLINK_RESULT_OK)
-#define ID(s) (const uint8_t *)(s), strlen(s)
 
 static void run(const char *name, int (*test)(void)) {
     current = name;

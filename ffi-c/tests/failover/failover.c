@@ -25,28 +25,8 @@
 
 #include <zlink.h>
 
-static const char *current;
+#include "../check.h"
 
-#define CHECK(cond)                                                              \
-    do {                                                                         \
-        if (!(cond)) {                                                           \
-            fprintf(stderr, "  FAIL %s:%d in %s: %s\n", __FILE__, __LINE__,      \
-                    current, #cond);                                             \
-            return 1;                                                            \
-        }                                                                        \
-    } while (0)
-
-#define OK(call)                                                                 \
-    do {                                                                         \
-        zlink_result rc_ = (call);                                               \
-        if (rc_ != ZLINK_RESULT_OK) {                                            \
-            fprintf(stderr, "  FAIL %s:%d in %s: %s = %s\n", __FILE__, __LINE__, \
-                    current, #call, zlink_result_text(rc_));                     \
-            return 1;                                                            \
-        }                                                                        \
-    } while (0)
-
-#define ID(s) (const uint8_t *)(s), strlen(s)
 #define ACTOR ZLINK_OBJECT_KIND_ACTOR
 
 /* How long after the primary's death x may stay unusable. */
