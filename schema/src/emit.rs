@@ -185,24 +185,6 @@ pub(crate) fn java_class_doc(doc: &[String]) -> String {
     javadoc(doc, "")
 }
 
-/// `ADMISSION_DEADLINE_MS` → `admissionDeadlineMs`.
-pub(crate) fn constant_to_camel(constant: &str) -> String {
-    let mut out = String::new();
-    for (i, word) in constant.split('_').filter(|w| !w.is_empty()).enumerate() {
-        let lower = word.to_ascii_lowercase();
-        if i == 0 {
-            out.push_str(&lower);
-        } else {
-            let mut c = lower.chars();
-            if let Some(f) = c.next() {
-                out.push(f.to_ascii_uppercase());
-                out.push_str(c.as_str());
-            }
-        }
-    }
-    out
-}
-
 /// `LeaseExpired` → `LEASE_EXPIRED`.
 fn constant(variant: &str) -> String {
     let mut out = String::new();

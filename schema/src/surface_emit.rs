@@ -4,7 +4,7 @@
 //! reads or writes a record's fields in the order `surface/mod.rs` lists
 //! them; a union is its member's tag (one byte) then the member.
 
-use crate::emit::{JAVA_ENUMS, Output, constant_to_camel, first_sentence, java_class_doc};
+use crate::emit::{JAVA_ENUMS, Output, first_sentence, java_class_doc};
 use crate::surface::{Field, Record, Surface, Ty, Union};
 
 const GENERATED: &str =
@@ -450,7 +450,16 @@ fn ts_type(ty: &Ty) -> String {
 
 /// `admission_deadline_ms` → `admissionDeadlineMs`.
 fn camel(snake: &str) -> String {
-    constant_to_camel(&snake.to_ascii_uppercase())
+    let mut words = snake.split('_').filter(|w| !w.is_empty());
+    let mut out = words.next().unwrap_or_default().to_owned();
+    for word in words {
+        let mut c = word.chars();
+        if let Some(first) = c.next() {
+            out.push(first.to_ascii_uppercase());
+            out.push_str(c.as_str());
+        }
+    }
+    out
 }
 
 /// `ReadyRoute` → `readyRoute`.

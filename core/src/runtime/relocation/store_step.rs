@@ -50,7 +50,7 @@ pub(crate) struct Answer {
     pub(super) written: Result<OwnedObject, LifecycleError>,
     /// After the store refused the write: the record, read to learn who
     /// holds the object now.
-    pub(super) record: Option<Result<Option<AuthorityRecord>, StoreError>>,
+    pub(super) record: Option<RecordRead>,
 }
 
 /// The steps of one node in flight on the store's I/O, and their answers
@@ -103,18 +103,22 @@ impl StoreSteps {
     }
 }
 
-/// Hands a step's answer over however its task ends: an I/O task dropped
-/// unfinished (its runtime shut down) answers "store unreachable", so the
-/// step is retried, never left in flight for ever.
+/// Hands a step's answer over when dropped, however its task ends: with the
+/// step's outcome once its I/O is done, or "store unreachable" if the task
+/// is dropped unfinished (its runtime shut down), so the step is retried,
+/// never left in flight for ever.
 struct Answering {
     inner: Arc<Inner>,
     unanswered: Option<Answer>,
 }
 
 impl Answering {
-    fn answer(mut self, answer: Answer) {
-        self.unanswered = None;
-        self.inner.store_steps.answered(answer);
+    /// The step's own outcome replaces the "unreachable" one.
+    fn answer(mut self, written: Result<OwnedObject, LifecycleError>, record: Option<RecordRead>) {
+        if let Some(answer) = self.unanswered.as_mut() {
+            answer.written = written;
+            answer.record = record;
+        }
     }
 }
 
@@ -145,7 +149,7 @@ impl Runtime {
         let answer = |(written, record)| Answer {
             key: key.clone(),
             identity: identity.clone(),
-            step: step.clone(),
+            step,
             written,
             record,
         };
@@ -170,17 +174,10 @@ impl Runtime {
                     inner: inner.clone(),
                     unanswered: Some(answer((Err(unreachable), None))),
                 };
-                let (key, identity) = (key.clone(), identity.clone());
                 inner.store_steps.in_flight.fetch_add(1, Ordering::AcqRel);
                 handle.spawn(async move {
                     let (written, record) = io.await;
-                    guard.answer(Answer {
-                        key,
-                        identity,
-                        step,
-                        written,
-                        record,
-                    });
+                    guard.answer(written, record);
                 });
                 None
             }
@@ -209,7 +206,7 @@ impl Runtime {
             let h = self.inner().handoffs.lock();
             match &step {
                 Step::OwnerCas { .. } => {
-                    h.target(&key).is_some() && h.identity(&key) == Some(identity.clone())
+                    h.target(&key).is_some() && h.identity(&key).as_ref() == Some(&identity)
                 }
                 Step::AbortFence { .. } => h.source(&key).is_some_and(|l| l.identity == identity),
             }
@@ -249,9 +246,7 @@ impl Inner {
         let _ = r.observe(result.as_ref().map(|o| o.epoch));
         result.map(|observed| observed.value)
     }
-}
 
-impl Inner {
     /// The store step of a take-ownership write (the owner CAS, the abort
     /// fence) on `fence` under `proposal`, and the read of the record after
     /// a refusal.
