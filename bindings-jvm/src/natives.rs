@@ -11,6 +11,7 @@ use zlink_bridge::args::{Arg, request_options};
 use zlink_bridge::decode;
 use zlink_bridge::encode::{self, Encode};
 use zlink_bridge::setup::RedisFields;
+use zlink_bridge::surface;
 use zlink_bridge::{Clock, Error, ErrorKind, Options, Resolved, Store, Write, config, setup};
 use zlink_core::wire::{ActorRoute, NodeRef, Operation, SessionRef};
 
@@ -495,7 +496,7 @@ entry_points! {
     fn Java_io_zlink_Native_onFrame(env, rt: jlong, from: jlong, frame: JByteArray<'local>) -> JByteArray<'local> {
         let frame = bytes(env, &frame)?;
         let d = pin(&RUNTIMES, rt, RUNTIME)?.on_frame(from as u64, &frame)?;
-        encoded(env, &d)
+        encoded(env, &surface::Inbound::from(d))
     }
 
     /// Answers a delivered request: `payload`, or (payload null) an error
@@ -531,13 +532,13 @@ entry_points! {
     /// Cancels a pending request: its Completed decision, or null.
     fn Java_io_zlink_Native_cancel(env, rt: jlong, correlation: jlong) -> JByteArray<'local> {
         let done = pin(&RUNTIMES, rt, RUNTIME)?.cancel(correlation as u64)?;
-        encoded_opt(env, done)
+        encoded_opt(env, done.map(surface::Inbound::from))
     }
 
     /// Ends every pending request with Shutdown: their decisions.
     fn Java_io_zlink_Native_shutdownRequests(env, rt: jlong) -> JByteArray<'local> {
         let done = pin(&RUNTIMES, rt, RUNTIME)?.shutdown_requests()?;
-        encoded(env, &done[..])
+        encoded(env, &surface::decisions(done)[..])
     }
 
     /// Requests waiting for their result.
@@ -558,7 +559,7 @@ entry_points! {
     /// Runs the deadlines due at `now_ns` (-1: the clock's now).
     fn Java_io_zlink_Native_onTimeout(env, rt: jlong, now_ns: jlong) -> JByteArray<'local> {
         let ds = pin(&RUNTIMES, rt, RUNTIME)?.on_timeout(given(now_ns))?;
-        encoded(env, &ds[..])
+        encoded(env, &surface::decisions(ds)[..])
     }
 
     // ---- 14-17: the lifecycle writes -----------------------------------
@@ -637,7 +638,7 @@ entry_points! {
     fn Java_io_zlink_Native_abortRelocation(env, rt: jlong, kind: jint, id: JByteArray<'local>) -> JByteArray<'local> {
         let id = bytes(env, &id)?;
         let d = pin(&RUNTIMES, rt, RUNTIME)?.abort_relocation(kind as u32, &id[..])?;
-        encoded(env, &d)
+        encoded(env, &surface::Inbound::from(d))
     }
 
     // ---- 21-26: sessions -----------------------------------------------
@@ -797,7 +798,7 @@ entry_points! {
         let endpoint = text(env, &endpoint)?;
         let frame = bytes(env, &frame)?;
         let d = pin(&RUNTIMES, rt, RUNTIME)?.on_peer_frame(&endpoint, &frame)?;
-        encoded(env, &d)
+        encoded(env, &surface::Inbound::from(d))
     }
 
     /// Live handles of every type (the leak check of the tests).

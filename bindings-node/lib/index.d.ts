@@ -2,14 +2,11 @@
 // Types of the `zlink` package. 64-bit IDs and generations are bigints;
 // milliseconds are numbers; payloads and frames are Buffers.
 
-import type {
-  AbortReasonName, LivenessName, LostReasonName, ObjectKindName, RelayKindName,
-  ReplyErrorKindName, StoreErrorName, UnavailableReasonName,
-} from './codes';
+import type { LivenessName, ObjectKindName, ReplyErrorKindName, UnavailableReasonName } from './codes';
 
 import type {
-  ActorRoute, NodeRef, Outbound, OwnedObject, ReadyRoute, Resolution, RouteEnd, RouteFence, SendResult,
-  SessionRef, SessionSendResult,
+  ActorRoute, BindingRoute, Completion, Inbound, NodeRef, Outbound, OwnedObject, ReadyRoute,
+  RelocationIdentity, Resolution, RouteEnd, RouteFence, SendResult, SessionRef, SessionSendResult,
 } from './surface';
 
 // The result types of the bridge's surface (surface.d.ts) and the closed
@@ -19,11 +16,6 @@ export * from './surface';
 export type Kind = ObjectKindName;
 
 export type UnavailableReason = UnavailableReasonName;
-
-export interface BindingRoute {
-  actor: string; route: ActorRoute; binding: { generation: bigint; token: bigint };
-  session: SessionRef; admissionDeadlineMs: number;
-}
 
 export interface SendOptions {
   instanceIntent?: boolean; deadlineMs?: number; timeoutMs?: number;
@@ -38,55 +30,10 @@ export interface Operation {
   /** The operation's frame, as the runtime gave it (not enumerable). */
   readonly frame: Buffer;
 }
-export type Outcome =
-  | { kind: 'Reply'; payload: Buffer }
-  | { kind: 'Error'; errorKind: string; reason: UnavailableReason | null; code: number; message: string }
-  | { kind: 'Timeout' } | { kind: 'Cancelled' } | { kind: 'Shutdown' };
-export interface Completion {
-  correlation: bigint; operationId: bigint; objectKind: Kind; id: string; outcome: Outcome;
-  origin: { spot: string; objectGeneration: bigint } | null; originGone: boolean;
-}
-export interface Deliver { kind: 'Deliver'; operation: Operation; objectGeneration: bigint }
-export interface SessionDeliver {
-  kind: 'SessionDeliver'; operationId: bigint; session: SessionRef; actor: string; sequence: bigint;
-  relayKind: RelayKindName; payload: Buffer;
-}
-export interface RelocationIdentity { relocation: bigint; objectKind: Kind; id: string; objectGeneration: bigint }
-export type RelocationEvent =
-  | { kind: 'Restore'; identity: RelocationIdentity; sourceRid: bigint; sourceGeneration: bigint; state: Buffer }
-  | { kind: 'Cutover'; identity: RelocationIdentity; relayed: bigint }
-  | { kind: 'Committed'; identity: RelocationIdentity; sourceRid: bigint; sourceGeneration: bigint }
-  | { kind: 'HandedOff'; identity: RelocationIdentity; targetRid: bigint; targetGeneration: bigint }
-  | { kind: 'Aborting' | 'Aborted' | 'Failed'; identity: RelocationIdentity; reason: AbortReasonName }
-  /** CommitDue (target): the next `onTimeout` starts the owner CAS on the
-   * store's I/O without waiting; it or a later one (`nextDeadline` says when)
-   * returns `Committed`. CommitRetry: the store did not answer; retried. */
-  | { kind: 'CommitRetry' | 'CommitDue'; identity: RelocationIdentity }
-  | { kind: 'Ignored'; identity: RelocationIdentity; refusal: string };
-/** What to do with one inbound frame or due deadline. */
-export type Inbound =
-  | Deliver
-  | { kind: 'Relay'; forward: Outbound; notice: { outbound: Outbound; token: Buffer } | null }
-  | { kind: 'Reject'; outbound: Outbound }
-  | { kind: 'Ended'; operationId: bigint; objectKind: Kind; id: string; failure: string; reason: UnavailableReason | null }
-  | { kind: 'Completed'; completion: Completion }
-  | { kind: 'Late'; correlation: bigint }
-  | { kind: 'RouteRefreshed'; invalidated: boolean }
-  | { kind: 'Dropped'; error: string; message: string }
-  | { kind: 'Send'; outbounds: Outbound[] }
-  | SessionDeliver
-  | { kind: 'PeerRefused' } | { kind: 'Held' }
-  | { kind: 'ForeignSender'; connection: bigint; claimed: bigint | null }
-  | { kind: 'Relocation'; event: RelocationEvent; deliver: Deliver[]; send: Outbound[]; session: SessionDeliver[] }
-  | { kind: 'Bound'; session: SessionRef; actor: string; route: BindingRoute }
-  | { kind: 'BindRefused'; session: SessionRef; actor: string; reason: string }
-  | { kind: 'Pushed'; session: SessionRef; actor: string; payload: Buffer }
-  | { kind: 'RelayRefused'; operationId: bigint; session: SessionRef; actor: string; reason: string }
-  | { kind: 'Sealed'; session: SessionRef; actor: string; relocation: bigint; sealed: boolean }
-  | { kind: 'SessionClosed'; session: SessionRef }
-  | { kind: 'Ignored'; reason: string }
-  /** After a store recovery event the store no longer names this node as the object's owner: stop running it here (held work was refused). */
-  | { kind: 'OwnershipLost'; objectKind: Kind; id: string; reason: LostReasonName };
+
+/** Identifies a Relay's command 50 notification: give it to `noticeSettled`. */
+export type NoticeToken = Buffer;
+
 export interface PeerDescriptor { endpoint: string; rid: bigint; lifecycleGeneration: bigint; securityIdentity: string }
 export interface PeerReplacement { descriptor: PeerDescriptor }
 export interface PeerIntent {

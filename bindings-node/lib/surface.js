@@ -54,6 +54,135 @@ const sessionRef = (r) => ({ owner: nodeRef(r), id: r.u64(), generation: r.u64()
 /** An Actor route as a binding stores it: the owner and the fences that must still hold, with the lease time left when the owner answered. */
 const actorRoute = (r) => ({ owner: nodeRef(r), objectGeneration: r.u64(), authorityOwnerGeneration: r.u64(), ownerLeaseGeneration: r.u64(), leaseRemainingMs: r.ms() });
 
+/** The Spot execution that starts a request: its completion names it, and says `origin_gone` when that Spot was re-created since. */
+const spotExecution = (r) => ({ spot: r.str(), objectGeneration: r.u64() });
+
+/** A binding's identity, issued by the Actor owner. */
+const binding = (r) => ({ generation: r.u64(), token: r.u64() });
+
+/** One bound Actor as the Session owner stores it (the verified route). */
+const bindingRoute = (r) => ({ actor: r.str(), route: actorRoute(r), binding: binding(r), session: sessionRef(r), admissionDeadlineMs: r.ms() });
+
+/** Which relocation: its id, the object it moves and that object's incarnation. */
+const relocationIdentity = (r) => ({ relocation: r.u64(), objectKind: r.code(codes.ObjectKind), id: r.str(), objectGeneration: r.u64() });
+
+/** A request's one terminal result: its correlation and operation, its target, the outcome, and the Spot execution that started it (`origin_gone`: that Spot was re-created since; resume the old execution only). */
+const completion = (r) => ({ correlation: r.u64(), operationId: r.u64(), objectKind: r.code(codes.ObjectKind), id: r.str(), outcome: outcome(r), origin: r.opt(() => spotExecution(r)), originGone: r.bool() });
+
+/** The target's answer. */
+const outcomeReply = (r) => ({ kind: 'Reply', payload: r.bytes() });
+
+/** An error reply or a route error. */
+const outcomeError = (r) => ({ kind: 'Error', errorKind: r.str(), reason: r.opt(() => r.code(codes.UnavailableReason)), code: r.u32(), message: r.str() });
+
+/** The request's deadline passed first. */
+const outcomeTimeout = (_r) => ({ kind: 'Timeout' });
+
+/** The caller cancelled first. */
+const outcomeCancelled = (_r) => ({ kind: 'Cancelled' });
+
+/** The runtime shut down first. */
+const outcomeShutdown = (_r) => ({ kind: 'Shutdown' });
+
+/** Target: a Restore arrived. */
+const relocationEventRestore = (r) => ({ kind: 'Restore', identity: relocationIdentity(r), sourceRid: r.u64(), sourceGeneration: r.u64(), state: r.bytes() });
+
+/** Source: the target is relay-ready; held work relayed; the object no longer runs here. */
+const relocationEventCutover = (r) => ({ kind: 'Cutover', identity: relocationIdentity(r), relayed: r.u64() });
+
+/** Target: the owner CAS succeeded; the object runs here from now on. */
+const relocationEventCommitted = (r) => ({ kind: 'Committed', identity: relocationIdentity(r), sourceRid: r.u64(), sourceGeneration: r.u64() });
+
+/** Source: the target committed; drop the local instance. */
+const relocationEventHandedOff = (r) => ({ kind: 'HandedOff', identity: relocationIdentity(r), targetRid: r.u64(), targetGeneration: r.u64() });
+
+/** Either side, before relay-ready: the move is abandoned. */
+const relocationEventAborted = (r) => ({ kind: 'Aborted', identity: relocationIdentity(r), reason: r.str() });
+
+/** After relay-ready the move could not complete: the object runs on neither side. */
+const relocationEventFailed = (r) => ({ kind: 'Failed', identity: relocationIdentity(r), reason: r.str() });
+
+/** The store could not answer; retried on a later timeout. */
+const relocationEventCommitRetry = (r) => ({ kind: 'CommitRetry', identity: relocationIdentity(r) });
+
+/** A relocation frame that changes nothing: refused and counted. */
+const relocationEventIgnored = (r) => ({ kind: 'Ignored', identity: relocationIdentity(r), refusal: r.str() });
+
+/** Source: the move is being given up; the object stays sealed until the target confirms. */
+const relocationEventAborting = (r) => ({ kind: 'Aborting', identity: relocationIdentity(r), reason: r.str() });
+
+/** Target: the cutover arrived; the next timeout call starts the owner CAS on the store's I/O (never waiting for it); that call or a later one (the next deadline says when) reports Committed. */
+const relocationEventCommitDue = (r) => ({ kind: 'CommitDue', identity: relocationIdentity(r) });
+
+/** Put `operation` on the local queue of the current Ready object. */
+const deliver = (r) => ({ kind: 'Deliver', operation: r.operation(), objectGeneration: r.u64() });
+
+/** A command 50 notification to send to the original sender; report it settled with `token`. */
+const notice = (r) => ({ outbound: outbound(r), token: r.noticeToken() });
+
+/** Carry `forward` to the new owner; send the `notice` (if any) and report it settled. */
+const relay = (r) => ({ kind: 'Relay', forward: outbound(r), notice: r.opt(() => notice(r)) });
+
+/** Carry this refusal back to the operation's origin. */
+const reject = (r) => ({ kind: 'Reject', outbound: outbound(r) });
+
+/** One of this runtime's one-way operations ended without delivery: `failure` is "Unavailable" (with `reason`) or "InvalidOperation". */
+const ended = (r) => ({ kind: 'Ended', operationId: r.u64(), objectKind: r.code(codes.ObjectKind), id: r.str(), failure: r.str(), reason: r.opt(() => r.code(codes.UnavailableReason)) });
+
+/** One of this runtime's requests reached its terminal result. */
+const completed = (r) => ({ kind: 'Completed', completion: completion(r) });
+
+/** A result after the terminal one: dropped and counted. */
+const late = (r) => ({ kind: 'Late', correlation: r.u64() });
+
+/** A relay notification was applied; `invalidated`: whether a cached route went. */
+const routeRefreshed = (r) => ({ kind: 'RouteRefreshed', invalidated: r.bool() });
+
+/** Not a valid frame: dropped. */
+const dropped = (r) => ({ kind: 'Dropped', error: r.str(), message: r.str() });
+
+/** Carry these frames (session protocol answers, notifications). */
+const send = (r) => ({ kind: 'Send', outbounds: r.list(() => outbound(r)) });
+
+/** A session relay admitted on this Actor owner: hand `payload` (or the disconnect `relay_kind` names: Message, PhysicalDisconnect, LogicalDisconnect) to the Actor, in `sequence` order. */
+const sessionDeliver = (r) => ({ kind: 'SessionDeliver', operationId: r.u64(), session: sessionRef(r), actor: r.str(), sequence: r.u64(), relayKind: r.str(), payload: r.bytes() });
+
+/** A bind (or rebind) reached its terminal reply: `route` is stored. */
+const bound = (r) => ({ kind: 'Bound', session: sessionRef(r), actor: r.str(), route: bindingRoute(r) });
+
+/** A bind was refused; any previous route is kept. */
+const bindRefused = (r) => ({ kind: 'BindRefused', session: sessionRef(r), actor: r.str(), reason: r.str() });
+
+/** The Actor pushed `payload` to the Session. */
+const pushed = (r) => ({ kind: 'Pushed', session: sessionRef(r), actor: r.str(), payload: r.bytes() });
+
+/** The Actor side refused a session relay: the operation ends Unavailable. */
+const relayRefused = (r) => ({ kind: 'RelayRefused', operationId: r.u64(), session: sessionRef(r), actor: r.str(), reason: r.str() });
+
+/** The relocation source learns whether a Session sealed (command 43). */
+const sealed = (r) => ({ kind: 'Sealed', session: sessionRef(r), actor: r.str(), relocation: r.u64(), sealed: r.bool() });
+
+/** No command 44 came within the seal timeout: the Session is closed and its binding, held and seal state are gone. */
+const sessionClosed = (r) => ({ kind: 'SessionClosed', session: sessionRef(r) });
+
+/** A session frame that does not match current state was ignored. */
+const ignored = (r) => ({ kind: 'Ignored', reason: r.str() });
+
+/** A frame on a manual peer connection failed the admission fence. */
+const peerRefused = (_r) => ({ kind: 'PeerRefused' });
+
+/** A frame whose sender is not the node of the connection it came on: refused and counted. */
+const foreignSender = (r) => ({ kind: 'ForeignSender', connection: r.u64(), claimed: r.opt(() => r.u64()) });
+
+/** The operation is held for a relocation of its object (or, after a store recovery event, until its record is re-read): nothing to do now; it is delivered once, on the side that ends up owning the object (in a Relocation's `deliver`, or from a timeout call), or refused to its sender. */
+const held = (_r) => ({ kind: 'Held' });
+
+/** A relocation step: `event` says what happened; put every `deliver` on the object's application queue in order (each answered like any other), hand every `session` relay to the Actor in order, and carry every frame of `send`. */
+const relocation = (r) => ({ kind: 'Relocation', event: relocationEvent(r), deliver: r.list(() => deliver(r)), send: r.list(() => outbound(r)), session: r.list(() => sessionDeliver(r)) });
+
+/** After a store recovery event (a Redis failover or restart), the store no longer names this node as the owner of the object: stop running it here. */
+const ownershipLost = (r) => ({ kind: 'OwnershipLost', objectKind: r.code(codes.ObjectKind), id: r.str(), reason: r.code(codes.LostReason) });
+
 /** The resolver's four closed results (spec §2.2). */
 function resolution(r) {
   const tag = r.u8();
@@ -90,4 +219,65 @@ function sessionSendResult(r) {
   }
 }
 
-module.exports = { routeFence, readyRoute, missing, unavailable, storeFailure, nodeRef, outbound, submitted, notFound, coldActivation, sessionSent, sessionHeld, ownedObject, routeEnd, sessionRef, actorRoute, resolution, sendResult, sessionSendResult };
+/** A request's terminal result: Reply, Error, Timeout, Cancelled or Shutdown. */
+function outcome(r) {
+  const tag = r.u8();
+  switch (tag) {
+    case 1: return outcomeReply(r);
+    case 2: return outcomeError(r);
+    case 3: return outcomeTimeout(r);
+    case 4: return outcomeCancelled(r);
+    case 5: return outcomeShutdown(r);
+    default: throw r.unknown('Outcome tag', tag);
+  }
+}
+
+/** What a relocation step reports. */
+function relocationEvent(r) {
+  const tag = r.u8();
+  switch (tag) {
+    case 1: return relocationEventRestore(r);
+    case 2: return relocationEventCutover(r);
+    case 3: return relocationEventCommitted(r);
+    case 4: return relocationEventHandedOff(r);
+    case 5: return relocationEventAborted(r);
+    case 6: return relocationEventFailed(r);
+    case 7: return relocationEventCommitRetry(r);
+    case 8: return relocationEventIgnored(r);
+    case 9: return relocationEventAborting(r);
+    case 10: return relocationEventCommitDue(r);
+    default: throw r.unknown('RelocationEvent tag', tag);
+  }
+}
+
+/** What to do with one inbound frame or one due deadline (`on_frame`, `on_timeout`): deliver, relay, reject, end, complete, carry frames, or one of the session and relocation events. */
+function inbound(r) {
+  const tag = r.u8();
+  switch (tag) {
+    case 1: return deliver(r);
+    case 2: return relay(r);
+    case 3: return reject(r);
+    case 4: return ended(r);
+    case 5: return completed(r);
+    case 6: return late(r);
+    case 7: return routeRefreshed(r);
+    case 8: return dropped(r);
+    case 9: return send(r);
+    case 10: return sessionDeliver(r);
+    case 11: return bound(r);
+    case 12: return bindRefused(r);
+    case 13: return pushed(r);
+    case 14: return relayRefused(r);
+    case 15: return sealed(r);
+    case 16: return sessionClosed(r);
+    case 17: return ignored(r);
+    case 18: return peerRefused(r);
+    case 19: return foreignSender(r);
+    case 20: return held(r);
+    case 21: return relocation(r);
+    case 22: return ownershipLost(r);
+    default: throw r.unknown('Inbound tag', tag);
+  }
+}
+
+module.exports = { routeFence, readyRoute, missing, unavailable, storeFailure, nodeRef, outbound, submitted, notFound, coldActivation, sessionSent, sessionHeld, ownedObject, routeEnd, sessionRef, actorRoute, spotExecution, binding, bindingRoute, relocationIdentity, completion, outcomeReply, outcomeError, outcomeTimeout, outcomeCancelled, outcomeShutdown, relocationEventRestore, relocationEventCutover, relocationEventCommitted, relocationEventHandedOff, relocationEventAborted, relocationEventFailed, relocationEventCommitRetry, relocationEventIgnored, relocationEventAborting, relocationEventCommitDue, deliver, notice, relay, reject, ended, completed, late, routeRefreshed, dropped, send, sessionDeliver, bound, bindRefused, pushed, relayRefused, sealed, sessionClosed, ignored, peerRefused, foreignSender, held, relocation, ownershipLost, resolution, sendResult, sessionSendResult, outcome, relocationEvent, inbound };

@@ -9,6 +9,7 @@ use napi_derive::napi;
 use zlink_bridge::args::{Arg, request_options};
 use zlink_bridge::decode;
 use zlink_bridge::encode::Encode;
+use zlink_bridge::surface;
 use zlink_core::ObjectKind;
 use zlink_core::wire::{ActorRoute, NodeRef, SessionRef};
 
@@ -131,7 +132,8 @@ impl NativeRuntime {
     }
 
     /// What to do with one frame from node `from`: a Promise of the
-    /// decision's bytes (a relocation's cutover may write the store).
+    /// decision's bytes (the call runs on the completion pool, off the
+    /// event loop).
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
     pub fn on_frame<'env>(
         &self,
@@ -141,7 +143,9 @@ impl NativeRuntime {
     ) -> Result<Object<'env>> {
         let from = u64_of(&from).map_err(|e| js_error(env, &e))?;
         let frame = frame.to_vec();
-        self.call(env, move |rt| Ok(rt.on_frame(from, &frame)?.to_bytes()))
+        self.call(env, move |rt| {
+            Ok(surface::Inbound::from(rt.on_frame(from, &frame)?).to_bytes())
+        })
     }
 
     /// Answers a delivered request (its frame): `payload`, or (no payload)
@@ -193,7 +197,7 @@ impl NativeRuntime {
             .get(&env)?
             .cancel(correlation)
             .map_err(fail)?
-            .map(|d| bytes(&d)))
+            .map(|d| bytes(&surface::Inbound::from(d))))
     }
 
     /// Ends every pending request with Shutdown: the decisions' bytes.
@@ -203,7 +207,7 @@ impl NativeRuntime {
             .get(&env)?
             .shutdown_requests()
             .map_err(|e| js_error(&env, &e))?;
-        Ok(list(&done).into())
+        Ok(list(&surface::decisions(done)).into())
     }
 
     /// Requests waiting for their result.
@@ -235,8 +239,8 @@ impl NativeRuntime {
     }
 
     /// Runs the deadlines due at `now` (ns; the clock's now if not given):
-    /// a Promise of the decisions' bytes (a relocation commit may write the
-    /// store).
+    /// a Promise of the decisions' bytes (a relocation's store write runs on
+    /// the store's I/O and its outcome comes on a later call).
     #[napi(catch_unwind, ts_return_type = "Promise<Buffer>")]
     pub fn on_timeout<'env>(&self, env: &'env Env, now: Option<BigInt>) -> Result<Object<'env>> {
         let now = now
@@ -244,7 +248,9 @@ impl NativeRuntime {
             .map(u64_of)
             .transpose()
             .map_err(|e| js_error(env, &e))?;
-        self.call(env, move |rt| Ok(list(&rt.on_timeout(now)?)))
+        self.call(env, move |rt| {
+            Ok(list(&surface::decisions(rt.on_timeout(now)?)))
+        })
     }
 
     // ---- 17-20: ownership and relocation --------------------------------
@@ -319,7 +325,7 @@ impl NativeRuntime {
             .get(&env)?
             .abort_relocation(kind, id.as_str())
             .map_err(|e| js_error(&env, &e))?;
-        Ok(bytes(&d))
+        Ok(bytes(&surface::Inbound::from(d)))
     }
 
     // ---- 21-26: sessions --------------------------------------------------
@@ -574,7 +580,7 @@ impl NativeRuntime {
     ) -> Result<Object<'env>> {
         let frame = frame.to_vec();
         self.call(env, move |rt| {
-            Ok(rt.on_peer_frame(&endpoint, &frame)?.to_bytes())
+            Ok(surface::Inbound::from(rt.on_peer_frame(&endpoint, &frame)?).to_bytes())
         })
     }
 }

@@ -493,7 +493,8 @@ fn missing() -> PyErr {
 }
 
 /// The class of one decision.
-pub(crate) fn decision(py: Python<'_>, mut d: Decision) -> PyResult<Obj> {
+pub(crate) fn decision(py: Python<'_>, d: impl Into<Decision>) -> PyResult<Obj> {
+    let mut d: Decision = d.into();
     let mut frames = d.frames.iter().cloned().map(PyOutbound::from);
     match d.kind {
         K::Deliver => new(py, deliver(d).ok_or_else(missing)?),

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use zlink_bridge::args::{Arg, request_options};
 use zlink_bridge::lifecycle::Closable;
-use zlink_bridge::{Options, Write};
+use zlink_bridge::{Decision, Options, Write};
 use zlink_core::ObjectKind;
 
 use crate::decisions::{self, PyNoticeToken, PyOperation, PyRelocationStarted};
@@ -268,8 +268,9 @@ impl PyRuntime {
     /// Reject | Ended | Completed | Late | RouteRefreshed | Dropped | Send |
     /// SessionDeliver | Bound | BindRefused | Pushed | RelayRefused | Sealed |
     /// SessionClosed | Ignored | PeerRefused | ForeignSender | Held |
-    /// Relocation. A relocation's cutover runs the owner CAS on the store:
-    /// the GIL is released for the call.
+    /// Relocation | OwnershipLost. It never waits on the store (a
+    /// relocation's store write runs on the store's I/O; a later
+    /// `on_timeout` returns its outcome); the GIL is released for the call.
     fn on_frame(&self, py: Python<'_>, from_node: u64, frame: &[u8]) -> PyResult<Obj> {
         let d = self.off(py, |rt| rt.on_frame(from_node, frame))?;
         decisions::decision(py, d)
@@ -327,13 +328,16 @@ impl PyRuntime {
     /// already ended (the cancellation is late).
     fn cancel(&self, correlation: u64) -> PyResult<Option<decisions::PyCompletion>> {
         let done = self.rt()?.cancel(correlation).py()?;
-        Ok(done.as_ref().map(decisions::completion))
+        Ok(done.map(Decision::from).as_ref().map(decisions::completion))
     }
 
     /// Ends every pending request with Shutdown.
     fn shutdown_requests(&self) -> PyResult<Vec<decisions::PyCompletion>> {
         let done = self.rt()?.shutdown_requests().py()?;
-        Ok(done.iter().map(decisions::completion).collect())
+        Ok(done
+            .into_iter()
+            .map(|d| decisions::completion(&Decision::from(d)))
+            .collect())
     }
 
     /// Requests waiting for their result.

@@ -1,8 +1,10 @@
 //! The results as bytes, for hosts that build their own values from them
 //! (the JVM: one `byte[]` crosses JNI instead of one JNI object per field).
-//! Each result is written once here, case by case, with exactly the fields
-//! the host's value of that case has, in its order; the host's decoder
-//! reads them back in the same order (`io.zlink.Decoder`).
+//! The result and decision types of [`crate::surface`] are written by its
+//! generated encoder; this module holds the writer, the values each host
+//! reads by hand (an operation, a notification token) and the results not
+//! yet on the surface schema, each read back in the same order by the
+//! host's decoder (`io.zlink.Decoder`, Node's `decode.js`).
 //!
 //! The encoding is plain and little-endian: `u8`; `bool` as one byte 0/1;
 //! `u32`; `u64`; text and bytes as a `u32` length then the bytes (text is
@@ -16,11 +18,10 @@
 use zlink_core::wire::{ActorRoute, Frame, NodeRef, Operation, RouteEnd, SessionRef};
 use zlink_core::{
     BindingRoute, NodeIdentity, NoticeParts, NoticeToken, ObjectKey, Outbound, OwnedObject,
-    ReadyRoute, RouteFence, SpotExecution,
+    ReadyRoute, RouteFence,
 };
 
-use crate::codes::{DecisionKind as K, Failure, Outcome};
-use crate::decision::{Decision, Resolved, Sent, SessionSent};
+use crate::decision::{Resolved, Sent, SessionSent};
 use crate::stats::Counter;
 use crate::surface;
 
@@ -268,22 +269,8 @@ impl Encode for ActorRoute {
 }
 
 impl Encode for BindingRoute {
-    /// actor ID, route, binding generation and token, session, admission
-    /// deadline (ms).
     fn encode(&self, w: &mut Writer) {
-        w.str(self.actor.id())
-            .put(&self.route)
-            .u64(self.binding.generation.get())
-            .u64(self.binding.token.get())
-            .put(&self.session)
-            .u64(self.admission_deadline.as_millis());
-    }
-}
-
-impl Encode for SpotExecution {
-    /// the Spot's ID, its object generation.
-    fn encode(&self, w: &mut Writer) {
-        w.str(self.spot.id()).u64(self.object_generation.get());
+        surface::BindingRoute::from(self).encode(w);
     }
 }
 
@@ -349,164 +336,6 @@ impl<T: Encode> Encode for [T] {
         w.list(self, |w, v| {
             w.put(v);
         });
-    }
-}
-
-/// The target an event names (an empty Actor ID when there is none).
-fn target(w: &mut Writer, key: Option<&ObjectKey>) {
-    match key {
-        Some(k) => w.put(k),
-        None => w.u8(code(crate::codes::ObjectKind::Actor as u32)).str(""),
-    };
-}
-
-/// A request's terminal result: correlation, operation ID, target, the
-/// outcome's code, then Reply: payload; Error: its kind's name (Handler,
-/// Decode, Unavailable, InvalidOperation), reason code, error code,
-/// message; then the optional origin and whether it is gone.
-fn completion(w: &mut Writer, d: &Decision) {
-    w.u64(d.correlation).u64(d.operation_id);
-    target(w, d.target.as_ref());
-    w.u8(code(d.outcome as u32));
-    match d.outcome {
-        Outcome::Reply => {
-            w.bytes(&d.payload);
-        }
-        Outcome::Error => {
-            let kind = match d.failure {
-                Failure::Replied => d.error_kind.name(),
-                f => f.name(),
-            };
-            w.str(kind)
-                .u8(code(d.reason as u32))
-                .u32(d.error_code)
-                .str(&d.detail);
-        }
-        _ => {}
-    }
-    w.opt(d.origin.as_ref(), |w, o| {
-        w.put(o);
-    })
-    .bool(d.origin_gone);
-}
-
-/// A delivered operation: the operation, the incarnation processing it.
-fn deliver(w: &mut Writer, d: &Decision) {
-    w.opt(d.attached.operation.as_ref(), |w, op| {
-        w.put(op);
-    })
-    .u64(d.object_generation);
-}
-
-/// A session relay to hand to the Actor: operation ID, session, actor ID,
-/// sequence, relay kind's name, payload.
-fn session_deliver(w: &mut Writer, d: &Decision) {
-    w.u64(d.operation_id).opt(d.session.as_ref(), |w, s| {
-        w.put(s);
-    });
-    w.str(d.target.as_ref().map_or("", |k| k.id()))
-        .u64(d.sequence)
-        .str(d.relay_kind.name())
-        .bytes(&d.payload);
-}
-
-impl Encode for Decision {
-    /// The kind's code, then the fields of that kind (see each arm).
-    fn encode(&self, w: &mut Writer) {
-        let d = self;
-        w.u8(code(d.kind as u32));
-        match d.kind {
-            K::Deliver => deliver(w, d),
-            // forward, then the optional notice and its token.
-            K::Relay => {
-                w.opt(d.frames.first(), |w, o| {
-                    w.put(o);
-                });
-                let notice = d.frames.get(1).zip(d.attached.notice.as_ref());
-                w.opt(notice.as_ref(), |w, (o, t)| {
-                    w.put(*o).put(*t);
-                });
-            }
-            K::Reject => {
-                w.opt(d.frames.first(), |w, o| {
-                    w.put(o);
-                });
-            }
-            // operation ID, target, failure's name, reason's code.
-            K::Ended => {
-                w.u64(d.operation_id);
-                target(w, d.target.as_ref());
-                w.str(d.failure.name()).u8(code(d.reason as u32));
-            }
-            K::Completed => completion(w, d),
-            K::Late => {
-                w.u64(d.correlation);
-            }
-            K::RouteRefreshed => {
-                w.bool(d.invalidated);
-            }
-            // the wire error's kind, its text.
-            K::Dropped => {
-                w.str(d.wire_error).str(&d.detail);
-            }
-            K::Send => frames(w, &d.frames),
-            K::SessionDeliver => session_deliver(w, d),
-            K::PeerRefused | K::Held => {}
-            // the object, the lost reason's name.
-            K::OwnershipLost => {
-                target(w, d.target.as_ref());
-                w.str(d.lost_reason.name());
-            }
-            K::ForeignSender => {
-                w.u64(d.connection).opt(d.claimed.as_ref(), |w, c| {
-                    w.u64(*c);
-                });
-            }
-            // the event's code, the session, the actor ID, then every
-            // field an event may use: binding route, bind refusal, payload,
-            // operation ID, relay refusal, relocation, sealed, detail.
-            K::Session => {
-                w.u8(code(d.session_event as u32))
-                    .opt(d.session.as_ref(), |w, s| {
-                        w.put(s);
-                    })
-                    .str(d.target.as_ref().map_or("", |k| k.id()))
-                    .opt(d.binding_route.as_ref(), |w, b| {
-                        w.put(b);
-                    })
-                    .str(d.bind_refusal.name())
-                    .bytes(&d.payload)
-                    .u64(d.operation_id)
-                    .str(d.session_refusal.name())
-                    .u64(d.relocation)
-                    .bool(d.sealed)
-                    .str(&d.detail);
-            }
-            // the event's code, the identity (relocation, target, object
-            // generation), the peer, abort reason, refusal, relayed count,
-            // state; then the work to deliver (operations, then session
-            // relays) and the frames to carry.
-            K::Relocation => {
-                w.u8(code(d.relocation_event as u32)).u64(d.relocation);
-                target(w, d.target.as_ref());
-                w.u64(d.object_generation)
-                    .opt(d.peer.as_ref(), |w, p| {
-                        w.put(p);
-                    })
-                    .str(d.abort_reason.name())
-                    .str(d.relocation_refusal.name())
-                    .u64(d.relayed)
-                    .bytes(&d.payload);
-                let (ops, relays): (Vec<_>, Vec<_>) = d
-                    .attached
-                    .deliveries()
-                    .into_iter()
-                    .partition(|x| x.kind == K::Deliver);
-                w.list(&ops, deliver);
-                w.list(&relays, session_deliver);
-                frames(w, &d.frames);
-            }
-        }
     }
 }
 

@@ -2,16 +2,20 @@
 //! §6). Every binding (the C ABI in `ffi-c`, Python in `bindings-python`,
 //! the JVM in `bindings-jvm`, Node in `bindings-node`) is a thin
 //! translation of this crate: it reads its language's arguments, calls
-//! [`Runtime`], and builds its language's values from the results of
-//! [`decision`] (flat for C, encoded by [`encode`] for the JVM and Node)
-//! or reports an [`Error`] by its [`ErrorKind`]. No input rule, error mapping, decision
+//! [`Runtime`], and builds its language's values from its results (the
+//! [`surface`] types, encoded by [`encode`] for the JVM and Node; the flat
+//! [`decision`] for C and Python) or reports an [`Error`] by its
+//! [`ErrorKind`]. No input rule, error mapping, decision
 //! flattening, counter naming, log queue or lifecycle rule is written in a
 //! binding.
 //!
 //! - [`codes`]: the closed sets hosts match on, with stable numbers and
 //!   names (the C header's enums are generated from them);
 //! - [`error`]: every error's kind, family and C result code;
-//! - [`decision`]: the flat form of every result and decision;
+//! - [`surface`]: every result and decision as the hosts see it (records
+//!   and unions, written once; `zlink-schema` generates each managed
+//!   language's types and decoder from it);
+//! - [`decision`]: the flat form of every result and decision (C, Python);
 //! - [`encode`]: those results as bytes, for hosts that decode them in
 //!   their own language (the JVM, Node); [`decode`]: what those hosts give
 //!   back (an operation, a notification token), read again;

@@ -19,15 +19,15 @@ use zlink_core::wire::{
     ReplyErrorKind as CoreReplyErrorKind, ReplyResult, RouteEnd, SessionRef,
 };
 use zlink_core::{
-    ActorRef, BindingRoute, Capture, CorrelationId, KeyRef, MonoTime, NodeGeneration, NodeIdentity,
-    NodeRid, NoticeToken, ObjectKey, ObjectKind, OwnedObject, OwnerLeaseGeneration, PeerDescriptor,
-    PeerIntent, PeerReplacement, ReadyRoute, Registration, RelocationError, RelocationStarted,
-    ReplyRouteError, RequestOptions, RoutingConfig, SendOptions, SessionGeneration, SessionId,
-    SpotExecution,
+    ActorRef, BindingRoute, Capture, CorrelationId, Inbound, KeyRef, MonoTime, NodeGeneration,
+    NodeIdentity, NodeRid, NoticeToken, ObjectKey, ObjectKind, OwnedObject, OwnerLeaseGeneration,
+    PeerDescriptor, PeerIntent, PeerReplacement, ReadyRoute, Registration, RelocationError,
+    RelocationStarted, ReplyRouteError, RequestOptions, RoutingConfig, SendOptions,
+    SessionGeneration, SessionId, SpotExecution,
 };
 
 use crate::args::{self, Arg, MAX_FRAME_BYTES, Text};
-use crate::decision::{Decision, Resolved, Sent, SessionSent};
+use crate::decision::{Resolved, Sent, SessionSent};
 use crate::error::{Error, ErrorKind, Result};
 use crate::lifecycle::ForkBound;
 use crate::setup::Clock;
@@ -481,17 +481,17 @@ impl Runtime {
 
     /// Cancels a pending request: its `Completed` decision, or None if it
     /// had already ended.
-    pub fn cancel(&self, correlation: u64) -> Result<Option<Decision>> {
+    pub fn cancel(&self, correlation: u64) -> Result<Option<Inbound>> {
         Ok(self
             .core()?
             .cancel(CorrelationId(correlation))
-            .map(Decision::completed))
+            .map(Inbound::Completed))
     }
 
     /// Ends every pending request with Shutdown: one `Completed` each.
-    pub fn shutdown_requests(&self) -> Result<Vec<Decision>> {
+    pub fn shutdown_requests(&self) -> Result<Vec<Inbound>> {
         let done = self.core()?.shutdown_requests();
-        Ok(done.into_iter().map(Decision::completed).collect())
+        Ok(done.into_iter().map(Inbound::Completed).collect())
     }
 
     /// Requests waiting for their result.
@@ -500,15 +500,15 @@ impl Runtime {
     }
 
     /// What to do with one frame from the connection to node `from`.
-    pub fn on_frame(&self, from: u64, bytes: &[u8]) -> Result<Decision> {
+    pub fn on_frame(&self, from: u64, bytes: &[u8]) -> Result<Inbound> {
         frame_bound(bytes)?;
-        Ok(self.core()?.on_frame(NodeRid(from), bytes).into())
+        Ok(self.core()?.on_frame(NodeRid(from), bytes))
     }
 
     /// `on_frame` behind a manual peer connection's admission fence.
-    pub fn on_peer_frame(&self, endpoint: &str, bytes: &[u8]) -> Result<Decision> {
+    pub fn on_peer_frame(&self, endpoint: &str, bytes: &[u8]) -> Result<Inbound> {
         frame_bound(bytes)?;
-        Ok(self.core()?.on_peer_frame(endpoint, bytes).into())
+        Ok(self.core()?.on_peer_frame(endpoint, bytes))
     }
 
     /// Reports whether a Relay's notification was sent.
@@ -583,10 +583,10 @@ impl Runtime {
     }
 
     /// Runs every deadline due at `now_ns` (None: the clock's now).
-    pub fn on_timeout(&self, now_ns: Option<u64>) -> Result<Vec<Decision>> {
+    pub fn on_timeout(&self, now_ns: Option<u64>) -> Result<Vec<Inbound>> {
         let rt = self.core()?;
         let now = now_ns.map_or_else(|| rt.now(), MonoTime);
-        Ok(rt.on_timeout(now).into_iter().map(Into::into).collect())
+        Ok(rt.on_timeout(now))
     }
 
     /// Every counter now, in the list's order.
@@ -750,9 +750,9 @@ impl Runtime {
         &self,
         kind: impl Arg<ObjectKind>,
         id: impl Text<'a>,
-    ) -> Result<Decision> {
+    ) -> Result<Inbound> {
         let (kind, id) = (kind.get()?, args::id(id)?);
-        Ok(Decision::relocation(
+        Ok(Inbound::Relocation(
             self.core()?.abort_relocation(kind, id)?,
         ))
     }

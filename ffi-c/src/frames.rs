@@ -430,6 +430,12 @@ macro_rules! zlink_decision {
     };
 }
 
+impl From<zlink_bridge::core::Inbound> for zlink_decision {
+    fn from(d: zlink_bridge::core::Inbound) -> Self {
+        Decision::from(d).into()
+    }
+}
+
 impl From<Decision> for zlink_decision {
     fn from(d: Decision) -> Self {
         let (target_kind, target_id) = d

@@ -181,10 +181,6 @@ fn union(values: &[CodeValue], sep: &str, item: impl Fn(&CodeValue) -> String) -
 }
 
 /// A class's Javadoc (no indent).
-pub(crate) fn java_class_doc(doc: &[String]) -> String {
-    javadoc(doc, "")
-}
-
 /// `LeaseExpired` → `LEASE_EXPIRED`.
 fn constant(variant: &str) -> String {
     let mut out = String::new();
@@ -215,7 +211,7 @@ pub(crate) fn first_sentence(doc: &[String]) -> String {
 /// A Javadoc comment of `doc` at `indent`: Rust's `code` spans become
 /// `{@code code}`, links keep their text, HTML's special characters are
 /// escaped.
-fn javadoc(doc: &[String], indent: &str) -> String {
+pub(crate) fn javadoc(doc: &[String], indent: &str) -> String {
     if doc.is_empty() {
         return String::new();
     }

@@ -1,6 +1,8 @@
 //! The result types, read from the bridge's `surface/mod.rs`: its records
-//! (structs with named fields) and unions (`#[repr(u8)]` enums whose
-//! variants each wrap the record of their name, with a stable tag).
+//! (structs with named fields, at the top or in a union's module), unions
+//! (`#[repr(u8)]` enums whose variants each wrap the record of their name,
+//! with a stable tag) and hand-read values (`pub type` aliases of core
+//! types).
 
 use syn::{Expr, Fields, GenericArgument, Item, Lit, PathArguments, Type};
 
@@ -15,11 +17,18 @@ pub(crate) enum Ty {
     Text,
     Bytes,
     Millis,
-    OptU64,
-    /// A closed set of `codes.rs`, by its Rust name.
+    /// A closed set of `codes.rs`, by its Rust name: its code.
     Code(String),
-    /// Another record.
+    /// A closed set's value by its name (`Name<Set>`).
+    Name(String),
+    /// Another record, by its key.
     Record(String),
+    /// A union, by its name.
+    Union(String),
+    /// A core value each host reads by hand (a `pub type` alias).
+    Opaque(String),
+    Opt(Box<Ty>),
+    List(Box<Ty>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,16 +40,33 @@ pub(crate) struct Field {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Record {
+    /// The Rust path within the surface: `ReadyRoute`, `outcome::Reply`.
+    pub(crate) key: String,
+    /// The name hosts give it: `ReadyRoute`, `Reply`.
     pub(crate) name: String,
+    /// The union it is nested in (its records live in that union's
+    /// module), if any.
+    pub(crate) nested_in: Option<String>,
     pub(crate) doc: Vec<String>,
     pub(crate) fields: Vec<Field>,
+}
+
+impl Record {
+    /// A name unique across the surface: the record's, after its union's
+    /// when nested (`OutcomeReply`).
+    pub(crate) fn flat_name(&self) -> String {
+        match &self.nested_in {
+            Some(u) => format!("{u}{}", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Union {
     pub(crate) name: String,
     pub(crate) doc: Vec<String>,
-    /// (tag, record name), in tag order.
+    /// (tag, record key), in tag order.
     pub(crate) members: Vec<(u8, String)>,
 }
 
@@ -48,16 +74,52 @@ pub(crate) struct Union {
 pub(crate) struct Surface {
     pub(crate) records: Vec<Record>,
     pub(crate) unions: Vec<Union>,
+    /// The hand-read values (`pub type` aliases), by name.
+    pub(crate) opaque: Vec<String>,
 }
 
 impl Surface {
-    /// The unions `record` is a member of, in file order.
+    /// The unions `record` (a key) is a member of, in file order.
     pub(crate) fn unions_of(&self, record: &str) -> Vec<&Union> {
         self.unions
             .iter()
             .filter(|u| u.members.iter().any(|(_, m)| m == record))
             .collect()
     }
+
+    /// The record of `key`.
+    pub(crate) fn record(&self, key: &str) -> Option<&Record> {
+        self.records.iter().find(|r| r.key == key)
+    }
+
+    /// The fields every member of `u` has, alike, in the first member's
+    /// order.
+    pub(crate) fn common_fields(&self, u: &Union) -> Vec<Field> {
+        let members: Vec<&Record> = u
+            .members
+            .iter()
+            .filter_map(|(_, m)| self.record(m))
+            .collect();
+        let Some(first) = members.first() else {
+            return Vec::new();
+        };
+        first
+            .fields
+            .iter()
+            .filter(|f| members.iter().all(|m| m.fields.contains(f)))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Type aliases with a meaning of their own, not hand-read values.
+const SCALAR_ALIASES: &[&str] = &["Bytes", "Millis", "Name"];
+
+/// What a type's name may refer to.
+struct Names<'a> {
+    codes: &'a [String],
+    unions: &'a [String],
+    opaque: &'a [String],
 }
 
 /// The surface `source` (the text of `surface/mod.rs`) defines; `codes`
@@ -68,21 +130,65 @@ pub(crate) fn read(source: &str, codes: &[String]) -> Result<Surface, String> {
     let mut surface = Surface {
         records: Vec::new(),
         unions: Vec::new(),
+        opaque: Vec::new(),
     };
+    let mut structs = Vec::new();
     for item in &file.items {
         match item {
-            Item::Struct(s) => surface.records.push(record(s, codes)?),
+            Item::Struct(s) => structs.push((None, s)),
             Item::Enum(e) => surface.unions.push(union(e)?),
+            Item::Type(t) if !SCALAR_ALIASES.contains(&t.ident.to_string().as_str()) => {
+                surface.opaque.push(t.ident.to_string());
+            }
+            Item::Mod(m) => {
+                for inner in m.content.iter().flat_map(|(_, items)| items) {
+                    if let Item::Struct(s) = inner {
+                        structs.push((Some(m.ident.to_string()), s));
+                    }
+                }
+            }
             _ => {}
         }
     }
-    let known = |name: &str| surface.records.iter().any(|r| r.name == name);
+    let unions: Vec<String> = surface.unions.iter().map(|u| u.name.clone()).collect();
+    let names = Names {
+        codes,
+        unions: &unions,
+        opaque: &surface.opaque,
+    };
+    for (module, s) in structs {
+        surface.records.push(record(module, s, &names)?);
+    }
+    check(&surface)?;
+    Ok(surface)
+}
+
+/// Every record a field or a union names exists; a module's records
+/// belong to the union named after it, and to it alone.
+fn check(surface: &Surface) -> Result<(), String> {
+    fn records_in(ty: &Ty, out: &mut Vec<String>) {
+        match ty {
+            Ty::Record(k) => out.push(k.clone()),
+            Ty::Opt(t) | Ty::List(t) => records_in(t, out),
+            _ => {}
+        }
+    }
+    let known = |key: &str| surface.record(key).is_some();
     for r in &surface.records {
+        let mut named = Vec::new();
         for f in &r.fields {
-            if let Ty::Record(name) = &f.ty
-                && !known(name)
-            {
-                return Err(format!("{}.{}: no record {name}", r.name, f.name));
+            records_in(&f.ty, &mut named);
+        }
+        if let Some(k) = named.iter().find(|k| !known(k)) {
+            return Err(format!("{}: no record {k}", r.key));
+        }
+        if let Some(u) = &r.nested_in {
+            let owners = surface.unions_of(&r.key);
+            if owners.len() != 1 || &owners[0].name != u {
+                return Err(format!(
+                    "{}: a record in a union's module is that union's member alone",
+                    r.key
+                ));
             }
         }
     }
@@ -91,25 +197,48 @@ pub(crate) fn read(source: &str, codes: &[String]) -> Result<Surface, String> {
             return Err(format!("{}: no record {m}", u.name));
         }
     }
-    Ok(surface)
+    Ok(())
 }
 
-fn record(s: &syn::ItemStruct, codes: &[String]) -> Result<Record, String> {
+fn record(
+    module: Option<String>,
+    s: &syn::ItemStruct,
+    names: &Names<'_>,
+) -> Result<Record, String> {
+    let name = s.ident.to_string();
+    let key = module
+        .as_ref()
+        .map_or_else(|| name.clone(), |m| format!("{m}::{name}"));
     let Fields::Named(named) = &s.fields else {
-        return Err(format!("{}: a record has named fields", s.ident));
+        return Err(format!("{key}: a record has named fields"));
     };
     let mut fields = Vec::new();
     for f in &named.named {
-        let name = f
+        let field = f
             .ident
             .as_ref()
             .map(ToString::to_string)
             .unwrap_or_default();
-        let ty = ty(&f.ty, codes).ok_or_else(|| format!("{}.{name}: unsupported type", s.ident))?;
-        fields.push(Field { name, ty });
+        let ty = ty(&f.ty, names).ok_or_else(|| format!("{key}.{field}: unsupported type"))?;
+        fields.push(Field { name: field, ty });
     }
+    // A module holds the members of the union of its name (`outcome`:
+    // `Outcome`).
+    let nested_in = match &module {
+        Some(m) => Some(
+            names
+                .unions
+                .iter()
+                .find(|u| snake(u) == *m)
+                .cloned()
+                .ok_or_else(|| format!("{key}: module {m} is named after no union"))?,
+        ),
+        None => None,
+    };
     Ok(Record {
-        name: s.ident.to_string(),
+        key,
+        name,
+        nested_in,
         doc: doc(&s.attrs),
         fields,
     })
@@ -126,21 +255,26 @@ fn union(e: &syn::ItemEnum) -> Result<Union, String> {
             _ => return Err(format!("{}::{} has no stable tag", e.ident, v.ident)),
         };
         // The member's layout is the wrapped record's; the hosts name it
-        // by the variant: they must be the same.
+        // by the variant: they must be the same (in the union's module, or
+        // at the top).
         let wrapped = match &v.fields {
             Fields::Unnamed(f) if f.unnamed.len() == 1 => match &f.unnamed[0].ty {
-                Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                Type::Path(p) => Some(path(&p.path)),
                 _ => None,
             },
             _ => None,
         };
-        if wrapped.as_deref() != Some(v.ident.to_string().as_str()) {
-            return Err(format!(
-                "{}::{} must wrap the record {} alone",
-                e.ident, v.ident, v.ident
-            ));
+        let variant = v.ident.to_string();
+        let nested = format!("{}::{variant}", snake(&e.ident.to_string()));
+        match wrapped {
+            Some(w) if w == variant || w == nested => members.push((tag, w)),
+            _ => {
+                return Err(format!(
+                    "{}::{variant} must wrap the record {variant} or {nested} alone",
+                    e.ident
+                ));
+            }
         }
-        members.push((tag, v.ident.to_string()));
     }
     members.sort();
     Ok(Union {
@@ -150,7 +284,30 @@ fn union(e: &syn::ItemEnum) -> Result<Union, String> {
     })
 }
 
-fn ty(t: &Type, codes: &[String]) -> Option<Ty> {
+/// `RelocationEvent` → `relocation_event`.
+pub(crate) fn snake(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
+}
+
+/// A path as written, without a leading `super::`.
+fn path(p: &syn::Path) -> String {
+    let parts: Vec<String> = p
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .skip_while(|s| s == "super")
+        .collect();
+    parts.join("::")
+}
+
+fn ty(t: &Type, names: &Names<'_>) -> Option<Ty> {
     let Type::Path(p) = t else { return None };
     let last = p.path.segments.last()?;
     let name = last.ident.to_string();
@@ -162,22 +319,28 @@ fn ty(t: &Type, codes: &[String]) -> Option<Ty> {
         "String" => Ty::Text,
         "Bytes" => Ty::Bytes,
         "Millis" => Ty::Millis,
-        "Option" => match inner(&last.arguments)? {
-            Ty::U64 => Ty::OptU64,
+        "Option" => Ty::Opt(Box::new(inner(&last.arguments, names)?)),
+        "Vec" => Ty::List(Box::new(inner(&last.arguments, names)?)),
+        "Name" => match inner(&last.arguments, names)? {
+            Ty::Code(set) => Ty::Name(set),
             _ => return None,
         },
         _ if !plain => return None,
-        _ if codes.contains(&name) => Ty::Code(name),
-        _ => Ty::Record(name),
+        // The surface's own names first: a union may share a closed set's
+        // name (`Outcome`), the surface's is meant.
+        _ if names.unions.contains(&name) => Ty::Union(name),
+        _ if names.opaque.contains(&name) => Ty::Opaque(name),
+        _ if names.codes.contains(&name) => Ty::Code(name),
+        _ => Ty::Record(path(&p.path)),
     })
 }
 
-fn inner(args: &PathArguments) -> Option<Ty> {
+fn inner(args: &PathArguments, names: &Names<'_>) -> Option<Ty> {
     let PathArguments::AngleBracketed(a) = args else {
         return None;
     };
     match a.args.first()? {
-        GenericArgument::Type(t) => ty(t, &[]),
+        GenericArgument::Type(t) => ty(t, names),
         _ => None,
     }
 }

@@ -125,6 +125,333 @@ impl Encode for ActorRoute {
     }
 }
 
+impl Encode for SpotExecution {
+    fn encode(&self, w: &mut Writer) {
+        w.str(&self.spot);
+        w.u64(self.object_generation);
+    }
+}
+
+impl Encode for Binding {
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.generation);
+        w.u64(self.token);
+    }
+}
+
+impl Encode for BindingRoute {
+    fn encode(&self, w: &mut Writer) {
+        w.str(&self.actor);
+        self.route.encode(w);
+        self.binding.encode(w);
+        self.session.encode(w);
+        w.u64(self.admission_deadline_ms);
+    }
+}
+
+impl Encode for RelocationIdentity {
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.relocation);
+        w.u8(code(self.kind as u32));
+        w.str(&self.id);
+        w.u64(self.object_generation);
+    }
+}
+
+impl Encode for Completion {
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.correlation);
+        w.u64(self.operation_id);
+        w.u8(code(self.kind as u32));
+        w.str(&self.id);
+        self.outcome.encode(w);
+        w.opt(self.origin.as_ref(), |w, v| {
+            v.encode(w);
+        });
+        w.bool(self.origin_gone);
+    }
+}
+
+impl Encode for outcome::Reply {
+    fn encode(&self, w: &mut Writer) {
+        w.bytes(&self.payload);
+    }
+}
+
+impl Encode for outcome::Error {
+    fn encode(&self, w: &mut Writer) {
+        w.str(&self.kind);
+        w.opt(self.reason.as_ref(), |w, v| {
+            w.u8(code(*v as u32));
+        });
+        w.u32(self.code);
+        w.str(&self.message);
+    }
+}
+
+impl Encode for outcome::Timeout {
+    fn encode(&self, _w: &mut Writer) {}
+}
+
+impl Encode for outcome::Cancelled {
+    fn encode(&self, _w: &mut Writer) {}
+}
+
+impl Encode for outcome::Shutdown {
+    fn encode(&self, _w: &mut Writer) {}
+}
+
+impl Encode for relocation_event::Restore {
+    fn encode(&self, w: &mut Writer) {
+        self.identity.encode(w);
+        w.u64(self.source_rid);
+        w.u64(self.source_generation);
+        w.bytes(&self.state);
+    }
+}
+
+impl Encode for relocation_event::Cutover {
+    fn encode(&self, w: &mut Writer) {
+        self.identity.encode(w);
+        w.u64(self.relayed);
+    }
+}
+
+impl Encode for relocation_event::Committed {
+    fn encode(&self, w: &mut Writer) {
+        self.identity.encode(w);
+        w.u64(self.source_rid);
+        w.u64(self.source_generation);
+    }
+}
+
+impl Encode for relocation_event::HandedOff {
+    fn encode(&self, w: &mut Writer) {
+        self.identity.encode(w);
+        w.u64(self.target_rid);
+        w.u64(self.target_generation);
+    }
+}
+
+impl Encode for relocation_event::Aborted {
+    fn encode(&self, w: &mut Writer) {
+        self.identity.encode(w);
+        w.str(self.reason.name());
+    }
+}
+
+impl Encode for relocation_event::Failed {
+    fn encode(&self, w: &mut Writer) {
+        self.identity.encode(w);
+        w.str(self.reason.name());
+    }
+}
+
+impl Encode for relocation_event::CommitRetry {
+    fn encode(&self, w: &mut Writer) {
+        self.identity.encode(w);
+    }
+}
+
+impl Encode for relocation_event::Ignored {
+    fn encode(&self, w: &mut Writer) {
+        self.identity.encode(w);
+        w.str(self.refusal.name());
+    }
+}
+
+impl Encode for relocation_event::Aborting {
+    fn encode(&self, w: &mut Writer) {
+        self.identity.encode(w);
+        w.str(self.reason.name());
+    }
+}
+
+impl Encode for relocation_event::CommitDue {
+    fn encode(&self, w: &mut Writer) {
+        self.identity.encode(w);
+    }
+}
+
+impl Encode for Deliver {
+    fn encode(&self, w: &mut Writer) {
+        self.operation.encode(w);
+        w.u64(self.object_generation);
+    }
+}
+
+impl Encode for Notice {
+    fn encode(&self, w: &mut Writer) {
+        self.outbound.encode(w);
+        self.token.encode(w);
+    }
+}
+
+impl Encode for Relay {
+    fn encode(&self, w: &mut Writer) {
+        self.forward.encode(w);
+        w.opt(self.notice.as_ref(), |w, v| {
+            v.encode(w);
+        });
+    }
+}
+
+impl Encode for Reject {
+    fn encode(&self, w: &mut Writer) {
+        self.outbound.encode(w);
+    }
+}
+
+impl Encode for Ended {
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.operation_id);
+        w.u8(code(self.kind as u32));
+        w.str(&self.id);
+        w.str(self.failure.name());
+        w.opt(self.reason.as_ref(), |w, v| {
+            w.u8(code(*v as u32));
+        });
+    }
+}
+
+impl Encode for Completed {
+    fn encode(&self, w: &mut Writer) {
+        self.completion.encode(w);
+    }
+}
+
+impl Encode for Late {
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.correlation);
+    }
+}
+
+impl Encode for RouteRefreshed {
+    fn encode(&self, w: &mut Writer) {
+        w.bool(self.invalidated);
+    }
+}
+
+impl Encode for Dropped {
+    fn encode(&self, w: &mut Writer) {
+        w.str(&self.kind);
+        w.str(&self.error);
+    }
+}
+
+impl Encode for Send {
+    fn encode(&self, w: &mut Writer) {
+        w.list(&self.outbounds, |w, v| {
+            v.encode(w);
+        });
+    }
+}
+
+impl Encode for SessionDeliver {
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.operation_id);
+        self.session.encode(w);
+        w.str(&self.actor);
+        w.u64(self.sequence);
+        w.str(self.relay_kind.name());
+        w.bytes(&self.payload);
+    }
+}
+
+impl Encode for Bound {
+    fn encode(&self, w: &mut Writer) {
+        self.session.encode(w);
+        w.str(&self.actor);
+        self.route.encode(w);
+    }
+}
+
+impl Encode for BindRefused {
+    fn encode(&self, w: &mut Writer) {
+        self.session.encode(w);
+        w.str(&self.actor);
+        w.str(self.reason.name());
+    }
+}
+
+impl Encode for Pushed {
+    fn encode(&self, w: &mut Writer) {
+        self.session.encode(w);
+        w.str(&self.actor);
+        w.bytes(&self.payload);
+    }
+}
+
+impl Encode for RelayRefused {
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.operation_id);
+        self.session.encode(w);
+        w.str(&self.actor);
+        w.str(self.reason.name());
+    }
+}
+
+impl Encode for Sealed {
+    fn encode(&self, w: &mut Writer) {
+        self.session.encode(w);
+        w.str(&self.actor);
+        w.u64(self.relocation);
+        w.bool(self.sealed);
+    }
+}
+
+impl Encode for SessionClosed {
+    fn encode(&self, w: &mut Writer) {
+        self.session.encode(w);
+    }
+}
+
+impl Encode for Ignored {
+    fn encode(&self, w: &mut Writer) {
+        w.str(&self.reason);
+    }
+}
+
+impl Encode for PeerRefused {
+    fn encode(&self, _w: &mut Writer) {}
+}
+
+impl Encode for ForeignSender {
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.connection);
+        w.opt(self.claimed.as_ref(), |w, v| {
+            w.u64(*v);
+        });
+    }
+}
+
+impl Encode for Held {
+    fn encode(&self, _w: &mut Writer) {}
+}
+
+impl Encode for Relocation {
+    fn encode(&self, w: &mut Writer) {
+        self.event.encode(w);
+        w.list(&self.deliver, |w, v| {
+            v.encode(w);
+        });
+        w.list(&self.send, |w, v| {
+            v.encode(w);
+        });
+        w.list(&self.session, |w, v| {
+            v.encode(w);
+        });
+    }
+}
+
+impl Encode for OwnershipLost {
+    fn encode(&self, w: &mut Writer) {
+        w.u8(code(self.kind as u32));
+        w.str(&self.id);
+        w.u8(code(self.reason as u32));
+    }
+}
+
 impl Encode for Resolution {
     fn encode(&self, w: &mut Writer) {
         match self {
@@ -188,6 +515,175 @@ impl Encode for SessionSendResult {
             }
             SessionSendResult::Unavailable(v) => {
                 w.u8(3);
+                v.encode(w);
+            }
+        }
+    }
+}
+
+impl Encode for Outcome {
+    fn encode(&self, w: &mut Writer) {
+        match self {
+            Outcome::Reply(v) => {
+                w.u8(1);
+                v.encode(w);
+            }
+            Outcome::Error(v) => {
+                w.u8(2);
+                v.encode(w);
+            }
+            Outcome::Timeout(v) => {
+                w.u8(3);
+                v.encode(w);
+            }
+            Outcome::Cancelled(v) => {
+                w.u8(4);
+                v.encode(w);
+            }
+            Outcome::Shutdown(v) => {
+                w.u8(5);
+                v.encode(w);
+            }
+        }
+    }
+}
+
+impl Encode for RelocationEvent {
+    fn encode(&self, w: &mut Writer) {
+        match self {
+            RelocationEvent::Restore(v) => {
+                w.u8(1);
+                v.encode(w);
+            }
+            RelocationEvent::Cutover(v) => {
+                w.u8(2);
+                v.encode(w);
+            }
+            RelocationEvent::Committed(v) => {
+                w.u8(3);
+                v.encode(w);
+            }
+            RelocationEvent::HandedOff(v) => {
+                w.u8(4);
+                v.encode(w);
+            }
+            RelocationEvent::Aborted(v) => {
+                w.u8(5);
+                v.encode(w);
+            }
+            RelocationEvent::Failed(v) => {
+                w.u8(6);
+                v.encode(w);
+            }
+            RelocationEvent::CommitRetry(v) => {
+                w.u8(7);
+                v.encode(w);
+            }
+            RelocationEvent::Ignored(v) => {
+                w.u8(8);
+                v.encode(w);
+            }
+            RelocationEvent::Aborting(v) => {
+                w.u8(9);
+                v.encode(w);
+            }
+            RelocationEvent::CommitDue(v) => {
+                w.u8(10);
+                v.encode(w);
+            }
+        }
+    }
+}
+
+impl Encode for Inbound {
+    fn encode(&self, w: &mut Writer) {
+        match self {
+            Inbound::Deliver(v) => {
+                w.u8(1);
+                v.encode(w);
+            }
+            Inbound::Relay(v) => {
+                w.u8(2);
+                v.encode(w);
+            }
+            Inbound::Reject(v) => {
+                w.u8(3);
+                v.encode(w);
+            }
+            Inbound::Ended(v) => {
+                w.u8(4);
+                v.encode(w);
+            }
+            Inbound::Completed(v) => {
+                w.u8(5);
+                v.encode(w);
+            }
+            Inbound::Late(v) => {
+                w.u8(6);
+                v.encode(w);
+            }
+            Inbound::RouteRefreshed(v) => {
+                w.u8(7);
+                v.encode(w);
+            }
+            Inbound::Dropped(v) => {
+                w.u8(8);
+                v.encode(w);
+            }
+            Inbound::Send(v) => {
+                w.u8(9);
+                v.encode(w);
+            }
+            Inbound::SessionDeliver(v) => {
+                w.u8(10);
+                v.encode(w);
+            }
+            Inbound::Bound(v) => {
+                w.u8(11);
+                v.encode(w);
+            }
+            Inbound::BindRefused(v) => {
+                w.u8(12);
+                v.encode(w);
+            }
+            Inbound::Pushed(v) => {
+                w.u8(13);
+                v.encode(w);
+            }
+            Inbound::RelayRefused(v) => {
+                w.u8(14);
+                v.encode(w);
+            }
+            Inbound::Sealed(v) => {
+                w.u8(15);
+                v.encode(w);
+            }
+            Inbound::SessionClosed(v) => {
+                w.u8(16);
+                v.encode(w);
+            }
+            Inbound::Ignored(v) => {
+                w.u8(17);
+                v.encode(w);
+            }
+            Inbound::PeerRefused(v) => {
+                w.u8(18);
+                v.encode(w);
+            }
+            Inbound::ForeignSender(v) => {
+                w.u8(19);
+                v.encode(w);
+            }
+            Inbound::Held(v) => {
+                w.u8(20);
+                v.encode(w);
+            }
+            Inbound::Relocation(v) => {
+                w.u8(21);
+                v.encode(w);
+            }
+            Inbound::OwnershipLost(v) => {
+                w.u8(22);
                 v.encode(w);
             }
         }

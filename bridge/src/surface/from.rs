@@ -1,6 +1,7 @@
 //! The surface types from the core's values and the bridge's flat results:
 //! the one hand-written step between a core change and `make schema`.
 
+use zlink_core as core;
 use zlink_core::wire::{
     ActorRoute as CoreActorRoute, NodeRef as CoreNodeRef, RouteEnd as CoreRouteEnd,
     SessionRef as CoreSessionRef,
@@ -11,7 +12,7 @@ use zlink_core::{
 };
 
 use super::*;
-use crate::codes::{ResolutionTag, SentTag, SessionSentTag};
+use crate::codes::{ReplyErrorKind, ResolutionTag, SentTag, SessionSentTag};
 use crate::decision::{Resolved, Sent, SessionSent as FlatSessionSent};
 
 impl From<&CoreFence> for RouteFence {
@@ -159,6 +160,322 @@ impl From<&FlatSessionSent> for SessionSendResult {
                 sequence: s.sequence,
             }),
             _ => SessionSendResult::Unavailable(unavailable(s.reason)),
+        }
+    }
+}
+
+// ---- decisions: from the core's values, moved (frames and payloads are
+// not copied) ---------------------------------------------------------
+
+impl From<CoreOutbound> for Outbound {
+    fn from(o: CoreOutbound) -> Self {
+        Outbound {
+            to: NodeRef::from(&o.to),
+            bytes: o.bytes,
+        }
+    }
+}
+
+fn outbounds(frames: Vec<CoreOutbound>) -> Vec<Outbound> {
+    frames.into_iter().map(Outbound::from).collect()
+}
+
+impl From<&core::SpotExecution> for SpotExecution {
+    fn from(e: &core::SpotExecution) -> Self {
+        SpotExecution {
+            spot: e.spot.id().to_owned(),
+            object_generation: e.object_generation.get(),
+        }
+    }
+}
+
+impl From<&core::BindingRoute> for BindingRoute {
+    fn from(b: &core::BindingRoute) -> Self {
+        BindingRoute {
+            actor: b.actor.id().to_owned(),
+            route: ActorRoute::from(&b.route),
+            binding: Binding {
+                generation: b.binding.generation.get(),
+                token: b.binding.token.get(),
+            },
+            session: SessionRef::from(&b.session),
+            admission_deadline_ms: b.admission_deadline.as_millis(),
+        }
+    }
+}
+
+impl From<&core::RelocationIdentity> for RelocationIdentity {
+    fn from(i: &core::RelocationIdentity) -> Self {
+        RelocationIdentity {
+            relocation: i.relocation.get(),
+            kind: i.key.kind().into(),
+            id: i.key.id().to_owned(),
+            object_generation: i.object_generation.get(),
+        }
+    }
+}
+
+impl From<core::Outcome> for Outcome {
+    fn from(o: core::Outcome) -> Self {
+        let error = |kind: &str, reason, code, message| {
+            Outcome::Error(outcome::Error {
+                kind: kind.to_owned(),
+                reason,
+                code,
+                message,
+            })
+        };
+        match o {
+            core::Outcome::Reply(payload) => Outcome::Reply(outcome::Reply { payload }),
+            core::Outcome::Error(core::RequestError::Replied(r)) => {
+                error(ReplyErrorKind::from(r.kind).name(), None, r.code, r.message)
+            }
+            core::Outcome::Error(core::RequestError::Unavailable(r)) => error(
+                Failure::Unavailable.name(),
+                Some(r.into()),
+                0,
+                String::new(),
+            ),
+            core::Outcome::Error(core::RequestError::InvalidOperation) => {
+                error(Failure::InvalidOperation.name(), None, 0, String::new())
+            }
+            core::Outcome::Timeout => Outcome::Timeout(outcome::Timeout {}),
+            core::Outcome::Cancelled => Outcome::Cancelled(outcome::Cancelled {}),
+            core::Outcome::Shutdown => Outcome::Shutdown(outcome::Shutdown {}),
+        }
+    }
+}
+
+impl From<core::Completion> for Completion {
+    fn from(c: core::Completion) -> Self {
+        Completion {
+            correlation: c.correlation.get(),
+            operation_id: c.operation_id.get(),
+            kind: c.target.kind().into(),
+            id: c.target.id().to_owned(),
+            outcome: c.outcome.into(),
+            origin: c.origin.as_ref().map(SpotExecution::from),
+            origin_gone: c.origin_gone,
+        }
+    }
+}
+
+impl From<core::Delivery> for Deliver {
+    fn from(d: core::Delivery) -> Self {
+        Deliver {
+            object_generation: d.object_generation.get(),
+            operation: d.operation,
+        }
+    }
+}
+
+impl From<core::SessionDelivery> for SessionDeliver {
+    fn from(d: core::SessionDelivery) -> Self {
+        SessionDeliver {
+            operation_id: d.operation_id.get(),
+            session: SessionRef::from(&d.session),
+            actor: d.actor.id().to_owned(),
+            sequence: d.sequence,
+            relay_kind: d.kind.into(),
+            payload: d.payload,
+        }
+    }
+}
+
+impl From<core::Ended> for Ended {
+    fn from(e: core::Ended) -> Self {
+        let (failure, reason) = match e.failure {
+            core::Failure::Unavailable(r) => (Failure::Unavailable, Some(r.into())),
+            core::Failure::InvalidOperation => (Failure::InvalidOperation, None),
+        };
+        Ended {
+            operation_id: e.operation_id.get(),
+            kind: e.target.kind().into(),
+            id: e.target.id().to_owned(),
+            failure,
+            reason,
+        }
+    }
+}
+
+impl From<core::SessionEvent> for Inbound {
+    fn from(event: core::SessionEvent) -> Self {
+        use core::SessionEvent as E;
+        let actor = |k: &core::ObjectKey| k.id().to_owned();
+        match event {
+            E::Bound {
+                session,
+                actor: a,
+                route,
+            } => Inbound::Bound(Bound {
+                session: SessionRef::from(&session),
+                actor: actor(&a),
+                route: BindingRoute::from(route.as_ref()),
+            }),
+            E::BindRefused {
+                session,
+                actor: a,
+                reason,
+            } => Inbound::BindRefused(BindRefused {
+                session: SessionRef::from(&session),
+                actor: actor(&a),
+                reason: reason.into(),
+            }),
+            E::Pushed {
+                session,
+                actor: a,
+                payload,
+            } => Inbound::Pushed(Pushed {
+                session: SessionRef::from(&session),
+                actor: actor(&a),
+                payload,
+            }),
+            E::RelayRefused {
+                operation_id,
+                session,
+                actor: a,
+                reason,
+            } => Inbound::RelayRefused(RelayRefused {
+                operation_id: operation_id.get(),
+                session: SessionRef::from(&session),
+                actor: actor(&a),
+                reason: reason.into(),
+            }),
+            E::Sealed {
+                session,
+                actor: a,
+                relocation,
+                sealed,
+            } => Inbound::Sealed(Sealed {
+                session: SessionRef::from(&session),
+                actor: actor(&a),
+                relocation: relocation.get(),
+                sealed,
+            }),
+            E::Closed { session } => Inbound::SessionClosed(SessionClosed {
+                session: SessionRef::from(&session),
+            }),
+            E::Ignored(why) => Inbound::Ignored(Ignored {
+                reason: why.to_owned(),
+            }),
+        }
+    }
+}
+
+impl From<core::RelocationEvent> for RelocationEvent {
+    fn from(event: core::RelocationEvent) -> Self {
+        use core::RelocationEvent as E;
+        use relocation_event as r;
+        let id = RelocationIdentity::from;
+        match event {
+            E::Restore {
+                identity,
+                source,
+                state,
+            } => RelocationEvent::Restore(r::Restore {
+                identity: id(&identity),
+                source_rid: source.rid.get(),
+                source_generation: source.generation.get(),
+                state,
+            }),
+            E::Cutover { identity, relayed } => RelocationEvent::Cutover(r::Cutover {
+                identity: id(&identity),
+                relayed,
+            }),
+            E::Committed { identity, source } => RelocationEvent::Committed(r::Committed {
+                identity: id(&identity),
+                source_rid: source.rid.get(),
+                source_generation: source.generation.get(),
+            }),
+            E::HandedOff { identity, target } => RelocationEvent::HandedOff(r::HandedOff {
+                identity: id(&identity),
+                target_rid: target.rid.get(),
+                target_generation: target.generation.get(),
+            }),
+            E::Aborting { identity, reason } => RelocationEvent::Aborting(r::Aborting {
+                identity: id(&identity),
+                reason: reason.into(),
+            }),
+            E::Aborted { identity, reason } => RelocationEvent::Aborted(r::Aborted {
+                identity: id(&identity),
+                reason: reason.into(),
+            }),
+            E::Failed { identity, reason } => RelocationEvent::Failed(r::Failed {
+                identity: id(&identity),
+                reason: reason.into(),
+            }),
+            E::CommitRetry { identity } => RelocationEvent::CommitRetry(r::CommitRetry {
+                identity: id(&identity),
+            }),
+            E::CommitDue { identity } => RelocationEvent::CommitDue(r::CommitDue {
+                identity: id(&identity),
+            }),
+            E::Ignored { identity, refusal } => RelocationEvent::Ignored(r::Ignored {
+                identity: id(&identity),
+                refusal: refusal.into(),
+            }),
+        }
+    }
+}
+
+impl From<core::RelocationAction> for Relocation {
+    fn from(a: core::RelocationAction) -> Self {
+        Relocation {
+            event: a.event.into(),
+            deliver: a.deliver.into_iter().map(Deliver::from).collect(),
+            send: outbounds(a.send),
+            session: a.session.into_iter().map(SessionDeliver::from).collect(),
+        }
+    }
+}
+
+impl From<core::Inbound> for Inbound {
+    fn from(inbound: core::Inbound) -> Self {
+        use core::Inbound as I;
+        match inbound {
+            I::Deliver(d) => Inbound::Deliver(d.into()),
+            I::Relay { forward, notice } => Inbound::Relay(Relay {
+                forward: forward.into(),
+                notice: notice.map(|n| Notice {
+                    outbound: n.outbound.into(),
+                    token: n.token,
+                }),
+            }),
+            I::Reject(o) => Inbound::Reject(Reject { outbound: o.into() }),
+            I::Ended(e) => Inbound::Ended(e.into()),
+            I::Completed(c) => Inbound::Completed(Completed {
+                completion: c.into(),
+            }),
+            I::Late { correlation } => Inbound::Late(Late {
+                correlation: correlation.get(),
+            }),
+            I::RouteRefreshed { invalidated } => {
+                Inbound::RouteRefreshed(RouteRefreshed { invalidated })
+            }
+            I::Dropped(e) => Inbound::Dropped(Dropped {
+                kind: zlink_core::wire::json::error_kind(&e).to_owned(),
+                error: e.to_string(),
+            }),
+            I::Send(frames) => Inbound::Send(Send {
+                outbounds: outbounds(frames),
+            }),
+            I::SessionDeliver(d) => Inbound::SessionDeliver(d.into()),
+            I::Session(e) => e.into(),
+            I::PeerRefused => Inbound::PeerRefused(PeerRefused {}),
+            I::Held => Inbound::Held(Held {}),
+            I::Relocation(a) => Inbound::Relocation(a.into()),
+            I::OwnershipLost(lost) => Inbound::OwnershipLost(OwnershipLost {
+                kind: lost.key.kind().into(),
+                id: lost.key.id().to_owned(),
+                reason: lost.reason.into(),
+            }),
+            I::ForeignSender {
+                connection,
+                claimed,
+            } => Inbound::ForeignSender(ForeignSender {
+                connection: connection.get(),
+                claimed: claimed.map(|c| c.get()),
+            }),
         }
     }
 }

@@ -149,119 +149,15 @@ final class Decoder {
     }
 
     BindingRoute bindingRoute() {
-        return new BindingRoute(str(), actorRoute(), new Binding(u64(), u64()), sessionRef(), u64());
+        return Surface.bindingRoute(this);
     }
 
-    private Optional<UnavailableReason> reason() {
-        int code = u8();
-        return code == 0 ? Optional.empty() : Optional.of(UnavailableReason.of(code));
-    }
-
-    Completion completion() {
-        long correlation = u64();
-        long operationId = u64();
-        ObjectKind kind = ObjectKind.of(u8());
-        String id = str();
-        Outcome outcome = switch (u8()) {
-            case 1 -> new Outcome.Reply(bytes());
-            case 2 -> new Outcome.Error(str(), reason(), Integer.toUnsignedLong(u32()), str());
-            case 3 -> new Outcome.Timeout();
-            case 4 -> new Outcome.Cancelled();
-            case 5 -> new Outcome.Shutdown();
-            default -> throw broken("outcome");
-        };
-        Optional<SpotExecution> origin = opt(() -> new SpotExecution(str(), u64()));
-        return new Completion(correlation, operationId, kind, id, outcome, origin, bool());
-    }
-
-    Deliver deliver() {
-        Optional<Operation> op = opt(this::operation);
-        return new Deliver(op.orElseThrow(() -> broken("delivery")), u64());
-    }
-
-    SessionDeliver sessionDeliver() {
-        long operationId = u64();
-        SessionRef session = opt(this::sessionRef).orElseThrow(() -> broken("session"));
-        return new SessionDeliver(operationId, session, str(), u64(), str(), bytes());
+    NoticeToken noticeToken() {
+        return new NoticeToken(bytes());
     }
 
     Inbound inbound() {
-        return switch (u8()) {
-            case 1 -> deliver();
-            case 2 -> new Relay(opt(this::outbound).orElseThrow(() -> broken("relay")),
-                    opt(() -> new Notice(outbound(), new NoticeToken(bytes()))));
-            case 3 -> new Reject(opt(this::outbound).orElseThrow(() -> broken("reject")));
-            case 4 -> new Ended(u64(), ObjectKind.of(u8()), str(), str(), reason());
-            case 5 -> new Completed(completion());
-            case 6 -> new Late(u64());
-            case 7 -> new RouteRefreshed(bool());
-            case 8 -> new Dropped(str(), str());
-            case 9 -> new Send(list(this::outbound));
-            case 10 -> sessionDeliver();
-            case 11 -> sessionEvent();
-            case 12 -> PeerRefused.INSTANCE;
-            case 13 -> new ForeignSender(u64(), optLong());
-            case 14 -> Held.INSTANCE;
-            case 15 -> relocation();
-            case 16 -> new OwnershipLost(ObjectKind.of(u8()), str(), LostReason.named(str()));
-            default -> throw broken("decision");
-        };
-    }
-
-    private Inbound sessionEvent() {
-        int event = u8();
-        Optional<SessionRef> session = opt(this::sessionRef);
-        String actor = str();
-        Optional<BindingRoute> route = opt(this::bindingRoute);
-        String bindRefusal = str();
-        byte[] payload = bytes();
-        long operationId = u64();
-        String relayRefusal = str();
-        long relocation = u64();
-        boolean sealed = bool();
-        String detail = str();
-        if (event == 6) {
-            return new Ignored(detail);
-        }
-        SessionRef s = session.orElseThrow(() -> broken("session event"));
-        return switch (event) {
-            case 1 -> new Bound(s, actor, route.orElseThrow(() -> broken("binding route")));
-            case 2 -> new BindRefused(s, actor, bindRefusal);
-            case 3 -> new Pushed(s, actor, payload);
-            case 4 -> new RelayRefused(operationId, s, actor, relayRefusal);
-            case 5 -> new Sealed(s, actor, relocation, sealed);
-            case 7 -> new SessionClosed(s);
-            default -> throw broken("session event");
-        };
-    }
-
-    private Relocation relocation() {
-        int event = u8();
-        RelocationIdentity id = new RelocationIdentity(u64(), ObjectKind.of(u8()), str(), u64());
-        Optional<NodeRef> peer = opt(this::nodeRef);
-        long rid = peer.map(NodeRef::rid).orElse(0L);
-        long generation = peer.map(NodeRef::generation).orElse(0L);
-        String reason = str();
-        String refusal = str();
-        long relayed = u64();
-        byte[] state = bytes();
-        RelocationEvent e = switch (event) {
-            case 1 -> new RelocationEvent.Restore(id, rid, generation, state);
-            case 2 -> new RelocationEvent.Cutover(id, relayed);
-            case 3 -> new RelocationEvent.Committed(id, rid, generation);
-            case 4 -> new RelocationEvent.HandedOff(id, rid, generation);
-            case 5 -> new RelocationEvent.Aborted(id, reason);
-            case 6 -> new RelocationEvent.Failed(id, reason);
-            case 7 -> new RelocationEvent.CommitRetry(id);
-            case 9 -> new RelocationEvent.Aborting(id, reason);
-            case 8 -> new RelocationEvent.Ignored(id, refusal);
-            case 10 -> new RelocationEvent.CommitDue(id);
-            default -> throw broken("relocation event");
-        };
-        List<Deliver> deliver = list(this::deliver);
-        List<SessionDeliver> session = list(this::sessionDeliver);
-        List<Outbound> send = list(this::outbound);
-        return new Relocation(e, deliver, send, session);
+        return Surface.inbound(this);
     }
 
     RelocationStarted relocationStarted() {

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * A confirmed Ready owner route: submit on it, carrying its fence. Past
- * {@code admission_deadline_ms} (on the runtime clock) the route is not used.
+ * {@code admissionDeadlineMs} (on the runtime clock) the route is not used.
  */
 public record ReadyRoute(String mesh, long node, RouteFence fence, long admissionDeadlineMs) implements Resolution {
     /** The record; {@code mesh}, {@code fence} required. */

@@ -57,6 +57,158 @@ final class Surface {
         return new ActorRoute(nodeRef(d), d.u64(), d.u64(), d.u64(), d.u64());
     }
 
+    static SpotExecution spotExecution(Decoder d) {
+        return new SpotExecution(d.str(), d.u64());
+    }
+
+    static Binding binding(Decoder d) {
+        return new Binding(d.u64(), d.u64());
+    }
+
+    static BindingRoute bindingRoute(Decoder d) {
+        return new BindingRoute(d.str(), actorRoute(d), binding(d), sessionRef(d), d.u64());
+    }
+
+    static RelocationIdentity relocationIdentity(Decoder d) {
+        return new RelocationIdentity(d.u64(), ObjectKind.of(d.u8()), d.str(), d.u64());
+    }
+
+    static Completion completion(Decoder d) {
+        return new Completion(d.u64(), d.u64(), ObjectKind.of(d.u8()), d.str(), outcome(d), d.opt(() -> spotExecution(d)), d.bool());
+    }
+
+    static Outcome.Reply outcomeReply(Decoder d) {
+        return new Outcome.Reply(d.bytes());
+    }
+
+    static Outcome.Error outcomeError(Decoder d) {
+        return new Outcome.Error(d.str(), d.opt(() -> UnavailableReason.of(d.u8())), Integer.toUnsignedLong(d.u32()), d.str());
+    }
+
+    static RelocationEvent.Restore relocationEventRestore(Decoder d) {
+        return new RelocationEvent.Restore(relocationIdentity(d), d.u64(), d.u64(), d.bytes());
+    }
+
+    static RelocationEvent.Cutover relocationEventCutover(Decoder d) {
+        return new RelocationEvent.Cutover(relocationIdentity(d), d.u64());
+    }
+
+    static RelocationEvent.Committed relocationEventCommitted(Decoder d) {
+        return new RelocationEvent.Committed(relocationIdentity(d), d.u64(), d.u64());
+    }
+
+    static RelocationEvent.HandedOff relocationEventHandedOff(Decoder d) {
+        return new RelocationEvent.HandedOff(relocationIdentity(d), d.u64(), d.u64());
+    }
+
+    static RelocationEvent.Aborted relocationEventAborted(Decoder d) {
+        return new RelocationEvent.Aborted(relocationIdentity(d), d.str());
+    }
+
+    static RelocationEvent.Failed relocationEventFailed(Decoder d) {
+        return new RelocationEvent.Failed(relocationIdentity(d), d.str());
+    }
+
+    static RelocationEvent.CommitRetry relocationEventCommitRetry(Decoder d) {
+        return new RelocationEvent.CommitRetry(relocationIdentity(d));
+    }
+
+    static RelocationEvent.Ignored relocationEventIgnored(Decoder d) {
+        return new RelocationEvent.Ignored(relocationIdentity(d), d.str());
+    }
+
+    static RelocationEvent.Aborting relocationEventAborting(Decoder d) {
+        return new RelocationEvent.Aborting(relocationIdentity(d), d.str());
+    }
+
+    static RelocationEvent.CommitDue relocationEventCommitDue(Decoder d) {
+        return new RelocationEvent.CommitDue(relocationIdentity(d));
+    }
+
+    static Deliver deliver(Decoder d) {
+        return new Deliver(d.operation(), d.u64());
+    }
+
+    static Notice notice(Decoder d) {
+        return new Notice(outbound(d), d.noticeToken());
+    }
+
+    static Relay relay(Decoder d) {
+        return new Relay(outbound(d), d.opt(() -> notice(d)));
+    }
+
+    static Reject reject(Decoder d) {
+        return new Reject(outbound(d));
+    }
+
+    static Ended ended(Decoder d) {
+        return new Ended(d.u64(), ObjectKind.of(d.u8()), d.str(), d.str(), d.opt(() -> UnavailableReason.of(d.u8())));
+    }
+
+    static Completed completed(Decoder d) {
+        return new Completed(completion(d));
+    }
+
+    static Late late(Decoder d) {
+        return new Late(d.u64());
+    }
+
+    static RouteRefreshed routeRefreshed(Decoder d) {
+        return new RouteRefreshed(d.bool());
+    }
+
+    static Dropped dropped(Decoder d) {
+        return new Dropped(d.str(), d.str());
+    }
+
+    static Send send(Decoder d) {
+        return new Send(d.list(() -> outbound(d)));
+    }
+
+    static SessionDeliver sessionDeliver(Decoder d) {
+        return new SessionDeliver(d.u64(), sessionRef(d), d.str(), d.u64(), d.str(), d.bytes());
+    }
+
+    static Bound bound(Decoder d) {
+        return new Bound(sessionRef(d), d.str(), bindingRoute(d));
+    }
+
+    static BindRefused bindRefused(Decoder d) {
+        return new BindRefused(sessionRef(d), d.str(), d.str());
+    }
+
+    static Pushed pushed(Decoder d) {
+        return new Pushed(sessionRef(d), d.str(), d.bytes());
+    }
+
+    static RelayRefused relayRefused(Decoder d) {
+        return new RelayRefused(d.u64(), sessionRef(d), d.str(), d.str());
+    }
+
+    static Sealed sealed(Decoder d) {
+        return new Sealed(sessionRef(d), d.str(), d.u64(), d.bool());
+    }
+
+    static SessionClosed sessionClosed(Decoder d) {
+        return new SessionClosed(sessionRef(d));
+    }
+
+    static Ignored ignored(Decoder d) {
+        return new Ignored(d.str());
+    }
+
+    static ForeignSender foreignSender(Decoder d) {
+        return new ForeignSender(d.u64(), d.optLong());
+    }
+
+    static Relocation relocation(Decoder d) {
+        return new Relocation(relocationEvent(d), d.list(() -> deliver(d)), d.list(() -> outbound(d)), d.list(() -> sessionDeliver(d)));
+    }
+
+    static OwnershipLost ownershipLost(Decoder d) {
+        return new OwnershipLost(ObjectKind.of(d.u8()), d.str(), LostReason.of(d.u8()));
+    }
+
     static Resolution resolution(Decoder d) {
         int tag = d.u8();
         return switch (tag) {
@@ -87,6 +239,64 @@ final class Surface {
             case 2 -> sessionHeld(d);
             case 3 -> unavailable(d);
             default -> throw Codes.unknown("SessionSendResult tag", Integer.toString(tag));
+        };
+    }
+
+    static Outcome outcome(Decoder d) {
+        int tag = d.u8();
+        return switch (tag) {
+            case 1 -> outcomeReply(d);
+            case 2 -> outcomeError(d);
+            case 3 -> Outcome.Timeout.INSTANCE;
+            case 4 -> Outcome.Cancelled.INSTANCE;
+            case 5 -> Outcome.Shutdown.INSTANCE;
+            default -> throw Codes.unknown("Outcome tag", Integer.toString(tag));
+        };
+    }
+
+    static RelocationEvent relocationEvent(Decoder d) {
+        int tag = d.u8();
+        return switch (tag) {
+            case 1 -> relocationEventRestore(d);
+            case 2 -> relocationEventCutover(d);
+            case 3 -> relocationEventCommitted(d);
+            case 4 -> relocationEventHandedOff(d);
+            case 5 -> relocationEventAborted(d);
+            case 6 -> relocationEventFailed(d);
+            case 7 -> relocationEventCommitRetry(d);
+            case 8 -> relocationEventIgnored(d);
+            case 9 -> relocationEventAborting(d);
+            case 10 -> relocationEventCommitDue(d);
+            default -> throw Codes.unknown("RelocationEvent tag", Integer.toString(tag));
+        };
+    }
+
+    static Inbound inbound(Decoder d) {
+        int tag = d.u8();
+        return switch (tag) {
+            case 1 -> deliver(d);
+            case 2 -> relay(d);
+            case 3 -> reject(d);
+            case 4 -> ended(d);
+            case 5 -> completed(d);
+            case 6 -> late(d);
+            case 7 -> routeRefreshed(d);
+            case 8 -> dropped(d);
+            case 9 -> send(d);
+            case 10 -> sessionDeliver(d);
+            case 11 -> bound(d);
+            case 12 -> bindRefused(d);
+            case 13 -> pushed(d);
+            case 14 -> relayRefused(d);
+            case 15 -> sealed(d);
+            case 16 -> sessionClosed(d);
+            case 17 -> ignored(d);
+            case 18 -> PeerRefused.INSTANCE;
+            case 19 -> foreignSender(d);
+            case 20 -> Held.INSTANCE;
+            case 21 -> relocation(d);
+            case 22 -> ownershipLost(d);
+            default -> throw Codes.unknown("Inbound tag", Integer.toString(tag));
         };
     }
 }

@@ -325,7 +325,8 @@ public final class ZlinkRuntime implements AutoCloseable {
 
     /**
      * Decides what to do with one frame that arrived on the connection to node {@code fromNode}
-     * (its routing ID). A relocation's cutover may write the store (blocking).
+     * (its routing ID). Never waits on the store: a relocation's store write runs on the store's
+     * I/O and its outcome comes from a later {@link #onTimeout}.
      */
     public Inbound onFrame(long fromNode, byte[] frame) {
         Objects.requireNonNull(frame, "frame");
