@@ -6,12 +6,13 @@
 
 #[macro_use]
 mod values;
-mod decisions;
 mod errors;
+mod hand;
 mod logs;
 mod results;
 mod runtime;
 mod setup;
+mod surface;
 mod wire;
 
 use pyo3::prelude::*;
@@ -29,8 +30,9 @@ fn _zlink(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<setup::PyMemoryStore>()?;
     m.add_class::<setup::PyRedisStore>()?;
     m.add_class::<runtime::PyRuntime>()?;
+    surface::register(m)?;
+    hand::register(m)?;
     results::register(m)?;
-    decisions::register(m)?;
     wire::register(m)?;
     Ok(())
 }

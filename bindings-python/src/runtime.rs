@@ -6,11 +6,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use zlink_bridge::args::{Arg, request_options};
 use zlink_bridge::lifecycle::Closable;
-use zlink_bridge::{Decision, Options, Write};
+use zlink_bridge::{Options, Write};
 use zlink_core::ObjectKind;
 
-use crate::decisions::{self, PyNoticeToken, PyOperation, PyRelocationStarted};
 use crate::errors::{Raise, raise};
+use crate::hand::{self, *};
 use crate::results::{self, *};
 use crate::setup::{PyNodeIdentity, PyRoutingConfig, clock_of, store_of};
 use crate::values::{Obj, new};
@@ -258,7 +258,7 @@ impl PyRuntime {
         origin: Option<&PySpotExecution>,
     ) -> PyResult<Obj> {
         let mut options = request_options(instance_intent, deadline, timeout).py()?;
-        options.origin = origin.map(|o| o.0.clone());
+        options.origin = origin.map(|o| (&o.0).try_into()).transpose().py()?;
         let sent = self.off(py, |rt| rt.request(kind, id, payload, options))?;
         results::sent(py, sent)
     }
@@ -273,7 +273,7 @@ impl PyRuntime {
     /// `on_timeout` returns its outcome); the GIL is released for the call.
     fn on_frame(&self, py: Python<'_>, from_node: u64, frame: &[u8]) -> PyResult<Obj> {
         let d = self.off(py, |rt| rt.on_frame(from_node, frame))?;
-        decisions::decision(py, d)
+        hand::decision(py, d)
     }
 
     /// The runtime's clock now, in nanoseconds: the `now` for `on_timeout`.
@@ -297,7 +297,7 @@ impl PyRuntime {
     #[pyo3(signature = (now = None))]
     fn on_timeout(&self, py: Python<'_>, now: Option<u64>) -> PyResult<Vec<Obj>> {
         let ds = self.off(py, |rt| rt.on_timeout(now))?;
-        ds.into_iter().map(|d| decisions::decision(py, d)).collect()
+        ds.into_iter().map(|d| hand::decision(py, d)).collect()
     }
 
     /// Reports whether a notification from a Relay was sent.
@@ -326,18 +326,15 @@ impl PyRuntime {
 
     /// Cancels a pending request: its Completion, or None if it had
     /// already ended (the cancellation is late).
-    fn cancel(&self, correlation: u64) -> PyResult<Option<decisions::PyCompletion>> {
+    fn cancel(&self, correlation: u64) -> PyResult<Option<PyCompletion>> {
         let done = self.rt()?.cancel(correlation).py()?;
-        Ok(done.map(Decision::from).as_ref().map(decisions::completion))
+        Ok(done.and_then(hand::completion))
     }
 
     /// Ends every pending request with Shutdown.
-    fn shutdown_requests(&self) -> PyResult<Vec<decisions::PyCompletion>> {
+    fn shutdown_requests(&self) -> PyResult<Vec<PyCompletion>> {
         let done = self.rt()?.shutdown_requests().py()?;
-        Ok(done
-            .into_iter()
-            .map(|d| decisions::completion(&Decision::from(d)))
-            .collect())
+        Ok(done.into_iter().filter_map(hand::completion).collect())
     }
 
     /// Requests waiting for their result.
@@ -378,7 +375,11 @@ impl PyRuntime {
     /// This node's tenure of an object it owns (what a Message Follow route
     /// names, and where an ActorRef points); None if it does not own it.
     fn owner_route_end(&self, kind: &str, id: &str) -> PyResult<Option<PyRouteEnd>> {
-        Ok(self.rt()?.owner_route_end(kind, id).py()?.map(PyRouteEnd))
+        Ok(self
+            .rt()?
+            .owner_route_end(kind, id)
+            .py()?
+            .map(PyRouteEnd::from))
     }
 
     /// Source: starts moving an object this node owns (Ready) to runtime
@@ -425,7 +426,7 @@ impl PyRuntime {
     /// be restored). RelocationError("AfterRelayReady") after it.
     fn abort_relocation(&self, py: Python<'_>, kind: &str, id: &str) -> PyResult<Obj> {
         let d = self.rt()?.abort_relocation(kind, id).py()?;
-        decisions::decision(py, d)
+        hand::decision(py, d)
     }
 
     /// What this node owns for the ID, if anything.
@@ -456,7 +457,7 @@ impl PyRuntime {
         self.rt()?
             .open_session(id, generation)
             .py()
-            .map(PySessionRef)
+            .map(PySessionRef::from)
     }
 
     /// Binds (or rebinds) `session` to Actor `actor` at `location` (the
@@ -471,7 +472,7 @@ impl PyRuntime {
     /// The stored binding route of Actor `actor` in `session`, or None.
     fn binding(&self, session: u64, actor: &str) -> PyResult<Option<PyBindingRoute>> {
         let b = self.rt()?.binding(session, ACTOR, actor).py()?;
-        Ok(b.map(PyBindingRoute))
+        Ok(b.map(PyBindingRoute::from))
     }
 
     /// Relays `payload` from `session` to Actor `actor` on the stored
@@ -508,7 +509,8 @@ impl PyRuntime {
         session: &PySessionRef,
         payload: &[u8],
     ) -> PyResult<Option<PyOutbound>> {
-        let pushed = self.rt()?.push(ACTOR, actor, &session.0, payload).py()?;
+        let session = (&session.0).try_into().py()?;
+        let pushed = self.rt()?.push(ACTOR, actor, &session, payload).py()?;
         Ok(pushed.map(Into::into))
     }
 
@@ -594,7 +596,7 @@ impl PyRuntime {
     /// is open with its routing ID, and the sender's lifecycle matches.
     fn on_peer_frame(&self, py: Python<'_>, endpoint: &str, frame: &[u8]) -> PyResult<Obj> {
         let d = self.off(py, |rt| rt.on_peer_frame(endpoint, frame))?;
-        decisions::decision(py, d)
+        hand::decision(py, d)
     }
 
     /// Every counter, read now, as a dict of the bridge's one list: the

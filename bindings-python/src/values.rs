@@ -256,3 +256,20 @@ macro_rules! classes {
         $($m.add_class::<$class>()?;)*
     };
 }
+
+/// Bytes borrowed from a value: Python `bytes` (one copy, when read).
+pub(crate) struct BytesRef<'a>(pub(crate) &'a [u8]);
+
+impl Value for BytesRef<'_> {
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyBytes::new(py, self.0).into_any())
+    }
+    fn repr(&self) -> String {
+        format!("<{} bytes>", self.0.len())
+    }
+}
+
+/// A union's value: the class of its member, lent to `f`.
+pub(crate) trait Member {
+    fn as_member<R>(&self, f: impl FnOnce(&dyn Value) -> R) -> R;
+}

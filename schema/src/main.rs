@@ -2,7 +2,8 @@
 //! surface from the one place it is written by hand: the closed sets from
 //! the bridge's `codes.rs` (their stable numbers, names and docs), the
 //! result types from `surface/mod.rs` (records and unions: the bridge's
-//! encoder, the JVM's records and reader, Node's reader and types), or with
+//! encoder, the JVM's records and reader, Node's reader and types, Python's
+//! pyo3 classes and their stubs), or with
 //! `--check` fails when a checked-in copy differs from what it would write
 //! (`make lint`). Run from anywhere in the checkout to work on.
 //!
@@ -15,6 +16,7 @@
 
 mod codes;
 mod emit;
+mod python_emit;
 mod surface;
 mod surface_emit;
 
@@ -60,6 +62,10 @@ fn run(check: bool) -> Result<Vec<String>, String> {
     let surface = surface::read(&surface_source, &names)?;
     let mut outputs = emit::all(&sets)?;
     outputs.extend(surface_emit::all(&surface)?);
+    let pyi_path = root.join(python_emit::PYI);
+    let pyi = std::fs::read_to_string(&pyi_path)
+        .map_err(|e| format!("cannot read {}: {e}", pyi_path.display()))?;
+    outputs.extend(python_emit::all(&surface, &pyi)?);
     let mut stale = Vec::new();
     for mut out in outputs {
         if out.path.ends_with(".rs") {

@@ -49,6 +49,8 @@ pub(crate) struct Record {
     pub(crate) nested_in: Option<String>,
     pub(crate) doc: Vec<String>,
     pub(crate) fields: Vec<Field>,
+    /// It derives `Hash` (Python makes its class hashable).
+    pub(crate) hash: bool,
 }
 
 impl Record {
@@ -241,6 +243,7 @@ fn record(
         nested_in,
         doc: doc(&s.attrs),
         fields,
+        hash: derives_hash(&s.attrs),
     })
 }
 
@@ -281,6 +284,16 @@ fn union(e: &syn::ItemEnum) -> Result<Union, String> {
         name: e.ident.to_string(),
         doc: doc(&e.attrs),
         members,
+    })
+}
+
+/// Whether `#[derive(...)]` lists `Hash`.
+fn derives_hash(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| match &a.meta {
+        syn::Meta::List(l) if l.path.is_ident("derive") => {
+            l.tokens.to_string().split(',').any(|t| t.trim() == "Hash")
+        }
+        _ => false,
     })
 }
 

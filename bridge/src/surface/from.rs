@@ -479,3 +479,78 @@ impl From<core::Inbound> for Inbound {
         }
     }
 }
+
+// ---- what hosts give back: the core's values again -------------------
+
+impl TryFrom<&NodeRef> for CoreNodeRef {
+    type Error = crate::Error;
+
+    fn try_from(n: &NodeRef) -> crate::Result<Self> {
+        Ok(CoreNodeRef {
+            mesh: core::MeshName::new(&n.mesh)?,
+            rid: core::NodeRid(n.rid),
+            generation: core::NodeGeneration(n.generation),
+        })
+    }
+}
+
+impl From<&RouteFence> for CoreFence {
+    fn from(f: &RouteFence) -> Self {
+        CoreFence {
+            object_generation: core::ObjectGeneration(f.object_generation),
+            authority_owner_generation: core::AuthorityOwnerGeneration(
+                f.authority_owner_generation,
+            ),
+            owner_lease_generation: core::OwnerLeaseGeneration(f.owner_lease_generation),
+            node_generation: core::NodeGeneration(f.node_generation),
+            store_version: core::StoreVersion(f.store_version),
+        }
+    }
+}
+
+impl TryFrom<&RouteEnd> for CoreRouteEnd {
+    type Error = crate::Error;
+
+    fn try_from(e: &RouteEnd) -> crate::Result<Self> {
+        Ok(CoreRouteEnd {
+            node: CoreNodeRef::try_from(&e.node)?,
+            fence: CoreFence::from(&e.fence),
+        })
+    }
+}
+
+impl TryFrom<&SessionRef> for CoreSessionRef {
+    type Error = crate::Error;
+
+    fn try_from(s: &SessionRef) -> crate::Result<Self> {
+        Ok(CoreSessionRef {
+            owner: CoreNodeRef::try_from(&s.owner)?,
+            id: core::SessionId(s.id),
+            generation: core::SessionGeneration(s.generation),
+        })
+    }
+}
+
+impl TryFrom<&ActorRoute> for CoreActorRoute {
+    type Error = crate::Error;
+
+    fn try_from(r: &ActorRoute) -> crate::Result<Self> {
+        Ok(CoreActorRoute {
+            owner: CoreNodeRef::try_from(&r.owner)?,
+            object_generation: core::ObjectGeneration(r.object_generation),
+            authority_owner_generation: core::AuthorityOwnerGeneration(
+                r.authority_owner_generation,
+            ),
+            owner_lease_generation: core::OwnerLeaseGeneration(r.owner_lease_generation),
+            lease_remaining_ms: r.lease_remaining_ms,
+        })
+    }
+}
+
+impl TryFrom<&SpotExecution> for core::SpotExecution {
+    type Error = crate::Error;
+
+    fn try_from(e: &SpotExecution) -> crate::Result<Self> {
+        crate::runtime::spot_execution(e.spot.as_str(), e.object_generation)
+    }
+}

@@ -49,7 +49,7 @@ pub type Operation = zlink_core::wire::Operation;
 pub type NoticeToken = zlink_core::NoticeToken;
 
 /// The fence values an owner checks on admission.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RouteFence {
     /// The object's incarnation.
     pub object_generation: u64,
@@ -65,7 +65,7 @@ pub struct RouteFence {
 
 /// A confirmed Ready owner route: submit on it, carrying its fence. Past
 /// `admission_deadline_ms` (on the runtime clock) the route is not used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ReadyRoute {
     /// The owner's mesh.
     pub mesh: String,
@@ -79,18 +79,18 @@ pub struct ReadyRoute {
 
 /// No authority record exists (release completed): only the creation
 /// coordinator acts on it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Missing {}
 
 /// Authority exists but its owner cannot be used now: the operation ends.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Unavailable {
     /// Why.
     pub reason: UnavailableReason,
 }
 
 /// Whether authority exists could not be determined: retry later.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StoreFailure {
     /// Why (JS: `error`).
     pub kind: StoreError,
@@ -99,7 +99,7 @@ pub struct StoreFailure {
 }
 
 /// A runtime on the wire: mesh, routing ID, node generation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NodeRef {
     /// Its mesh.
     pub mesh: String,
@@ -110,7 +110,7 @@ pub struct NodeRef {
 }
 
 /// One encoded frame for the host to carry to node `to`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Outbound {
     /// The node it goes to.
     pub to: NodeRef,
@@ -120,7 +120,7 @@ pub struct Outbound {
 
 /// The operation is on its way: carry `outbound`. A request has a
 /// `correlation`: its one terminal result comes as a completion.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Submitted {
     /// The operation.
     pub operation_id: u64,
@@ -131,15 +131,15 @@ pub struct Submitted {
 }
 
 /// The object does not exist; nothing was sent. Terminal.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct NotFound {}
 
 /// A Missing Spot with instance intent: cold-activate it, then send again.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ColdActivation {}
 
 /// A session relay on its way: carry `outbound`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionSent {
     /// The relay's operation.
     pub operation_id: u64,
@@ -151,7 +151,7 @@ pub struct SessionSent {
 
 /// The Actor is relocating (sealed): the relay is held and leaves, in
 /// order, with its command 44.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionHeld {
     /// The relay's operation.
     pub operation_id: u64,
@@ -160,7 +160,7 @@ pub struct SessionHeld {
 }
 
 /// An object this node owns, as its last authority write left it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct OwnedObject {
     /// Its lifecycle state.
     pub state: AuthorityState,
@@ -177,7 +177,7 @@ pub struct OwnedObject {
 }
 
 /// One end of a Message Follow route: a node and the fence of its tenure.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RouteEnd {
     /// The node.
     pub node: NodeRef,
@@ -186,7 +186,7 @@ pub struct RouteEnd {
 }
 
 /// A Session as the wire names it: its owner runtime, id and generation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionRef {
     /// The Session owner's runtime.
     pub owner: NodeRef,
@@ -198,7 +198,7 @@ pub struct SessionRef {
 
 /// An Actor route as a binding stores it: the owner and the fences that
 /// must still hold, with the lease time left when the owner answered.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ActorRoute {
     /// The Actor's owner.
     pub owner: NodeRef,
@@ -213,7 +213,7 @@ pub struct ActorRoute {
 }
 
 /// The resolver's four closed results (spec §2.2).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Resolution {
     /// A route.
@@ -227,7 +227,7 @@ pub enum Resolution {
 }
 
 /// What became of a send or a request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum SendResult {
     /// On its way.
@@ -243,7 +243,7 @@ pub enum SendResult {
 }
 
 /// What became of a session relay.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum SessionSendResult {
     /// On its way.
@@ -258,7 +258,7 @@ pub enum SessionSendResult {
 
 /// The Spot execution that starts a request: its completion names it, and
 /// says `origin_gone` when that Spot was re-created since.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SpotExecution {
     /// The Spot's ID.
     pub spot: String,
@@ -267,7 +267,7 @@ pub struct SpotExecution {
 }
 
 /// A binding's identity, issued by the Actor owner.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Binding {
     /// The binding generation.
     pub generation: u64,
@@ -276,7 +276,7 @@ pub struct Binding {
 }
 
 /// One bound Actor as the Session owner stores it (the verified route).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BindingRoute {
     /// The Actor's ID.
     pub actor: String,
@@ -292,7 +292,7 @@ pub struct BindingRoute {
 
 /// Which relocation: its id, the object it moves and that object's
 /// incarnation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RelocationIdentity {
     /// The relocation's id.
     pub relocation: u64,
@@ -308,7 +308,7 @@ pub struct RelocationIdentity {
 /// target, the outcome, and the Spot execution that started it
 /// (`origin_gone`: that Spot was re-created since; resume the old
 /// execution only).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Completion {
     /// The request's correlation.
     pub correlation: u64,
@@ -331,7 +331,7 @@ pub mod outcome {
     use super::*;
 
     /// The target's answer.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Reply {
         /// The reply's bytes.
         pub payload: Bytes,
@@ -340,7 +340,7 @@ pub mod outcome {
     /// An error reply or a route error. `kind`: "Handler" or "Decode" (the
     /// target answered with an error: `code`, `message`), "Unavailable"
     /// (with `reason`) or "InvalidOperation".
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Error {
         /// What failed (JS: `errorKind`).
         pub kind: String,
@@ -353,21 +353,21 @@ pub mod outcome {
     }
 
     /// The request's deadline passed first.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Timeout {}
 
     /// The caller cancelled first.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Cancelled {}
 
     /// The runtime shut down first.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Shutdown {}
 }
 
 /// A request's terminal result: Reply, Error, Timeout, Cancelled or
 /// Shutdown.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Outcome {
     /// The answer.
@@ -389,7 +389,7 @@ pub mod relocation_event {
     /// Target: a Restore arrived. Build the object from `state`, then say
     /// it is restored (or abort if it cannot be built). Run nothing for it
     /// yet.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Restore {
         /// Which relocation.
         pub identity: RelocationIdentity,
@@ -403,7 +403,7 @@ pub mod relocation_event {
 
     /// Source: the target is relay-ready; held work relayed; the object
     /// no longer runs here.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Cutover {
         /// Which relocation.
         pub identity: RelocationIdentity,
@@ -412,7 +412,7 @@ pub mod relocation_event {
     }
 
     /// Target: the owner CAS succeeded; the object runs here from now on.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Committed {
         /// Which relocation.
         pub identity: RelocationIdentity,
@@ -423,7 +423,7 @@ pub mod relocation_event {
     }
 
     /// Source: the target committed; drop the local instance.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct HandedOff {
         /// Which relocation.
         pub identity: RelocationIdentity,
@@ -434,7 +434,7 @@ pub mod relocation_event {
     }
 
     /// Either side, before relay-ready: the move is abandoned.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Aborted {
         /// Which relocation.
         pub identity: RelocationIdentity,
@@ -444,7 +444,7 @@ pub mod relocation_event {
 
     /// After relay-ready the move could not complete: the object runs on
     /// neither side.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Failed {
         /// Which relocation.
         pub identity: RelocationIdentity,
@@ -453,14 +453,14 @@ pub mod relocation_event {
     }
 
     /// The store could not answer; retried on a later timeout.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct CommitRetry {
         /// Which relocation.
         pub identity: RelocationIdentity,
     }
 
     /// A relocation frame that changes nothing: refused and counted.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Ignored {
         /// Which relocation.
         pub identity: RelocationIdentity,
@@ -470,7 +470,7 @@ pub mod relocation_event {
 
     /// Source: the move is being given up; the object stays sealed until
     /// the target confirms.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Aborting {
         /// Which relocation.
         pub identity: RelocationIdentity,
@@ -481,7 +481,7 @@ pub mod relocation_event {
     /// Target: the cutover arrived; the next timeout call starts the owner
     /// CAS on the store's I/O (never waiting for it); that call or a later
     /// one (the next deadline says when) reports Committed.
-    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct CommitDue {
         /// Which relocation.
         pub identity: RelocationIdentity,
@@ -489,7 +489,7 @@ pub mod relocation_event {
 }
 
 /// What a relocation step reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum RelocationEvent {
     /// State to restore.
@@ -544,7 +544,7 @@ pub struct Relay {
 }
 
 /// Carry this refusal back to the operation's origin.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Reject {
     /// The refusal and its destination.
     pub outbound: Outbound,
@@ -552,7 +552,7 @@ pub struct Reject {
 
 /// One of this runtime's one-way operations ended without delivery:
 /// `failure` is "Unavailable" (with `reason`) or "InvalidOperation".
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Ended {
     /// The operation.
     pub operation_id: u64,
@@ -567,14 +567,14 @@ pub struct Ended {
 }
 
 /// One of this runtime's requests reached its terminal result.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Completed {
     /// The result.
     pub completion: Completion,
 }
 
 /// A result after the terminal one: dropped and counted.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Late {
     /// The request's correlation.
     pub correlation: u64,
@@ -582,7 +582,7 @@ pub struct Late {
 
 /// A relay notification was applied; `invalidated`: whether a cached
 /// route went.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RouteRefreshed {
     /// A cached route was dropped.
     pub invalidated: bool,
@@ -590,7 +590,7 @@ pub struct RouteRefreshed {
 
 /// Not a valid frame: dropped. `kind` is the wire error's kind
 /// (docs/wire.md).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Dropped {
     /// The wire error's kind (JS: `error`).
     pub kind: String,
@@ -599,7 +599,7 @@ pub struct Dropped {
 }
 
 /// Carry these frames (session protocol answers, notifications).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Send {
     /// The frames, in order.
     pub outbounds: Vec<Outbound>,
@@ -608,7 +608,7 @@ pub struct Send {
 /// A session relay admitted on this Actor owner: hand `payload` (or the
 /// disconnect `relay_kind` names: Message, PhysicalDisconnect,
 /// LogicalDisconnect) to the Actor, in `sequence` order.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionDeliver {
     /// The relay's operation.
     pub operation_id: u64,
@@ -625,7 +625,7 @@ pub struct SessionDeliver {
 }
 
 /// A bind (or rebind) reached its terminal reply: `route` is stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Bound {
     /// The Session.
     pub session: SessionRef,
@@ -638,7 +638,7 @@ pub struct Bound {
 /// A bind was refused; any previous route is kept. `reason`: NotOwner,
 /// ObjectGeneration, NodeGeneration, OwnerGeneration, OwnerLease or
 /// Timeout.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BindRefused {
     /// The Session.
     pub session: SessionRef,
@@ -649,7 +649,7 @@ pub struct BindRefused {
 }
 
 /// The Actor pushed `payload` to the Session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Pushed {
     /// The Session.
     pub session: SessionRef,
@@ -661,7 +661,7 @@ pub struct Pushed {
 
 /// The Actor side refused a session relay: the operation ends
 /// Unavailable. `reason`: UnknownBinding, StaleRoute or ObjectGeneration.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct RelayRefused {
     /// The relay's operation.
     pub operation_id: u64,
@@ -674,7 +674,7 @@ pub struct RelayRefused {
 }
 
 /// The relocation source learns whether a Session sealed (command 43).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Sealed {
     /// The Session.
     pub session: SessionRef,
@@ -689,26 +689,26 @@ pub struct Sealed {
 /// No command 44 came within the seal timeout: the Session is closed and
 /// its binding, held and seal state are gone. Its disconnect
 /// notifications follow as a Send.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionClosed {
     /// The Session.
     pub session: SessionRef,
 }
 
 /// A session frame that does not match current state was ignored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Ignored {
     /// Why.
     pub reason: String,
 }
 
 /// A frame on a manual peer connection failed the admission fence.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct PeerRefused {}
 
 /// A frame whose sender is not the node of the connection it came on:
 /// refused and counted. `claimed`: the sender it names.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ForeignSender {
     /// The node of the connection it came on.
     pub connection: u64,
@@ -721,7 +721,7 @@ pub struct ForeignSender {
 /// delivered once, on the side that ends up owning the object (in a
 /// Relocation's `deliver`, or from a timeout call), or refused to its
 /// sender.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Held {}
 
 /// A relocation step: `event` says what happened; put every `deliver` on
@@ -745,7 +745,7 @@ pub struct Relocation {
 /// here. Work held for it while its record was re-read was refused to its
 /// senders (in Reject decisions of the same timeout call). `reason` says
 /// what the store holds instead.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct OwnershipLost {
     /// The object's kind (JS: `objectKind`).
     pub kind: ObjectKind,
