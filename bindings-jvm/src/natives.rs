@@ -4,6 +4,15 @@
 //! `bridge::encode` bytes.
 
 use jni::objects::{JByteArray, JLongArray, JObject, JObjectArray, JString};
+
+// The Java types of the object parameters, by name: zlink-schema writes
+// Native.java's declarations from these functions' signatures.
+/// A `CompletableFuture<byte[]>` the call completes.
+type JFuture<'l> = JObject<'l>;
+/// A `Runnable` run on the runtime's completion pool.
+type JRunnable<'l> = JObject<'l>;
+/// A `byte[][]`.
+type JByteArrays<'l> = JObjectArray<'l>;
 use jni::refs::Global;
 use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, JValue, JavaVM, jni_sig, jni_str};
@@ -416,7 +425,7 @@ entry_points! {
         rt: jlong,
         kind: jint,
         id: JByteArray<'local>,
-        future: JObject<'local>,
+        future: JFuture<'local>,
     ) -> () {
         let id = bytes(env, &id)?;
         let future = env.new_global_ref(&future)?;
@@ -427,7 +436,7 @@ entry_points! {
 
     /// Runs the Java `job` (a Runnable) on a runtime thread: the async form
     /// of every blocking call. `close` waits for it.
-    fn Java_io_zlink_Native_spawn(env, rt: jlong, job: JObject<'local>) -> () {
+    fn Java_io_zlink_Native_spawn(env, rt: jlong, job: JRunnable<'local>) -> () {
         let job = env.new_global_ref(&job)?;
         let vm = env.get_java_vm()?;
         let run = move || {
@@ -608,7 +617,7 @@ entry_points! {
         id: JByteArray<'local>,
         target_rid: jlong,
         target_generation: jlong,
-        saved: JObjectArray<'local>,
+        saved: JByteArrays<'local>,
         state: JByteArray<'local>,
     ) -> JByteArray<'local> {
         let id = bytes(env, &id)?;

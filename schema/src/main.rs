@@ -16,6 +16,7 @@
 
 mod codes;
 mod emit;
+mod jni_emit;
 mod python_emit;
 mod surface;
 mod surface_emit;
@@ -66,6 +67,7 @@ fn run(check: bool) -> Result<Vec<String>, String> {
     let pyi = std::fs::read_to_string(&pyi_path)
         .map_err(|e| format!("cannot read {}: {e}", pyi_path.display()))?;
     outputs.extend(python_emit::all(&surface, &pyi)?);
+    outputs.extend(jni_emit::all(&jvm_sources(&root)?)?);
     let mut stale = Vec::new();
     for mut out in outputs {
         if out.path.ends_with(".rs") {
@@ -85,6 +87,28 @@ fn run(check: bool) -> Result<Vec<String>, String> {
         }
     }
     Ok(stale)
+}
+
+/// The JVM crate's Rust files (name, text), the entry points first
+/// (`natives.rs`, `fast.rs`), then the rest by name.
+fn jvm_sources(root: &Path) -> Result<Vec<(String, String)>, String> {
+    let dir = root.join("bindings-jvm/src");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".rs"))
+        .collect();
+    names.sort_by_key(|n| (n != "natives.rs", n != "fast.rs", n.clone()));
+    names
+        .into_iter()
+        .map(|n| {
+            let path = dir.join(&n);
+            std::fs::read_to_string(&path)
+                .map(|text| (n, text))
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))
+        })
+        .collect()
 }
 
 /// `text` as rustfmt writes it (the generated Rust must pass `cargo fmt

@@ -618,7 +618,7 @@ fn ts_doc(doc: &[String]) -> Vec<String> {
 }
 
 /// `line` with each `snake_case` code span in camelCase.
-fn camel_spans(line: &str) -> String {
+pub(crate) fn camel_spans(line: &str) -> String {
     let mut out = String::new();
     for (i, part) in line.split('`').enumerate() {
         if i > 0 {
