@@ -3,6 +3,11 @@
 //! the other (its node, the source's tenure, the tenure the target will
 //! hold) and the one deadline each side waits on (§3.3 steps 2–4).
 //!
+//! Each link's fields are private: the runtime reads them, and changes
+//! them only through the named steps here (the abort fence starting and
+//! ending, the owner CAS beginning, answered or refused, a withdrawal while
+//! it may be in the store).
+//!
 //! Thread-safe: one lock, taken only when a relocation runs. An operation's
 //! frame path first reads [`Handoffs::active`] (one relaxed load) and takes
 //! the lock only if some relocation is registered here.
@@ -24,50 +29,167 @@ use super::{RelocationIdentity, RelocationQueues, SourcePhase, TargetPhase};
 #[derive(Debug, Clone)]
 pub(crate) struct SourceLink {
     /// The relocation.
-    pub(crate) identity: RelocationIdentity,
+    identity: RelocationIdentity,
     /// The target runtime.
-    pub(crate) target: NodeRef,
+    target: NodeRef,
     /// This node's tenure when the move began (the follow route's source).
-    pub(crate) tenure: RouteFence,
+    tenure: RouteFence,
     /// The tenure the target will hold, from its relay-ready: what relays
     /// carry so they pass the target's admission after its switch.
-    pub(crate) destination: Option<RouteFence>,
+    destination: Option<RouteFence>,
     /// Relay-ready (sealed) or the commit (relaying) is due by then.
-    pub(crate) deadline: MonoTime,
+    deadline: MonoTime,
     /// The source gave the move up before relay-ready and waits for the
     /// target to confirm it discarded (or for the store fence).
-    pub(crate) aborting: Option<AbortReason>,
+    aborting: Option<AbortReason>,
     /// The proposal of the abort's store fence, reused by every attempt.
-    pub(crate) proposal: ProposalId,
+    proposal: ProposalId,
     /// The abort's store fence is in flight on the store's I/O: only its
     /// answer decides how the move ends (the link stays until then, so no
     /// new move of the object begins and no stale answer meets another).
-    pub(crate) fencing: bool,
+    fencing: bool,
 }
 
 /// What a target remembers of its relocation.
 #[derive(Debug, Clone)]
 pub(crate) struct TargetLink {
     /// The source runtime.
-    pub(crate) source: NodeRef,
+    source: NodeRef,
     /// The source's tenure: what the owner CAS expects.
-    pub(crate) from: RouteFence,
+    from: RouteFence,
     /// Sessions bound on the source, registered here at the switch.
-    pub(crate) registrations: Vec<Registration>,
+    registrations: Vec<Registration>,
     /// The host's restore (before relay-ready) or the owner CAS (after) is
     /// due by then.
-    pub(crate) deadline: MonoTime,
+    deadline: MonoTime,
     /// The owner CAS's proposal: every attempt reuses it, so an attempt
     /// applied whose answer was lost is recognised, never written twice.
-    pub(crate) proposal: ProposalId,
+    proposal: ProposalId,
     /// A CAS is running (outside the lock).
-    pub(crate) committing: bool,
+    committing: bool,
     /// A CAS attempt was sent: its outcome may be in the store even if its
     /// answer was lost, so only the store decides from here.
-    pub(crate) cas_sent: bool,
+    cas_sent: bool,
     /// The source asked to withdraw while a CAS was in flight or its outcome
     /// unknown: answered once the store has decided.
-    pub(crate) withdrawn: Option<AbortReason>,
+    withdrawn: Option<AbortReason>,
+}
+
+impl SourceLink {
+    /// A source's link when its move is sealed: the target, this node's
+    /// tenure, the deadline of relay-ready and the abort fence's proposal.
+    pub(crate) fn new(
+        identity: RelocationIdentity,
+        target: NodeRef,
+        tenure: RouteFence,
+        deadline: MonoTime,
+        proposal: ProposalId,
+    ) -> Self {
+        SourceLink {
+            identity,
+            target,
+            tenure,
+            destination: None,
+            deadline,
+            aborting: None,
+            proposal,
+            fencing: false,
+        }
+    }
+
+    /// The relocation.
+    pub(crate) fn identity(&self) -> &RelocationIdentity {
+        &self.identity
+    }
+
+    /// The target runtime.
+    pub(crate) fn target(&self) -> NodeRef {
+        self.target
+    }
+
+    /// This node's tenure when the move began.
+    pub(crate) fn tenure(&self) -> RouteFence {
+        self.tenure
+    }
+
+    /// The tenure the target will hold, once it is relay-ready.
+    pub(crate) fn destination(&self) -> Option<RouteFence> {
+        self.destination
+    }
+
+    /// Whether the source gave the move up before relay-ready (and why).
+    pub(crate) fn aborting(&self) -> Option<AbortReason> {
+        self.aborting
+    }
+
+    /// The abort fence's proposal.
+    pub(crate) fn proposal(&self) -> ProposalId {
+        self.proposal
+    }
+
+    /// The link once the target is relay-ready with `destination`.
+    pub(crate) fn relaying(self, destination: RouteFence) -> Self {
+        SourceLink {
+            destination: Some(destination),
+            ..self
+        }
+    }
+}
+
+impl TargetLink {
+    /// A target's link when a Restore registers it: the source, its
+    /// tenure, the Sessions bound there, the restore's deadline and the
+    /// owner CAS's proposal.
+    pub(crate) fn new(
+        source: NodeRef,
+        from: RouteFence,
+        registrations: Vec<Registration>,
+        deadline: MonoTime,
+        proposal: ProposalId,
+    ) -> Self {
+        TargetLink {
+            source,
+            from,
+            registrations,
+            deadline,
+            proposal,
+            committing: false,
+            cas_sent: false,
+            withdrawn: None,
+        }
+    }
+
+    /// The source runtime.
+    pub(crate) fn source(&self) -> NodeRef {
+        self.source
+    }
+
+    /// The source's tenure (what the owner CAS expects).
+    pub(crate) fn from(&self) -> RouteFence {
+        self.from
+    }
+
+    /// The Sessions bound on the source.
+    pub(crate) fn registrations(&self) -> &[Registration] {
+        &self.registrations
+    }
+
+    /// Whether the store may hold this target's owner CAS (one is in
+    /// flight, or one was sent whose outcome is unknown).
+    pub(crate) fn cas_pending(&self) -> bool {
+        self.committing || self.cas_sent
+    }
+}
+
+/// Whether a source's abort fence may start.
+#[derive(Debug)]
+pub(crate) enum FenceStart {
+    /// It started: the link as it stands.
+    Started(SourceLink),
+    /// One is in flight already: its answer decides.
+    InFlight,
+    /// No link of this relocation.
+    NoLink,
 }
 
 /// Which side a deadline belongs to.
@@ -181,14 +303,72 @@ impl State {
         self.targets.get(key)
     }
 
-    /// The source link of `key`, to change.
-    pub(crate) fn source_mut(&mut self, key: &ObjectKey) -> Option<&mut SourceLink> {
-        self.sources.get_mut(key)
+    /// Source: starts the abort fence of `identity`, one at a time.
+    pub(crate) fn start_fence(
+        &mut self,
+        key: &ObjectKey,
+        identity: &RelocationIdentity,
+    ) -> FenceStart {
+        match self.sources.get_mut(key) {
+            Some(l) if l.fencing => FenceStart::InFlight,
+            Some(l) if l.identity == *identity => {
+                l.fencing = true;
+                FenceStart::Started(l.clone())
+            }
+            _ => FenceStart::NoLink,
+        }
     }
 
-    /// The target link of `key`, to change.
-    pub(crate) fn target_mut(&mut self, key: &ObjectKey) -> Option<&mut TargetLink> {
-        self.targets.get_mut(key)
+    /// Source: the abort fence is no longer in flight.
+    pub(crate) fn end_fence(&mut self, key: &ObjectKey) {
+        if let Some(l) = self.sources.get_mut(key) {
+            l.fencing = false;
+        }
+    }
+
+    /// Whether `key`'s source link waits on its abort fence's answer.
+    pub(crate) fn fencing(&self, key: &ObjectKey) -> bool {
+        self.sources.get(key).is_some_and(|l| l.fencing)
+    }
+
+    /// Target: starts the owner CAS (none running): the source's tenure,
+    /// the proposal and the source; None if no link or one runs.
+    pub(crate) fn begin_cas(
+        &mut self,
+        key: &ObjectKey,
+    ) -> Option<(RouteFence, ProposalId, NodeRef)> {
+        let link = self.targets.get_mut(key).filter(|l| !l.committing)?;
+        link.committing = true;
+        link.cas_sent = true;
+        Some((link.from, link.proposal, link.source))
+    }
+
+    /// Target: the owner CAS answered (it no longer runs).
+    pub(crate) fn cas_answered(&mut self, key: &ObjectKey) {
+        if let Some(link) = self.targets.get_mut(key) {
+            link.committing = false;
+        }
+    }
+
+    /// Target: the store refused the owner CAS, so none of its attempts can
+    /// still land; the source's withdrawal heard meanwhile, if any.
+    pub(crate) fn cas_refused(&mut self, key: &ObjectKey) -> Option<AbortReason> {
+        let link = self.targets.get_mut(key)?;
+        link.cas_sent = false;
+        link.withdrawn
+    }
+
+    /// Target: the source asks to withdraw while the store may hold the
+    /// owner CAS: remembered (answered once the store decides); false when
+    /// no CAS is pending, so the withdrawal can happen now.
+    pub(crate) fn withdraw_during_cas(&mut self, key: &ObjectKey, reason: AbortReason) -> bool {
+        match self.targets.get_mut(key).filter(|l| l.cas_pending()) {
+            Some(link) => {
+                link.withdrawn = Some(reason);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Remembers the source side of a relocation just sealed.

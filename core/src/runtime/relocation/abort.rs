@@ -30,7 +30,7 @@ impl Runtime {
         let deadline = self.now().after(self.config_now().relocation_timeout);
         let mut h = self.inner().handoffs.lock();
         h.source_aborting(key, reason, deadline);
-        let target = h.source(key).map(|l| l.target);
+        let target = h.source(key).map(|l| l.target());
         drop(h);
         let mut action = RelocationAction::event(RelocationEvent::Aborting {
             identity: identity.clone(),
@@ -60,17 +60,11 @@ impl Runtime {
         identity: &RelocationIdentity,
         reason: AbortReason,
     ) -> Option<RelocationAction> {
-        let link = {
-            let mut h = self.inner().handoffs.lock();
-            match h.source_mut(key) {
-                // One fence at a time: its answer decides.
-                Some(l) if l.fencing => return None,
-                Some(l) if l.identity == *identity => {
-                    l.fencing = true;
-                    Some(l.clone())
-                }
-                _ => None,
-            }
+        let link = match self.inner().handoffs.lock().start_fence(key, identity) {
+            FenceStart::Started(link) => Some(link),
+            // One fence at a time: its answer decides.
+            FenceStart::InFlight => return None,
+            FenceStart::NoLink => None,
         };
         let (Some(owned), Some(link)) = (self.owned(key.as_ref()), link) else {
             self.fence_answered(key);
@@ -78,7 +72,7 @@ impl Runtime {
         };
         let io = self
             .inner()
-            .take_ownership(key, owned.write_fence(), link.proposal);
+            .take_ownership(key, owned.write_fence(), link.proposal());
         let step = Step::AbortFence { reason, link };
         self.start_store_step(key, identity, step, io)
             .map(|answer| self.step_answered(answer))
@@ -107,9 +101,7 @@ impl Runtime {
 
     /// The fence is no longer in flight.
     fn fence_answered(&self, key: &ObjectKey) {
-        if let Some(l) = self.inner().handoffs.lock().source_mut(key) {
-            l.fencing = false;
-        }
+        self.inner().handoffs.lock().end_fence(key);
     }
 
     /// The fence (or the read after its refusal) could not be answered:
@@ -152,7 +144,7 @@ impl Runtime {
         }
         match record {
             Some(rec)
-                if rec.owner.route.node == link.target.rid
+                if rec.owner.route.node == link.target().rid
                     && rec.object_generation == identity.object_generation =>
             {
                 let destination = RouteFence {
@@ -162,7 +154,7 @@ impl Runtime {
                     node_generation: rec.owner.node_generation,
                     store_version: rec.store_version,
                 };
-                self.on_committed(identity.clone(), link.target, destination)
+                self.on_committed(identity.clone(), link.target(), destination)
             }
             _ => self.fail_sealed_source(key, identity, AbortReason::CommitFailed, false),
         }
@@ -221,13 +213,15 @@ impl Runtime {
         reason: AbortReason,
     ) -> RelocationAction {
         {
-            let mut h = self.inner().handoffs.lock();
-            if let Some(link) = h.target_mut(key).filter(|l| l.committing || l.cas_sent) {
-                // An owner CAS may be in the store already: withdrawing now
-                // could leave two owners. The store decides; the source
-                // hears the commit, or this confirmation after a refusal.
-                link.withdrawn = Some(reason);
-                drop(h);
+            // An owner CAS may be in the store already: withdrawing now
+            // could leave two owners. The store decides; the source hears
+            // the commit, or this confirmation after a refusal.
+            let pending = self
+                .inner()
+                .handoffs
+                .lock()
+                .withdraw_during_cas(key, reason);
+            if pending {
                 return self.ignored(identity.clone(), Refusal::AfterRelayReady);
             }
         }

@@ -64,10 +64,10 @@ impl Runtime {
     /// origin, payload and reply route kept; the fence is the tenure the
     /// target will hold, so it passes admission there after the switch.
     pub(super) fn relay_to(&self, op: Operation, link: &SourceLink) -> Outbound {
-        let fence = link.destination.unwrap_or(link.tenure);
+        let fence = link.destination().unwrap_or(link.tenure());
         Outbound {
-            to: link.target,
-            bytes: op.relayed_to(link.target, fence, self.node_ref()),
+            to: link.target(),
+            bytes: op.relayed_to(link.target(), fence, self.node_ref()),
         }
     }
 
@@ -103,9 +103,9 @@ impl Runtime {
     /// Session relays the source carries to the target, on the tenure the
     /// target will hold (as a Message Follow relay would).
     pub(super) fn forward_relays(&self, link: &SourceLink, relays: Vec<RelayIn>) -> Vec<Outbound> {
-        let fence = link.destination.unwrap_or(link.tenure);
+        let fence = link.destination().unwrap_or(link.tenure());
         let route = ActorRoute {
-            owner: link.target,
+            owner: link.target(),
             object_generation: fence.object_generation,
             authority_owner_generation: fence.authority_owner_generation,
             owner_lease_generation: fence.owner_lease_generation,

@@ -23,7 +23,7 @@ use crate::ids::{ObjectKey, ProposalId, RelocationId};
 use crate::inbound::{Delivery, Inbound};
 use crate::lifecycle::LifecycleError;
 use crate::reason::UnavailableReason;
-use crate::relocation::handoff::{Side, SourceLink, TargetLink};
+use crate::relocation::handoff::{FenceStart, Side, SourceLink, TargetLink};
 use crate::relocation::{
     COMMIT_AFTER_RELAY_READY, Capture, Refusal, RelocationAction, RelocationError, RelocationEvent,
     RelocationIdentity, RelocationStarted, SourcePhase, SourceStep, TargetPhase, TargetStep,
@@ -115,16 +115,8 @@ impl Runtime {
                 _ => return Err(busy()),
             }
             let deadline = self.now().after(self.config_now().relocation_timeout);
-            let link = SourceLink {
-                identity: identity.clone(),
-                target,
-                tenure,
-                destination: None,
-                deadline,
-                aborting: None,
-                proposal: ProposalId(self.inner().ids.next()),
-                fencing: false,
-            };
+            let proposal = ProposalId(self.inner().ids.next());
+            let link = SourceLink::new(identity.clone(), target, tenure, deadline, proposal);
             h.link_source(key.clone(), link);
         }
         self.counters().relocation.begun.incr();
@@ -207,7 +199,7 @@ impl Runtime {
         drop(h);
         let destination = RouteFence {
             object_generation: identity.object_generation,
-            authority_owner_generation: link.from.authority_owner_generation.next(),
+            authority_owner_generation: link.from().authority_owner_generation.next(),
             owner_lease_generation: me.lease,
             node_generation: me.generation,
             store_version: crate::ids::StoreVersion(0),
@@ -217,7 +209,7 @@ impl Runtime {
             target: self.node_ref(),
             destination,
         };
-        Ok(vec![frame_to(link.source, ready)])
+        Ok(vec![frame_to(link.source(), ready)])
     }
 
     /// Abandons a relocation before relay-ready. On the target (the host
@@ -306,11 +298,11 @@ impl Runtime {
         // target knows nothing of the move and confirms any Abort, though
         // its previous process may have committed (two owners if the source
         // unsealed on that word); the fence decides instead.
-        let from_target = h.source(&key).is_some_and(|l| l.target == by);
+        let from_target = h.source(&key).is_some_and(|l| l.target() == by);
         // While the abort's fence is in flight the store decides: a
         // confirmation (or a refused CAS) from the target is not acted on.
-        let fencing = h.source(&key).is_some_and(|l| l.fencing);
-        let from_source = h.target(&key).is_some_and(|l| l.source == by);
+        let fencing = h.fencing(&key);
+        let from_source = h.target(&key).is_some_and(|l| l.source() == by);
         let (source_phase, target_phase) = (h.source_phase(&key), h.target_phase(&key));
         // Known here once ended (either side): a late Abort of it is not
         // answered, so two nodes never answer each other's answers.
@@ -359,7 +351,7 @@ impl Runtime {
                         .handoffs
                         .lock()
                         .source(&key)
-                        .and_then(|l| l.aborting);
+                        .and_then(|l| l.aborting());
                     match aborting {
                         None => self.start_abort(&key, &identity, AbortReason::Timeout),
                         Some(reason) => match self.fence_abort(&key, &identity, reason) {

@@ -19,7 +19,7 @@ impl Runtime {
         let h = self.inner().handoffs.lock();
         let link = h
             .source(&key)
-            .filter(|l| l.target.rid == target.rid && l.aborting.is_none())
+            .filter(|l| l.target().rid == target.rid && l.aborting().is_none())
             .cloned();
         let current = h.identity(&key).as_ref() == Some(&identity);
         drop(h);
@@ -78,10 +78,7 @@ impl Runtime {
         // This node never runs the object again.
         self.ownership().remove(key.as_ref());
         self.inner().bindings.forget(key);
-        let link = SourceLink {
-            destination: Some(destination),
-            ..link
-        };
+        let link = link.relaying(destination);
         let relayed = held.len() as u64;
         self.counters().relocation.relayed.add(relayed);
         let mut send: Vec<Outbound> = held
@@ -129,11 +126,11 @@ impl Runtime {
         let mut h = self.inner().handoffs.lock();
         let link = h
             .source(&key)
-            .filter(|l| l.target.rid == target.rid)
+            .filter(|l| l.target().rid == target.rid)
             .cloned();
         let valid = link.as_ref().is_some_and(|l| {
-            destination.object_generation == l.tenure.object_generation
-                && destination.authority_owner_generation > l.tenure.authority_owner_generation
+            destination.object_generation == l.tenure().object_generation
+                && destination.authority_owner_generation > l.tenure().authority_owner_generation
         });
         let (Some(link), true) = (link, valid) else {
             drop(h);
@@ -161,7 +158,7 @@ impl Runtime {
         if !duration.is_zero() {
             let source = RouteEnd {
                 node: self.node_ref(),
-                fence: link.tenure,
+                fence: link.tenure(),
             };
             let destination = RouteEnd {
                 node: target,

@@ -208,7 +208,9 @@ impl Runtime {
                 Step::OwnerCas { .. } => {
                     h.target(&key).is_some() && h.identity(&key).as_ref() == Some(&identity)
                 }
-                Step::AbortFence { .. } => h.source(&key).is_some_and(|l| l.identity == identity),
+                Step::AbortFence { .. } => {
+                    h.source(&key).is_some_and(|l| *l.identity() == identity)
+                }
             }
         };
         if !current {

@@ -42,16 +42,8 @@ impl Runtime {
         let _ = h.queues.register_target(identity.clone());
         let _ = h.queues.target_restore(&identity, r.saved);
         let deadline = self.now().after(self.config_now().relocation_timeout);
-        let link = TargetLink {
-            source: r.source,
-            from: r.from,
-            registrations: r.registrations,
-            deadline,
-            proposal: ProposalId(self.inner().ids.next()),
-            committing: false,
-            cas_sent: false,
-            withdrawn: None,
-        };
+        let proposal = ProposalId(self.inner().ids.next());
+        let link = TargetLink::new(r.source, r.from, r.registrations, deadline, proposal);
         h.link_target(key, link);
         drop(h);
         self.counters().relocation.restores.incr();
@@ -71,7 +63,7 @@ impl Runtime {
     ) -> RelocationAction {
         let key = identity.key.clone();
         let mut h = self.inner().handoffs.lock();
-        if h.target(&key).is_none_or(|l| l.source.rid != source.rid) {
+        if h.target(&key).is_none_or(|l| l.source().rid != source.rid) {
             drop(h);
             return self.ignored(identity, Refusal::NotRelocating);
         }
@@ -104,15 +96,9 @@ impl Runtime {
         key: &ObjectKey,
         identity: &RelocationIdentity,
     ) -> Option<RelocationAction> {
-        let (from, proposal, source) = {
-            let mut h = self.inner().handoffs.lock();
-            let Some(link) = h.target_mut(key).filter(|l| !l.committing) else {
-                drop(h);
-                return Some(self.ignored(identity.clone(), Refusal::Ended));
-            };
-            link.committing = true;
-            link.cas_sent = true;
-            (link.from, link.proposal, link.source)
+        let begun = self.inner().handoffs.lock().begin_cas(key);
+        let Some((from, proposal, source)) = begun else {
+            return Some(self.ignored(identity.clone(), Refusal::Ended));
         };
         let expect = WriteFence {
             object_generation: from.object_generation,
@@ -135,9 +121,7 @@ impl Runtime {
         record: Option<RecordRead>,
     ) -> RelocationAction {
         let mut h = self.inner().handoffs.lock();
-        if let Some(link) = h.target_mut(key) {
-            link.committing = false;
-        }
+        h.cas_answered(key);
         match result {
             Ok(owned) => {
                 let merged = match h.queues.target_switch(identity) {
@@ -166,14 +150,11 @@ impl Runtime {
                 })
             }
             Err(e) => {
-                let withdrawn = h.target(key).and_then(|l| l.withdrawn);
                 // The store refused the CAS: no attempt of it can still land
                 // (one already applied would have been answered as a
                 // success under its proposal), so withdrawing below cannot
                 // leave two owners and must not wait for one.
-                if let Some(link) = h.target_mut(key) {
-                    link.cas_sent = false;
-                }
+                let withdrawn = h.cas_refused(key);
                 drop(h);
                 tracing::warn!(object = %key, error = %e, "owner CAS refused");
                 if source_fenced(record, &from, source) {
@@ -207,7 +188,7 @@ impl Runtime {
             _ => (Vec::new(), merged),
         };
         self.counters().follow.delivered.add(merged.len() as u64);
-        self.inner().bindings.import(key, &link.registrations);
+        self.inner().bindings.import(key, link.registrations());
         let (session, refused) = self.settle_relays(key, self.owned(key.as_ref()));
         let mut send = self.commit_session_routes(key, identity.relocation);
         send.extend(refused);
@@ -223,7 +204,7 @@ impl Runtime {
                 target: self.node_ref(),
                 destination,
             };
-            send.insert(0, frame_to(link.source, notice));
+            send.insert(0, frame_to(link.source(), notice));
         }
         let deliver = merged
             .into_iter()
@@ -236,7 +217,7 @@ impl Runtime {
         RelocationAction {
             event: RelocationEvent::Committed {
                 identity: identity.clone(),
-                source: link.source,
+                source: link.source(),
             },
             deliver,
             session,
@@ -267,7 +248,7 @@ impl Runtime {
                 by: self.node_ref(),
                 reason: AbortReason::CommitFailed,
             };
-            send.push(frame_to(link.source, abort));
+            send.push(frame_to(link.source(), abort));
         }
         RelocationAction {
             event: RelocationEvent::Failed {
@@ -335,7 +316,7 @@ impl Runtime {
                 by: self.node_ref(),
                 reason,
             };
-            send.push(frame_to(link.source, abort));
+            send.push(frame_to(link.source(), abort));
         }
         RelocationAction {
             event: RelocationEvent::Aborted {
