@@ -638,7 +638,7 @@ pub(crate) fn camel_spans(line: &str) -> String {
 }
 
 /// `admission_deadline_ms` → `admissionDeadlineMs`.
-fn camel(snake: &str) -> String {
+pub(crate) fn camel(snake: &str) -> String {
     let mut words = snake.split('_').filter(|w| !w.is_empty());
     let mut out = words.next().unwrap_or_default().to_owned();
     for word in words {
