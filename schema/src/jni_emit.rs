@@ -1,5 +1,6 @@
 //! `Native.java`, the JVM's declarations of the JNI entry points, from the
-//! entry points themselves (`bindings-jvm/src/*.rs`, every function named
+//! entry points themselves (`bindings-jvm/src/natives/`, `fast.rs`: every
+//! function named
 //! `Java_io_zlink_Native_<method>`): the JVM binds a `native` method to a
 //! symbol by name only, so a declaration that disagreed with its function
 //! would fail at run time; written from one place, they cannot disagree.
@@ -37,7 +38,7 @@ struct Entry {
     returns: String,
 }
 
-/// `sources`: each JVM crate file's name and text, in order.
+/// `sources`: each JVM crate file with entry points (path, text), in order.
 pub(crate) fn all(sources: &[(String, String)]) -> Result<Vec<Output>, String> {
     let mut entries = Vec::new();
     for (file, text) in sources {
@@ -143,7 +144,7 @@ fn java(entries: &[Entry]) -> String {
     );
     t.push_str(&javadoc(
         &[
-            "The JNI entry points (bindings-jvm/src/natives.rs, fast.rs). Kinds are codes, IDs UTF-8"
+            "The JNI entry points (bindings-jvm/src/natives/, fast.rs). Kinds are codes, IDs UTF-8"
                 .to_owned(),
             "bytes, durations milliseconds, -1 or null \"not given\"; results are primitives or bytes"
                 .to_owned(),

@@ -89,26 +89,27 @@ fn run(check: bool) -> Result<Vec<String>, String> {
     Ok(stale)
 }
 
-/// The JVM crate's Rust files (name, text), the entry points first
-/// (`natives.rs`, `fast.rs`), then the rest by name.
+/// The JVM crate's Rust files (path, text) with entry points, in the
+/// order Native.java lists them: `natives/`'s files in the order its
+/// `mod.rs` declares them, then `fast.rs`.
 fn jvm_sources(root: &Path) -> Result<Vec<(String, String)>, String> {
-    let dir = root.join("bindings-jvm/src");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".rs"))
-        .collect();
-    names.sort_by_key(|n| (n != "natives.rs", n != "fast.rs", n.clone()));
-    names
-        .into_iter()
-        .map(|n| {
-            let path = dir.join(&n);
-            std::fs::read_to_string(&path)
-                .map(|text| (n, text))
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))
-        })
-        .collect()
+    let src = root.join("bindings-jvm/src");
+    let read = |path: &str| {
+        let full = src.join(path);
+        std::fs::read_to_string(&full)
+            .map(|text| (path.to_owned(), text))
+            .map_err(|e| format!("cannot read {}: {e}", full.display()))
+    };
+    let natives = read("natives/mod.rs")?;
+    let mut files = Vec::new();
+    for line in natives.1.lines() {
+        if let Some(module) = line.strip_prefix("mod ").and_then(|l| l.strip_suffix(';')) {
+            files.push(read(&format!("natives/{module}.rs"))?);
+        }
+    }
+    files.insert(0, natives);
+    files.push(read("fast.rs")?);
+    Ok(files)
 }
 
 /// `text` as rustfmt writes it (the generated Rust must pass `cargo fmt

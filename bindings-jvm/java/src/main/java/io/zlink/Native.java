@@ -4,7 +4,7 @@ package io.zlink;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The JNI entry points (bindings-jvm/src/natives.rs, fast.rs). Kinds are codes, IDs UTF-8
+ * The JNI entry points (bindings-jvm/src/natives/, fast.rs). Kinds are codes, IDs UTF-8
  * bytes, durations milliseconds, -1 or null "not given"; results are primitives or bytes
  * for {@link Decoder}. Package-private: {@link ZlinkRuntime} and friends are the API.
  */

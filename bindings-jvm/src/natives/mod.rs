@@ -1,0 +1,221 @@
+//! The entry points of `io.zlink.Native`, one per operation, in the order
+//! of `docs/runtime.md`, a file per area (zlink-schema writes Native.java
+//! from them, in this order); here, what they share. Kinds arrive as their
+//! codes (`int`), IDs as UTF-8 `byte[]`, durations as milliseconds; results
+//! leave as primitives or as `bridge::encode` bytes.
+
+mod stores;
+mod runtime;
+mod operations;
+mod objects;
+mod sessions;
+mod peers;
+mod diagnostics;
+
+use jni::objects::{JByteArray, JLongArray, JObject, JObjectArray, JString};
+use jni::refs::Global;
+use jni::sys::{jboolean, jint, jlong};
+use jni::{Env, JValue, JavaVM, jni_sig, jni_str};
+use zlink_bridge::args::{Arg, request_options};
+use zlink_bridge::decode;
+use zlink_bridge::encode::{self, Encode};
+use zlink_bridge::setup::RedisFields;
+use zlink_bridge::surface;
+use zlink_bridge::{Clock, Error, ErrorKind, Options, Resolved, Store, Write, config, setup};
+use zlink_core::wire::{ActorRoute, NodeRef, Operation, SessionRef};
+
+use crate::entry_points;
+use crate::handles::{CLOCKS, RUNTIMES, STORES, free, pin, register};
+use crate::throw::Fail;
+
+type Result<T> = std::result::Result<T, Fail>;
+
+// The Java types of the object parameters, by name: zlink-schema writes
+// Native.java's declarations from these functions' signatures.
+/// A `CompletableFuture<byte[]>` the call completes.
+type JFuture<'l> = JObject<'l>;
+/// A `Runnable` run on the runtime's completion pool.
+type JRunnable<'l> = JObject<'l>;
+/// A `byte[][]`.
+type JByteArrays<'l> = JObjectArray<'l>;
+
+/// `io.zlink.ZlinkException`, for failing a future from a Rust thread
+/// (whose class loader would not find it).
+static ZLINK_EXCEPTION: std::sync::OnceLock<Global<jni::objects::JClass<'static>>> =
+    std::sync::OnceLock::new();
+
+/// Keeps the classes Rust threads use, resolved by the loading thread.
+pub(crate) fn on_load(env: &mut Env<'_>) -> jni::errors::Result<()> {
+    let class = env.find_class(jni_str!("io/zlink/ZlinkException"))?;
+    let _ = ZLINK_EXCEPTION.set(env.new_global_ref(&class)?);
+    Ok(())
+}
+
+fn bytes(env: &mut Env<'_>, array: &JByteArray<'_>) -> Result<Vec<u8>> {
+    Ok(env.convert_byte_array(array)?)
+}
+
+fn text(env: &mut Env<'_>, s: &JString<'_>) -> Result<String> {
+    Ok(s.try_to_string(env)?)
+}
+
+fn encoded<'l>(env: &mut Env<'l>, v: &(impl Encode + ?Sized)) -> Result<JByteArray<'l>> {
+    Ok(env.byte_array_from_slice(&v.to_bytes())?)
+}
+
+fn encoded_opt<'l>(env: &mut Env<'l>, v: Option<impl Encode>) -> Result<JByteArray<'l>> {
+    match v {
+        Some(v) => encoded(env, &v),
+        None => Ok(JByteArray::null()),
+    }
+}
+
+/// A node of this runtime's mesh, from Java's numbers.
+fn node_ref(mesh: &str, rid: jlong, generation: jlong) -> Result<NodeRef> {
+    Ok(NodeRef {
+        mesh: zlink_core::MeshName::new(mesh).map_err(Error::from)?,
+        rid: zlink_core::NodeRid(rid as u64),
+        generation: zlink_core::NodeGeneration(generation as u64),
+    })
+}
+
+/// An ActorRoute from Java's mesh and numbers (owner rid, owner generation,
+/// object generation, authority owner generation, owner lease generation,
+/// lease time left).
+fn actor_route(env: &mut Env<'_>, mesh: &str, numbers: &JLongArray<'_>) -> Result<ActorRoute> {
+    let mut v = [0 as jlong; 6];
+    if numbers.len(env)? != v.len() {
+        return Err(Error::host(ErrorKind::Panic, "an actor route is 6 numbers").into());
+    }
+    numbers.get_region(env, 0, &mut v)?;
+    Ok(ActorRoute {
+        owner: node_ref(mesh, v[0], v[1])?,
+        object_generation: zlink_core::ObjectGeneration(v[2] as u64),
+        authority_owner_generation: zlink_core::AuthorityOwnerGeneration(v[3] as u64),
+        owner_lease_generation: zlink_core::OwnerLeaseGeneration(v[4] as u64),
+        lease_remaining_ms: v[5] as u64,
+    })
+}
+
+/// The operations a host saved for a relocation, from their frames.
+fn saved_operations(env: &mut Env<'_>, frames: &JObjectArray<'_>) -> Result<Vec<Operation>> {
+    if frames.is_null() {
+        return Ok(Vec::new());
+    }
+    let n = frames.len(env)?;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        // One local frame per element: thousands of saved operations must
+        // not exhaust the JVM's local references.
+        let frame = env.with_local_frame(2, |env| -> Result<Vec<u8>> {
+            let element = frames.get_element(env, i)?;
+            let array = env.cast_local::<JByteArray<'_>>(element)?;
+            bytes(env, &array)
+        })?;
+        out.push(decode::operation(&frame)?);
+    }
+    Ok(out)
+}
+
+fn string_or_null<'l>(env: &mut Env<'l>, s: Option<String>) -> Result<JString<'l>> {
+    match s {
+        Some(s) => Ok(env.new_string(s)?),
+        None => Ok(JString::null()),
+    }
+}
+
+fn longs<'l>(env: &mut Env<'l>, values: &[u64]) -> Result<JLongArray<'l>> {
+    let out = env.new_long_array(values.len())?;
+    let signed: Vec<jlong> = values.iter().map(|v| *v as jlong).collect();
+    out.set_region(env, 0, &signed)?;
+    Ok(out)
+}
+
+/// A config from Java's 13 numbers (`RoutingConfig`), checked.
+fn config_of(env: &mut Env<'_>, values: &JLongArray<'_>) -> Result<zlink_core::RoutingConfig> {
+    let mut v = [0 as jlong; 13];
+    if values.len(env)? != v.len() {
+        let e = Error::host(ErrorKind::ConfigSize, "a config is 13 numbers");
+        return Err(e.into());
+    }
+    values.get_region(env, 0, &mut v)?;
+    Ok(config::from_values(v.map(i128::from))?)
+}
+
+/// `-1` (Java's "not given") as None.
+fn given(v: jlong) -> Option<u64> {
+    u64::try_from(v).ok()
+}
+
+/// `-1` as None; another negative value is refused, naming `field`.
+fn given_checked(v: jlong, field: &str) -> Result<Option<u64>> {
+    match v {
+        -1 => Ok(None),
+        v => Ok(Some(
+            zlink_bridge::args::millis(field, v)?.as_millis() as u64
+        )),
+    }
+}
+
+/// `-1` as None, any other value as given (a negative one is refused by
+/// the bridge, naming the field).
+fn optional(v: jlong) -> Option<i64> {
+    (v != -1).then_some(v)
+}
+
+fn write_of(op: jint) -> Result<Write> {
+    Ok(match op {
+        1 => Write::Create,
+        2 => Write::PublishReady,
+        3 => Write::Activate,
+        4 => Write::RenewLease,
+        5 => Write::BeginRelease,
+        _ => return Err(Error::host(ErrorKind::Panic, format!("no write {op}")).into()),
+    })
+}
+
+const RUNTIME: &str = "ZlinkRuntime";
+
+/// Completes `future` with `value`'s bytes, on a Rust thread.
+fn complete(vm: &JavaVM, future: &Global<JObject<'static>>, value: &impl Encode) {
+    let done = vm.attach_current_thread(|env| -> jni::errors::Result<()> {
+        let bytes = env.byte_array_from_slice(&value.to_bytes())?;
+        env.call_method(
+            future,
+            jni_str!("complete"),
+            jni_sig!((value: JObject) -> jboolean),
+            &[JValue::Object(&bytes)],
+        )?;
+        Ok(())
+    });
+    if let Err(e) = done {
+        // The future must not hang: fail it with what went wrong.
+        let failed = vm.attach_current_thread(|env| -> jni::errors::Result<()> {
+            let error = Error::host(ErrorKind::Panic, format!("completing a future failed: {e}"));
+            let message = env.new_string(&error.message)?;
+            let kind = env.new_string(error.kind.name())?;
+            let class = ZLINK_EXCEPTION
+                .get()
+                .ok_or(jni::errors::Error::NullPtr("ZlinkException"))?;
+            let exception = env.new_object(
+                class,
+                jni_sig!((message: JString, kind: JString, refusal: JString) -> void),
+                &[
+                    JValue::Object(&message),
+                    JValue::Object(&kind),
+                    JValue::Object(&JObject::null()),
+                ],
+            )?;
+            env.call_method(
+                future,
+                jni_str!("completeExceptionally"),
+                jni_sig!((ex: java.lang.Throwable) -> jboolean),
+                &[JValue::Object(&exception)],
+            )?;
+            Ok(())
+        });
+        if let Err(e) = failed {
+            eprintln!("zlink: a CompletableFuture could not be completed: {e}");
+        }
+    }
+}
