@@ -45,8 +45,9 @@ lint:
 # bridge/src/codes.rs) and of the result types (bridge/src/surface/: the
 # bridge's encoder, the JVM's records and Surface.java, Node's surface.js
 # and surface.d.ts, Python's pyo3 classes in src/surface.rs and their stubs
-# in the marked region of _zlink.pyi) is generated and checked in; `make
-# lint` fails when one is stale.
+# in the marked region of _zlink.pyi, the C ABI's decision structs in
+# ffi-c/src/decisions.rs) is generated and checked in; `make lint` fails
+# when one is stale.
 schema:
 	$(CARGO) run -q -p zlink-schema
 

@@ -39,6 +39,13 @@
 #define ZLINK_VERSION_PATCH 0
 
 /**
+ * The version of the C ABI this header describes: it changes with every
+ * change a C host must be rebuilt for (docs/c.md lists them). A host
+ * compares it with `zlink_abi_version()`, the loaded library's.
+ */
+#define ZLINK_ABI_VERSION 2
+
+/**
  * Longest text a NUL-terminated input (mesh name, store URL) may have, in
  * bytes; longer is `ZLINK_RESULT_TOO_LONG`.
  */
@@ -327,100 +334,30 @@ typedef uint32_t zlink_store_error;
 #endif // __cplusplus
 
 /**
- * What to do with an inbound frame.
+ * Which kind of logical object a global ID names.
+ *
+ * C functions take it as a `uint32_t` so that an out-of-range value is an
+ * error code, not UB.
  */
-enum zlink_decision_kind
+enum zlink_object_kind
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /**
-   * Put the operation (`operation_id`, `target_*`, `payload`) on the
-   * current Ready object's queue; answer requests with a reply.
+   * A Spot.
    */
-  ZLINK_DECISION_KIND_DELIVER = 1,
+  ZLINK_OBJECT_KIND_SPOT = 1,
   /**
-   * Carry `frames[0]` to the new owner; when `has_notice`, send
-   * `frames[1]` (command 50) to the sender and report whether it went
-   * (notice settled).
+   * An Actor.
    */
-  ZLINK_DECISION_KIND_RELAY = 2,
-  /**
-   * Carry the refusal `frames[0]` back to the operation's origin.
-   */
-  ZLINK_DECISION_KIND_REJECT = 3,
-  /**
-   * One of this runtime's one-way operations ended (`failure`, `reason`).
-   */
-  ZLINK_DECISION_KIND_ENDED = 4,
-  /**
-   * A request's one terminal result (`correlation`, `outcome`, ...).
-   */
-  ZLINK_DECISION_KIND_COMPLETED = 5,
-  /**
-   * A result after the terminal one (`correlation`): dropped, counted.
-   */
-  ZLINK_DECISION_KIND_LATE = 6,
-  /**
-   * A relay notification was applied (`invalidated`).
-   */
-  ZLINK_DECISION_KIND_ROUTE_REFRESHED = 7,
-  /**
-   * Not a valid frame (`detail`): nothing acted on.
-   */
-  ZLINK_DECISION_KIND_DROPPED = 8,
-  /**
-   * Carry every frame of `frames` (session protocol answers).
-   */
-  ZLINK_DECISION_KIND_SEND = 9,
-  /**
-   * A session relay for a local Actor: put it on the Actor's queue
-   * (`operation_id`, `target_*`, `session`, `sequence`, `relay_kind`,
-   * `payload`).
-   */
-  ZLINK_DECISION_KIND_SESSION_DELIVER = 10,
-  /**
-   * A Session-side event: `session_event` says which, and which fields
-   * mean something.
-   */
-  ZLINK_DECISION_KIND_SESSION = 11,
-  /**
-   * A frame on a manual peer connection failed its admission fence.
-   */
-  ZLINK_DECISION_KIND_PEER_REFUSED = 12,
-  /**
-   * A frame whose sender is not the node of the connection it came on
-   * (`detail`): refused and counted, nothing acted on.
-   */
-  ZLINK_DECISION_KIND_FOREIGN_SENDER = 13,
-  /**
-   * The operation (or session relay) is held for a relocation of its
-   * target (the source's ingress hold or the target's temporary queue):
-   * nothing to do now. It is delivered once, on the side that ends up
-   * owning the object (in a `RELOCATION` decision), or refused to its
-   * sender.
-   */
-  ZLINK_DECISION_KIND_HELD = 14,
-  /**
-   * A relocation step: `relocation_event` says which, and which fields
-   * mean something. Carry every frame of `frames`, then hand the object
-   * the decision's deliveries, in order (`delivery_count` operations,
-   * then `session_delivery_count` session relays).
-   */
-  ZLINK_DECISION_KIND_RELOCATION = 15,
-  /**
-   * After a store recovery event, the store no longer names this node as
-   * the owner of `target` (`lost_reason` says what it holds): stop
-   * running the object here. Work held for it was refused to its
-   * senders (in `REJECT` decisions of the same `on_timeout`).
-   */
-  ZLINK_DECISION_KIND_OWNERSHIP_LOST = 16,
+  ZLINK_OBJECT_KIND_ACTOR = 2,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
-typedef enum zlink_decision_kind zlink_decision_kind;
+typedef enum zlink_object_kind zlink_object_kind;
 #else
-typedef uint32_t zlink_decision_kind;
+typedef uint32_t zlink_object_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -458,76 +395,6 @@ typedef uint32_t zlink_failure;
 #endif // __cplusplus
 
 /**
- * A request's terminal result.
- */
-enum zlink_outcome
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * Not a completion.
-   */
-  ZLINK_OUTCOME_NONE = 0,
-  /**
-   * The target's answer (`payload`).
-   */
-  ZLINK_OUTCOME_REPLY = 1,
-  /**
-   * An error reply or a route error (`failure`).
-   */
-  ZLINK_OUTCOME_ERROR = 2,
-  /**
-   * The deadline passed first.
-   */
-  ZLINK_OUTCOME_TIMEOUT = 3,
-  /**
-   * Cancelled first.
-   */
-  ZLINK_OUTCOME_CANCELLED = 4,
-  /**
-   * The runtime shut down first.
-   */
-  ZLINK_OUTCOME_SHUTDOWN = 5,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum zlink_outcome zlink_outcome;
-#else
-typedef uint32_t zlink_outcome;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * What failed on the target, in an error reply.
- */
-enum zlink_reply_error_kind
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * Not an error reply.
-   */
-  ZLINK_REPLY_ERROR_KIND_NONE = 0,
-  /**
-   * The application handler failed.
-   */
-  ZLINK_REPLY_ERROR_KIND_HANDLER = 1,
-  /**
-   * The application could not decode the request.
-   */
-  ZLINK_REPLY_ERROR_KIND_DECODE = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum zlink_reply_error_kind zlink_reply_error_kind;
-#else
-typedef uint32_t zlink_reply_error_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
  * What a session relay carries.
  */
 enum zlink_relay_kind
@@ -557,57 +424,6 @@ enum zlink_relay_kind
 typedef enum zlink_relay_kind zlink_relay_kind;
 #else
 typedef uint32_t zlink_relay_kind;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Which Session-side event a `SESSION` decision is.
- */
-enum zlink_session_event
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * Not a session event.
-   */
-  ZLINK_SESSION_EVENT_NONE = 0,
-  /**
-   * A bind reached its terminal reply: `binding_route` is stored.
-   */
-  ZLINK_SESSION_EVENT_BOUND = 1,
-  /**
-   * A bind was refused (`bind_refusal`); any previous route is kept.
-   */
-  ZLINK_SESSION_EVENT_BIND_REFUSED = 2,
-  /**
-   * The Actor pushed `payload` to the Session.
-   */
-  ZLINK_SESSION_EVENT_PUSHED = 3,
-  /**
-   * A relay (`operation_id`) was refused (`session_refusal`): it ends.
-   */
-  ZLINK_SESSION_EVENT_RELAY_REFUSED = 4,
-  /**
-   * The relocation coordinator learns whether the Session sealed
-   * (`relocation`, `sealed`).
-   */
-  ZLINK_SESSION_EVENT_SEALED = 5,
-  /**
-   * A frame that does not match current state was ignored (`detail`).
-   */
-  ZLINK_SESSION_EVENT_IGNORED = 6,
-  /**
-   * No command 44 came within the seal timeout: the Session is closed
-   * (`session`); its disconnect notifications follow as a `SEND`.
-   */
-  ZLINK_SESSION_EVENT_CLOSED = 7,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum zlink_session_event zlink_session_event;
-#else
-typedef uint32_t zlink_session_event;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -686,88 +502,6 @@ enum zlink_session_refusal
 typedef enum zlink_session_refusal zlink_session_refusal;
 #else
 typedef uint32_t zlink_session_refusal;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/**
- * Which step of a relocation a `RELOCATION` decision is.
- */
-enum zlink_relocation_event
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /**
-   * Not a relocation decision.
-   */
-  ZLINK_RELOCATION_EVENT_NONE = 0,
-  /**
-   * Target: a Restore arrived (from `peer`). Build the object from
-   * `payload` (the state), then report it restored (or abort the
-   * relocation if it cannot be built). Run nothing for it yet.
-   */
-  ZLINK_RELOCATION_EVENT_RESTORE = 1,
-  /**
-   * Source: the target is relay-ready; carry `frames` (the held work
-   * relayed, `relayed` operations, then the cutover). The object no
-   * longer runs here, whatever follows.
-   */
-  ZLINK_RELOCATION_EVENT_CUTOVER = 2,
-  /**
-   * Target: the owner CAS succeeded (the move from `peer` is done): carry
-   * `frames` and deliver the `delivery_count` operations in order; the
-   * object runs here from now on.
-   */
-  ZLINK_RELOCATION_EVENT_COMMITTED = 3,
-  /**
-   * Source: the target (`peer`) committed; what still arrives here
-   * follows the object on a Message Follow route. Drop the local
-   * instance.
-   */
-  ZLINK_RELOCATION_EVENT_HANDED_OFF = 4,
-  /**
-   * Either side, before relay-ready: the move is abandoned
-   * (`abort_reason`). On the source the object runs here again: deliver
-   * the decision's deliveries (the saved work, then the held work) in
-   * order; on the target drop what was restored.
-   */
-  ZLINK_RELOCATION_EVENT_ABORTED = 5,
-  /**
-   * After relay-ready the move could not complete (`abort_reason`): the
-   * object runs on neither side; drop the local instance.
-   */
-  ZLINK_RELOCATION_EVENT_FAILED = 6,
-  /**
-   * The store could not be asked (the target's owner CAS, or an aborting
-   * source's fence); a later timeout run retries it.
-   */
-  ZLINK_RELOCATION_EVENT_COMMIT_RETRY = 7,
-  /**
-   * A relocation frame that changed nothing (`relocation_refusal`):
-   * refused and counted; carry `frames` if any.
-   */
-  ZLINK_RELOCATION_EVENT_IGNORED = 8,
-  /**
-   * Source: the move is being given up (`abort_reason`: the host asked,
-   * or no relay-ready came in `relocation_timeout_ms`): carry `frames`
-   * (the target is told). The object stays sealed until the target
-   * confirms (then `ABORTED`) or it turns out the target already
-   * committed (then `HANDED_OFF`).
-   */
-  ZLINK_RELOCATION_EVENT_ABORTING = 9,
-  /**
-   * Target: the cutover arrived; the owner CAS is due now: the next
-   * timeout run (the next deadline says now) starts it on the store's
-   * I/O, and that run or a later one (the next deadline says when)
-   * returns `COMMITTED`. No handler waits on the store.
-   */
-  ZLINK_RELOCATION_EVENT_COMMIT_DUE = 10,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum zlink_relocation_event zlink_relocation_event;
-#else
-typedef uint32_t zlink_relocation_event;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1086,30 +820,31 @@ typedef uint32_t zlink_session_sent_tag;
 #endif // __cplusplus
 
 /**
- * Which kind of logical object a global ID names.
- *
- * C functions take it as a `uint32_t` so that an out-of-range value is an
- * error code, not UB.
+ * What failed on the target, in an error reply.
  */
-enum zlink_object_kind
+enum zlink_reply_error_kind
 #if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
   : uint32_t
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /**
-   * A Spot.
+   * Not an error reply.
    */
-  ZLINK_OBJECT_KIND_SPOT = 1,
+  ZLINK_REPLY_ERROR_KIND_NONE = 0,
   /**
-   * An Actor.
+   * The application handler failed.
    */
-  ZLINK_OBJECT_KIND_ACTOR = 2,
+  ZLINK_REPLY_ERROR_KIND_HANDLER = 1,
+  /**
+   * The application could not decode the request.
+   */
+  ZLINK_REPLY_ERROR_KIND_DECODE = 2,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
-typedef enum zlink_object_kind zlink_object_kind;
+typedef enum zlink_reply_error_kind zlink_reply_error_kind;
 #else
-typedef uint32_t zlink_object_kind;
+typedef uint32_t zlink_reply_error_kind;
 #endif // __STDC_VERSION__ >= 202311L
 #endif // __cplusplus
 
@@ -1155,12 +890,6 @@ typedef uint32_t zlink_write_acks_mode;
 typedef struct zlink_clock zlink_clock;
 
 /**
- * Library-private state of a decision (what the host hands back: the
- * delivered operation, the notification token, a relocation's work).
- */
-typedef struct zlink_decision_private zlink_decision_private;
-
-/**
  * A rich error: its code, its kind and a message. Free with
  * `zlink_error_free`.
  */
@@ -1171,6 +900,16 @@ typedef struct zlink_error zlink_error;
  * `zlink_frame_free`. Immutable: any thread may read it.
  */
 typedef struct zlink_frame zlink_frame;
+
+/**
+ * The token itself (library-private).
+ */
+typedef struct zlink_notice_token_private zlink_notice_token_private;
+
+/**
+ * The operation itself (library-private).
+ */
+typedef struct zlink_operation_private zlink_operation_private;
 
 /**
  * A runtime: the routing core of one MeshNode. Opaque; made by
@@ -1318,6 +1057,357 @@ typedef struct {
 } zlink_spot_execution;
 
 /**
+ * Bytes lent, `len` at `ptr` (no NUL needed): one object ID of a batch,
+ * as the single calls take `(id, id_len)`, or the ID and payload a
+ * delivered `zlink_operation` lends.
+ */
+typedef struct {
+  /**
+   * The bytes.
+   */
+  const uint8_t *ptr;
+  /**
+   * How many.
+   */
+  size_t len;
+} zlink_str;
+
+/**
+ * A delivered Message or Request, as a `DELIVER` decision shows it:
+ * answer a request with `zlink_reply` (or `zlink_reply_error`), or hand
+ * the decision to `zlink_begin_relocation` unrun. `id` and `payload` are
+ * the library's bytes, valid until the decision is freed (never freed on
+ * their own).
+ */
+typedef struct {
+  /**
+   * The operation's identity.
+   */
+  uint64_t operation_id;
+  /**
+   * The target's kind.
+   */
+  zlink_object_kind kind;
+  /**
+   * The target's global ID (UTF-8, not NUL-terminated).
+   */
+  zlink_str id;
+  /**
+   * The application bytes.
+   */
+  zlink_str payload;
+  /**
+   * A request: answer it.
+   */
+  bool is_request;
+  /**
+   * Library-private; do not touch.
+   */
+  zlink_operation_private *private_;
+} zlink_operation;
+
+/**
+ * Put `operation` on the local queue of the current Ready object.
+ */
+typedef struct {
+  /**
+   * The operation (give it back to reply, or save it for a relocation).
+   */
+  zlink_operation operation;
+  /**
+   * The incarnation that processes it.
+   */
+  uint64_t object_generation;
+} zlink_deliver;
+
+/**
+ * What identifies a `RELAY`'s notification, for `zlink_notice_settled`
+ * (through the decision that holds it). Library-private; do not touch.
+ */
+typedef struct {
+  /**
+   * Library-private; do not touch.
+   */
+  zlink_notice_token_private *private_;
+} zlink_notice_token;
+
+/**
+ * A command 50 notification to send to the original sender; report it
+ * settled with `token`.
+ */
+typedef struct {
+  /**
+   * The notification and its destination.
+   */
+  zlink_outbound outbound;
+  /**
+   * What to report it settled with.
+   */
+  zlink_notice_token token;
+} zlink_notice;
+
+/**
+ * Carry `forward` to the new owner; send the `notice` (if any) and report
+ * it settled.
+ */
+typedef struct {
+  /**
+   * The operation, to the new owner.
+   */
+  zlink_outbound forward;
+  /**
+   * The notification for the sender.
+   * NULL when absent.
+   */
+  zlink_notice *notice;
+} zlink_relay;
+
+/**
+ * Carry this refusal back to the operation's origin.
+ */
+typedef struct {
+  /**
+   * The refusal and its destination.
+   */
+  zlink_outbound outbound;
+} zlink_reject;
+
+/**
+ * One of this runtime's one-way operations ended without delivery:
+ * `failure` is "Unavailable" (with `reason`) or "InvalidOperation".
+ */
+typedef struct {
+  /**
+   * The operation.
+   */
+  uint64_t operation_id;
+  /**
+   * The target's kind.
+   */
+  zlink_object_kind kind;
+  /**
+   * The target's ID.
+   */
+  zlink_bytes id;
+  /**
+   * How it ended.
+   */
+  zlink_failure failure;
+  /**
+   * Whether `reason` is set.
+   */
+  bool has_reason;
+  /**
+   * Unavailable: why.
+   * Zero when absent.
+   */
+  zlink_unavailable_reason reason;
+} zlink_ended;
+
+/**
+ * The target's answer.
+ */
+typedef struct {
+  /**
+   * The reply's bytes.
+   */
+  zlink_bytes payload;
+} zlink_outcome_reply;
+
+/**
+ * An error reply or a route error. `kind`: "Handler" or "Decode" (the
+ * target answered with an error: `code`, `message`), "Unavailable"
+ * (with `reason`) or "InvalidOperation".
+ */
+typedef struct {
+  /**
+   * What failed.
+   */
+  zlink_bytes kind;
+  /**
+   * Whether `reason` is set.
+   */
+  bool has_reason;
+  /**
+   * Unavailable: why.
+   * Zero when absent.
+   */
+  zlink_unavailable_reason reason;
+  /**
+   * The application's error code.
+   */
+  uint32_t code;
+  /**
+   * The error's message.
+   */
+  zlink_bytes message;
+} zlink_outcome_error;
+
+/**
+ * A request's terminal result: Reply, Error, Timeout, Cancelled or
+ * Shutdown.
+ */
+enum zlink_outcome_Tag
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The target's answer.
+   */
+  ZLINK_OUTCOME_REPLY = 1,
+  /**
+   * An error reply or a route error.
+   */
+  ZLINK_OUTCOME_ERROR = 2,
+  /**
+   * The request's deadline passed first.
+   */
+  ZLINK_OUTCOME_TIMEOUT = 3,
+  /**
+   * The caller cancelled first.
+   */
+  ZLINK_OUTCOME_CANCELLED = 4,
+  /**
+   * The runtime shut down first.
+   */
+  ZLINK_OUTCOME_SHUTDOWN = 5,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_outcome_Tag zlink_outcome_Tag;
+#else
+typedef uint32_t zlink_outcome_Tag;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+typedef struct {
+  zlink_outcome_Tag tag;
+  union {
+    struct {
+      zlink_outcome_reply reply;
+    };
+    struct {
+      zlink_outcome_error error;
+    };
+  };
+} zlink_outcome;
+
+/**
+ * The Spot execution that starts a request: its completion names it, and
+ * says `origin_gone` when that Spot was re-created since.
+ */
+typedef struct {
+  /**
+   * The Spot's ID.
+   */
+  zlink_bytes spot;
+  /**
+   * Its incarnation.
+   */
+  uint64_t object_generation;
+} zlink_origin;
+
+/**
+ * A request's one terminal result: its correlation and operation, its
+ * target, the outcome, and the Spot execution that started it
+ * (`origin_gone`: that Spot was re-created since; resume the old
+ * execution only).
+ */
+typedef struct {
+  /**
+   * The request's correlation.
+   */
+  uint64_t correlation;
+  /**
+   * The request's operation.
+   */
+  uint64_t operation_id;
+  /**
+   * The target's kind.
+   */
+  zlink_object_kind kind;
+  /**
+   * The target's ID.
+   */
+  zlink_bytes id;
+  /**
+   * How it ended.
+   */
+  zlink_outcome outcome;
+  /**
+   * The Spot execution that started it.
+   * NULL when absent.
+   */
+  zlink_origin *origin;
+  /**
+   * That Spot was re-created since.
+   */
+  bool origin_gone;
+} zlink_completion;
+
+/**
+ * One of this runtime's requests reached its terminal result.
+ */
+typedef struct {
+  /**
+   * The result.
+   */
+  zlink_completion completion;
+} zlink_completed;
+
+/**
+ * A result after the terminal one: dropped and counted.
+ */
+typedef struct {
+  /**
+   * The request's correlation.
+   */
+  uint64_t correlation;
+} zlink_late;
+
+/**
+ * A relay notification was applied; `invalidated`: whether a cached
+ * route went.
+ */
+typedef struct {
+  /**
+   * A cached route was dropped.
+   */
+  bool invalidated;
+} zlink_route_refreshed;
+
+/**
+ * Not a valid frame: dropped. `kind` is the wire error's kind
+ * (docs/wire.md).
+ */
+typedef struct {
+  /**
+   * The wire error's kind.
+   */
+  zlink_bytes kind;
+  /**
+   * Its text.
+   */
+  zlink_bytes error;
+} zlink_dropped;
+
+/**
+ * Carry these frames (session protocol answers, notifications).
+ */
+typedef struct {
+  /**
+   * The frames, in order.
+   * `outbounds_count` of them (NULL when none).
+   */
+  zlink_outbound *outbounds;
+  /**
+   * How many `outbounds`.
+   */
+  size_t outbounds_count;
+} zlink_send_frames;
+
+/**
  * A Session as the wire names it: its owner runtime, id and lifecycle
  * generation. Plain data.
  */
@@ -1335,6 +1425,38 @@ typedef struct {
    */
   uint64_t generation;
 } zlink_session_ref;
+
+/**
+ * A session relay admitted on this Actor owner: hand `payload` (or the
+ * disconnect `relay_kind` names: Message, PhysicalDisconnect,
+ * LogicalDisconnect) to the Actor, in `sequence` order.
+ */
+typedef struct {
+  /**
+   * The relay's operation.
+   */
+  uint64_t operation_id;
+  /**
+   * The Session.
+   */
+  zlink_session_ref session;
+  /**
+   * The Actor's ID.
+   */
+  zlink_bytes actor;
+  /**
+   * Its place in the Session's order.
+   */
+  uint64_t sequence;
+  /**
+   * Message or a disconnect.
+   */
+  zlink_relay_kind relay_kind;
+  /**
+   * The application bytes.
+   */
+  zlink_bytes payload;
+} zlink_session_deliver;
 
 /**
  * Where an Actor's owner is and the fences that must still hold: the
@@ -1381,15 +1503,19 @@ typedef struct {
 } zlink_binding;
 
 /**
- * One bound Actor as the Session owner stores it.
+ * One bound Actor as the Session owner stores it (the verified route).
  */
 typedef struct {
   /**
-   * The verified route.
+   * The Actor's ID.
+   */
+  zlink_bytes actor;
+  /**
+   * The Actor's owner and the fences that must still hold.
    */
   zlink_actor_route route;
   /**
-   * The binding the owner issued.
+   * The binding.
    */
   zlink_binding binding;
   /**
@@ -1397,192 +1523,663 @@ typedef struct {
    */
   zlink_session_ref session;
   /**
-   * Past this instant (ns, runtime clock) the route is not used.
+   * Past it (ms on the runtime clock) the route is re-verified first.
    */
-  uint64_t admission_deadline_ns;
-} zlink_binding_route;
+  uint64_t admission_deadline_ms;
+} zlink_bound_route;
 
 /**
- * A decision about one inbound frame; `kind` says which fields mean
- * something. Free with `zlink_decision_free`.
+ * A bind (or rebind) reached its terminal reply: `route` is stored.
  */
 typedef struct {
   /**
-   * What to do.
-   */
-  zlink_decision_kind kind;
-  /**
-   * Deliver / SessionDeliver / Ended / Completed: the operation.
-   */
-  uint64_t operation_id;
-  /**
-   * The operation's target kind (a `zlink_object_kind` value), 0 if none;
-   * Relocation: the kind of the object moved.
-   */
-  uint32_t target_kind;
-  /**
-   * The target's global ID (UTF-8, not NUL-terminated); Relocation: the
-   * ID of the object moved.
-   */
-  zlink_bytes target_id;
-  /**
-   * Deliver / SessionDeliver: the application bytes; Completed: the
-   * reply; `ZLINK_RELOCATION_EVENT_RESTORE`: the application state the
-   * source captured, to build the object from.
-   */
-  zlink_bytes payload;
-  /**
-   * Deliver: the incarnation that processes it; Relocation: the
-   * incarnation being moved.
-   */
-  uint64_t object_generation;
-  /**
-   * Deliver: the operation is a request (answer it with `zlink_reply`).
-   */
-  bool is_request;
-  /**
-   * Frames to carry (Relay, Reject, Send, Relocation).
-   */
-  zlink_outbound *frames;
-  /**
-   * How many.
-   */
-  size_t frame_count;
-  /**
-   * Relay: `frames[1]` is a command 50 notification for the sender;
-   * report whether it went with `zlink_notice_settled`.
-   */
-  bool has_notice;
-  /**
-   * Ended / Completed(Error): how.
-   */
-  zlink_failure failure;
-  /**
-   * With `ZLINK_FAILURE_UNAVAILABLE`: why.
-   */
-  zlink_unavailable_reason reason;
-  /**
-   * Completed / Late: the request's correlation.
-   */
-  uint64_t correlation;
-  /**
-   * Completed: the terminal result.
-   */
-  zlink_outcome outcome;
-  /**
-   * Completed: the Spot that started it was re-created since.
-   */
-  bool origin_gone;
-  /**
-   * RouteRefreshed: a cached route was dropped.
-   */
-  bool invalidated;
-  /**
-   * `ZLINK_FAILURE_REPLIED`: the application error code.
-   */
-  uint32_t error_code;
-  /**
-   * Dropped: why; `ZLINK_FAILURE_REPLIED`: the error message (UTF-8);
-   * `ZLINK_SESSION_EVENT_IGNORED`: why.
-   */
-  zlink_bytes detail;
-  /**
-   * `ZLINK_FAILURE_REPLIED`: what failed on the target.
-   */
-  zlink_reply_error_kind error_kind;
-  /**
-   * Completed: a Spot execution started the request (`origin_*`).
-   */
-  bool has_origin;
-  /**
-   * Completed with `has_origin`: the Spot's global ID (UTF-8).
-   */
-  zlink_bytes origin_id;
-  /**
-   * Completed with `has_origin`: the Spot's incarnation then.
-   */
-  uint64_t origin_object_generation;
-  /**
-   * SessionDeliver / Session: the Session (target_* is the Actor).
+   * The Session.
    */
   zlink_session_ref session;
   /**
-   * SessionDeliver: its place in the Session's order.
+   * The Actor's ID.
    */
-  uint64_t sequence;
+  zlink_bytes actor;
   /**
-   * SessionDeliver: message or disconnect.
+   * The stored route.
    */
-  zlink_relay_kind relay_kind;
+  zlink_bound_route route;
+} zlink_bound;
+
+/**
+ * A bind was refused; any previous route is kept. `reason`: NotOwner,
+ * ObjectGeneration, NodeGeneration, OwnerGeneration, OwnerLease or
+ * Timeout.
+ */
+typedef struct {
   /**
-   * Session: which event.
+   * The Session.
    */
-  zlink_session_event session_event;
+  zlink_session_ref session;
   /**
-   * `ZLINK_SESSION_EVENT_BOUND`: the stored route.
+   * The Actor's ID.
    */
-  zlink_binding_route binding_route;
+  zlink_bytes actor;
   /**
-   * `ZLINK_SESSION_EVENT_BIND_REFUSED`: why.
+   * Why.
    */
-  zlink_bind_refusal bind_refusal;
+  zlink_bind_refusal reason;
+} zlink_bind_refused;
+
+/**
+ * The Actor pushed `payload` to the Session.
+ */
+typedef struct {
   /**
-   * `ZLINK_SESSION_EVENT_RELAY_REFUSED`: why (`operation_id` ends).
+   * The Session.
    */
-  zlink_session_refusal session_refusal;
+  zlink_session_ref session;
   /**
-   * `ZLINK_SESSION_EVENT_SEALED` / Relocation: the relocation.
+   * The Actor's ID.
+   */
+  zlink_bytes actor;
+  /**
+   * The application bytes.
+   */
+  zlink_bytes payload;
+} zlink_pushed;
+
+/**
+ * The Actor side refused a session relay: the operation ends
+ * Unavailable. `reason`: UnknownBinding, StaleRoute or ObjectGeneration.
+ */
+typedef struct {
+  /**
+   * The relay's operation.
+   */
+  uint64_t operation_id;
+  /**
+   * The Session.
+   */
+  zlink_session_ref session;
+  /**
+   * The Actor's ID.
+   */
+  zlink_bytes actor;
+  /**
+   * Why.
+   */
+  zlink_session_refusal reason;
+} zlink_relay_refused;
+
+/**
+ * The relocation source learns whether a Session sealed (command 43).
+ */
+typedef struct {
+  /**
+   * The Session.
+   */
+  zlink_session_ref session;
+  /**
+   * The Actor's ID.
+   */
+  zlink_bytes actor;
+  /**
+   * The relocation.
    */
   uint64_t relocation;
   /**
-   * `ZLINK_SESSION_EVENT_SEALED`: whether the seal was installed.
+   * Whether the seal was installed.
    */
   bool sealed;
+} zlink_sealed;
+
+/**
+ * No command 44 came within the seal timeout: the Session is closed and
+ * its binding, held and seal state are gone. Its disconnect
+ * notifications follow as a Send.
+ */
+typedef struct {
   /**
-   * Relocation: which step.
+   * The Session.
    */
-  zlink_relocation_event relocation_event;
+  zlink_session_ref session;
+} zlink_session_closed;
+
+/**
+ * A session frame that does not match current state was ignored.
+ */
+typedef struct {
   /**
-   * Relocation: the other runtime of the move (its mesh is this
-   * runtime's): the source for `RESTORE` and `COMMITTED`, the target for
-   * `HANDED_OFF`; zeroed for the other events.
+   * Why.
    */
-  zlink_node peer;
+  zlink_bytes reason;
+} zlink_ignored;
+
+/**
+ * A frame whose sender is not the node of the connection it came on:
+ * refused and counted. `claimed`: the sender it names.
+ */
+typedef struct {
   /**
-   * `ZLINK_RELOCATION_EVENT_ABORTING` / `ABORTED` / `FAILED`: why.
+   * The node of the connection it came on.
    */
-  zlink_abort_reason abort_reason;
+  uint64_t connection;
   /**
-   * `ZLINK_RELOCATION_EVENT_IGNORED`: why the control frame changed
-   * nothing.
+   * Whether `claimed` is set.
    */
-  zlink_relocation_refusal relocation_refusal;
+  bool has_claimed;
   /**
-   * `ZLINK_RELOCATION_EVENT_CUTOVER`: operations relayed from the
-   * source's ingress hold to the target.
+   * The sender the frame names, if any.
+   * Zero when absent.
+   */
+  uint64_t claimed;
+} zlink_foreign_sender;
+
+/**
+ * Which relocation: its id, the object it moves and that object's
+ * incarnation.
+ */
+typedef struct {
+  /**
+   * The relocation's id.
+   */
+  uint64_t relocation;
+  /**
+   * The object's kind.
+   */
+  zlink_object_kind kind;
+  /**
+   * The object's ID.
+   */
+  zlink_bytes id;
+  /**
+   * The object's incarnation being moved.
+   */
+  uint64_t object_generation;
+} zlink_relocation_identity;
+
+/**
+ * Target: a Restore arrived. Build the object from `state`, then say
+ * it is restored (or abort if it cannot be built). Run nothing for it
+ * yet.
+ */
+typedef struct {
+  /**
+   * Which relocation.
+   */
+  zlink_relocation_identity identity;
+  /**
+   * The source's routing ID.
+   */
+  uint64_t source_rid;
+  /**
+   * The source's node generation.
+   */
+  uint64_t source_generation;
+  /**
+   * The application state.
+   */
+  zlink_bytes state;
+} zlink_relocation_event_restore;
+
+/**
+ * Source: the target is relay-ready; held work relayed; the object
+ * no longer runs here.
+ */
+typedef struct {
+  /**
+   * Which relocation.
+   */
+  zlink_relocation_identity identity;
+  /**
+   * Operations relayed from the ingress hold.
    */
   uint64_t relayed;
+} zlink_relocation_event_cutover;
+
+/**
+ * Target: the owner CAS succeeded; the object runs here from now on.
+ */
+typedef struct {
   /**
-   * Relocation: how many operations to put on the object's queue, in
-   * order (`COMMITTED` on the target, `ABORTED` on the source): the
-   * first `DELIVER` decisions of `zlink_relocation_deliveries`.
+   * Which relocation.
    */
-  size_t delivery_count;
+  zlink_relocation_identity identity;
   /**
-   * Relocation: how many session relays held while the Actor moved to
-   * hand to it, in order: the `SESSION_DELIVER` decisions that follow
-   * the operations in `zlink_relocation_deliveries`.
+   * The source's routing ID.
    */
-  size_t session_delivery_count;
+  uint64_t source_rid;
   /**
-   * `ZLINK_DECISION_KIND_OWNERSHIP_LOST`: what the store holds instead
-   * (`target_*` is the object this node no longer owns).
+   * The source's node generation.
    */
-  zlink_lost_reason lost_reason;
+  uint64_t source_generation;
+} zlink_relocation_event_committed;
+
+/**
+ * Source: the target committed; drop the local instance.
+ */
+typedef struct {
   /**
-   * Library-private; do not touch.
+   * Which relocation.
    */
-  zlink_decision_private *private_;
+  zlink_relocation_identity identity;
+  /**
+   * The target's routing ID.
+   */
+  uint64_t target_rid;
+  /**
+   * The target's node generation.
+   */
+  uint64_t target_generation;
+} zlink_relocation_event_handed_off;
+
+/**
+ * Either side, before relay-ready: the move is abandoned.
+ */
+typedef struct {
+  /**
+   * Which relocation.
+   */
+  zlink_relocation_identity identity;
+  /**
+   * Why: Requested, Timeout, Refused, RestoreFailed, CommitFailed.
+   */
+  zlink_abort_reason reason;
+} zlink_relocation_event_aborted;
+
+/**
+ * After relay-ready the move could not complete: the object runs on
+ * neither side.
+ */
+typedef struct {
+  /**
+   * Which relocation.
+   */
+  zlink_relocation_identity identity;
+  /**
+   * Why.
+   */
+  zlink_abort_reason reason;
+} zlink_relocation_event_failed;
+
+/**
+ * The store could not answer; retried on a later timeout.
+ */
+typedef struct {
+  /**
+   * Which relocation.
+   */
+  zlink_relocation_identity identity;
+} zlink_relocation_event_commit_retry;
+
+/**
+ * A relocation frame that changes nothing: refused and counted.
+ */
+typedef struct {
+  /**
+   * Which relocation.
+   */
+  zlink_relocation_identity identity;
+  /**
+   * Why: NotRelocating, WrongTarget, ...
+   */
+  zlink_relocation_refusal refusal;
+} zlink_relocation_event_ignored;
+
+/**
+ * Source: the move is being given up; the object stays sealed until
+ * the target confirms.
+ */
+typedef struct {
+  /**
+   * Which relocation.
+   */
+  zlink_relocation_identity identity;
+  /**
+   * Why.
+   */
+  zlink_abort_reason reason;
+} zlink_relocation_event_aborting;
+
+/**
+ * Target: the cutover arrived; the next timeout call starts the owner
+ * CAS on the store's I/O (never waiting for it); that call or a later
+ * one (the next deadline says when) reports Committed.
+ */
+typedef struct {
+  /**
+   * Which relocation.
+   */
+  zlink_relocation_identity identity;
+} zlink_relocation_event_commit_due;
+
+/**
+ * What a relocation step reports.
+ *
+ * Every member starts with `identity`: read it through any (`.restore.identity`).
+ */
+enum zlink_relocation_event_Tag
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Target: a Restore arrived.
+   */
+  ZLINK_RELOCATION_EVENT_RESTORE = 1,
+  /**
+   * Source: the target is relay-ready; held work relayed; the object no longer runs here.
+   */
+  ZLINK_RELOCATION_EVENT_CUTOVER = 2,
+  /**
+   * Target: the owner CAS succeeded; the object runs here from now on.
+   */
+  ZLINK_RELOCATION_EVENT_COMMITTED = 3,
+  /**
+   * Source: the target committed; drop the local instance.
+   */
+  ZLINK_RELOCATION_EVENT_HANDED_OFF = 4,
+  /**
+   * Either side, before relay-ready: the move is abandoned.
+   */
+  ZLINK_RELOCATION_EVENT_ABORTED = 5,
+  /**
+   * After relay-ready the move could not complete: the object runs on neither side.
+   */
+  ZLINK_RELOCATION_EVENT_FAILED = 6,
+  /**
+   * The store could not answer; retried on a later timeout.
+   */
+  ZLINK_RELOCATION_EVENT_COMMIT_RETRY = 7,
+  /**
+   * A relocation frame that changes nothing: refused and counted.
+   */
+  ZLINK_RELOCATION_EVENT_IGNORED = 8,
+  /**
+   * Source: the move is being given up; the object stays sealed until the target confirms.
+   */
+  ZLINK_RELOCATION_EVENT_ABORTING = 9,
+  /**
+   * Target: the cutover arrived; the next timeout call starts the owner CAS on the store's I/O (never waiting for it); that call or a later one (the next deadline says when) reports Committed.
+   */
+  ZLINK_RELOCATION_EVENT_COMMIT_DUE = 10,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_relocation_event_Tag zlink_relocation_event_Tag;
+#else
+typedef uint32_t zlink_relocation_event_Tag;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+typedef struct {
+  zlink_relocation_event_Tag tag;
+  union {
+    struct {
+      zlink_relocation_event_restore restore;
+    };
+    struct {
+      zlink_relocation_event_cutover cutover;
+    };
+    struct {
+      zlink_relocation_event_committed committed;
+    };
+    struct {
+      zlink_relocation_event_handed_off handed_off;
+    };
+    struct {
+      zlink_relocation_event_aborted aborted;
+    };
+    struct {
+      zlink_relocation_event_failed failed;
+    };
+    struct {
+      zlink_relocation_event_commit_retry commit_retry;
+    };
+    struct {
+      zlink_relocation_event_ignored ignored;
+    };
+    struct {
+      zlink_relocation_event_aborting aborting;
+    };
+    struct {
+      zlink_relocation_event_commit_due commit_due;
+    };
+  };
+} zlink_relocation_event;
+
+/**
+ * A relocation step: `event` says what happened; put every `deliver` on
+ * the object's application queue in order (each answered like any
+ * other), hand every `session` relay to the Actor in order, and carry
+ * every frame of `send`.
+ */
+typedef struct {
+  /**
+   * What happened.
+   */
+  zlink_relocation_event event;
+  /**
+   * Operations for the object's queue, in order.
+   * `deliver_count` of them (NULL when none).
+   */
+  zlink_deliver *deliver;
+  /**
+   * How many `deliver`.
+   */
+  size_t deliver_count;
+  /**
+   * Frames to carry.
+   * `send_count` of them (NULL when none).
+   */
+  zlink_outbound *send;
+  /**
+   * How many `send`.
+   */
+  size_t send_count;
+  /**
+   * Session relays for the Actor, in order.
+   * `session_count` of them (NULL when none).
+   */
+  zlink_session_deliver *session;
+  /**
+   * How many `session`.
+   */
+  size_t session_count;
+} zlink_relocation;
+
+/**
+ * After a store recovery event (a Redis failover or restart), the store
+ * no longer names this node as the owner of the object: stop running it
+ * here. Work held for it while its record was re-read was refused to its
+ * senders (in Reject decisions of the same timeout call). `reason` says
+ * what the store holds instead.
+ */
+typedef struct {
+  /**
+   * The object's kind.
+   */
+  zlink_object_kind kind;
+  /**
+   * The object's ID.
+   */
+  zlink_bytes id;
+  /**
+   * What the store holds instead.
+   */
+  zlink_lost_reason reason;
+} zlink_ownership_lost;
+
+/**
+ * What to do with one inbound frame or one due deadline (`on_frame`,
+ * `on_timeout`): deliver, relay, reject, end, complete, carry frames, or
+ * one of the session and relocation events. Closed: match every case.
+ *
+ * `tag` says which member holds the decision. Free it with
+ * `zlink_decision_free` (which zeroes `tag`).
+ */
+enum zlink_decision_Tag
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Put `operation` on the local queue of the current Ready object.
+   */
+  ZLINK_DECISION_DELIVER = 1,
+  /**
+   * Carry `forward` to the new owner; send the `notice` (if any) and report it settled.
+   */
+  ZLINK_DECISION_RELAY = 2,
+  /**
+   * Carry this refusal back to the operation's origin.
+   */
+  ZLINK_DECISION_REJECT = 3,
+  /**
+   * One of this runtime's one-way operations ended without delivery: `failure` is "Unavailable" (with `reason`) or "InvalidOperation".
+   */
+  ZLINK_DECISION_ENDED = 4,
+  /**
+   * One of this runtime's requests reached its terminal result.
+   */
+  ZLINK_DECISION_COMPLETED = 5,
+  /**
+   * A result after the terminal one: dropped and counted.
+   */
+  ZLINK_DECISION_LATE = 6,
+  /**
+   * A relay notification was applied; `invalidated`: whether a cached route went.
+   */
+  ZLINK_DECISION_ROUTE_REFRESHED = 7,
+  /**
+   * Not a valid frame: dropped.
+   */
+  ZLINK_DECISION_DROPPED = 8,
+  /**
+   * Carry these frames (session protocol answers, notifications).
+   */
+  ZLINK_DECISION_SEND = 9,
+  /**
+   * A session relay admitted on this Actor owner: hand `payload` (or the disconnect `relay_kind` names: Message, PhysicalDisconnect, LogicalDisconnect) to the Actor, in `sequence` order.
+   */
+  ZLINK_DECISION_SESSION_DELIVER = 10,
+  /**
+   * A bind (or rebind) reached its terminal reply: `route` is stored.
+   */
+  ZLINK_DECISION_BOUND = 11,
+  /**
+   * A bind was refused; any previous route is kept.
+   */
+  ZLINK_DECISION_BIND_REFUSED = 12,
+  /**
+   * The Actor pushed `payload` to the Session.
+   */
+  ZLINK_DECISION_PUSHED = 13,
+  /**
+   * The Actor side refused a session relay: the operation ends Unavailable.
+   */
+  ZLINK_DECISION_RELAY_REFUSED = 14,
+  /**
+   * The relocation source learns whether a Session sealed (command 43).
+   */
+  ZLINK_DECISION_SEALED = 15,
+  /**
+   * No command 44 came within the seal timeout: the Session is closed and its binding, held and seal state are gone.
+   */
+  ZLINK_DECISION_SESSION_CLOSED = 16,
+  /**
+   * A session frame that does not match current state was ignored.
+   */
+  ZLINK_DECISION_IGNORED = 17,
+  /**
+   * A frame on a manual peer connection failed the admission fence.
+   */
+  ZLINK_DECISION_PEER_REFUSED = 18,
+  /**
+   * A frame whose sender is not the node of the connection it came on: refused and counted.
+   */
+  ZLINK_DECISION_FOREIGN_SENDER = 19,
+  /**
+   * The operation is held for a relocation of its object (or, after a store recovery event, until its record is re-read): nothing to do now; it is delivered once, on the side that ends up owning the object (in a Relocation's `deliver`, or from a timeout call), or refused to its sender.
+   */
+  ZLINK_DECISION_HELD = 20,
+  /**
+   * A relocation step: `event` says what happened; put every `deliver` on the object's application queue in order (each answered like any other), hand every `session` relay to the Actor in order, and carry every frame of `send`.
+   */
+  ZLINK_DECISION_RELOCATION = 21,
+  /**
+   * After a store recovery event (a Redis failover or restart), the store no longer names this node as the owner of the object: stop running it here.
+   */
+  ZLINK_DECISION_OWNERSHIP_LOST = 22,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_decision_Tag zlink_decision_Tag;
+#else
+typedef uint32_t zlink_decision_Tag;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+typedef struct {
+  zlink_decision_Tag tag;
+  union {
+    struct {
+      zlink_deliver deliver;
+    };
+    struct {
+      zlink_relay relay;
+    };
+    struct {
+      zlink_reject reject;
+    };
+    struct {
+      zlink_ended ended;
+    };
+    struct {
+      zlink_completed completed;
+    };
+    struct {
+      zlink_late late;
+    };
+    struct {
+      zlink_route_refreshed route_refreshed;
+    };
+    struct {
+      zlink_dropped dropped;
+    };
+    struct {
+      zlink_send_frames send;
+    };
+    struct {
+      zlink_session_deliver session_deliver;
+    };
+    struct {
+      zlink_bound bound;
+    };
+    struct {
+      zlink_bind_refused bind_refused;
+    };
+    struct {
+      zlink_pushed pushed;
+    };
+    struct {
+      zlink_relay_refused relay_refused;
+    };
+    struct {
+      zlink_sealed sealed;
+    };
+    struct {
+      zlink_session_closed session_closed;
+    };
+    struct {
+      zlink_ignored ignored;
+    };
+    struct {
+      zlink_foreign_sender foreign_sender;
+    };
+    struct {
+      zlink_relocation relocation;
+    };
+    struct {
+      zlink_ownership_lost ownership_lost;
+    };
+  };
 } zlink_decision;
 
 /**
@@ -1931,21 +2528,6 @@ typedef struct {
 } zlink_resolution;
 
 /**
- * One object ID of a batch: `len` bytes of UTF-8 at `ptr` (no NUL
- * needed), as the single calls take `(id, id_len)`.
- */
-typedef struct {
-  /**
-   * The bytes.
-   */
-  const uint8_t *ptr;
-  /**
-   * How many.
-   */
-  size_t len;
-} zlink_str;
-
-/**
  * Called once with the result of `zlink_resolve_async`, on a runtime
  * thread. `result` is `ZLINK_RESULT_OK` and `resolution` non-NULL on
  * success; `resolution` is valid only during the call. The callback must
@@ -2251,6 +2833,28 @@ typedef struct {
 } zlink_stats;
 
 /**
+ * One bound Actor as the Session owner stores it.
+ */
+typedef struct {
+  /**
+   * The verified route.
+   */
+  zlink_actor_route route;
+  /**
+   * The binding the owner issued.
+   */
+  zlink_binding binding;
+  /**
+   * The Session.
+   */
+  zlink_session_ref session;
+  /**
+   * Past this instant (ns, runtime clock) the route is not used.
+   */
+  uint64_t admission_deadline_ns;
+} zlink_binding_route;
+
+/**
  * The result of `zlink_session_send`. Free `outbound.bytes`.
  */
 typedef struct {
@@ -2307,6 +2911,12 @@ extern "C" {
  * string (never freed).
  */
 const char *zlink_version(void);
+
+/**
+ * The `ZLINK_ABI_VERSION` the loaded library was built with: a host built
+ * against another header must not use it.
+ */
+uint32_t zlink_abi_version(void);
 
 /**
  * A static NUL-terminated description of a `zlink_result` code (never
@@ -2400,7 +3010,7 @@ zlink_result zlink_send(const zlink_runtime *rt,
 /**
  * Sends a request: like `zlink_send`, and once Submitted it is pending
  * until exactly one terminal result, which arrives as a
- * `ZLINK_DECISION_KIND_COMPLETED` decision carrying `out->correlation`
+ * `ZLINK_DECISION_COMPLETED` decision carrying `out->correlation`
  * (or from `zlink_cancel`).
  *
  * # Safety
@@ -2438,8 +3048,8 @@ zlink_result zlink_request_from(const zlink_runtime *rt,
  * Decides what to do with one inbound frame of `len` bytes that arrived on
  * the host's connection to node `from` (its routing ID). Reads local state
  * only: never the store, never blocks. An undecodable frame is not an
- * error: it is a `ZLINK_DECISION_KIND_DROPPED` decision; a frame whose
- * sender is not `from` is a `ZLINK_DECISION_KIND_FOREIGN_SENDER` one.
+ * error: it is a `ZLINK_DECISION_DROPPED` decision; a frame whose
+ * sender is not `from` is a `ZLINK_DECISION_FOREIGN_SENDER` one.
  *
  * # Safety
  * `bytes` points to `len` readable bytes (NULL allowed when 0); `out` is
@@ -2453,20 +3063,20 @@ zlink_result zlink_on_frame(const zlink_runtime *rt,
                             zlink_error **error);
 
 /**
- * Frees everything a decision holds and zeroes its pointers; a second
- * free is a no-op. NULL is a no-op.
+ * Frees everything a decision holds and sets its `tag` to 0; a second
+ * free is a no-op, as is NULL or a zeroed decision.
  *
  * # Safety
- * `decision` is NULL or a decision this library filled in.
+ * `decision` is NULL, zeroed or a decision this library filled in.
  *
  * Thread-safety: any thread; the decision is not shared state.
  */
 void zlink_decision_free(zlink_decision *decision);
 
 /**
- * Reports whether the command 50 notification of a Relay decision
- * (`has_notice`) was sent, so the relayer's dedup registry can let a later
- * relay try again after a failure.
+ * Reports whether the command 50 notification of a `RELAY` decision
+ * (`relay.notice`) was sent, so the relayer's dedup registry can let a
+ * later relay try again after a failure.
  *
  * # Safety
  * `decision` is a decision this library filled in, not yet freed.
@@ -2477,7 +3087,8 @@ zlink_result zlink_notice_settled(const zlink_runtime *rt,
                                   zlink_error **error);
 
 /**
- * Answers a delivered request (a Deliver decision with `is_request`) with
+ * Answers a delivered request (a `DELIVER` decision whose
+ * `deliver.operation.is_request`) with
  * `payload`, on the request's reply route: no lookup of the requester.
  * `*out` receives the reply frame and its destination.
  *
@@ -2497,8 +3108,9 @@ zlink_result zlink_reply(const zlink_runtime *rt,
  * Answers a delivered request with a structured error instead of a
  * payload: `kind` (a `zlink_reply_error_kind`, not NONE), an application
  * `code` and a UTF-8 `message` of at most `ZLINK_MAX_ERROR_MESSAGE_BYTES`
- * (NULL allowed when 0). The requester completes with
- * `ZLINK_OUTCOME_ERROR` / `ZLINK_FAILURE_REPLIED` carrying them.
+ * (NULL allowed when 0). The requester completes with a
+ * `ZLINK_OUTCOME_ERROR` outcome carrying them (its `kind` the error
+ * kind's name, "Handler" or "Decode").
  *
  * # Safety
  * As `zlink_reply`, with `message` pointing to `message_len` bytes.
@@ -2562,15 +3174,16 @@ zlink_result zlink_next_deadline(const zlink_runtime *rt,
 /**
  * Runs every deadline due at `now_ns` (from `zlink_now`): `*out` receives
  * the decisions, in the form `zlink_on_frame` uses: `COMPLETED`
- * (`ZLINK_OUTCOME_TIMEOUT`) per request past its deadline, `SESSION`
- * `CLOSED` per Session closed by the seal timeout followed by a `SEND` of
- * its disconnect notifications, `SESSION` `BIND_REFUSED` (`TIMEOUT`) per
- * bind past `session_bind_timeout_ms`, a `SEND` of the refusals an
+ * (`ZLINK_OUTCOME_TIMEOUT`) per request past its deadline,
+ * `SESSION_CLOSED` per Session closed by the seal timeout followed by a
+ * `SEND` of its disconnect notifications, `BIND_REFUSED`
+ * (`ZLINK_BIND_REFUSAL_TIMEOUT`) per bind past
+ * `session_bind_timeout_ms`, a `SEND` of the refusals an
  * Actor owner gives parked rebinds, and a `RELOCATION` decision per
  * relocation step due: on a source that heard no relay-ready `ABORTING`
  * (`ZLINK_ABORT_REASON_TIMEOUT`, the target is told), and if the target
  * does not confirm either, `ABORTED` once the store is fenced (the work
- * to run again in `zlink_relocation_deliveries`); on a source that heard
+ * to run again in its `deliver`); on a source that heard
  * no commit `FAILED`; on a target whose host did not restore `ABORTED`;
  * on a target 1000 ms after relay-ready the owner CAS (`COMMITTED`,
  * `COMMIT_RETRY` or `FAILED`). Calling it early does nothing.
@@ -2762,7 +3375,7 @@ zlink_result zlink_peer_endpoint(const zlink_runtime *rt,
  * connection at `endpoint`: the connection must carry an installed
  * descriptor and be open with its routing ID, and an operation its sender
  * started must name the descriptor's lifecycle generation; otherwise the
- * decision is `ZLINK_DECISION_KIND_PEER_REFUSED`.
+ * decision is `ZLINK_DECISION_PEER_REFUSED`.
  *
  * # Safety
  * `endpoint` is NUL-terminated; `bytes` points to `len` readable bytes
@@ -2878,14 +3491,14 @@ zlink_result zlink_abort_relocation(const zlink_runtime *rt,
 
 /**
  * What a `RELOCATION` decision asks the host to hand the object, in
- * order: `*out` receives its `delivery_count` operations as `DELIVER`
- * decisions, then its `session_delivery_count` session relays as
+ * order, as decisions of their own: `*out` receives its `deliver`
+ * operations as `DELIVER` decisions, then its `session` relays as
  * `SESSION_DELIVER` decisions, each usable like one from `zlink_on_frame`
  * (a `DELIVER` with `zlink_reply`, or saved again by
  * `zlink_begin_relocation`). They are copies: free the list with
  * `zlink_decision_list_free` and the relocation decision with
  * `zlink_decision_free`, in any order. `ZLINK_RESULT_INVALID_ARGUMENT`
- * for another kind of decision.
+ * for another kind of decision (or a freed one).
  *
  * # Safety
  * `decision` is a decision this library filled in, not yet freed; `out`

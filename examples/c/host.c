@@ -41,30 +41,45 @@ static zlink_runtime *nodes[3];
 /* Hands one frame to its node and prints the decision. */
 static void deliver(const zlink_outbound *frame, zlink_runtime *self);
 
+/* A decision is a tagged union: `tag` says which member holds it. */
 static void handle(zlink_runtime *rt, const zlink_decision *d) {
-    switch (d->kind) {
-    case ZLINK_DECISION_KIND_DELIVER:
+    switch (d->tag) {
+    case ZLINK_DECISION_DELIVER: {
+        const zlink_operation *op = &d->deliver.operation;
         printf("  node delivers operation %llu: \"%.*s\"%s\n",
-               (unsigned long long)d->operation_id, (int)d->payload.len,
-               (const char *)d->payload.data, d->is_request ? " (request)" : "");
-        if (d->is_request) {
+               (unsigned long long)op->operation_id, (int)op->payload.len,
+               (const char *)op->payload.ptr, op->is_request ? " (request)" : "");
+        if (op->is_request) {
             zlink_outbound reply;
             TRY(zlink_reply(rt, d, (const uint8_t *)"welcome", 7, &reply, &err));
             deliver(&reply, rt);
             zlink_bytes_free(&reply.bytes);
         }
         break;
-    case ZLINK_DECISION_KIND_COMPLETED:
-        printf("  request %llu completed: \"%.*s\"\n", (unsigned long long)d->correlation,
-               (int)d->payload.len, (const char *)d->payload.data);
+    }
+    case ZLINK_DECISION_COMPLETED: {
+        const zlink_completion *c = &d->completed.completion;
+        if (c->outcome.tag == ZLINK_OUTCOME_REPLY) {
+            printf("  request %llu completed: \"%.*s\"\n", (unsigned long long)c->correlation,
+                   (int)c->outcome.reply.payload.len, (const char *)c->outcome.reply.payload.data);
+        } else {
+            printf("  request %llu ended (outcome %u)\n", (unsigned long long)c->correlation,
+                   c->outcome.tag);
+        }
         break;
-    case ZLINK_DECISION_KIND_RELAY:
-    case ZLINK_DECISION_KIND_REJECT:
-    case ZLINK_DECISION_KIND_SEND:
-        for (size_t i = 0; i < d->frame_count; i++) deliver(&d->frames[i], rt);
+    }
+    case ZLINK_DECISION_RELAY:
+        deliver(&d->relay.forward, rt);
+        if (d->relay.notice != NULL) {
+            deliver(&d->relay.notice->outbound, rt);
+            TRY(zlink_notice_settled(rt, d, true, &err));
+        }
         break;
-    default:
-        printf("  decision kind %u\n", d->kind);
+    case ZLINK_DECISION_REJECT: deliver(&d->reject.outbound, rt); break;
+    case ZLINK_DECISION_SEND:
+        for (size_t i = 0; i < d->send.outbounds_count; i++) deliver(&d->send.outbounds[i], rt);
+        break;
+    default: printf("  decision kind %u\n", d->tag);
     }
 }
 
@@ -83,6 +98,11 @@ static void deliver(const zlink_outbound *frame, zlink_runtime *self) {
 
 int main(void) {
     printf("libzlink %s\n", zlink_version());
+    if (zlink_abi_version() != ZLINK_ABI_VERSION) {
+        fprintf(stderr, "libzlink has C ABI %u, this host was built for %u\n",
+                zlink_abi_version(), ZLINK_ABI_VERSION);
+        return 1;
+    }
     zlink_store *store;
     TRY(zlink_store_memory_new(NULL, &store, &err));
     for (uint64_t rid = 1; rid <= 2; rid++) {

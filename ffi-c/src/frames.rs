@@ -1,22 +1,23 @@
 //! Frames: outbound operations (send, request, reply) become a destination
 //! and bytes; inbound bytes become a decision (DESIGN §3). The host moves
-//! the bytes. The decisions are the bridge's flat `Decision`, copied.
+//! the bytes. A decision is one struct per kind (`decisions.rs`, generated
+//! from the bridge's surface schema); what the host hands back (the
+//! delivered operation, the notification token) stays in the
+//! library-private part of the struct that shows it.
 
-use std::ptr::{addr_of, addr_of_mut};
+use std::mem::MaybeUninit;
+use std::ops::RangeInclusive;
 use std::time::Duration;
 
 use zlink_bridge::args::{Arg, missing};
-use zlink_bridge::codes::{
-    AbortReason, BindRefusal, DecisionKind, Failure, LostReason, Outcome, RelayKind,
-    RelocationEvent, RelocationRefusal, ReplyErrorKind, SentTag, SessionEvent, SessionRefusal,
-    StoreError, UnavailableReason,
-};
-use zlink_bridge::{Attached, Decision, Sent};
-use zlink_core::{Outbound, RequestOptions, SendOptions};
+use zlink_bridge::codes::{ObjectKind, SentTag, StoreError, UnavailableReason};
+use zlink_bridge::{Error, ErrorKind, Sent, surface};
+use zlink_core::wire::Operation;
+use zlink_core::{NoticeToken, Outbound, RequestOptions, SendOptions};
 
 use crate::FfiResult;
-use crate::runtime::{runtime_in, zlink_runtime};
-use crate::session::{zlink_binding_route, zlink_session_ref};
+use crate::decisions::zlink_decision;
+use crate::runtime::{runtime_in, zlink_runtime, zlink_str};
 use crate::types::*;
 
 /// Bytes the library allocated: `len` bytes at `data` (NULL when empty and
@@ -65,6 +66,18 @@ impl zlink_bytes {
             drop(unsafe { Box::from_raw(slice) });
         }
         *self = zlink_bytes::default();
+    }
+
+    /// A copy in memory of its own.
+    pub(crate) fn dup(&self) -> zlink_bytes {
+        if self.data.is_null() {
+            return zlink_bytes::default();
+        }
+        // SAFETY: `len` bytes at `data`, from `From<Vec<u8>>` and not freed
+        // (a library-filled struct).
+        unsafe { std::slice::from_raw_parts(self.data, self.len) }
+            .to_vec()
+            .into()
     }
 }
 
@@ -116,6 +129,41 @@ pub struct zlink_outbound_list {
     pub count: usize,
 }
 
+/// A C value the library filled in that owns memory.
+pub(crate) trait Owned {
+    /// Frees what `this` owns and zeroes those fields, so a second release
+    /// is a no-op.
+    ///
+    /// # Safety
+    /// `this` points to a value this library filled in (or released), not
+    /// copied elsewhere and released there.
+    unsafe fn release(this: *mut Self);
+}
+
+/// A tagged union of the C ABI (a `#[repr(C, u32)]` enum): the tags this
+/// library writes. A C host may hand back any bits, so the tag is read
+/// as a number before the value is.
+pub(crate) trait Tagged: Sized {
+    /// The tags of its members.
+    const TAGS: RangeInclusive<u32>;
+
+    /// The value at `this`, if it is not NULL and its tag is one of
+    /// `TAGS` (a freed decision's is 0).
+    ///
+    /// # Safety
+    /// `this` is NULL or points to a readable value, valid if its tag is
+    /// one of `TAGS`, that lives for `'a`.
+    unsafe fn checked<'a>(this: *const Self) -> Option<&'a Self> {
+        if this.is_null() {
+            return None;
+        }
+        // SAFETY: readable (the caller's contract); the tag comes first.
+        let tag = unsafe { this.cast::<u32>().read() };
+        // SAFETY: a known tag, so a valid value (the caller's contract).
+        Self::TAGS.contains(&tag).then(|| unsafe { &*this })
+    }
+}
+
 /// A library-allocated array of `T` (NULL and 0 when empty).
 pub(crate) fn array<T>(items: Vec<T>) -> (*mut T, usize) {
     if items.is_empty() {
@@ -137,20 +185,48 @@ pub(crate) unsafe fn release_array<T>(
     release: impl Fn(*mut T),
 ) {
     // SAFETY: the fields are readable and writable (the caller's contract);
-    // the array came from `Box::into_raw` of `count` items, released once.
+    // the array came from `Box::into_raw` of `count` items, released once
+    // (as `MaybeUninit`: a released item need not be a valid `T`).
     unsafe {
         let (p, n) = (items.read(), count.read());
         if !p.is_null() {
-            let mut boxed = Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, n));
-            boxed.iter_mut().for_each(|item| release(item));
+            let slice = std::ptr::slice_from_raw_parts_mut(p.cast::<MaybeUninit<T>>(), n);
+            let mut boxed = Box::from_raw(slice);
+            boxed.iter_mut().for_each(|item| release(item.as_mut_ptr()));
         }
         items.write(std::ptr::null_mut());
         count.write(0);
     }
 }
 
+/// A library-allocated `C` of `v`, NULL for None.
+pub(crate) fn boxed<T, C: From<T>>(v: Option<T>) -> *mut C {
+    v.map_or(std::ptr::null_mut(), |v| {
+        Box::into_raw(Box::new(C::from(v)))
+    })
+}
+
+/// Frees what `boxed` allocated, with `release` first, and zeroes the
+/// field that held it.
+///
+/// # Safety
+/// `field` points to the field of a library-filled struct, NULL or from
+/// `boxed` and not yet freed.
+pub(crate) unsafe fn release_box<T>(field: *mut *mut T, release: impl Fn(*mut T)) {
+    // SAFETY: the field is readable and writable (the caller's contract);
+    // the value came from `Box::into_raw`, released once.
+    unsafe {
+        let p = field.read();
+        if !p.is_null() {
+            release(p);
+            drop(Box::from_raw(p));
+        }
+        field.write(std::ptr::null_mut());
+    }
+}
+
 list! {
-    zlink_outbound_list of zlink_outbound, release_outbound,
+    zlink_outbound_list of zlink_outbound, zlink_outbound::release,
     /// Frees every frame of a list and zeroes `*list`. NULL, or a list already
     /// freed, is a no-op.
     ///
@@ -162,11 +238,11 @@ list! {
     fn zlink_outbound_list_free
 }
 
-/// # Safety
-/// `f` is a library-filled frame, not yet freed.
-unsafe fn release_outbound(f: *mut zlink_outbound) {
-    // SAFETY: its bytes came from `From<Vec<u8>>` (the caller's contract).
-    unsafe { (*f).bytes.release() };
+impl Owned for zlink_outbound {
+    unsafe fn release(this: *mut Self) {
+        // SAFETY: its bytes came from `From<Vec<u8>>` (the caller's contract).
+        unsafe { (*this).bytes.release() };
+    }
 }
 
 /// Options of a direct send or request. Pass NULL for the defaults
@@ -287,7 +363,7 @@ entry! {
 
     /// Sends a request: like `zlink_send`, and once Submitted it is pending
     /// until exactly one terminal result, which arrives as a
-    /// `ZLINK_DECISION_KIND_COMPLETED` decision carrying `out->correlation`
+    /// `ZLINK_DECISION_COMPLETED` decision carrying `out->correlation`
     /// (or from `zlink_cancel`).
     ///
     /// # Safety
@@ -313,180 +389,202 @@ entry! {
     }
 }
 
-/// Library-private state of a decision (what the host hands back: the
-/// delivered operation, the notification token, a relocation's work).
-pub struct zlink_decision_private {
-    kind: DecisionKind,
-    attached: Attached,
-}
-
-/// A decision about one inbound frame; `kind` says which fields mean
-/// something. Free with `zlink_decision_free`.
+/// A delivered Message or Request, as a `DELIVER` decision shows it:
+/// answer a request with `zlink_reply` (or `zlink_reply_error`), or hand
+/// the decision to `zlink_begin_relocation` unrun. `id` and `payload` are
+/// the library's bytes, valid until the decision is freed (never freed on
+/// their own).
 #[repr(C)]
 #[derive(Debug)]
-pub struct zlink_decision {
-    /// What to do.
-    pub kind: DecisionKind,
-    /// Deliver / SessionDeliver / Ended / Completed: the operation.
+pub struct zlink_operation {
+    /// The operation's identity.
     pub operation_id: u64,
-    /// The operation's target kind (a `zlink_object_kind` value), 0 if none;
-    /// Relocation: the kind of the object moved.
-    pub target_kind: u32,
-    /// The target's global ID (UTF-8, not NUL-terminated); Relocation: the
-    /// ID of the object moved.
-    pub target_id: zlink_bytes,
-    /// Deliver / SessionDeliver: the application bytes; Completed: the
-    /// reply; `ZLINK_RELOCATION_EVENT_RESTORE`: the application state the
-    /// source captured, to build the object from.
-    pub payload: zlink_bytes,
-    /// Deliver: the incarnation that processes it; Relocation: the
-    /// incarnation being moved.
-    pub object_generation: u64,
-    /// Deliver: the operation is a request (answer it with `zlink_reply`).
+    /// The target's kind.
+    pub kind: ObjectKind,
+    /// The target's global ID (UTF-8, not NUL-terminated).
+    pub id: zlink_str,
+    /// The application bytes.
+    pub payload: zlink_str,
+    /// A request: answer it.
     pub is_request: bool,
-    /// Frames to carry (Relay, Reject, Send, Relocation).
-    pub frames: *mut zlink_outbound,
-    /// How many.
-    pub frame_count: usize,
-    /// Relay: `frames[1]` is a command 50 notification for the sender;
-    /// report whether it went with `zlink_notice_settled`.
-    pub has_notice: bool,
-    /// Ended / Completed(Error): how.
-    pub failure: Failure,
-    /// With `ZLINK_FAILURE_UNAVAILABLE`: why.
-    pub reason: UnavailableReason,
-    /// Completed / Late: the request's correlation.
-    pub correlation: u64,
-    /// Completed: the terminal result.
-    pub outcome: Outcome,
-    /// Completed: the Spot that started it was re-created since.
-    pub origin_gone: bool,
-    /// RouteRefreshed: a cached route was dropped.
-    pub invalidated: bool,
-    /// `ZLINK_FAILURE_REPLIED`: the application error code.
-    pub error_code: u32,
-    /// Dropped: why; `ZLINK_FAILURE_REPLIED`: the error message (UTF-8);
-    /// `ZLINK_SESSION_EVENT_IGNORED`: why.
-    pub detail: zlink_bytes,
-    /// `ZLINK_FAILURE_REPLIED`: what failed on the target.
-    pub error_kind: ReplyErrorKind,
-    /// Completed: a Spot execution started the request (`origin_*`).
-    pub has_origin: bool,
-    /// Completed with `has_origin`: the Spot's global ID (UTF-8).
-    pub origin_id: zlink_bytes,
-    /// Completed with `has_origin`: the Spot's incarnation then.
-    pub origin_object_generation: u64,
-    /// SessionDeliver / Session: the Session (target_* is the Actor).
-    pub session: zlink_session_ref,
-    /// SessionDeliver: its place in the Session's order.
-    pub sequence: u64,
-    /// SessionDeliver: message or disconnect.
-    pub relay_kind: RelayKind,
-    /// Session: which event.
-    pub session_event: SessionEvent,
-    /// `ZLINK_SESSION_EVENT_BOUND`: the stored route.
-    pub binding_route: zlink_binding_route,
-    /// `ZLINK_SESSION_EVENT_BIND_REFUSED`: why.
-    pub bind_refusal: BindRefusal,
-    /// `ZLINK_SESSION_EVENT_RELAY_REFUSED`: why (`operation_id` ends).
-    pub session_refusal: SessionRefusal,
-    /// `ZLINK_SESSION_EVENT_SEALED` / Relocation: the relocation.
-    pub relocation: u64,
-    /// `ZLINK_SESSION_EVENT_SEALED`: whether the seal was installed.
-    pub sealed: bool,
-    /// Relocation: which step.
-    pub relocation_event: RelocationEvent,
-    /// Relocation: the other runtime of the move (its mesh is this
-    /// runtime's): the source for `RESTORE` and `COMMITTED`, the target for
-    /// `HANDED_OFF`; zeroed for the other events.
-    pub peer: zlink_node,
-    /// `ZLINK_RELOCATION_EVENT_ABORTING` / `ABORTED` / `FAILED`: why.
-    pub abort_reason: AbortReason,
-    /// `ZLINK_RELOCATION_EVENT_IGNORED`: why the control frame changed
-    /// nothing.
-    pub relocation_refusal: RelocationRefusal,
-    /// `ZLINK_RELOCATION_EVENT_CUTOVER`: operations relayed from the
-    /// source's ingress hold to the target.
-    pub relayed: u64,
-    /// Relocation: how many operations to put on the object's queue, in
-    /// order (`COMMITTED` on the target, `ABORTED` on the source): the
-    /// first `DELIVER` decisions of `zlink_relocation_deliveries`.
-    pub delivery_count: usize,
-    /// Relocation: how many session relays held while the Actor moved to
-    /// hand to it, in order: the `SESSION_DELIVER` decisions that follow
-    /// the operations in `zlink_relocation_deliveries`.
-    pub session_delivery_count: usize,
-    /// `ZLINK_DECISION_KIND_OWNERSHIP_LOST`: what the store holds instead
-    /// (`target_*` is the object this node no longer owns).
-    pub lost_reason: LostReason,
     /// Library-private; do not touch.
-    pub private_: *mut zlink_decision_private,
+    pub private_: *mut zlink_operation_private,
 }
 
-/// A `zlink_decision` whose fields in `[...]` are `d`'s of the same name.
-macro_rules! zlink_decision {
-    ($d:ident [$($same:ident)*] { $($rest:tt)* }) => {
-        zlink_decision { $($same: $d.$same,)* $($rest)* }
-    };
-}
+/// The operation itself (library-private).
+pub struct zlink_operation_private(Operation);
 
-impl From<zlink_bridge::core::Inbound> for zlink_decision {
-    fn from(d: zlink_bridge::core::Inbound) -> Self {
-        Decision::from(d).into()
+/// `len` bytes at `ptr`, borrowed.
+fn view(bytes: &[u8]) -> zlink_str {
+    zlink_str {
+        ptr: bytes.as_ptr(),
+        len: bytes.len(),
     }
 }
 
-impl From<Decision> for zlink_decision {
-    fn from(d: Decision) -> Self {
-        let (target_kind, target_id) = d
-            .target_parts()
-            .map_or((0, zlink_bytes::default()), |(k, id)| {
-                (k as u32, id.to_owned().into())
-            });
-        let (frames, frame_count) = array(d.frames.into_iter().map(Into::into).collect());
-        // Decisions a host hands back keep what rides along.
-        let private_ = match d.kind {
-            DecisionKind::Deliver | DecisionKind::Relay | DecisionKind::Relocation => {
-                let private = zlink_decision_private {
-                    kind: d.kind,
-                    attached: d.attached.clone(),
-                };
-                Box::into_raw(Box::new(private))
-            }
-            _ => std::ptr::null_mut(),
-        };
-        let origin = d.origin.as_ref();
-        let origin_id = origin.map(|o| o.spot.id().to_owned().into());
-        // The fields of the same name and plain value, then the others.
-        zlink_decision! { d [kind operation_id object_generation is_request has_notice failure
-            reason correlation outcome origin_gone invalidated error_code error_kind sequence
-            relay_kind session_event bind_refusal session_refusal relocation sealed
-            relocation_event abort_reason relocation_refusal relayed lost_reason] {
-            target_kind,
-            target_id,
-            payload: d.payload.into(),
-            frames,
-            frame_count,
-            detail: d.detail.into(),
-            has_origin: origin.is_some(),
-            origin_id: origin_id.unwrap_or_default(),
-            origin_object_generation: origin.map_or(0, |o| o.object_generation.get()),
-            session: d.session.as_ref().map(Into::into).unwrap_or_default(),
-            binding_route: d.binding_route.as_ref().map(Into::into).unwrap_or_default(),
-            peer: d.peer.as_ref().map(Into::into).unwrap_or_default(),
-            delivery_count: d.attached.deliver.len(),
-            session_delivery_count: d.attached.session.len(),
+impl From<Operation> for zlink_operation {
+    fn from(op: Operation) -> Self {
+        let private_ = Box::into_raw(Box::new(zlink_operation_private(op)));
+        // SAFETY: just made; the views point into it, which lives (and is
+        // not changed) until `release`.
+        let op = unsafe { &(*private_).0 };
+        zlink_operation {
+            operation_id: op.operation_id.get(),
+            kind: op.target.kind().into(),
+            id: view(op.target.id().as_bytes()),
+            payload: view(&op.payload),
+            is_request: op.reply_route.is_some(),
             private_,
-        }}
+        }
     }
+}
+
+impl zlink_operation {
+    /// The operation, unless released.
+    fn get(&self) -> Option<&Operation> {
+        // SAFETY: NULL or the box `From<Operation>` made, alive until
+        // `release` (a library-filled struct).
+        unsafe { self.private_.as_ref() }.map(|p| &p.0)
+    }
+
+    /// A copy of its own.
+    pub(crate) fn dup(&self) -> Self {
+        self.get().map_or_else(
+            || zlink_operation {
+                id: view(&[]),
+                payload: view(&[]),
+                private_: std::ptr::null_mut(),
+                ..*self
+            },
+            |op| op.clone().into(),
+        )
+    }
+}
+
+impl Owned for zlink_operation {
+    unsafe fn release(this: *mut Self) {
+        // SAFETY: NULL or the box `From<Operation>` made, released once (the
+        // caller's contract); the views into it go with it.
+        unsafe {
+            let private_ = (*this).private_;
+            if !private_.is_null() {
+                drop(Box::from_raw(private_));
+            }
+            (*this).private_ = std::ptr::null_mut();
+            (*this).id = view(&[]);
+            (*this).payload = view(&[]);
+        }
+    }
+}
+
+/// What identifies a `RELAY`'s notification, for `zlink_notice_settled`
+/// (through the decision that holds it). Library-private; do not touch.
+#[repr(C)]
+#[derive(Debug)]
+pub struct zlink_notice_token {
+    /// Library-private; do not touch.
+    pub private_: *mut zlink_notice_token_private,
+}
+
+/// The token itself (library-private).
+pub struct zlink_notice_token_private(NoticeToken);
+
+impl From<NoticeToken> for zlink_notice_token {
+    fn from(token: NoticeToken) -> Self {
+        let private_ = Box::into_raw(Box::new(zlink_notice_token_private(token)));
+        zlink_notice_token { private_ }
+    }
+}
+
+impl Owned for zlink_notice_token {
+    unsafe fn release(this: *mut Self) {
+        // SAFETY: NULL or the box `From<NoticeToken>` made, released once
+        // (the caller's contract).
+        unsafe {
+            let private_ = (*this).private_;
+            if !private_.is_null() {
+                drop(Box::from_raw(private_));
+            }
+            (*this).private_ = std::ptr::null_mut();
+        }
+    }
+}
+
+impl From<zlink_core::Inbound> for zlink_decision {
+    fn from(d: zlink_core::Inbound) -> Self {
+        surface::Inbound::from(d).into()
+    }
+}
+
+/// The `n` items at `p`.
+///
+/// # Safety
+/// `p` is NULL (then `n` is 0) or points to `n` items that live for `'a`.
+unsafe fn items<'a, T>(p: *const T, n: usize) -> &'a [T] {
+    if p.is_null() {
+        return &[];
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts(p, n) }
+}
+
+/// The decision at `d`, if this library filled it in and has not freed it.
+///
+/// # Safety
+/// `d` is NULL (an error) or a library-filled decision.
+unsafe fn decision<'a>(d: *const zlink_decision) -> FfiResult<Option<&'a zlink_decision>> {
+    if d.is_null() {
+        return Err(missing("decision"));
+    }
+    // SAFETY: a library-filled decision (the caller's contract).
+    Ok(unsafe { zlink_decision::checked(d) })
+}
+
+/// The operation of a `DELIVER` decision not yet freed, if `d` is one.
+///
+/// # Safety
+/// As [`decision`].
+pub(crate) unsafe fn delivered<'a>(d: *const zlink_decision) -> FfiResult<Option<&'a Operation>> {
+    // SAFETY: the caller's contract.
+    Ok(match unsafe { decision(d) }? {
+        Some(zlink_decision::Deliver(x)) => x.operation.get(),
+        _ => None,
+    })
+}
+
+/// A `RELOCATION` decision's work, in order: its operations as `DELIVER`
+/// decisions, then its session relays as `SESSION_DELIVER` ones (copies).
+///
+/// # Safety
+/// As [`decision`].
+pub(crate) unsafe fn relocation_work(d: *const zlink_decision) -> FfiResult<Vec<zlink_decision>> {
+    // SAFETY: the caller's contract.
+    let Some(zlink_decision::Relocation(r)) = unsafe { decision(d) }? else {
+        return Err(Error::input(
+            ErrorKind::NotARelocation,
+            "the decision is not a RELOCATION decision (or was freed)",
+        ));
+    };
+    // SAFETY: arrays from `array`, alive until the decision is freed.
+    let (ops, relays) = unsafe {
+        (
+            items(r.deliver, r.deliver_count),
+            items(r.session, r.session_count),
+        )
+    };
+    let ops = ops.iter().map(|x| zlink_decision::Deliver(x.dup()));
+    let relays = relays
+        .iter()
+        .map(|x| zlink_decision::SessionDeliver(x.dup()));
+    Ok(ops.chain(relays).collect())
 }
 
 entry! {
     /// Decides what to do with one inbound frame of `len` bytes that arrived on
     /// the host's connection to node `from` (its routing ID). Reads local state
     /// only: never the store, never blocks. An undecodable frame is not an
-    /// error: it is a `ZLINK_DECISION_KIND_DROPPED` decision; a frame whose
-    /// sender is not `from` is a `ZLINK_DECISION_KIND_FOREIGN_SENDER` one.
+    /// error: it is a `ZLINK_DECISION_DROPPED` decision; a frame whose
+    /// sender is not `from` is a `ZLINK_DECISION_FOREIGN_SENDER` one.
     ///
     /// # Safety
     /// `bytes` points to `len` readable bytes (NULL allowed when 0); `out` is
@@ -499,66 +597,44 @@ entry! {
 }
 
 exported! {
-    /// Frees everything a decision holds and zeroes its pointers; a second
-    /// free is a no-op. NULL is a no-op.
+    /// Frees everything a decision holds and sets its `tag` to 0; a second
+    /// free is a no-op, as is NULL or a zeroed decision.
     ///
     /// # Safety
-    /// `decision` is NULL or a decision this library filled in.
+    /// `decision` is NULL, zeroed or a decision this library filled in.
     ///
     /// Thread-safety: any thread; the decision is not shared state.
     fn zlink_decision_free(decision: *mut zlink_decision) {
         if decision.is_null() {
             return;
         }
-        // Fields are reached one by one through the pointer, so that no enum
-        // field the caller may have overwritten is ever read.
-        // SAFETY: `decision` is a library-filled decision (the caller's
-        // contract); each owned field is released once and then zeroed.
+        // SAFETY: a library-filled decision (the caller's contract): its
+        // member is released once, then its tag is no kind's.
         unsafe {
-            (*decision).target_id.release();
-            (*decision).payload.release();
-            (*decision).detail.release();
-            (*decision).origin_id.release();
-            let (frames, count) = (&raw mut (*decision).frames, &raw mut (*decision).frame_count);
-            release_array(frames, count, |f| release_outbound(f));
-            let private = addr_of_mut!((*decision).private_).read();
-            if !private.is_null() {
-                drop(Box::from_raw(private));
-            }
-            addr_of_mut!((*decision).private_).write(std::ptr::null_mut());
+            zlink_decision::release(decision);
+            decision.cast::<u32>().write(0);
         }
     }
 }
 
-/// What a decision carries for the host to hand back, if it is of `kind`.
-///
-/// # Safety
-/// `decision` is NULL or a library-filled decision not yet freed.
-pub(crate) unsafe fn attached<'a>(
-    decision: *const zlink_decision,
-    kind: DecisionKind,
-) -> FfiResult<Option<&'a Attached>> {
-    if decision.is_null() {
-        return Err(missing("decision"));
-    }
-    // SAFETY: a library-filled decision (the caller's contract); only the
-    // private pointer is read, NULL or the box `From<Decision>` made, alive
-    // until the decision is freed.
-    let private = unsafe { addr_of!((*decision).private_).read().as_ref() };
-    Ok(private.filter(|p| p.kind == kind).map(|p| &p.attached))
-}
-
 entry! {
-    /// Reports whether the command 50 notification of a Relay decision
-    /// (`has_notice`) was sent, so the relayer's dedup registry can let a later
-    /// relay try again after a failure.
+    /// Reports whether the command 50 notification of a `RELAY` decision
+    /// (`relay.notice`) was sent, so the relayer's dedup registry can let a
+    /// later relay try again after a failure.
     ///
     /// # Safety
     /// `decision` is a decision this library filled in, not yet freed.
     fn zlink_notice_settled(rt: *const zlink_runtime, decision: *const zlink_decision, sent: bool) {
         // SAFETY: the caller's contract on `decision`.
-        let attached = unsafe { attached(decision, DecisionKind::Relay) }?;
-        let token = attached.and_then(|a| a.notice.as_ref());
+        let token = match unsafe { self::decision(decision) }? {
+            // SAFETY: NULL or the box `boxed` made, alive until the
+            // decision is freed.
+            Some(zlink_decision::Relay(r)) => unsafe { r.notice.as_ref() }
+                // SAFETY: as above, for the token's box.
+                .and_then(|n| unsafe { n.token.private_.as_ref() })
+                .map(|t| &t.0),
+            _ => None,
+        };
         runtime_in(rt)?.notice_settled(token, sent)
     }
 }
@@ -569,7 +645,8 @@ pub const ZLINK_MAX_ERROR_MESSAGE_BYTES: usize = 4096;
 const _: () = assert!(ZLINK_MAX_ERROR_MESSAGE_BYTES == zlink_core::wire::MAX_ERROR_MESSAGE_BYTES);
 
 entry! {
-    /// Answers a delivered request (a Deliver decision with `is_request`) with
+    /// Answers a delivered request (a `DELIVER` decision whose
+    /// `deliver.operation.is_request`) with
     /// `payload`, on the request's reply route: no lookup of the requester.
     /// `*out` receives the reply frame and its destination.
     ///
@@ -580,26 +657,25 @@ entry! {
     fn zlink_reply(rt: *const zlink_runtime, delivered: *const zlink_decision, payload: *const u8,
         payload_len: usize) -> out: *mut zlink_outbound {
         // SAFETY: the caller's contract on `delivered`.
-        let attached = unsafe { attached(delivered, DecisionKind::Deliver) }?;
+        let op = unsafe { self::delivered(delivered) }?;
         let payload = bytes_in!(payload, payload_len, "payload")?;
-        let op = attached.and_then(|a| a.operation.as_ref());
         runtime_in(rt)?.reply(op, Some(payload), None::<(_, _, &str)>)?
     }
 
     /// Answers a delivered request with a structured error instead of a
     /// payload: `kind` (a `zlink_reply_error_kind`, not NONE), an application
     /// `code` and a UTF-8 `message` of at most `ZLINK_MAX_ERROR_MESSAGE_BYTES`
-    /// (NULL allowed when 0). The requester completes with
-    /// `ZLINK_OUTCOME_ERROR` / `ZLINK_FAILURE_REPLIED` carrying them.
+    /// (NULL allowed when 0). The requester completes with a
+    /// `ZLINK_OUTCOME_ERROR` outcome carrying them (its `kind` the error
+    /// kind's name, "Handler" or "Decode").
     ///
     /// # Safety
     /// As `zlink_reply`, with `message` pointing to `message_len` bytes.
     fn zlink_reply_error(rt: *const zlink_runtime, delivered: *const zlink_decision, kind: u32,
         code: u32, message: *const u8, message_len: usize) -> out: *mut zlink_outbound {
         // SAFETY: the caller's contract on `delivered`.
-        let attached = unsafe { attached(delivered, DecisionKind::Deliver) }?;
+        let op = unsafe { self::delivered(delivered) }?;
         let message = bytes_in!(message, message_len, "error message")?;
-        let op = attached.and_then(|a| a.operation.as_ref());
         runtime_in(rt)?.reply(op, None, Some((kind.get()?, code, message)))?
     }
 }
@@ -664,15 +740,16 @@ entry! {
 
     /// Runs every deadline due at `now_ns` (from `zlink_now`): `*out` receives
     /// the decisions, in the form `zlink_on_frame` uses: `COMPLETED`
-    /// (`ZLINK_OUTCOME_TIMEOUT`) per request past its deadline, `SESSION`
-    /// `CLOSED` per Session closed by the seal timeout followed by a `SEND` of
-    /// its disconnect notifications, `SESSION` `BIND_REFUSED` (`TIMEOUT`) per
-    /// bind past `session_bind_timeout_ms`, a `SEND` of the refusals an
+    /// (`ZLINK_OUTCOME_TIMEOUT`) per request past its deadline,
+    /// `SESSION_CLOSED` per Session closed by the seal timeout followed by a
+    /// `SEND` of its disconnect notifications, `BIND_REFUSED`
+    /// (`ZLINK_BIND_REFUSAL_TIMEOUT`) per bind past
+    /// `session_bind_timeout_ms`, a `SEND` of the refusals an
     /// Actor owner gives parked rebinds, and a `RELOCATION` decision per
     /// relocation step due: on a source that heard no relay-ready `ABORTING`
     /// (`ZLINK_ABORT_REASON_TIMEOUT`, the target is told), and if the target
     /// does not confirm either, `ABORTED` once the store is fenced (the work
-    /// to run again in `zlink_relocation_deliveries`); on a source that heard
+    /// to run again in its `deliver`); on a source that heard
     /// no commit `FAILED`; on a target whose host did not restore `ABORTED`;
     /// on a target 1000 ms after relay-ready the owner CAS (`COMMITTED`,
     /// `COMMIT_RETRY` or `FAILED`). Calling it early does nothing.

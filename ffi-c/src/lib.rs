@@ -1,8 +1,9 @@
 //! The C ABI of the zlink routing core (DESIGN §6): `libzlink.{so,a}` and
 //! `include/zlink.h`, generated from this crate (and the enums of
 //! zlink-bridge) by cbindgen. It is a thin translation of zlink-bridge:
-//! every input rule, error kind, flattened result, counter name, the log
-//! queue and the fork rule live there.
+//! every input rule, error kind, result, counter name, the log queue and
+//! the fork rule live there; the decisions' C structs (`decisions.rs`) are
+//! generated from its surface schema by `zlink-schema`.
 //!
 //! The conventions every function follows (the result code, out-parameters
 //! written only on success, the optional error out-parameter, checked
@@ -147,6 +148,7 @@ macro_rules! text_in {
     };
 }
 
+mod decisions;
 mod frames;
 mod log;
 mod peer;
@@ -159,6 +161,7 @@ mod wire;
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+pub use decisions::*;
 pub use frames::*;
 pub use log::*;
 pub use peer::*;
@@ -171,12 +174,10 @@ pub use zlink_bridge::Code as zlink_result;
 /// The C names of the bridge's enums, for Rust users of this crate.
 pub use zlink_bridge::codes::{
     AbortReason as zlink_abort_reason, AuthorityState as zlink_authority_state,
-    BindRefusal as zlink_bind_refusal, DecisionKind as zlink_decision_kind,
-    Failure as zlink_failure, Liveness as zlink_liveness, LogLevel as zlink_log_level,
-    ObjectKind as zlink_object_kind, Outcome as zlink_outcome, RelayKind as zlink_relay_kind,
-    RelocationEvent as zlink_relocation_event, RelocationRefusal as zlink_relocation_refusal,
-    ReplyErrorKind as zlink_reply_error_kind, ResolutionTag as zlink_resolution_tag,
-    SentTag as zlink_sent_tag, SessionEvent as zlink_session_event,
+    BindRefusal as zlink_bind_refusal, Failure as zlink_failure, Liveness as zlink_liveness,
+    LogLevel as zlink_log_level, ObjectKind as zlink_object_kind, RelayKind as zlink_relay_kind,
+    RelocationRefusal as zlink_relocation_refusal, ReplyErrorKind as zlink_reply_error_kind,
+    ResolutionTag as zlink_resolution_tag, SentTag as zlink_sent_tag,
     SessionRefusal as zlink_session_refusal, SessionSentTag as zlink_session_sent_tag,
     StoreError as zlink_store_error, UnavailableReason as zlink_unavailable_reason,
 };
@@ -189,6 +190,11 @@ pub const ZLINK_VERSION_MAJOR: u32 = 0;
 pub const ZLINK_VERSION_MINOR: u32 = 1;
 /// Patch version of this library.
 pub const ZLINK_VERSION_PATCH: u32 = 0;
+
+/// The version of the C ABI this header describes: it changes with every
+/// change a C host must be rebuilt for (docs/c.md lists them). A host
+/// compares it with `zlink_abi_version()`, the loaded library's.
+pub const ZLINK_ABI_VERSION: u32 = 2;
 
 /// Longest text a NUL-terminated input (mesh name, store URL) may have, in
 /// bytes; longer is `ZLINK_RESULT_TOO_LONG`.
@@ -268,6 +274,13 @@ pub extern "C" fn zlink_version() -> *const c_char {
             Err(_) => panic!("the package version has no NUL"),
         };
     VERSION.as_ptr()
+}
+
+/// The `ZLINK_ABI_VERSION` the loaded library was built with: a host built
+/// against another header must not use it.
+#[unsafe(no_mangle)]
+pub extern "C" fn zlink_abi_version() -> u32 {
+    ZLINK_ABI_VERSION
 }
 
 /// A static NUL-terminated description of a `zlink_result` code (never

@@ -9,7 +9,8 @@ use std::ptr::addr_of_mut;
 use zlink_bridge::codes::Liveness;
 use zlink_core::{PeerDescriptor, PeerIntent, PeerReplacement};
 
-use crate::frames::{zlink_bytes, zlink_decision};
+use crate::decisions::zlink_decision;
+use crate::frames::zlink_bytes;
 use crate::runtime::{runtime_in, zlink_runtime};
 
 /// An object-peer descriptor: the four values a transport handshake must
@@ -234,7 +235,7 @@ entry! {
     /// connection at `endpoint`: the connection must carry an installed
     /// descriptor and be open with its routing ID, and an operation its sender
     /// started must name the descriptor's lifecycle generation; otherwise the
-    /// decision is `ZLINK_DECISION_KIND_PEER_REFUSED`.
+    /// decision is `ZLINK_DECISION_PEER_REFUSED`.
     ///
     /// # Safety
     /// `endpoint` is NUL-terminated; `bytes` points to `len` readable bytes

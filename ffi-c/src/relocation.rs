@@ -4,16 +4,16 @@
 //! (`zlink_begin_relocation`), restores it on the target
 //! (`zlink_relocation_restored`) or gives up before relay-ready
 //! (`zlink_abort_relocation`); every step comes back as a
-//! `ZLINK_DECISION_KIND_RELOCATION` decision from `zlink_on_frame` or
+//! `ZLINK_DECISION_RELOCATION` decision from `zlink_on_frame` or
 //! `zlink_on_timeout`.
 
 use zlink_bridge::args::missing;
-use zlink_bridge::codes::DecisionKind;
 use zlink_bridge::{Error, ErrorKind};
 use zlink_core::wire::Operation;
 
 use crate::FfiResult;
-use crate::frames::{attached, zlink_decision, zlink_decision_list, zlink_outbound_list};
+use crate::decisions::zlink_decision;
+use crate::frames::{delivered, relocation_work, zlink_decision_list, zlink_outbound_list};
 use crate::runtime::{runtime_in, zlink_runtime};
 
 /// A relocation begun on the source by `zlink_begin_relocation`. Free
@@ -50,8 +50,8 @@ unsafe fn saved_in(saved: *const *const zlink_decision, count: usize) -> FfiResu
             return Err(missing(&format!("saved[{i}]")));
         }
         // SAFETY: a library-filled decision (the caller's contract).
-        let attached = unsafe { attached(*d, DecisionKind::Deliver) }?;
-        attached.and_then(|a| a.operation.clone()).ok_or_else(|| {
+        let op = unsafe { delivered(*d) }?;
+        op.cloned().ok_or_else(|| {
             Error::input(
                 ErrorKind::NotADelivery,
                 format!("saved[{i}] is not a DELIVER decision (or was freed)"),
@@ -152,14 +152,14 @@ entry! {
     }
 
     /// What a `RELOCATION` decision asks the host to hand the object, in
-    /// order: `*out` receives its `delivery_count` operations as `DELIVER`
-    /// decisions, then its `session_delivery_count` session relays as
+    /// order, as decisions of their own: `*out` receives its `deliver`
+    /// operations as `DELIVER` decisions, then its `session` relays as
     /// `SESSION_DELIVER` decisions, each usable like one from `zlink_on_frame`
     /// (a `DELIVER` with `zlink_reply`, or saved again by
     /// `zlink_begin_relocation`). They are copies: free the list with
     /// `zlink_decision_list_free` and the relocation decision with
     /// `zlink_decision_free`, in any order. `ZLINK_RESULT_INVALID_ARGUMENT`
-    /// for another kind of decision.
+    /// for another kind of decision (or a freed one).
     ///
     /// # Safety
     /// `decision` is a decision this library filled in, not yet freed; `out`
@@ -169,13 +169,6 @@ entry! {
     fn zlink_relocation_deliveries(decision: *const zlink_decision)
         -> out: *mut zlink_decision_list {
         // SAFETY: a library-filled decision (the caller's contract).
-        let attached = unsafe { attached(decision, DecisionKind::Relocation) }?;
-        let attached = attached.ok_or_else(|| {
-            Error::input(
-                ErrorKind::NotARelocation,
-                "the decision is not a RELOCATION decision (or was freed)",
-            )
-        })?;
-        attached.deliveries()
+        unsafe { relocation_work(decision) }?
     }
 }

@@ -415,8 +415,9 @@ fn cached(
     core.lookup_cached(kind, id)
 }
 
-/// One object ID of a batch: `len` bytes of UTF-8 at `ptr` (no NUL
-/// needed), as the single calls take `(id, id_len)`.
+/// Bytes lent, `len` at `ptr` (no NUL needed): one object ID of a batch,
+/// as the single calls take `(id, id_len)`, or the ID and payload a
+/// delivered `zlink_operation` lends.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct zlink_str {

@@ -366,6 +366,22 @@ c_struct! {
     zlink_route_end = RouteEnd { node fence }
 }
 
+impl From<zlink_bridge::surface::NodeRef> for zlink_node {
+    fn from(n: zlink_bridge::surface::NodeRef) -> Self {
+        // A mesh name has at most 23 bytes; the rest stays NUL.
+        let mut mesh = [0; ZLINK_MESH_NAME_CAPACITY];
+        let name = n.mesh.bytes().take(MAX_MESH_NAME_BYTES);
+        mesh.iter_mut()
+            .zip(name)
+            .for_each(|(c, b)| *c = b as c_char);
+        zlink_node {
+            mesh,
+            rid: n.rid,
+            generation: n.generation,
+        }
+    }
+}
+
 impl From<&ReadyRoute> for zlink_ready_route {
     #[inline]
     fn from(r: &ReadyRoute) -> Self {

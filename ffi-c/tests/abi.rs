@@ -1,5 +1,6 @@
-//! The C ABI seen from Rust: versions, result texts, the wire codec, and
-//! the counters' struct against the bridge's one list.
+//! The C ABI seen from Rust: versions, result texts, the wire codec, the
+//! decisions' tagged union, and the counters' struct against the bridge's
+//! one list.
 
 use std::ffi::{CStr, c_char};
 
@@ -15,6 +16,51 @@ fn version_constants_follow_the_package_version() {
     // SAFETY: `zlink_version` returns a static NUL-terminated string.
     let v = unsafe { CStr::from_ptr(zlink_version()) };
     assert_eq!(v.to_str().expect("utf-8"), env!("CARGO_PKG_VERSION"));
+}
+
+#[test]
+fn the_abi_version_is_the_headers() {
+    assert_eq!(zlink_abi_version(), ZLINK_ABI_VERSION);
+    let header = include_str!("../../include/zlink.h");
+    let line = format!("#define ZLINK_ABI_VERSION {ZLINK_ABI_VERSION}\n");
+    assert!(header.contains(&line), "{line}");
+}
+
+#[test]
+fn a_decision_is_a_tagged_union_freed_once() {
+    let identity = zlink_node_identity {
+        mesh: c"m".as_ptr(),
+        rid: 1,
+        generation: 1,
+        lease: 1,
+    };
+    let none = std::ptr::null_mut::<*mut zlink_error>();
+    let mut rt: *mut zlink_runtime = std::ptr::null_mut();
+    let mut d = std::mem::MaybeUninit::<zlink_decision>::uninit();
+    // SAFETY: a valid identity, NULL for the defaults, writable outs; the
+    // decision is read once written, freed twice (the second a no-op),
+    // then only its tag read; the runtime is freed once.
+    unsafe {
+        let (config, store, clock) = (std::ptr::null(), std::ptr::null(), std::ptr::null());
+        let made = zlink_runtime_new(&identity, config, store, clock, &mut rt, none);
+        assert_eq!(made, zlink_result::Ok);
+        let frame = b"garbage";
+        let r = zlink_on_frame(rt, 2, frame.as_ptr(), frame.len(), d.as_mut_ptr(), none);
+        assert_eq!(r, zlink_result::Ok);
+        let dropped = match d.assume_init_ref() {
+            zlink_decision::Dropped(x) => x,
+            other => panic!("{other:?}"),
+        };
+        let kind = std::slice::from_raw_parts(dropped.kind.data, dropped.kind.len);
+        assert_eq!(kind, b"BadMagic");
+        assert_eq!(d.as_ptr().cast::<u32>().read(), 8); // the tag comes first
+        let member = std::ptr::from_ref(dropped).cast::<u8>();
+        assert_eq!(member.offset_from(d.as_ptr().cast::<u8>()), 8); // then the union
+        zlink_decision_free(d.as_mut_ptr());
+        assert_eq!(d.as_ptr().cast::<u32>().read(), 0);
+        zlink_decision_free(d.as_mut_ptr());
+        assert_eq!(zlink_runtime_free(rt, none), zlink_result::Ok);
+    }
 }
 
 #[test]

@@ -165,18 +165,24 @@ static void carry_all(const zlink_outbound *frames, size_t n) {
 
 /* -- decisions ----------------------------------------------------------- */
 
-static bool is_actor(const zlink_bytes *id) {
-    return id->len == strlen(actor.id) && memcmp(id->data, actor.id, id->len) == 0;
+/* Bytes a decision owns, seen as the bytes it lends. */
+static zlink_str view(const zlink_bytes *b) {
+    zlink_str s = {b->data, b->len};
+    return s;
 }
 
-static bool record(const zlink_bytes *id, const zlink_bytes *payload) {
+static bool is_actor(zlink_str id) {
+    return id.len == strlen(actor.id) && memcmp(id.ptr, actor.id, id.len) == 0;
+}
+
+static bool record(zlink_str id, zlink_str payload) {
     if (!is_actor(id) || !actor.live) {
         stray++;
-        error_note("delivered %.*s for %.*s, which does not run here", (int)payload->len,
-                   (const char *)payload->data, (int)id->len, (const char *)id->data);
+        error_note("delivered %.*s for %.*s, which does not run here", (int)payload.len,
+                   (const char *)payload.ptr, (int)id.len, (const char *)id.ptr);
         return false;
     }
-    strs_push(&actor.seen, (const char *)payload->data, payload->len);
+    strs_push(&actor.seen, (const char *)payload.ptr, payload.len);
     delivered++;
     return true;
 }
@@ -192,9 +198,10 @@ static void count_reply(const char *payload) {
 
 /* An operation for the Actor: it records the payload and answers a request. */
 static void receive(const zlink_decision *d) {
-    if (!record(&d->target_id, &d->payload) || !d->is_request) return;
+    const zlink_operation *op = &d->deliver.operation;
+    if (!record(op->id, op->payload) || !op->is_request) return;
     char re[128];
-    int n = snprintf(re, sizeof re, "re:%.*s", (int)d->payload.len, (const char *)d->payload.data);
+    int n = snprintf(re, sizeof re, "re:%.*s", (int)op->payload.len, (const char *)op->payload.ptr);
     zlink_outbound reply;
     zlink_error *err = NULL;
     if (ok(zlink_reply(rt, d, (const uint8_t *)re, (size_t)n, &reply, &err), err, "reply")) {
@@ -207,7 +214,7 @@ static void receive(const zlink_decision *d) {
 static void tick(void);
 static void handle(const zlink_decision *d);
 
-static const char *relocation_event_name(zlink_relocation_event e) {
+static const char *relocation_event_name(uint32_t e) {
     static const char *names[] = {"None", "Restore", "Cutover", "Committed", "HandedOff", "Aborted",
                                   "Failed", "CommitRetry", "Ignored", "Aborting", "CommitDue"};
     return e < sizeof names / sizeof *names ? names[e] : "?";
@@ -215,87 +222,104 @@ static const char *relocation_event_name(zlink_relocation_event e) {
 
 /* A relocation step: restore on the target, drop on the source, deliver what it hands over. */
 static void relocation(const zlink_decision *d) {
-    zlink_relocation_event e = d->relocation_event;
+    const zlink_relocation *step = &d->relocation;
+    uint32_t e = step->event.tag;
+    /* Every event starts with the relocation's identity, at the same place. */
+    const zlink_relocation_identity *moved = &step->event.restore.identity;
     const char *ev = relocation_event_name(e);
     strs_push(&events, ev, strlen(ev));
     zlink_error *err = NULL;
     if (e == ZLINK_RELOCATION_EVENT_RESTORE) {
-        snprintf(actor.id, sizeof actor.id, "%.*s", (int)d->target_id.len, (const char *)d->target_id.data);
+        snprintf(actor.id, sizeof actor.id, "%.*s", (int)moved->id.len, (const char *)moved->id.data);
         actor.present = true;
         strs_clear(&actor.seen);
-        const char *s = (const char *)d->payload.data;
-        for (size_t start = 0, i = 0; i <= d->payload.len && d->payload.len > 0; i++) {
-            if (i == d->payload.len || s[i] == '\n') {
+        const zlink_bytes *state = &step->event.restore.state;
+        const char *s = (const char *)state->data;
+        for (size_t start = 0, i = 0; i <= state->len && state->len > 0; i++) {
+            if (i == state->len || s[i] == '\n') {
                 strs_push(&actor.seen, s + start, i - start);
                 start = i + 1;
             }
         }
         zlink_outbound_list ready;
-        if (ok(zlink_relocation_restored(rt, d->target_kind, d->target_id.data, d->target_id.len, &ready, &err),
+        if (ok(zlink_relocation_restored(rt, moved->kind, moved->id.data, moved->id.len, &ready, &err),
                err, "relocation_restored")) {
             carry_all(ready.items, ready.count);
             zlink_outbound_list_free(&ready);
         }
     } else if ((e == ZLINK_RELOCATION_EVENT_COMMITTED || e == ZLINK_RELOCATION_EVENT_ABORTED) &&
-               actor.present && is_actor(&d->target_id)) {
+               actor.present && is_actor(view(&moved->id))) {
         actor.live = true;
     } else if ((e == ZLINK_RELOCATION_EVENT_HANDED_OFF || e == ZLINK_RELOCATION_EVENT_FAILED) &&
-               is_actor(&d->target_id)) {
+               is_actor(view(&moved->id))) {
         actor.live = actor.present = false;
         strs_clear(&actor.seen);
     }
-    if (d->delivery_count + d->session_delivery_count > 0) {
+    /* The work it hands over, in order: operations (answered like any
+     * other: zlink_relocation_deliveries makes them decisions), then
+     * session relays. */
+    if (step->deliver_count + step->session_count > 0) {
         zlink_decision_list work;
         if (ok(zlink_relocation_deliveries(d, &work, &err), err, "relocation_deliveries")) {
             for (size_t i = 0; i < work.count; i++) handle(&work.items[i]);
             zlink_decision_list_free(&work);
         }
     }
-    carry_all(d->frames, d->frame_count);
+    carry_all(step->send, step->send_count);
     if (e == ZLINK_RELOCATION_EVENT_COMMIT_DUE) tick();
-    if (e == ZLINK_RELOCATION_EVENT_ABORTING || e == ZLINK_RELOCATION_EVENT_ABORTED ||
-        e == ZLINK_RELOCATION_EVENT_FAILED)
-        error_note("relocation %s (reason %u)", ev, d->abort_reason);
+    if (e == ZLINK_RELOCATION_EVENT_ABORTING)
+        error_note("relocation %s (reason %u)", ev, step->event.aborting.reason);
+    if (e == ZLINK_RELOCATION_EVENT_ABORTED)
+        error_note("relocation %s (reason %u)", ev, step->event.aborted.reason);
+    if (e == ZLINK_RELOCATION_EVENT_FAILED)
+        error_note("relocation %s (reason %u)", ev, step->event.failed.reason);
 }
 
 static void completed(const zlink_decision *d) {
+    const zlink_completion *c = &d->completed.completion;
     for (size_t i = 0; i < request_count; i++) {
         request *r = &requests[i];
-        if (r->correlation != d->correlation) continue;
+        if (r->correlation != c->correlation) continue;
         char want[80];
         int n = snprintf(want, sizeof want, "re:%s", r->payload);
+        const zlink_bytes *reply = &c->outcome.reply.payload;
         r->outcomes++;
-        r->replied_right = d->outcome == ZLINK_OUTCOME_REPLY && d->payload.len == (size_t)n &&
-                           memcmp(d->payload.data, want, (size_t)n) == 0;
+        r->replied_right = c->outcome.tag == ZLINK_OUTCOME_REPLY && reply->len == (size_t)n &&
+                           memcmp(reply->data, want, (size_t)n) == 0;
         return;
     }
-    error_note("completion of unknown request %llu", (unsigned long long)d->correlation);
+    error_note("completion of unknown request %llu", (unsigned long long)c->correlation);
 }
 
 /* Does what one decision says. */
 static void handle(const zlink_decision *d) {
     zlink_error *err = NULL;
-    switch (d->kind) {
-    case ZLINK_DECISION_KIND_DELIVER: receive(d); break;
-    case ZLINK_DECISION_KIND_RELAY:
+    switch (d->tag) {
+    case ZLINK_DECISION_DELIVER: receive(d); break;
+    case ZLINK_DECISION_RELAY:
         relayed++;
-        carry(&d->frames[0]);
-        if (d->has_notice) ok(zlink_notice_settled(rt, d, carry(&d->frames[1]), &err), err, "notice_settled");
+        carry(&d->relay.forward);
+        if (d->relay.notice != NULL)
+            ok(zlink_notice_settled(rt, d, carry(&d->relay.notice->outbound), &err), err, "notice_settled");
         break;
-    case ZLINK_DECISION_KIND_REJECT:
-    case ZLINK_DECISION_KIND_SEND: carry_all(d->frames, d->frame_count); break;
-    case ZLINK_DECISION_KIND_COMPLETED: completed(d); break;
-    case ZLINK_DECISION_KIND_SESSION_DELIVER:
-        if (d->relay_kind == ZLINK_RELAY_KIND_MESSAGE) record(&d->target_id, &d->payload);
+    case ZLINK_DECISION_REJECT: carry(&d->reject.outbound); break;
+    case ZLINK_DECISION_SEND: carry_all(d->send.outbounds, d->send.outbounds_count); break;
+    case ZLINK_DECISION_COMPLETED: completed(d); break;
+    case ZLINK_DECISION_SESSION_DELIVER:
+        if (d->session_deliver.relay_kind == ZLINK_RELAY_KIND_MESSAGE)
+            record(view(&d->session_deliver.actor), view(&d->session_deliver.payload));
         break;
-    case ZLINK_DECISION_KIND_ROUTE_REFRESHED: notices++; break;
-    case ZLINK_DECISION_KIND_RELOCATION: relocation(d); break;
-    case ZLINK_DECISION_KIND_HELD: held++; break;
-    case ZLINK_DECISION_KIND_SESSION:
-        if (d->session_event == ZLINK_SESSION_EVENT_BOUND || d->session_event == ZLINK_SESSION_EVENT_SEALED) break;
-        error_note("session event %u", d->session_event);
-        break;
-    default: error_note("decision kind %u", d->kind);
+    case ZLINK_DECISION_ROUTE_REFRESHED: notices++; break;
+    case ZLINK_DECISION_RELOCATION: relocation(d); break;
+    case ZLINK_DECISION_HELD: held++; break;
+    case ZLINK_DECISION_BOUND:
+    case ZLINK_DECISION_SEALED: break;
+    case ZLINK_DECISION_BIND_REFUSED:
+    case ZLINK_DECISION_PUSHED:
+    case ZLINK_DECISION_RELAY_REFUSED:
+    case ZLINK_DECISION_SESSION_CLOSED:
+    case ZLINK_DECISION_IGNORED: error_note("session event %u", d->tag); break;
+    default: error_note("decision kind %u", d->tag);
     }
 }
 

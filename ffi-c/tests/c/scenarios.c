@@ -112,7 +112,7 @@ typedef struct {
 
 typedef struct {
     uint64_t op;
-    zlink_outcome outcome;
+    uint32_t outcome; /* a zlink_outcome's tag */
     zlink_failure failure;
     zlink_unavailable_reason reason;
     uint8_t *payload; /* Reply: a copy of the answer */
@@ -255,20 +255,21 @@ static const char *reason_name(zlink_unavailable_reason r) {
     }
 }
 
-static const char *session_event_name(zlink_session_event e) {
-    switch (e) {
-    case ZLINK_SESSION_EVENT_BOUND: return "Bound";
-    case ZLINK_SESSION_EVENT_BIND_REFUSED: return "BindRefused";
-    case ZLINK_SESSION_EVENT_PUSHED: return "Pushed";
-    case ZLINK_SESSION_EVENT_RELAY_REFUSED: return "RelayRefused";
-    case ZLINK_SESSION_EVENT_SEALED: return "Sealed";
-    case ZLINK_SESSION_EVENT_CLOSED: return "Closed";
-    case ZLINK_SESSION_EVENT_IGNORED: return "Ignored";
-    default: return "Unknown";
+/* The scenarios' name of a Session-side decision, NULL for another kind. */
+static const char *session_event_name(uint32_t tag) {
+    switch (tag) {
+    case ZLINK_DECISION_BOUND: return "Bound";
+    case ZLINK_DECISION_BIND_REFUSED: return "BindRefused";
+    case ZLINK_DECISION_PUSHED: return "Pushed";
+    case ZLINK_DECISION_RELAY_REFUSED: return "RelayRefused";
+    case ZLINK_DECISION_SEALED: return "Sealed";
+    case ZLINK_DECISION_SESSION_CLOSED: return "Closed";
+    case ZLINK_DECISION_IGNORED: return "Ignored";
+    default: return NULL;
     }
 }
 
-static const char *relocation_event_name(zlink_relocation_event e) {
+static const char *relocation_event_name(uint32_t e) {
     switch (e) {
     case ZLINK_RELOCATION_EVENT_RESTORE: return "Restore";
     case ZLINK_RELOCATION_EVENT_CUTOVER: return "Cutover";
@@ -284,7 +285,7 @@ static const char *relocation_event_name(zlink_relocation_event e) {
     }
 }
 
-static const char *outcome_name(zlink_outcome o) {
+static const char *outcome_name(uint32_t o) {
     switch (o) {
     case ZLINK_OUTCOME_REPLY: return "Reply";
     case ZLINK_OUTCOME_ERROR: return "Error";
@@ -531,6 +532,9 @@ static int event(run_t *run, uint64_t at, const char *fmt, ...) {
     return VEC_PUSH(run, run->events, e);
 }
 
+/* Library bytes equal to the string `s`. */
+#define BYTES_IS(b, s) ((b).len == strlen(s) && memcmp((b).data, (s), (b).len) == 0)
+
 /* An object ID out of a decision (never a NULL pointer: the C API refuses
  * NULL IDs). */
 static const uint8_t *id_ptr(const zlink_bytes *b) {
@@ -540,16 +544,17 @@ static const uint8_t *id_ptr(const zlink_bytes *b) {
 /* A Deliver: recorded; a request is answered "re:" + payload if the host
  * replies. */
 static int deliver(run_t *run, uint64_t at, const zlink_decision *d) {
-    delivered_entry e = {d->operation_id, at};
+    const zlink_operation *op = &d->deliver.operation;
+    delivered_entry e = {op->operation_id, at};
     if (VEC_PUSH(run, run->delivered, e) != 0) return -1;
-    if (!run->reply || !d->is_request) return 0;
+    if (!run->reply || !op->is_request) return 0;
     zlink_runtime *rt;
     if (node_of(run, at, &rt) != 0) return -1;
-    size_t n = 3 + d->payload.len;
+    size_t n = 3 + op->payload.len;
     uint8_t *answer = malloc(n);
     if (answer == NULL) return failf(run, "out of memory");
     memcpy(answer, "re:", 3);
-    if (d->payload.len) memcpy(answer + 3, d->payload.data, d->payload.len);
+    if (op->payload.len) memcpy(answer + 3, op->payload.ptr, op->payload.len);
     zlink_outbound out;
     zlink_error *err = NULL;
     call_error ce;
@@ -577,26 +582,27 @@ static int relocation(run_t *run, uint64_t at, const zlink_decision *d) {
     int r = 0;
     for (size_t i = 0; r == 0 && i < list.count; i++) {
         const zlink_decision *x = &list.items[i];
-        if (x->kind == ZLINK_DECISION_KIND_DELIVER) {
+        if (x->tag == ZLINK_DECISION_DELIVER) {
             r = deliver(run, at, x);
-        } else if (x->kind == ZLINK_DECISION_KIND_SESSION_DELIVER) {
+        } else if (x->tag == ZLINK_DECISION_SESSION_DELIVER) {
             r = event(run, at, "SessionDeliver");
         } else {
             r = failf(run, "zlink_relocation_deliveries gave a decision of kind %u",
-                      (unsigned)x->kind);
+                      (unsigned)x->tag);
         }
     }
     zlink_decision_list_free(&list);
     if (r != 0) return -1;
-    if (post_all(run, at, d->frames, d->frame_count) != 0) return -1;
-    if (event(run, at, "Relocation.%s", relocation_event_name(d->relocation_event)) != 0)
-        return -1;
-    if (d->relocation_event != ZLINK_RELOCATION_EVENT_RESTORE) return 0;
+    const zlink_relocation *step = &d->relocation;
+    if (post_all(run, at, step->send, step->send_count) != 0) return -1;
+    if (event(run, at, "Relocation.%s", relocation_event_name(step->event.tag)) != 0) return -1;
+    if (step->event.tag != ZLINK_RELOCATION_EVENT_RESTORE) return 0;
+    const zlink_relocation_identity *moved = &step->event.restore.identity;
     if (strcmp(run->restore, "ready") == 0) {
         zlink_outbound_list frames;
         err = NULL;
-        if (take(zlink_relocation_restored(rt, d->target_kind, id_ptr(&d->target_id),
-                                           d->target_id.len, &frames, &err),
+        if (take(zlink_relocation_restored(rt, moved->kind, id_ptr(&moved->id), moved->id.len,
+                                           &frames, &err),
                  &err, &ce) != ZLINK_RESULT_OK)
             return fail_call(run, "relocation_restored", &ce);
         r = post_all(run, at, frames.items, frames.count);
@@ -606,8 +612,8 @@ static int relocation(run_t *run, uint64_t at, const zlink_decision *d) {
     if (strcmp(run->restore, "fail") == 0) {
         zlink_decision aborted;
         err = NULL;
-        if (take(zlink_abort_relocation(rt, d->target_kind, id_ptr(&d->target_id),
-                                        d->target_id.len, &aborted, &err),
+        if (take(zlink_abort_relocation(rt, moved->kind, id_ptr(&moved->id), moved->id.len,
+                                        &aborted, &err),
                  &err, &ce) != ZLINK_RESULT_OK)
             return fail_call(run, "abort_relocation", &ce);
         r = relocation(run, at, &aborted);
@@ -621,14 +627,12 @@ static int relocation(run_t *run, uint64_t at, const zlink_decision *d) {
 static int act(run_t *run, uint64_t at, const zlink_decision *d) {
     zlink_runtime *rt;
     if (node_of(run, at, &rt) != 0) return -1;
-    switch (d->kind) {
-    case ZLINK_DECISION_KIND_DELIVER: return deliver(run, at, d);
-    case ZLINK_DECISION_KIND_RELAY: {
-        if (d->frame_count < (d->has_notice ? 2u : 1u))
-            return failf(run, "a RELAY decision with %zu frames", d->frame_count);
-        if (post(run, at, &d->frames[0]) != 0) return -1;
-        if (d->has_notice) {
-            if (post(run, at, &d->frames[1]) != 0) return -1;
+    switch (d->tag) {
+    case ZLINK_DECISION_DELIVER: return deliver(run, at, d);
+    case ZLINK_DECISION_RELAY: {
+        if (post(run, at, &d->relay.forward) != 0) return -1;
+        if (d->relay.notice != NULL) {
+            if (post(run, at, &d->relay.notice->outbound) != 0) return -1;
             zlink_error *err = NULL;
             call_error ce;
             if (take(zlink_notice_settled(rt, d, true, &err), &err, &ce) != ZLINK_RESULT_OK)
@@ -636,19 +640,30 @@ static int act(run_t *run, uint64_t at, const zlink_decision *d) {
         }
         return 0;
     }
-    case ZLINK_DECISION_KIND_REJECT:
-    case ZLINK_DECISION_KIND_SEND: return post_all(run, at, d->frames, d->frame_count);
-    case ZLINK_DECISION_KIND_ENDED: {
-        ended_entry e = {d->operation_id, d->failure, d->reason};
+    case ZLINK_DECISION_REJECT: return post(run, at, &d->reject.outbound);
+    case ZLINK_DECISION_SEND: return post_all(run, at, d->send.outbounds, d->send.outbounds_count);
+    case ZLINK_DECISION_ENDED: {
+        ended_entry e = {d->ended.operation_id, d->ended.failure, d->ended.reason};
         return VEC_PUSH(run, run->ended, e);
     }
-    case ZLINK_DECISION_KIND_COMPLETED: {
-        completed_entry e = {d->operation_id, d->outcome, d->failure, d->reason, NULL, 0};
-        if (d->outcome == ZLINK_OUTCOME_REPLY) {
-            e.payload_len = d->payload.len;
+    case ZLINK_DECISION_COMPLETED: {
+        const zlink_completion *c = &d->completed.completion;
+        completed_entry e = {c->operation_id, c->outcome.tag, ZLINK_FAILURE_NONE,
+                             ZLINK_UNAVAILABLE_REASON_NONE, NULL, 0};
+        if (c->outcome.tag == ZLINK_OUTCOME_ERROR) {
+            /* "Handler" and "Decode" are errors the target replied. */
+            const zlink_outcome_error *error = &c->outcome.error;
+            e.failure = BYTES_IS(error->kind, "Unavailable")        ? ZLINK_FAILURE_UNAVAILABLE
+                        : BYTES_IS(error->kind, "InvalidOperation") ? ZLINK_FAILURE_INVALID_OPERATION
+                                                                    : ZLINK_FAILURE_REPLIED;
+            e.reason = error->reason;
+        }
+        if (c->outcome.tag == ZLINK_OUTCOME_REPLY) {
+            const zlink_bytes *payload = &c->outcome.reply.payload;
+            e.payload_len = payload->len;
             e.payload = malloc(e.payload_len ? e.payload_len : 1);
             if (e.payload == NULL) return failf(run, "out of memory");
-            if (e.payload_len) memcpy(e.payload, d->payload.data, e.payload_len);
+            if (e.payload_len) memcpy(e.payload, payload->data, e.payload_len);
         }
         if (VEC_PUSH(run, run->completed, e) != 0) {
             free(e.payload);
@@ -656,26 +671,27 @@ static int act(run_t *run, uint64_t at, const zlink_decision *d) {
         }
         return 0;
     }
-    case ZLINK_DECISION_KIND_LATE:
+    case ZLINK_DECISION_LATE:
         run->late++;
         return event(run, at, "Late");
-    case ZLINK_DECISION_KIND_ROUTE_REFRESHED:
+    case ZLINK_DECISION_ROUTE_REFRESHED:
         run->refreshed++;
-        run->invalidated += d->invalidated ? 1 : 0;
+        run->invalidated += d->route_refreshed.invalidated ? 1 : 0;
         return event(run, at, "RouteRefreshed");
-    case ZLINK_DECISION_KIND_DROPPED:
+    case ZLINK_DECISION_DROPPED:
         run->dropped++;
         return event(run, at, "Dropped");
-    case ZLINK_DECISION_KIND_PEER_REFUSED: return event(run, at, "PeerRefused");
-    case ZLINK_DECISION_KIND_FOREIGN_SENDER: return event(run, at, "ForeignSender");
-    case ZLINK_DECISION_KIND_HELD:
+    case ZLINK_DECISION_PEER_REFUSED: return event(run, at, "PeerRefused");
+    case ZLINK_DECISION_FOREIGN_SENDER: return event(run, at, "ForeignSender");
+    case ZLINK_DECISION_HELD:
         run->held++;
         return event(run, at, "Held");
-    case ZLINK_DECISION_KIND_SESSION_DELIVER: return event(run, at, "SessionDeliver");
-    case ZLINK_DECISION_KIND_SESSION:
-        return event(run, at, "Session.%s", session_event_name(d->session_event));
-    case ZLINK_DECISION_KIND_RELOCATION: return relocation(run, at, d);
-    default: return failf(run, "a decision of unknown kind %u", (unsigned)d->kind);
+    case ZLINK_DECISION_SESSION_DELIVER: return event(run, at, "SessionDeliver");
+    case ZLINK_DECISION_RELOCATION: return relocation(run, at, d);
+    default:
+        if (session_event_name(d->tag) != NULL)
+            return event(run, at, "Session.%s", session_event_name(d->tag));
+        return failf(run, "a decision of unknown kind %u", (unsigned)d->tag);
     }
 }
 

@@ -147,10 +147,10 @@ static int owns_x(const zlink_runtime *rt, bool *found) {
 static int delivers(zlink_runtime *rt, const zlink_bytes *frame, bool *delivered) {
     zlink_decision d;
     OK(zlink_on_frame(rt, 4, frame->data, frame->len, &d, NULL));
-    zlink_decision_kind first = d.kind;
+    zlink_decision_Tag first = d.tag;
     zlink_decision_free(&d);
-    *delivered = first == ZLINK_DECISION_KIND_DELIVER;
-    if (first != ZLINK_DECISION_KIND_HELD) return 0;
+    *delivered = first == ZLINK_DECISION_DELIVER;
+    if (first != ZLINK_DECISION_HELD) return 0;
     for (int polls = 0; polls < 2000; polls++) { /* 10 s */
         uint64_t due = 0, now = 0;
         bool has = false;
@@ -161,7 +161,7 @@ static int delivers(zlink_runtime *rt, const zlink_bytes *frame, bool *delivered
             OK(zlink_on_timeout(rt, now, &list, NULL));
             size_t count = list.count;
             for (size_t i = 0; i < count; i++) {
-                *delivered |= list.items[i].kind == ZLINK_DECISION_KIND_DELIVER;
+                *delivered |= list.items[i].tag == ZLINK_DECISION_DELIVER;
             }
             zlink_decision_list_free(&list);
             if (count > 0) return 0;
@@ -212,9 +212,9 @@ static int scenario(world *w, kit *k) {
     CHECK(!found);
     zlink_decision at_a;
     OK(zlink_on_frame(a, 4, w->to_b.outbound.bytes.data, w->to_b.outbound.bytes.len, &at_a, NULL));
-    zlink_decision_kind kind = at_a.kind;
+    zlink_decision_Tag kind = at_a.tag;
     zlink_decision_free(&at_a);
-    CHECK(kind != ZLINK_DECISION_KIND_DELIVER);
+    CHECK(kind != ZLINK_DECISION_DELIVER);
     return 0;
 }
 
