@@ -103,7 +103,6 @@ impl<'a> C<'a> {
                 _ => {}
             }
         }
-        // The root's members are reached again through `todo`; keep it first.
         let records = s
             .records
             .iter()
@@ -559,6 +558,65 @@ fn rust_doc(doc: &[String], indent: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const SURFACE: &str = r#"
+        pub type Op = zlink_core::wire::Operation;
+        /// One item.
+        pub struct Item {
+            /// Its name.
+            pub name: String,
+            pub op: Op,
+        }
+        pub struct Many {
+            pub n: u64,
+            pub note: Option<Item>,
+            pub when: Option<u64>,
+            pub items: Vec<Item>,
+        }
+        pub struct Nothing {}
+        #[repr(u8)]
+        pub enum Inbound {
+            Many(Many) = 1,
+            Nothing(Nothing) = 2,
+        }
+    "#;
+
+    fn emitted(source: &str) -> Result<String, String> {
+        let s = crate::surface::read(source, &[])?;
+        C::new(&s, source)?.file()
+    }
+
+    #[test]
+    fn each_shape_has_its_c_form() {
+        let t = emitted(SURFACE).expect("emits");
+        for want in [
+            "pub struct zlink_item {\n    /// Its name.\n    pub name: zlink_bytes,\n    pub op: zlink_op,",
+            "pub note: *mut zlink_item,",
+            "pub has_when: bool,",
+            "pub when: u64,",
+            "pub items: *mut zlink_item,",
+            "pub items_count: usize,",
+            "pub enum zlink_decision {",
+            "Many(zlink_many) = 1,",
+            "Nothing = 2,",
+            "surface::Inbound::Nothing(_) => zlink_decision::Nothing,",
+            "const TAGS: std::ops::RangeInclusive<u32> = 1..=2;",
+            "release_box(&raw mut (*this).note, |x| zlink_item::release(x));",
+        ] {
+            assert!(t.contains(want), "{want}\n---\n{t}");
+        }
+        // A member without fields has no struct of its own.
+        assert!(!t.contains("struct zlink_nothing"));
+    }
+
+    #[test]
+    fn a_union_with_a_gap_in_its_tags_is_refused() {
+        let gap = SURFACE.replace("Nothing(Nothing) = 2", "Nothing(Nothing) = 3");
+        assert_eq!(
+            emitted(&gap).err().as_deref(),
+            Some("Inbound: its tags are not one range")
+        );
+    }
 
     #[test]
     fn c_docs_leave_out_other_languages_names() {
