@@ -3960,7 +3960,7 @@ zlink_result zlink_open_session(const zlink_runtime *rt,
  * Binds (or rebinds) `session` to the Actor `(kind, id)` at the location
  * `actor_ref` names, without any lookup. `*out` receives the bind frame
  * for the Actor owner; the route is stored when the terminal reply comes
- * back (a `ZLINK_SESSION_EVENT_BOUND` decision).
+ * back (a `ZLINK_DECISION_BOUND` decision).
  * `ZLINK_RESULT_UNKNOWN_SESSION`, or `ZLINK_RESULT_BINDING_SEALED` while
  * the binding waits for its command 44.
  *

@@ -4,7 +4,9 @@
 //! bindings it carries to the target are the runtime's own part of the
 //! handoff (`zlink_begin_relocation`). Session frames are carried by the
 //! host like every other frame; what arrives comes back from
-//! `zlink_on_frame` as `SEND`, `SESSION_DELIVER` or `SESSION` decisions.
+//! `zlink_on_frame` as `SEND`, `SESSION_DELIVER` or Session-event decisions
+//! (`BOUND`, `BIND_REFUSED`, `PUSHED`, `RELAY_REFUSED`, `SEALED`,
+//! `SESSION_CLOSED`, `IGNORED`).
 
 use zlink_bridge::SessionSent;
 use zlink_bridge::args::missing;
@@ -135,7 +137,7 @@ entry! {
     /// Binds (or rebinds) `session` to the Actor `(kind, id)` at the location
     /// `actor_ref` names, without any lookup. `*out` receives the bind frame
     /// for the Actor owner; the route is stored when the terminal reply comes
-    /// back (a `ZLINK_SESSION_EVENT_BOUND` decision).
+    /// back (a `ZLINK_DECISION_BOUND` decision).
     /// `ZLINK_RESULT_UNKNOWN_SESSION`, or `ZLINK_RESULT_BINDING_SEALED` while
     /// the binding waits for its command 44.
     ///
