@@ -1,16 +1,16 @@
-//! The entry points of `io.zlink.Native`, one per operation, in the order
-//! of `docs/runtime.md`, a file per area (zlink-schema writes Native.java
-//! from them, in this order); here, what they share. Kinds arrive as their
+//! The entry points of `io.zlink.Native`, one per operation, a file per
+//! area of `docs/runtime.md` (zlink-schema writes Native.java from them,
+//! in the order of the modules below); here, what they share. Kinds arrive as their
 //! codes (`int`), IDs as UTF-8 `byte[]`, durations as milliseconds; results
 //! leave as primitives or as `bridge::encode` bytes.
 
-mod stores;
-mod runtime;
-mod operations;
-mod objects;
-mod sessions;
-mod peers;
 mod diagnostics;
+mod objects;
+mod operations;
+mod peers;
+mod runtime;
+mod sessions;
+mod stores;
 
 use jni::objects::{JByteArray, JLongArray, JObject, JObjectArray, JString};
 use jni::refs::Global;

@@ -15,43 +15,128 @@ final class Native {
 
     private Native() {}
 
-    /** The default config as its 13 numbers. */
-    static native long[] configDefault();
-
-    /** Checks 13 numbers as a config; the config's numbers. */
-    static native long[] configCheck(long[] values);
-
-    /** The config's field names, in order, comma-separated. */
-    static native String configFields();
-
-    /** A clock: the system's ({@code manual} false) or a manual one. */
-    static native long clockNew(boolean manual);
-
-    /** Moves a manual clock forward. */
-    static native void clockAdvance(long clock, long ms);
-
-    /** The clock's now, in nanoseconds. */
-    static native long clockNow(long clock);
-
-    /** Frees a clock (runtimes and stores using it keep it alive). */
-    static native void clockFree(long clock);
+    /**
+     * Forwards the core's records at {@code level} (1 error ..= 5 trace) and
+     * more severe into the log queue; 0 forwards nothing.
+     */
+    static native void logLevel(int level);
 
     /**
-     * The embedded store; {@code clock} 0 for the system's, {@code retentionMs} -1
-     * for the default.
+     * Waits up to {@code timeoutMs} for records: each as its level's code,
+     * target and message, then the count dropped since the last call.
      */
-    static native long storeMemory(long clock, long retentionMs);
+    static native byte[] logTake(long timeoutMs);
 
     /**
-     * Connects to Redis; -1 / null for the defaults (a negative thread
-     * connection count is refused in Java; the bridge checks the write
-     * acknowledgement mode and count, the count read only for its mode).
-     * Blocks.
+     * Decodes one frame strictly: its command's name, its description
+     * (the golden vectors' JSON) and its bytes encoded again.
      */
-    static native long storeRedis(String url, String prefix, long connectMs, long responseMs, long epochMs, long retentionMs, int threadConnections, int writeAcksMode, int writeAcksReplicas, long writeAckTimeoutMs);
+    static native byte[] wireDecode(byte[] data, long maxObjectIdBytes, long maxPayloadBytes, long maxStateBytes);
 
-    /** Frees a store (runtimes using it keep it alive). */
-    static native void storeFree(long store);
+    /** The lifecycle {@code lease} of node {@code node} ended: cached routes dropped. */
+    static native long onOwnerLeaseInvalidated(long rt, long node, long lease);
+
+    /** A store recovery event: the cache is cleared. */
+    static native long onStoreRecovery(long rt);
+
+    /** Every counter: group, name, value. */
+    static native byte[] stats(long rt);
+
+    /**
+     * One lifecycle write (1 create, 2 publishReady, 3 activate,
+     * 4 renewLease, 5 beginRelease): the owned object.
+     */
+    static native byte[] write(long rt, int op, int kind, byte[] id);
+
+    /** Completes a release: the ID resolves Missing. */
+    static native void completeRelease(long rt, int kind, byte[] id);
+
+    /** What this node owns for the ID, or null. */
+    static native byte[] owned(long rt, int kind, byte[] id);
+
+    /** How many objects this node owns. */
+    static native long ownedCount(long rt);
+
+    /** This node's tenure of an object it owns, or null. */
+    static native byte[] ownerRouteEnd(long rt, int kind, byte[] id);
+
+    /**
+     * Source: starts moving an object to runtime {@code targetRid} of this
+     * mesh, with the operations saved (their frames) and the state.
+     */
+    static native byte[] beginRelocation(long rt, int kind, byte[] id, long targetRid, long targetGeneration, byte[][] saved, byte[] state);
+
+    /** Target: the object was rebuilt; relay-ready's frames. */
+    static native byte[] relocationRestored(long rt, int kind, byte[] id);
+
+    /** Abandons a relocation before relay-ready: its Relocation decision. */
+    static native byte[] abortRelocation(long rt, int kind, byte[] id);
+
+    /** Sends a one-way message; {@code deadlineMs} -1 for the default. */
+    static native byte[] send(long rt, int kind, byte[] id, byte[] payload, boolean instanceIntent, long deadlineMs);
+
+    /** Sends a request; -1 for the defaults; {@code origin} null or a Spot's ID. */
+    static native byte[] request(long rt, int kind, byte[] id, byte[] payload, boolean instanceIntent, long deadlineMs, long timeoutMs, byte[] origin, long originGeneration);
+
+    /** What to do with one frame from node {@code from}. */
+    static native byte[] onFrame(long rt, long from, byte[] frame);
+
+    /**
+     * Answers a delivered request: {@code payload}, or (payload null) an error
+     * of kind {@code errorKind} (1 Handler, 2 Decode) with {@code code}, {@code message}.
+     */
+    static native byte[] reply(long rt, byte[] operation, byte[] payload, int errorKind, int code, String message);
+
+    /** Reports whether a Relay's notification was sent. */
+    static native void noticeSettled(long rt, byte[] token, boolean sent);
+
+    /** Cancels a pending request: its Completed decision, or null. */
+    static native byte[] cancel(long rt, long correlation);
+
+    /** Ends every pending request with Shutdown: their decisions. */
+    static native byte[] shutdownRequests(long rt);
+
+    /** Requests waiting for their result. */
+    static native long pendingRequests(long rt);
+
+    /** The runtime clock now (ns). */
+    static native long now(long rt);
+
+    /** The earliest deadline (ns), or -1. */
+    static native long nextDeadline(long rt);
+
+    /** Runs the deadlines due at {@code nowNs} (-1: the clock's now). */
+    static native byte[] onTimeout(long rt, long nowNs);
+
+    /** Publishes this node's object-peer descriptor (writes the store). */
+    static native byte[] publishDescriptor(long rt, String endpoint, String identity);
+
+    /** Registers a manually configured endpoint. */
+    static native void addManualPeer(long rt, String endpoint);
+
+    /** Looks up every manual endpoint's descriptor: the replacements. */
+    static native byte[] connectManualPeers(long rt);
+
+    /** Registers {@code endpoint} if needed and looks it up: a replacement or null. */
+    static native byte[] ensureManualPeer(long rt, String endpoint);
+
+    /** The transport connected {@code endpoint}; its handshake showed {@code rid}. */
+    static native void peerOpened(long rt, String endpoint, long rid);
+
+    /** The transport closed {@code endpoint}: a waiting replacement, or null. */
+    static native byte[] peerClosed(long rt, String endpoint);
+
+    /** The intent of {@code endpoint}, or null. */
+    static native byte[] peerIntent(long rt, String endpoint);
+
+    /** Where to reach node {@code rid}, or null. */
+    static native String peerEndpoint(long rt, long rid);
+
+    /** {@code onFrame} behind a manual peer connection's admission fence. */
+    static native byte[] onPeerFrame(long rt, String endpoint, byte[] frame);
+
+    /** Live handles of every type (the leak check of the tests). */
+    static native long liveHandles();
 
     /**
      * Starts a runtime. {@code config} may be null (defaults), {@code store} and
@@ -102,72 +187,6 @@ final class Native {
     /** Cache only: the route's bytes, or null. */
     static native byte[] lookupCached(long rt, int kind, byte[] id);
 
-    /** Sends a one-way message; {@code deadlineMs} -1 for the default. */
-    static native byte[] send(long rt, int kind, byte[] id, byte[] payload, boolean instanceIntent, long deadlineMs);
-
-    /** Sends a request; -1 for the defaults; {@code origin} null or a Spot's ID. */
-    static native byte[] request(long rt, int kind, byte[] id, byte[] payload, boolean instanceIntent, long deadlineMs, long timeoutMs, byte[] origin, long originGeneration);
-
-    /** What to do with one frame from node {@code from}. */
-    static native byte[] onFrame(long rt, long from, byte[] frame);
-
-    /**
-     * Answers a delivered request: {@code payload}, or (payload null) an error
-     * of kind {@code errorKind} (1 Handler, 2 Decode) with {@code code}, {@code message}.
-     */
-    static native byte[] reply(long rt, byte[] operation, byte[] payload, int errorKind, int code, String message);
-
-    /** Reports whether a Relay's notification was sent. */
-    static native void noticeSettled(long rt, byte[] token, boolean sent);
-
-    /** Cancels a pending request: its Completed decision, or null. */
-    static native byte[] cancel(long rt, long correlation);
-
-    /** Ends every pending request with Shutdown: their decisions. */
-    static native byte[] shutdownRequests(long rt);
-
-    /** Requests waiting for their result. */
-    static native long pendingRequests(long rt);
-
-    /** The runtime clock now (ns). */
-    static native long now(long rt);
-
-    /** The earliest deadline (ns), or -1. */
-    static native long nextDeadline(long rt);
-
-    /** Runs the deadlines due at {@code nowNs} (-1: the clock's now). */
-    static native byte[] onTimeout(long rt, long nowNs);
-
-    /**
-     * One lifecycle write (1 create, 2 publishReady, 3 activate,
-     * 4 renewLease, 5 beginRelease): the owned object.
-     */
-    static native byte[] write(long rt, int op, int kind, byte[] id);
-
-    /** Completes a release: the ID resolves Missing. */
-    static native void completeRelease(long rt, int kind, byte[] id);
-
-    /** What this node owns for the ID, or null. */
-    static native byte[] owned(long rt, int kind, byte[] id);
-
-    /** How many objects this node owns. */
-    static native long ownedCount(long rt);
-
-    /** This node's tenure of an object it owns, or null. */
-    static native byte[] ownerRouteEnd(long rt, int kind, byte[] id);
-
-    /**
-     * Source: starts moving an object to runtime {@code targetRid} of this
-     * mesh, with the operations saved (their frames) and the state.
-     */
-    static native byte[] beginRelocation(long rt, int kind, byte[] id, long targetRid, long targetGeneration, byte[][] saved, byte[] state);
-
-    /** Target: the object was rebuilt; relay-ready's frames. */
-    static native byte[] relocationRestored(long rt, int kind, byte[] id);
-
-    /** Abandons a relocation before relay-ready: its Relocation decision. */
-    static native byte[] abortRelocation(long rt, int kind, byte[] id);
-
     /** Opens a Session owned by this runtime. */
     static native byte[] openSession(long rt, long session, long generation);
 
@@ -195,62 +214,43 @@ final class Native {
     /** Drops every binding of an Actor here. */
     static native void forgetBindings(long rt, byte[] actor);
 
-    /** Publishes this node's object-peer descriptor (writes the store). */
-    static native byte[] publishDescriptor(long rt, String endpoint, String identity);
+    /** The default config as its 13 numbers. */
+    static native long[] configDefault();
 
-    /** Registers a manually configured endpoint. */
-    static native void addManualPeer(long rt, String endpoint);
+    /** Checks 13 numbers as a config; the config's numbers. */
+    static native long[] configCheck(long[] values);
 
-    /** Looks up every manual endpoint's descriptor: the replacements. */
-    static native byte[] connectManualPeers(long rt);
+    /** The config's field names, in order, comma-separated. */
+    static native String configFields();
 
-    /** Registers {@code endpoint} if needed and looks it up: a replacement or null. */
-    static native byte[] ensureManualPeer(long rt, String endpoint);
+    /** A clock: the system's ({@code manual} false) or a manual one. */
+    static native long clockNew(boolean manual);
 
-    /** The transport connected {@code endpoint}; its handshake showed {@code rid}. */
-    static native void peerOpened(long rt, String endpoint, long rid);
+    /** Moves a manual clock forward. */
+    static native void clockAdvance(long clock, long ms);
 
-    /** The transport closed {@code endpoint}: a waiting replacement, or null. */
-    static native byte[] peerClosed(long rt, String endpoint);
+    /** The clock's now, in nanoseconds. */
+    static native long clockNow(long clock);
 
-    /** The intent of {@code endpoint}, or null. */
-    static native byte[] peerIntent(long rt, String endpoint);
-
-    /** Where to reach node {@code rid}, or null. */
-    static native String peerEndpoint(long rt, long rid);
-
-    /** {@code onFrame} behind a manual peer connection's admission fence. */
-    static native byte[] onPeerFrame(long rt, String endpoint, byte[] frame);
-
-    /** Live handles of every type (the leak check of the tests). */
-    static native long liveHandles();
+    /** Frees a clock (runtimes and stores using it keep it alive). */
+    static native void clockFree(long clock);
 
     /**
-     * Forwards the core's records at {@code level} (1 error ..= 5 trace) and
-     * more severe into the log queue; 0 forwards nothing.
+     * The embedded store; {@code clock} 0 for the system's, {@code retentionMs} -1
+     * for the default.
      */
-    static native void logLevel(int level);
+    static native long storeMemory(long clock, long retentionMs);
 
     /**
-     * Waits up to {@code timeoutMs} for records: each as its level's code,
-     * target and message, then the count dropped since the last call.
+     * Connects to Redis; -1 / null for the defaults (a negative thread
+     * connection count is refused in Java; the bridge checks the write
+     * acknowledgement mode and count, the count read only for its mode).
+     * Blocks.
      */
-    static native byte[] logTake(long timeoutMs);
+    static native long storeRedis(String url, String prefix, long connectMs, long responseMs, long epochMs, long retentionMs, int threadConnections, int writeAcksMode, int writeAcksReplicas, long writeAckTimeoutMs);
 
-    /**
-     * Decodes one frame strictly: its command's name, its description
-     * (the golden vectors' JSON) and its bytes encoded again.
-     */
-    static native byte[] wireDecode(byte[] data, long maxObjectIdBytes, long maxPayloadBytes, long maxStateBytes);
-
-    /** The lifecycle {@code lease} of node {@code node} ended: cached routes dropped. */
-    static native long onOwnerLeaseInvalidated(long rt, long node, long lease);
-
-    /** A store recovery event: the cache is cleared. */
-    static native long onStoreRecovery(long rt);
-
-    /** Every counter: group, name, value. */
-    static native byte[] stats(long rt);
+    /** Frees a store (runtimes using it keep it alive). */
+    static native void storeFree(long store);
 
     /**
      * Cache only, for one interned key: HIT (the route's numbers in {@code out}),
