@@ -47,25 +47,6 @@ export type SentTagName =
   | 'Unavailable'
   | 'StoreFailure';
 
-/** What to do with an inbound frame. */
-export type DecisionKindName =
-  | 'Deliver'
-  | 'Relay'
-  | 'Reject'
-  | 'Ended'
-  | 'Completed'
-  | 'Late'
-  | 'RouteRefreshed'
-  | 'Dropped'
-  | 'Send'
-  | 'SessionDeliver'
-  | 'Session'
-  | 'PeerRefused'
-  | 'ForeignSender'
-  | 'Held'
-  | 'Relocation'
-  | 'OwnershipLost';
-
 /** What the store held when an ownership was found lost (an `OwnershipLost` decision). */
 export type LostReasonName =
   | 'Missing'
@@ -78,14 +59,6 @@ export type FailureName =
   | 'InvalidOperation'
   | 'Replied';
 
-/** A request's terminal result. */
-export type OutcomeName =
-  | 'Reply'
-  | 'Error'
-  | 'Timeout'
-  | 'Cancelled'
-  | 'Shutdown';
-
 /** What failed on the target, in an error reply. */
 export type ReplyErrorKindName =
   | 'Handler'
@@ -96,16 +69,6 @@ export type RelayKindName =
   | 'Message'
   | 'PhysicalDisconnect'
   | 'LogicalDisconnect';
-
-/** Which Session-side event a `SESSION` decision is. */
-export type SessionEventName =
-  | 'Bound'
-  | 'BindRefused'
-  | 'Pushed'
-  | 'RelayRefused'
-  | 'Sealed'
-  | 'Ignored'
-  | 'Closed';
 
 /** Why an Actor owner refused a bind. */
 export type BindRefusalName =
@@ -127,19 +90,6 @@ export type SessionSentTagName =
   | 'Sent'
   | 'Held'
   | 'Unavailable';
-
-/** Which step of a relocation a `RELOCATION` decision is. */
-export type RelocationEventName =
-  | 'Restore'
-  | 'Cutover'
-  | 'Committed'
-  | 'HandedOff'
-  | 'Aborted'
-  | 'Failed'
-  | 'CommitRetry'
-  | 'Ignored'
-  | 'Aborting'
-  | 'CommitDue';
 
 /** Why a relocation was abandoned or failed (the command 49 codes). */
 export type AbortReasonName =

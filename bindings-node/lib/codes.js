@@ -22,26 +22,17 @@ exports.AuthorityState = Object.freeze([null, 'creating', 'ready', 'releasing'])
 /** What became of a send or request. */
 exports.SentTag = Object.freeze([null, 'Submitted', 'NotFound', 'ColdActivation', 'Unavailable', 'StoreFailure']);
 
-/** What to do with an inbound frame. */
-exports.DecisionKind = Object.freeze([null, 'Deliver', 'Relay', 'Reject', 'Ended', 'Completed', 'Late', 'RouteRefreshed', 'Dropped', 'Send', 'SessionDeliver', 'Session', 'PeerRefused', 'ForeignSender', 'Held', 'Relocation', 'OwnershipLost']);
-
 /** What the store held when an ownership was found lost (an `OwnershipLost` decision). */
 exports.LostReason = Object.freeze([null, 'Missing', 'Replaced', 'LeaseEnded']);
 
 /** How an operation ended without delivery. */
 exports.Failure = Object.freeze([null, 'Unavailable', 'InvalidOperation', 'Replied']);
 
-/** A request's terminal result. */
-exports.Outcome = Object.freeze([null, 'Reply', 'Error', 'Timeout', 'Cancelled', 'Shutdown']);
-
 /** What failed on the target, in an error reply. */
 exports.ReplyErrorKind = Object.freeze([null, 'Handler', 'Decode']);
 
 /** What a session relay carries. */
 exports.RelayKind = Object.freeze([null, 'Message', 'PhysicalDisconnect', 'LogicalDisconnect']);
-
-/** Which Session-side event a `SESSION` decision is. */
-exports.SessionEvent = Object.freeze([null, 'Bound', 'BindRefused', 'Pushed', 'RelayRefused', 'Sealed', 'Ignored', 'Closed']);
 
 /** Why an Actor owner refused a bind. */
 exports.BindRefusal = Object.freeze([null, 'NotOwner', 'ObjectGeneration', 'NodeGeneration', 'OwnerGeneration', 'OwnerLease', 'Timeout']);
@@ -51,9 +42,6 @@ exports.SessionRefusal = Object.freeze([null, 'UnknownBinding', 'StaleRoute', 'O
 
 /** What became of a session relay on the Session owner. */
 exports.SessionSentTag = Object.freeze([null, 'Sent', 'Held', 'Unavailable']);
-
-/** Which step of a relocation a `RELOCATION` decision is. */
-exports.RelocationEvent = Object.freeze([null, 'Restore', 'Cutover', 'Committed', 'HandedOff', 'Aborted', 'Failed', 'CommitRetry', 'Ignored', 'Aborting', 'CommitDue']);
 
 /** Why a relocation was abandoned or failed (the command 49 codes). */
 exports.AbortReason = Object.freeze([null, 'Requested', 'Timeout', 'Refused', 'RestoreFailed', 'CommitFailed']);

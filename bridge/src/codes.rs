@@ -221,79 +221,6 @@ named!(SentTag {
     StoreFailure
 });
 
-/// What to do with an inbound frame.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DecisionKind {
-    /// Put the operation (`operation_id`, `target_*`, `payload`) on the
-    /// current Ready object's queue; answer requests with a reply.
-    Deliver = 1,
-    /// Carry `frames[0]` to the new owner; when `has_notice`, send
-    /// `frames[1]` (command 50) to the sender and report whether it went
-    /// (notice settled).
-    Relay = 2,
-    /// Carry the refusal `frames[0]` back to the operation's origin.
-    Reject = 3,
-    /// One of this runtime's one-way operations ended (`failure`, `reason`).
-    Ended = 4,
-    /// A request's one terminal result (`correlation`, `outcome`, ...).
-    Completed = 5,
-    /// A result after the terminal one (`correlation`): dropped, counted.
-    Late = 6,
-    /// A relay notification was applied (`invalidated`).
-    RouteRefreshed = 7,
-    /// Not a valid frame (`detail`): nothing acted on.
-    Dropped = 8,
-    /// Carry every frame of `frames` (session protocol answers).
-    Send = 9,
-    /// A session relay for a local Actor: put it on the Actor's queue
-    /// (`operation_id`, `target_*`, `session`, `sequence`, `relay_kind`,
-    /// `payload`).
-    SessionDeliver = 10,
-    /// A Session-side event: `session_event` says which, and which fields
-    /// mean something.
-    Session = 11,
-    /// A frame on a manual peer connection failed its admission fence.
-    PeerRefused = 12,
-    /// A frame whose sender is not the node of the connection it came on
-    /// (`detail`): refused and counted, nothing acted on.
-    ForeignSender = 13,
-    /// The operation (or session relay) is held for a relocation of its
-    /// target (the source's ingress hold or the target's temporary queue):
-    /// nothing to do now. It is delivered once, on the side that ends up
-    /// owning the object (in a `RELOCATION` decision), or refused to its
-    /// sender.
-    Held = 14,
-    /// A relocation step: `relocation_event` says which, and which fields
-    /// mean something. Carry every frame of `frames`, then hand the object
-    /// the decision's deliveries, in order (`delivery_count` operations,
-    /// then `session_delivery_count` session relays).
-    Relocation = 15,
-    /// After a store recovery event, the store no longer names this node as
-    /// the owner of `target` (`lost_reason` says what it holds): stop
-    /// running the object here. Work held for it was refused to its
-    /// senders (in `REJECT` decisions of the same `on_timeout`).
-    OwnershipLost = 16,
-}
-named!(DecisionKind {
-    Deliver,
-    Relay,
-    Reject,
-    Ended,
-    Completed,
-    Late,
-    RouteRefreshed,
-    Dropped,
-    Send,
-    SessionDeliver,
-    Session,
-    PeerRefused,
-    ForeignSender,
-    Held,
-    Relocation,
-    OwnershipLost
-});
-
 /// What the store held when an ownership was found lost (an
 /// `OwnershipLost` decision).
 #[repr(u32)]
@@ -334,32 +261,6 @@ named!(Failure {
     Unavailable,
     InvalidOperation,
     Replied
-});
-
-/// A request's terminal result.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    /// Not a completion.
-    None = 0,
-    /// The target's answer (`payload`).
-    Reply = 1,
-    /// An error reply or a route error (`failure`).
-    Error = 2,
-    /// The deadline passed first.
-    Timeout = 3,
-    /// Cancelled first.
-    Cancelled = 4,
-    /// The runtime shut down first.
-    Shutdown = 5,
-}
-named!(Outcome {
-    None,
-    Reply,
-    Error,
-    Timeout,
-    Cancelled,
-    Shutdown
 });
 
 /// What failed on the target, in an error reply.
@@ -411,40 +312,6 @@ named!(RelayKind {
     LogicalDisconnect
 });
 from_core!(CoreRelayKind => RelayKind { Message, PhysicalDisconnect, LogicalDisconnect });
-
-/// Which Session-side event a `SESSION` decision is.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SessionEvent {
-    /// Not a session event.
-    None = 0,
-    /// A bind reached its terminal reply: `binding_route` is stored.
-    Bound = 1,
-    /// A bind was refused (`bind_refusal`); any previous route is kept.
-    BindRefused = 2,
-    /// The Actor pushed `payload` to the Session.
-    Pushed = 3,
-    /// A relay (`operation_id`) was refused (`session_refusal`): it ends.
-    RelayRefused = 4,
-    /// The relocation coordinator learns whether the Session sealed
-    /// (`relocation`, `sealed`).
-    Sealed = 5,
-    /// A frame that does not match current state was ignored (`detail`).
-    Ignored = 6,
-    /// No command 44 came within the seal timeout: the Session is closed
-    /// (`session`); its disconnect notifications follow as a `SEND`.
-    Closed = 7,
-}
-named!(SessionEvent {
-    None,
-    Bound,
-    BindRefused,
-    Pushed,
-    RelayRefused,
-    Sealed,
-    Ignored,
-    Closed
-});
 
 /// Why an Actor owner refused a bind.
 #[repr(u32)]
@@ -521,68 +388,6 @@ named!(SessionSentTag {
     Sent,
     Held,
     Unavailable
-});
-
-/// Which step of a relocation a `RELOCATION` decision is.
-#[repr(u32)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum RelocationEvent {
-    /// Not a relocation decision.
-    None = 0,
-    /// Target: a Restore arrived (from `peer`). Build the object from
-    /// `payload` (the state), then report it restored (or abort the
-    /// relocation if it cannot be built). Run nothing for it yet.
-    Restore = 1,
-    /// Source: the target is relay-ready; carry `frames` (the held work
-    /// relayed, `relayed` operations, then the cutover). The object no
-    /// longer runs here, whatever follows.
-    Cutover = 2,
-    /// Target: the owner CAS succeeded (the move from `peer` is done): carry
-    /// `frames` and deliver the `delivery_count` operations in order; the
-    /// object runs here from now on.
-    Committed = 3,
-    /// Source: the target (`peer`) committed; what still arrives here
-    /// follows the object on a Message Follow route. Drop the local
-    /// instance.
-    HandedOff = 4,
-    /// Either side, before relay-ready: the move is abandoned
-    /// (`abort_reason`). On the source the object runs here again: deliver
-    /// the decision's deliveries (the saved work, then the held work) in
-    /// order; on the target drop what was restored.
-    Aborted = 5,
-    /// After relay-ready the move could not complete (`abort_reason`): the
-    /// object runs on neither side; drop the local instance.
-    Failed = 6,
-    /// The store could not be asked (the target's owner CAS, or an aborting
-    /// source's fence); a later timeout run retries it.
-    CommitRetry = 7,
-    /// A relocation frame that changed nothing (`relocation_refusal`):
-    /// refused and counted; carry `frames` if any.
-    Ignored = 8,
-    /// Source: the move is being given up (`abort_reason`: the host asked,
-    /// or no relay-ready came in `relocation_timeout_ms`): carry `frames`
-    /// (the target is told). The object stays sealed until the target
-    /// confirms (then `ABORTED`) or it turns out the target already
-    /// committed (then `HANDED_OFF`).
-    Aborting = 9,
-    /// Target: the cutover arrived; the owner CAS is due now: the next
-    /// timeout run (the next deadline says now) starts it on the store's
-    /// I/O, and that run or a later one (the next deadline says when)
-    /// returns `COMMITTED`. No handler waits on the store.
-    CommitDue = 10,
-}
-named!(RelocationEvent {
-    None,
-    Restore,
-    Cutover,
-    Committed,
-    HandedOff,
-    Aborted,
-    Failed,
-    CommitRetry,
-    Ignored,
-    Aborting,
-    CommitDue
 });
 
 /// Why a relocation was abandoned or failed (the command 49 codes).
@@ -804,6 +609,5 @@ mod tests {
         for r in RelocationRefusal::ALL {
             assert_eq!(RelocationRefusal::from_code(*r as u32), Some(*r));
         }
-        assert_eq!(DecisionKind::from_code(99), None);
     }
 }

@@ -3,9 +3,9 @@
 //! the JVM in `bindings-jvm`, Node in `bindings-node`) is a thin
 //! translation of this crate: it reads its language's arguments, calls
 //! [`Runtime`], and builds its language's values from its results (the
-//! [`surface`] types, encoded by [`encode`] for the JVM and Node; the flat
-//! [`decision`] for C and Python) or reports an [`Error`] by its
-//! [`ErrorKind`]. No input rule, error mapping, decision
+//! [`surface`] types: encoded by [`encode`] for the JVM and Node, pyo3
+//! classes for Python, C structs; the flat [`decision`] results on C's
+//! cache-hit path) or reports an [`Error`] by its [`ErrorKind`]. No input rule, error mapping, decision
 //! flattening, counter naming, log queue or lifecycle rule is written in a
 //! binding.
 //!
@@ -15,7 +15,7 @@
 //! - [`surface`]: every result and decision as the hosts see it (records
 //!   and unions, written once; `zlink-schema` generates each managed
 //!   language's types and decoder from it);
-//! - [`decision`]: the flat form of every result and decision (C, Python);
+//! - [`decision`]: the flat form of the three call results C copies;
 //! - [`encode`]: those results as bytes, for hosts that decode them in
 //!   their own language (the JVM, Node); [`decode`]: what those hosts give
 //!   back (an operation, a notification token), read again;
@@ -41,7 +41,7 @@ pub mod setup;
 pub mod stats;
 pub mod surface;
 
-pub use decision::{Attached, Decision, Resolved, Sent, SessionSent};
+pub use decision::{Resolved, Sent, SessionSent};
 pub use error::{Code, Error, ErrorKind, Family, Result};
 pub use runtime::{Answer, Options, Runtime, Write};
 pub use setup::{Clock, Store};

@@ -53,26 +53,6 @@ SentTagName: TypeAlias = Literal[
     "StoreFailure",
 ]
 
-# What to do with an inbound frame.
-DecisionKindName: TypeAlias = Literal[
-    "Deliver",
-    "Relay",
-    "Reject",
-    "Ended",
-    "Completed",
-    "Late",
-    "RouteRefreshed",
-    "Dropped",
-    "Send",
-    "SessionDeliver",
-    "Session",
-    "PeerRefused",
-    "ForeignSender",
-    "Held",
-    "Relocation",
-    "OwnershipLost",
-]
-
 # What the store held when an ownership was found lost (an `OwnershipLost` decision).
 LostReasonName: TypeAlias = Literal[
     "Missing",
@@ -87,15 +67,6 @@ FailureName: TypeAlias = Literal[
     "Replied",
 ]
 
-# A request's terminal result.
-OutcomeName: TypeAlias = Literal[
-    "Reply",
-    "Error",
-    "Timeout",
-    "Cancelled",
-    "Shutdown",
-]
-
 # What failed on the target, in an error reply.
 ReplyErrorKindName: TypeAlias = Literal[
     "Handler",
@@ -107,17 +78,6 @@ RelayKindName: TypeAlias = Literal[
     "Message",
     "PhysicalDisconnect",
     "LogicalDisconnect",
-]
-
-# Which Session-side event a `SESSION` decision is.
-SessionEventName: TypeAlias = Literal[
-    "Bound",
-    "BindRefused",
-    "Pushed",
-    "RelayRefused",
-    "Sealed",
-    "Ignored",
-    "Closed",
 ]
 
 # Why an Actor owner refused a bind.
@@ -142,20 +102,6 @@ SessionSentTagName: TypeAlias = Literal[
     "Sent",
     "Held",
     "Unavailable",
-]
-
-# Which step of a relocation a `RELOCATION` decision is.
-RelocationEventName: TypeAlias = Literal[
-    "Restore",
-    "Cutover",
-    "Committed",
-    "HandedOff",
-    "Aborted",
-    "Failed",
-    "CommitRetry",
-    "Ignored",
-    "Aborting",
-    "CommitDue",
 ]
 
 # Why a relocation was abandoned or failed (the command 49 codes).
