@@ -14,9 +14,6 @@
 
 use std::collections::BTreeSet;
 
-use syn::{Fields, Item};
-
-use crate::codes::doc;
 use crate::emit::{Output, first_sentence};
 use crate::surface::{Record, Surface, Ty, Union, snake};
 
@@ -54,16 +51,15 @@ const RENAMES: &[(&str, &str)] = &[
 /// (`zlink_relocation_deliveries` copies a relocation's): they get `dup`.
 const COPIED: &[&str] = &["Deliver", "SessionDeliver"];
 
-pub(crate) fn all(s: &Surface, source: &str) -> Result<Vec<Output>, String> {
+pub(crate) fn all(s: &Surface) -> Result<Vec<Output>, String> {
     Ok(vec![Output {
         path: "ffi-c/src/decisions.rs".into(),
-        text: C::new(s, source)?.file()?,
+        text: C::new(s)?.file()?,
     }])
 }
 
 struct C<'a> {
     s: &'a Surface,
-    field_docs: FieldDocs,
     /// The records a decision reaches, in file order.
     records: Vec<&'a Record>,
     /// The unions a decision reaches, the root first.
@@ -71,7 +67,7 @@ struct C<'a> {
 }
 
 impl<'a> C<'a> {
-    fn new(s: &'a Surface, source: &str) -> Result<Self, String> {
+    fn new(s: &'a Surface) -> Result<Self, String> {
         let root = s
             .unions
             .iter()
@@ -108,12 +104,7 @@ impl<'a> C<'a> {
             .iter()
             .filter(|r| records.contains(&r.key))
             .collect();
-        Ok(C {
-            s,
-            field_docs: field_docs(source)?,
-            records,
-            unions,
-        })
+        Ok(C { s, records, unions })
     }
 
     // ---- names -------------------------------------------------------
@@ -481,49 +472,11 @@ impl<'a> C<'a> {
     }
 
     fn field_doc(&self, key: &str, field: &str) -> &[String] {
-        self.field_docs
-            .iter()
-            .find(|((k, f), _)| k == key && f == field)
-            .map_or(&[], |(_, d)| d.as_slice())
+        self.s
+            .record(key)
+            .and_then(|r| r.fields.iter().find(|f| f.name == field))
+            .map_or(&[], |f| f.doc.as_slice())
     }
-}
-
-/// Field docs by (record key, field name).
-type FieldDocs = Vec<((String, String), Vec<String>)>;
-
-/// Every record field's doc in `source` (the surface model keeps the
-/// records' only).
-fn field_docs(source: &str) -> Result<FieldDocs, String> {
-    let file =
-        syn::parse_file(source).map_err(|e| format!("surface/mod.rs does not parse: {e}"))?;
-    let mut out = Vec::new();
-    let mut structs = Vec::new();
-    for item in &file.items {
-        match item {
-            Item::Struct(s) => structs.push((String::new(), s)),
-            Item::Mod(m) => {
-                for inner in m.content.iter().flat_map(|(_, items)| items) {
-                    if let Item::Struct(s) = inner {
-                        structs.push((format!("{}::", m.ident), s));
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    for (prefix, s) in structs {
-        if let Fields::Named(named) = &s.fields {
-            for f in &named.named {
-                let name = f
-                    .ident
-                    .as_ref()
-                    .map(ToString::to_string)
-                    .unwrap_or_default();
-                out.push(((format!("{prefix}{}", s.ident), name), doc(&f.attrs)));
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// A doc for C: without the notes on other languages' names.
@@ -583,7 +536,7 @@ mod tests {
 
     fn emitted(source: &str) -> Result<String, String> {
         let s = crate::surface::read(source, &[])?;
-        C::new(&s, source)?.file()
+        C::new(&s)?.file()
     }
 
     #[test]

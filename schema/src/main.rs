@@ -64,7 +64,7 @@ fn run(check: bool) -> Result<Vec<String>, String> {
     let surface = surface::read(&surface_source, &names)?;
     let mut outputs = emit::all(&sets)?;
     outputs.extend(surface_emit::all(&surface)?);
-    outputs.extend(c_emit::all(&surface, &surface_source)?);
+    outputs.extend(c_emit::all(&surface)?);
     let pyi_path = root.join(python_emit::PYI);
     let pyi = std::fs::read_to_string(&pyi_path)
         .map_err(|e| format!("cannot read {}: {e}", pyi_path.display()))?;

@@ -36,6 +36,7 @@ pub(crate) struct Field {
     /// The Rust (snake_case) name.
     pub(crate) name: String,
     pub(crate) ty: Ty,
+    pub(crate) doc: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,7 +109,11 @@ impl Surface {
         first
             .fields
             .iter()
-            .filter(|f| members.iter().all(|m| m.fields.contains(f)))
+            .filter(|f| {
+                members
+                    .iter()
+                    .all(|m| m.fields.iter().any(|g| g.name == f.name && g.ty == f.ty))
+            })
             .cloned()
             .collect()
     }
@@ -222,7 +227,11 @@ fn record(
             .map(ToString::to_string)
             .unwrap_or_default();
         let ty = ty(&f.ty, names).ok_or_else(|| format!("{key}.{field}: unsupported type"))?;
-        fields.push(Field { name: field, ty });
+        fields.push(Field {
+            name: field,
+            ty,
+            doc: doc(&f.attrs),
+        });
     }
     // A module holds the members of the union of its name (`outcome`:
     // `Outcome`).
