@@ -395,6 +395,42 @@ typedef uint32_t zlink_failure;
 #endif // __cplusplus
 
 /**
+ * How a request ended in error: the target answered with an error
+ * (`Handler`, `Decode`), its route could not be used (`Unavailable`), or
+ * its Message Follow route belonged to another incarnation
+ * (`InvalidOperation`).
+ */
+enum zlink_request_error_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * The application handler failed (the target replied).
+   */
+  ZLINK_REQUEST_ERROR_KIND_HANDLER = 1,
+  /**
+   * The application could not decode the request (the target replied).
+   */
+  ZLINK_REQUEST_ERROR_KIND_DECODE = 2,
+  /**
+   * The route or owner could not be used (`reason`).
+   */
+  ZLINK_REQUEST_ERROR_KIND_UNAVAILABLE = 3,
+  /**
+   * A Message Follow route belonged to another incarnation or tenure.
+   */
+  ZLINK_REQUEST_ERROR_KIND_INVALID_OPERATION = 4,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_request_error_kind zlink_request_error_kind;
+#else
+typedef uint32_t zlink_request_error_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What a session relay carries.
  */
 enum zlink_relay_kind
@@ -1215,15 +1251,15 @@ typedef struct {
 } zlink_outcome_reply;
 
 /**
- * An error reply or a route error. `kind`: "Handler" or "Decode" (the
- * target answered with an error: `code`, `message`), "Unavailable"
- * (with `reason`) or "InvalidOperation".
+ * An error reply or a route error. `kind`: Handler or Decode (the
+ * target answered with an error: `code`, `message`), Unavailable
+ * (with `reason`) or InvalidOperation.
  */
 typedef struct {
   /**
    * What failed.
    */
-  zlink_bytes kind;
+  zlink_request_error_kind kind;
   /**
    * Whether `reason` is set.
    */

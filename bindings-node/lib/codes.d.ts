@@ -64,6 +64,13 @@ export type ReplyErrorKindName =
   | 'Handler'
   | 'Decode';
 
+/** How a request ended in error: the target answered with an error (`Handler`, `Decode`), its route could not be used (`Unavailable`), or its Message Follow route belonged to another incarnation (`InvalidOperation`). */
+export type RequestErrorKindName =
+  | 'Handler'
+  | 'Decode'
+  | 'Unavailable'
+  | 'InvalidOperation';
+
 /** What a session relay carries. */
 export type RelayKindName =
   | 'Message'

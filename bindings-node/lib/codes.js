@@ -31,6 +31,9 @@ exports.Failure = Object.freeze([null, 'Unavailable', 'InvalidOperation', 'Repli
 /** What failed on the target, in an error reply. */
 exports.ReplyErrorKind = Object.freeze([null, 'Handler', 'Decode']);
 
+/** How a request ended in error: the target answered with an error (`Handler`, `Decode`), its route could not be used (`Unavailable`), or its Message Follow route belonged to another incarnation (`InvalidOperation`). */
+exports.RequestErrorKind = Object.freeze([null, 'Handler', 'Decode', 'Unavailable', 'InvalidOperation']);
+
 /** What a session relay carries. */
 exports.RelayKind = Object.freeze([null, 'Message', 'PhysicalDisconnect', 'LogicalDisconnect']);
 

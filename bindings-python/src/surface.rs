@@ -207,11 +207,11 @@ record! {
 }
 
 record! {
-    /// An error reply or a route error. `kind`: "Handler" or "Decode" (the
-    /// target answered with an error: `code`, `message`), "Unavailable"
-    /// (with `reason`) or "InvalidOperation".
+    /// An error reply or a route error. `kind`: Handler or Decode (the
+    /// target answered with an error: `code`, `message`), Unavailable
+    /// (with `reason`) or InvalidOperation.
     "Error" PyError(surface::outcome::Error as v) [hash] {
-        kind: v.kind.as_str(),
+        kind: v.kind.name(),
         reason: v.reason.as_ref().map(|x| x.name()),
         code: v.code,
         message: v.message.as_str(),

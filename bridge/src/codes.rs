@@ -292,6 +292,29 @@ impl ReplyErrorKind {
     }
 }
 
+/// How a request ended in error: the target answered with an error
+/// (`Handler`, `Decode`), its route could not be used (`Unavailable`), or
+/// its Message Follow route belonged to another incarnation
+/// (`InvalidOperation`).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RequestErrorKind {
+    /// The application handler failed (the target replied).
+    Handler = 1,
+    /// The application could not decode the request (the target replied).
+    Decode = 2,
+    /// The route or owner could not be used (`reason`).
+    Unavailable = 3,
+    /// A Message Follow route belonged to another incarnation or tenure.
+    InvalidOperation = 4,
+}
+named!(RequestErrorKind {
+    Handler,
+    Decode,
+    Unavailable,
+    InvalidOperation
+});
+
 /// What a session relay carries.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

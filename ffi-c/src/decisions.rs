@@ -228,14 +228,14 @@ impl Owned for zlink_outcome_reply {
     }
 }
 
-/// An error reply or a route error. `kind`: "Handler" or "Decode" (the
-/// target answered with an error: `code`, `message`), "Unavailable"
-/// (with `reason`) or "InvalidOperation".
+/// An error reply or a route error. `kind`: Handler or Decode (the
+/// target answered with an error: `code`, `message`), Unavailable
+/// (with `reason`) or InvalidOperation.
 #[repr(C)]
 #[derive(Debug)]
 pub struct zlink_outcome_error {
     /// What failed.
-    pub kind: zlink_bytes,
+    pub kind: codes::RequestErrorKind,
     /// Whether `reason` is set.
     pub has_reason: bool,
     /// Unavailable: why.
@@ -250,7 +250,7 @@ pub struct zlink_outcome_error {
 impl From<surface::outcome::Error> for zlink_outcome_error {
     fn from(v: surface::outcome::Error) -> Self {
         zlink_outcome_error {
-            kind: v.kind.into(),
+            kind: v.kind,
             has_reason: v.reason.is_some(),
             reason: v.reason.unwrap_or(codes::UnavailableReason::None),
             code: v.code,
@@ -264,7 +264,6 @@ impl Owned for zlink_outcome_error {
         // SAFETY: each owned field is the library's (the caller's
         // contract), released once and zeroed.
         unsafe {
-            (*this).kind.release();
             (*this).message.release();
         }
     }

@@ -177,9 +177,10 @@ pub use zlink_bridge::codes::{
     BindRefusal as zlink_bind_refusal, Failure as zlink_failure, Liveness as zlink_liveness,
     LogLevel as zlink_log_level, ObjectKind as zlink_object_kind, RelayKind as zlink_relay_kind,
     RelocationRefusal as zlink_relocation_refusal, ReplyErrorKind as zlink_reply_error_kind,
-    ResolutionTag as zlink_resolution_tag, SentTag as zlink_sent_tag,
-    SessionRefusal as zlink_session_refusal, SessionSentTag as zlink_session_sent_tag,
-    StoreError as zlink_store_error, UnavailableReason as zlink_unavailable_reason,
+    RequestErrorKind as zlink_request_error_kind, ResolutionTag as zlink_resolution_tag,
+    SentTag as zlink_sent_tag, SessionRefusal as zlink_session_refusal,
+    SessionSentTag as zlink_session_sent_tag, StoreError as zlink_store_error,
+    UnavailableReason as zlink_unavailable_reason,
 };
 
 use zlink_bridge::{Code, Error};

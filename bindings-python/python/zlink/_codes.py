@@ -73,6 +73,14 @@ ReplyErrorKindName: TypeAlias = Literal[
     "Decode",
 ]
 
+# How a request ended in error: the target answered with an error (`Handler`, `Decode`), its route could not be used (`Unavailable`), or its Message Follow route belonged to another incarnation (`InvalidOperation`).
+RequestErrorKindName: TypeAlias = Literal[
+    "Handler",
+    "Decode",
+    "Unavailable",
+    "InvalidOperation",
+]
+
 # What a session relay carries.
 RelayKindName: TypeAlias = Literal[
     "Message",

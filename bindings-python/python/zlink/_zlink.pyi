@@ -18,6 +18,7 @@ from zlink._codes import (
     RelayKindName,
     RelocationRefusalName,
     ReplyErrorKindName,
+    RequestErrorKindName,
     SessionRefusalName,
     StoreErrorName,
     UnavailableReasonName,
@@ -666,7 +667,7 @@ class Reply:
 class Error:
     __match_args__: ClassVar[tuple[str, str]]
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> RequestErrorKindName: ...
     @property
     def reason(self) -> UnavailableReasonName | None: ...
     @property

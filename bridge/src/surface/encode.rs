@@ -180,7 +180,7 @@ impl Encode for outcome::Reply {
 
 impl Encode for outcome::Error {
     fn encode(&self, w: &mut Writer) {
-        w.str(&self.kind);
+        w.str(self.kind.name());
         w.opt(self.reason.as_ref(), |w, v| {
             w.u8(code(*v as u32));
         });

@@ -12,7 +12,7 @@ use zlink_core::{
 };
 
 use super::*;
-use crate::codes::{ReplyErrorKind, ResolutionTag, SentTag, SessionSentTag};
+use crate::codes::{RequestErrorKind, ResolutionTag, SentTag, SessionSentTag};
 use crate::decision::{Resolved, Sent, SessionSent as FlatSessionSent};
 
 impl From<&CoreFence> for RouteFence {
@@ -217,9 +217,9 @@ impl From<&core::RelocationIdentity> for RelocationIdentity {
 
 impl From<core::Outcome> for Outcome {
     fn from(o: core::Outcome) -> Self {
-        let error = |kind: &str, reason, code, message| {
+        let error = |kind, reason, code, message| {
             Outcome::Error(outcome::Error {
-                kind: kind.to_owned(),
+                kind,
                 reason,
                 code,
                 message,
@@ -228,16 +228,20 @@ impl From<core::Outcome> for Outcome {
         match o {
             core::Outcome::Reply(payload) => Outcome::Reply(outcome::Reply { payload }),
             core::Outcome::Error(core::RequestError::Replied(r)) => {
-                error(ReplyErrorKind::from(r.kind).name(), None, r.code, r.message)
+                let kind = match r.kind {
+                    core::wire::ReplyErrorKind::Handler => RequestErrorKind::Handler,
+                    core::wire::ReplyErrorKind::Decode => RequestErrorKind::Decode,
+                };
+                error(kind, None, r.code, r.message)
             }
             core::Outcome::Error(core::RequestError::Unavailable(r)) => error(
-                Failure::Unavailable.name(),
+                RequestErrorKind::Unavailable,
                 Some(r.into()),
                 0,
                 String::new(),
             ),
             core::Outcome::Error(core::RequestError::InvalidOperation) => {
-                error(Failure::InvalidOperation.name(), None, 0, String::new())
+                error(RequestErrorKind::InvalidOperation, None, 0, String::new())
             }
             core::Outcome::Timeout => Outcome::Timeout(outcome::Timeout {}),
             core::Outcome::Cancelled => Outcome::Cancelled(outcome::Cancelled {}),

@@ -27,7 +27,7 @@ mod from;
 
 use crate::codes::{
     AbortReason, AuthorityState, BindRefusal, Failure, LostReason, ObjectKind, RelayKind,
-    RelocationRefusal, SessionRefusal, StoreError, UnavailableReason,
+    RelocationRefusal, RequestErrorKind, SessionRefusal, StoreError, UnavailableReason,
 };
 
 /// Bytes (a frame, a payload).
@@ -337,13 +337,13 @@ pub mod outcome {
         pub payload: Bytes,
     }
 
-    /// An error reply or a route error. `kind`: "Handler" or "Decode" (the
-    /// target answered with an error: `code`, `message`), "Unavailable"
-    /// (with `reason`) or "InvalidOperation".
+    /// An error reply or a route error. `kind`: Handler or Decode (the
+    /// target answered with an error: `code`, `message`), Unavailable
+    /// (with `reason`) or InvalidOperation.
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Error {
         /// What failed (JS: `errorKind`).
-        pub kind: String,
+        pub kind: Name<RequestErrorKind>,
         /// Unavailable: why.
         pub reason: Option<UnavailableReason>,
         /// The application's error code.

@@ -532,8 +532,6 @@ static int event(run_t *run, uint64_t at, const char *fmt, ...) {
     return VEC_PUSH(run, run->events, e);
 }
 
-/* Library bytes equal to the string `s`. */
-#define BYTES_IS(b, s) ((b).len == strlen(s) && memcmp((b).data, (s), (b).len) == 0)
 
 /* An object ID out of a decision (never a NULL pointer: the C API refuses
  * NULL IDs). */
@@ -651,11 +649,12 @@ static int act(run_t *run, uint64_t at, const zlink_decision *d) {
         completed_entry e = {c->operation_id, c->outcome.tag, ZLINK_FAILURE_NONE,
                              ZLINK_UNAVAILABLE_REASON_NONE, NULL, 0};
         if (c->outcome.tag == ZLINK_OUTCOME_ERROR) {
-            /* "Handler" and "Decode" are errors the target replied. */
+            /* HANDLER and DECODE are errors the target replied. */
             const zlink_outcome_error *error = &c->outcome.error;
-            e.failure = BYTES_IS(error->kind, "Unavailable")        ? ZLINK_FAILURE_UNAVAILABLE
-                        : BYTES_IS(error->kind, "InvalidOperation") ? ZLINK_FAILURE_INVALID_OPERATION
-                                                                    : ZLINK_FAILURE_REPLIED;
+            e.failure = error->kind == ZLINK_REQUEST_ERROR_KIND_UNAVAILABLE ? ZLINK_FAILURE_UNAVAILABLE
+                        : error->kind == ZLINK_REQUEST_ERROR_KIND_INVALID_OPERATION
+                            ? ZLINK_FAILURE_INVALID_OPERATION
+                            : ZLINK_FAILURE_REPLIED;
             e.reason = error->reason;
         }
         if (c->outcome.tag == ZLINK_OUTCOME_REPLY) {

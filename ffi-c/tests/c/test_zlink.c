@@ -1448,7 +1448,7 @@ static int test_error_reply_and_spot_origin(void) {
     CHECK(completion->correlation == req.correlation);
     CHECK(completion->outcome.tag == ZLINK_OUTCOME_ERROR);
     const zlink_outcome_error *error = &completion->outcome.error;
-    CHECK(BYTES_EQ(error->kind, "Handler") && !error->has_reason);
+    CHECK(error->kind == ZLINK_REQUEST_ERROR_KIND_HANDLER && !error->has_reason);
     CHECK(error->code == 42 && BYTES_EQ(error->message, "boom"));
     CHECK(completion->origin != NULL && BYTES_EQ(completion->origin->spot, "lobby"));
     CHECK(completion->origin->object_generation == lobby.fence.object_generation);

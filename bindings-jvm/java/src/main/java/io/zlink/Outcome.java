@@ -37,9 +37,9 @@ public sealed interface Outcome permits Outcome.Reply, Outcome.Error, Outcome.Ti
     }
 
     /**
-     * An error reply or a route error. {@code kind}: "Handler" or "Decode" (the
-     * target answered with an error: {@code code}, {@code message}), "Unavailable"
-     * (with {@code reason}) or "InvalidOperation".
+     * An error reply or a route error. {@code kind}: Handler or Decode (the
+     * target answered with an error: {@code code}, {@code message}), Unavailable
+     * (with {@code reason}) or InvalidOperation.
      */
     record Error(String kind, Optional<UnavailableReason> reason, long code, String message) implements Outcome {
         /** The record; {@code kind}, {@code reason}, {@code message} required. */
