@@ -431,6 +431,59 @@ typedef uint32_t zlink_request_error_kind;
 #endif // __cplusplus
 
 /**
+ * Why bytes are not a frame (docs/wire.md's decode errors).
+ */
+enum zlink_wire_error_kind
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * Fewer bytes than a field needs.
+   */
+  ZLINK_WIRE_ERROR_KIND_TRUNCATED = 1,
+  /**
+   * Not the frame magic.
+   */
+  ZLINK_WIRE_ERROR_KIND_BAD_MAGIC = 2,
+  /**
+   * A wire version this codec does not speak.
+   */
+  ZLINK_WIRE_ERROR_KIND_UNSUPPORTED_VERSION = 3,
+  /**
+   * A command number no frame has.
+   */
+  ZLINK_WIRE_ERROR_KIND_UNKNOWN_COMMAND = 4,
+  /**
+   * Flags the command does not allow.
+   */
+  ZLINK_WIRE_ERROR_KIND_FLAGS_NOT_ALLOWED = 5,
+  /**
+   * The declared length is not the body's.
+   */
+  ZLINK_WIRE_ERROR_KIND_LENGTH_MISMATCH = 6,
+  /**
+   * A field over its bound.
+   */
+  ZLINK_WIRE_ERROR_KIND_TOO_LONG = 7,
+  /**
+   * A field's value is not valid.
+   */
+  ZLINK_WIRE_ERROR_KIND_INVALID = 8,
+  /**
+   * Bytes after the frame.
+   */
+  ZLINK_WIRE_ERROR_KIND_TRAILING_BYTES = 9,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_wire_error_kind zlink_wire_error_kind;
+#else
+typedef uint32_t zlink_wire_error_kind;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * What a session relay carries.
  */
 enum zlink_relay_kind
@@ -1421,7 +1474,7 @@ typedef struct {
   /**
    * The wire error's kind.
    */
-  zlink_bytes kind;
+  zlink_wire_error_kind kind;
   /**
    * Its text.
    */

@@ -71,6 +71,18 @@ export type RequestErrorKindName =
   | 'Unavailable'
   | 'InvalidOperation';
 
+/** Why bytes are not a frame (docs/wire.md's decode errors). */
+export type WireErrorKindName =
+  | 'Truncated'
+  | 'BadMagic'
+  | 'UnsupportedVersion'
+  | 'UnknownCommand'
+  | 'FlagsNotAllowed'
+  | 'LengthMismatch'
+  | 'TooLong'
+  | 'Invalid'
+  | 'TrailingBytes';
+
 /** What a session relay carries. */
 export type RelayKindName =
   | 'Message'

@@ -34,6 +34,9 @@ exports.ReplyErrorKind = Object.freeze([null, 'Handler', 'Decode']);
 /** How a request ended in error: the target answered with an error (`Handler`, `Decode`), its route could not be used (`Unavailable`), or its Message Follow route belonged to another incarnation (`InvalidOperation`). */
 exports.RequestErrorKind = Object.freeze([null, 'Handler', 'Decode', 'Unavailable', 'InvalidOperation']);
 
+/** Why bytes are not a frame (docs/wire.md's decode errors). */
+exports.WireErrorKind = Object.freeze([null, 'Truncated', 'BadMagic', 'UnsupportedVersion', 'UnknownCommand', 'FlagsNotAllowed', 'LengthMismatch', 'TooLong', 'Invalid', 'TrailingBytes']);
+
 /** What a session relay carries. */
 exports.RelayKind = Object.freeze([null, 'Message', 'PhysicalDisconnect', 'LogicalDisconnect']);
 

@@ -395,7 +395,7 @@ record! {
     /// Not a valid frame: dropped. `kind` is the wire error's kind
     /// (docs/wire.md).
     "Dropped" PyDropped(surface::Dropped as v) [hash] {
-        kind: v.kind.as_str(),
+        kind: v.kind.name(),
         error: v.error.as_str(),
     }
 }

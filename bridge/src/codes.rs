@@ -315,6 +315,58 @@ named!(RequestErrorKind {
     InvalidOperation
 });
 
+/// Why bytes are not a frame (docs/wire.md's decode errors).
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WireErrorKind {
+    /// Fewer bytes than a field needs.
+    Truncated = 1,
+    /// Not the frame magic.
+    BadMagic = 2,
+    /// A wire version this codec does not speak.
+    UnsupportedVersion = 3,
+    /// A command number no frame has.
+    UnknownCommand = 4,
+    /// Flags the command does not allow.
+    FlagsNotAllowed = 5,
+    /// The declared length is not the body's.
+    LengthMismatch = 6,
+    /// A field over its bound.
+    TooLong = 7,
+    /// A field's value is not valid.
+    Invalid = 8,
+    /// Bytes after the frame.
+    TrailingBytes = 9,
+}
+named!(WireErrorKind {
+    Truncated,
+    BadMagic,
+    UnsupportedVersion,
+    UnknownCommand,
+    FlagsNotAllowed,
+    LengthMismatch,
+    TooLong,
+    Invalid,
+    TrailingBytes
+});
+
+impl From<&zlink_core::wire::WireError> for WireErrorKind {
+    fn from(e: &zlink_core::wire::WireError) -> Self {
+        use zlink_core::wire::WireError as E;
+        match e {
+            E::Truncated { .. } => WireErrorKind::Truncated,
+            E::BadMagic => WireErrorKind::BadMagic,
+            E::UnsupportedVersion(_) => WireErrorKind::UnsupportedVersion,
+            E::UnknownCommand(_) => WireErrorKind::UnknownCommand,
+            E::FlagsNotAllowed { .. } => WireErrorKind::FlagsNotAllowed,
+            E::LengthMismatch { .. } => WireErrorKind::LengthMismatch,
+            E::TooLong { .. } => WireErrorKind::TooLong,
+            E::Invalid { .. } => WireErrorKind::Invalid,
+            E::TrailingBytes(_) => WireErrorKind::TrailingBytes,
+        }
+    }
+}
+
 /// What a session relay carries.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -631,6 +683,23 @@ mod tests {
         }
         for r in RelocationRefusal::ALL {
             assert_eq!(RelocationRefusal::from_code(*r as u32), Some(*r));
+        }
+    }
+
+    #[test]
+    fn a_wire_error_kind_is_named_as_the_wire_vectors_name_it() {
+        use zlink_core::wire::WireError as E;
+        let all = [
+            E::BadMagic,
+            E::UnsupportedVersion(9),
+            E::UnknownCommand(99),
+            E::TrailingBytes(1),
+        ];
+        for e in &all {
+            assert_eq!(
+                WireErrorKind::from(e).name(),
+                zlink_core::wire::json::error_kind(e)
+            );
         }
     }
 }

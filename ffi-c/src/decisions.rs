@@ -809,7 +809,7 @@ impl From<surface::RouteRefreshed> for zlink_route_refreshed {
 #[derive(Debug)]
 pub struct zlink_dropped {
     /// The wire error's kind.
-    pub kind: zlink_bytes,
+    pub kind: codes::WireErrorKind,
     /// Its text.
     pub error: zlink_bytes,
 }
@@ -817,7 +817,7 @@ pub struct zlink_dropped {
 impl From<surface::Dropped> for zlink_dropped {
     fn from(v: surface::Dropped) -> Self {
         zlink_dropped {
-            kind: v.kind.into(),
+            kind: v.kind,
             error: v.error.into(),
         }
     }
@@ -828,7 +828,6 @@ impl Owned for zlink_dropped {
         // SAFETY: each owned field is the library's (the caller's
         // contract), released once and zeroed.
         unsafe {
-            (*this).kind.release();
             (*this).error.release();
         }
     }

@@ -180,7 +180,7 @@ pub use zlink_bridge::codes::{
     RequestErrorKind as zlink_request_error_kind, ResolutionTag as zlink_resolution_tag,
     SentTag as zlink_sent_tag, SessionRefusal as zlink_session_refusal,
     SessionSentTag as zlink_session_sent_tag, StoreError as zlink_store_error,
-    UnavailableReason as zlink_unavailable_reason,
+    UnavailableReason as zlink_unavailable_reason, WireErrorKind as zlink_wire_error_kind,
 };
 
 use zlink_bridge::{Code, Error};

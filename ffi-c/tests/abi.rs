@@ -51,8 +51,7 @@ fn a_decision_is_a_tagged_union_freed_once() {
             zlink_decision::Dropped(x) => x,
             other => panic!("{other:?}"),
         };
-        let kind = std::slice::from_raw_parts(dropped.kind.data, dropped.kind.len);
-        assert_eq!(kind, b"BadMagic");
+        assert_eq!(dropped.kind, zlink_wire_error_kind::BadMagic);
         assert_eq!(d.as_ptr().cast::<u32>().read(), 8); // the tag comes first
         let member = std::ptr::from_ref(dropped).cast::<u8>();
         assert_eq!(member.offset_from(d.as_ptr().cast::<u8>()), 8); // then the union

@@ -81,6 +81,19 @@ RequestErrorKindName: TypeAlias = Literal[
     "InvalidOperation",
 ]
 
+# Why bytes are not a frame (docs/wire.md's decode errors).
+WireErrorKindName: TypeAlias = Literal[
+    "Truncated",
+    "BadMagic",
+    "UnsupportedVersion",
+    "UnknownCommand",
+    "FlagsNotAllowed",
+    "LengthMismatch",
+    "TooLong",
+    "Invalid",
+    "TrailingBytes",
+]
+
 # What a session relay carries.
 RelayKindName: TypeAlias = Literal[
     "Message",

@@ -22,6 +22,7 @@ from zlink._codes import (
     SessionRefusalName,
     StoreErrorName,
     UnavailableReasonName,
+    WireErrorKindName,
 )
 
 
@@ -881,7 +882,7 @@ class RouteRefreshed:
 class Dropped:
     __match_args__: ClassVar[tuple[str, str]]
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> WireErrorKindName: ...
     @property
     def error(self) -> str: ...
     def __eq__(self, other: object, /) -> bool: ...

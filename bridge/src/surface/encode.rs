@@ -334,7 +334,7 @@ impl Encode for RouteRefreshed {
 
 impl Encode for Dropped {
     fn encode(&self, w: &mut Writer) {
-        w.str(&self.kind);
+        w.str(self.kind.name());
         w.str(&self.error);
     }
 }

@@ -457,7 +457,7 @@ impl From<core::Inbound> for Inbound {
                 Inbound::RouteRefreshed(RouteRefreshed { invalidated })
             }
             I::Dropped(e) => Inbound::Dropped(Dropped {
-                kind: zlink_core::wire::json::error_kind(&e).to_owned(),
+                kind: (&e).into(),
                 error: e.to_string(),
             }),
             I::Send(frames) => Inbound::Send(Send {

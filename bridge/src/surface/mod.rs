@@ -28,6 +28,7 @@ mod from;
 use crate::codes::{
     AbortReason, AuthorityState, BindRefusal, Failure, LostReason, ObjectKind, RelayKind,
     RelocationRefusal, RequestErrorKind, SessionRefusal, StoreError, UnavailableReason,
+    WireErrorKind,
 };
 
 /// Bytes (a frame, a payload).
@@ -593,7 +594,7 @@ pub struct RouteRefreshed {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Dropped {
     /// The wire error's kind (JS: `error`).
-    pub kind: String,
+    pub kind: Name<WireErrorKind>,
     /// Its text (JS: `message`).
     pub error: String,
 }
