@@ -8,7 +8,8 @@ use pyo3::types::{PyBool, PyInt, PyString};
 use zlink_bridge::codes::WriteAcksMode;
 use zlink_bridge::setup::RedisFields;
 use zlink_bridge::{Clock, Store, config, setup};
-use zlink_core::{NodeIdentity, RoutingConfig, WriteAcks};
+use zlink_core::{NodeIdentity, RoutingConfig};
+use zlink_redis::WriteAcks;
 
 use crate::errors::Raise;
 

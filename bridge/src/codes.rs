@@ -654,11 +654,11 @@ named!(WriteAcksMode {
 impl WriteAcksMode {
     /// The mode of `acks` and its replica count (0 but for `Replicas`):
     /// what `setup::write_acks` turns back into `acks`.
-    pub fn of(acks: zlink_core::WriteAcks) -> (WriteAcksMode, u32) {
+    pub fn of(acks: zlink_redis::WriteAcks) -> (WriteAcksMode, u32) {
         match acks {
-            zlink_core::WriteAcks::AllReplicas => (WriteAcksMode::AllReplicas, 0),
-            zlink_core::WriteAcks::Replicas(n) => (WriteAcksMode::Replicas, n),
-            zlink_core::WriteAcks::PrimaryOnly => (WriteAcksMode::PrimaryOnly, 0),
+            zlink_redis::WriteAcks::AllReplicas => (WriteAcksMode::AllReplicas, 0),
+            zlink_redis::WriteAcks::Replicas(n) => (WriteAcksMode::Replicas, n),
+            zlink_redis::WriteAcks::PrimaryOnly => (WriteAcksMode::PrimaryOnly, 0),
         }
     }
 }

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use zlink_core::{
     Clock as CoreClock, LocationStore, ManualClock, MeshName, NodeGeneration, NodeIdentity,
-    NodeRid, OwnerLeaseGeneration, RedisOptions, SystemClock, WriteAcks,
+    NodeRid, OwnerLeaseGeneration, SystemClock,
 };
+use zlink_redis::{RedisOptions, WriteAcks};
 
 use crate::args::{Arg, Text, store_config};
 use crate::codes::WriteAcksMode;
@@ -187,7 +188,7 @@ impl Store {
     /// names (`redis+sentinel://h1:p1,h2:p2/master-name`, `rediss+sentinel://`);
     /// blocks until connected or timed out.
     pub fn redis(url: &str, options: RedisOptions) -> Result<Self> {
-        let store = zlink_core::RedisStore::open_with(url, options)?;
+        let store = zlink_redis::RedisStore::open_with(url, options)?;
         Ok(Store(ForkBound::new(Arc::new(store))))
     }
 

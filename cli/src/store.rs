@@ -8,7 +8,8 @@
 use std::error::Error;
 use std::fmt::{self, Display};
 
-use zlink_core::{RedisOptions, RedisStore, StoreError};
+use zlink_core::StoreError;
+use zlink_redis::{RedisOptions, RedisStore};
 
 /// Why `--store URL` could not be opened. One line, password masked.
 #[derive(Debug)]

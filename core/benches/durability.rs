@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 mod common;
 use common::{Figure, record};
 use zlink_core::*;
+use zlink_redis::{RedisOptions, RedisStore, WriteAcks};
 use zlink_testkit::{RedisSentinels, RedisServer};
 
 const SERIAL_ACTIVATIONS: usize = 2_000;

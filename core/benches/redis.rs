@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 mod common;
 use common::{Figure, record};
 use zlink_core::*;
+use zlink_redis::{RedisOptions, RedisStore};
 use zlink_testkit::RedisServer;
 
 const IDS_PER_CALLER: usize = 16;

@@ -81,5 +81,5 @@ pub use stats::{
     FollowStats, InvalidationReason, RelocationStats, RequestStats, ResolutionCounts, SessionStats,
     Stats, TableStats,
 };
-pub use store::{LocationStore, MemoryStore, RedisOptions, RedisStore, StoreError, WriteAcks};
+pub use store::{LocationStore, MemoryStore, StoreError};
 pub use wire::{AbortReason, RelocationIdentity};

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use zlink_core::store::WriteError;
 use zlink_core::*;
+use zlink_redis::{RedisOptions, RedisStore, WriteAcks};
 use zlink_testkit::{Deployment, FailoverDrill, RedisSentinels, RedisServer};
 
 const ACTOR: ObjectKind = ObjectKind::Actor;

@@ -6,6 +6,7 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use zlink_core::*;
+use zlink_redis::{RedisOptions, RedisStore};
 use zlink_testkit::{RedisCluster, RedisServer};
 
 const ACTOR: ObjectKind = ObjectKind::Actor;

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use zlink_core::*;
+use zlink_redis::{RedisOptions, RedisStore};
 use zlink_testkit::RedisServer;
 
 const ACTOR: ObjectKind = ObjectKind::Actor;

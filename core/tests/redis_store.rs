@@ -9,7 +9,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use common::conformance::{Backend, StoreClock, StoreEnv};
-use zlink_core::{LocationStore, RedisOptions, RedisStore, StoreTime};
+use zlink_core::{LocationStore, StoreTime};
+use zlink_redis::{RedisOptions, RedisStore};
 use zlink_testkit::{RedisCluster, RedisServer};
 
 /// A real server's clock cannot be set: tests wait it out.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use zlink_core::*;
+use zlink_redis::{RedisOptions, RedisStore};
 use zlink_testkit::{Deployment, FailoverDrill, RedisServer};
 
 const ACTOR: ObjectKind = ObjectKind::Actor;

@@ -8,7 +8,8 @@ use zlink_bridge::args::{self, Arg, missing};
 use zlink_bridge::handles::{Pinned, Registry};
 use zlink_bridge::stats::C_COUNTERS;
 use zlink_bridge::{Answer, Clock, Code, Error, ErrorKind, Options, Store, Write, setup};
-use zlink_core::{MAX_OBJECT_ID_BYTES, ObjectKind, RedisOptions, RoutingConfig};
+use zlink_core::{MAX_OBJECT_ID_BYTES, ObjectKind, RoutingConfig};
+use zlink_redis::RedisOptions;
 
 use crate::types::*;
 use crate::{FfiResult, Userdata};

@@ -13,9 +13,9 @@ use zlink_core::wire::{NodeRef, RouteEnd};
 use zlink_core::{
     AuthorityOwnerGeneration, BindingGeneration, BindingToken, InputError, MAX_MESH_NAME_BYTES,
     MeshName, NodeGeneration, NodeRid, ObjectGeneration, OwnedObject, OwnerLeaseGeneration,
-    ReadyRoute, RedisOptions, RouteFence, RoutingConfig, SessionGeneration, SessionId,
-    StoreVersion,
+    ReadyRoute, RouteFence, RoutingConfig, SessionGeneration, SessionId, StoreVersion,
 };
+use zlink_redis::RedisOptions;
 
 use crate::FfiResult;
 

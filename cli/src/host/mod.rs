@@ -17,9 +17,8 @@ use std::thread;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use zlink_core::{
-    MeshName, NodeGeneration, NodeIdentity, NodeRid, OwnerLeaseGeneration, RedisStore, Runtime,
-};
+use zlink_core::{MeshName, NodeGeneration, NodeIdentity, NodeRid, OwnerLeaseGeneration, Runtime};
+use zlink_redis::RedisStore;
 
 use node::Host;
 use transport::{Input, Transport};

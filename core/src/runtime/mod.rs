@@ -328,7 +328,7 @@ impl Runtime {
     ///
     /// A miss's store read starts at once, as a task on the store's runtime;
     /// called on that runtime itself (a store made with
-    /// [`RedisStore::connect`](crate::RedisStore::connect) on the caller's
+    /// `zlink_redis::RedisStore::connect` on the caller's
     /// runtime), it runs in the caller's task instead, when first polled:
     /// there, await many at once (`join`) to read them concurrently.
     pub fn resolve_async(
@@ -506,7 +506,7 @@ impl Runtime {
     /// or shut down while the caller still awaited).
     ///
     /// Called and awaited on that very runtime (a host whose store lives on
-    /// its own runtime, [`RedisStore::connect`](crate::RedisStore::connect)),
+    /// its own runtime, `zlink_redis::RedisStore::connect`),
     /// `fut` runs inline, in the caller's task: a spawned task and its
     /// wake-up cost about as much as the store read they wrap (measured
     /// with 16 callers running on a store's own one-thread runtime against
@@ -594,7 +594,7 @@ impl Runtime {
     /// also the store's (a store connected on the host's runtime): blocking
     /// it blocks the store's work. A current-thread runtime cannot hand its
     /// work over; a blocking call there waits out `store_timeout` (see
-    /// [`RedisStore::connect`](crate::RedisStore::connect)).
+    /// `zlink_redis::RedisStore::connect`).
     fn blocks_a_store_worker(&self) -> bool {
         self.inner.store.executor().is_some_and(|store| {
             runs_on(&store) && store.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread

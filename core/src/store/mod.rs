@@ -8,7 +8,6 @@
 
 mod faulty;
 mod memory;
-mod redis;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -16,7 +15,6 @@ use std::sync::Arc;
 
 pub use faulty::FaultyStore;
 pub use memory::{MemoryStore, StoreReplica};
-pub use redis::{RedisOptions, RedisStore, WriteAcks};
 
 use crate::authority::{
     AuthorityRecord, AuthorityState, OwnerClaim, StoreEpoch, StoreTime, WriteFence,
@@ -357,6 +355,6 @@ impl<S: LocationStore + ?Sized> LocationStore for Arc<S> {
 
 /// Whether the caller runs on `executor`'s runtime (a store's: its work may
 /// then run inline, with no hop between threads).
-pub(crate) fn runs_on(executor: &tokio::runtime::Handle) -> bool {
+pub fn runs_on(executor: &tokio::runtime::Handle) -> bool {
     tokio::runtime::Handle::try_current().is_ok_and(|current| current.id() == executor.id())
 }

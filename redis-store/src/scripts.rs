@@ -5,14 +5,14 @@
 
 use redis::Script;
 
-use crate::authority::{AuthorityRecord, AuthorityState, Owner, OwnerLease, StoreTime, WriteFence};
-use crate::ids::{
+use zlink_core::OwnerRoute;
+use zlink_core::store::{StoreError, WriteRejection};
+use zlink_core::{
     AuthorityOwnerGeneration, MeshName, NodeGeneration, NodeRid, ObjectGeneration,
     OwnerLeaseGeneration, ProposalId, StoreVersion,
 };
-use crate::peer::{Endpoint, PeerDescriptor};
-use crate::route::OwnerRoute;
-use crate::store::{StoreError, WriteRejection};
+use zlink_core::{AuthorityRecord, AuthorityState, Owner, OwnerLease, StoreTime, WriteFence};
+use zlink_core::{Endpoint, PeerDescriptor};
 
 macro_rules! script {
     ($file:literal) => {

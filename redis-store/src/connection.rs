@@ -15,7 +15,7 @@ use redis::{Cmd, Pipeline, RedisError, RedisFuture, Value};
 
 use super::RedisOptions;
 use super::sentinel::SentinelLink;
-use crate::store::StoreError;
+use zlink_core::store::StoreError;
 
 /// Where the store lives, from its URL.
 #[derive(Debug, Clone, PartialEq, Eq)]

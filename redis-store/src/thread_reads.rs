@@ -30,7 +30,7 @@ use redis::{FromRedisValue, IntoConnectionInfo, Pipeline, RedisResult, Value};
 
 use super::RedisOptions;
 use super::connection::{servers_of, store_error};
-use crate::store::StoreError;
+use zlink_core::store::StoreError;
 
 /// How many stores' connections one thread keeps; past it the oldest goes.
 /// A process has one store or a few.

@@ -6,7 +6,7 @@ use std::sync::RwLock;
 
 use super::connection::Replication;
 use super::options::WriteAcks;
-use crate::store::StoreError;
+use zlink_core::store::StoreError;
 
 /// Redis Cluster's slot count.
 const SLOTS: u16 = 16384;

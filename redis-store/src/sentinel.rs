@@ -14,7 +14,7 @@ use redis::AsyncConnectionConfig;
 
 use super::RedisOptions;
 use super::connection::{Conns, SentinelTarget, Target, store_error};
-use crate::store::StoreError;
+use zlink_core::store::StoreError;
 
 /// The connections to the primary the Sentinels last named.
 pub(super) struct SentinelLink {

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::connection::Target;
-use crate::store::StoreError;
+use zlink_core::store::StoreError;
 
 /// How many replicas must hold an authority write before the store
 /// reports it done (docs/location-store.md, "Failover and durability").
@@ -54,7 +54,7 @@ pub struct RedisOptions {
     pub epoch_check_interval: Duration,
     /// How long a released object's tombstone (its last version and
     /// proposal) is kept before the key expires. Default
-    /// [`DEFAULT_TOMBSTONE_RETENTION`](crate::store::DEFAULT_TOMBSTONE_RETENTION).
+    /// [`DEFAULT_TOMBSTONE_RETENTION`](zlink_core::store::DEFAULT_TOMBSTONE_RETENTION).
     pub tombstone_retention: Duration,
     /// How many host threads may keep a connection of their own for the
     /// reads of a blocking `resolve` (one server only; see
@@ -79,7 +79,7 @@ impl Default for RedisOptions {
             connect_timeout: Duration::from_secs(2),
             response_timeout: Duration::from_secs(2),
             epoch_check_interval: Duration::from_secs(1),
-            tombstone_retention: crate::store::DEFAULT_TOMBSTONE_RETENTION,
+            tombstone_retention: zlink_core::store::DEFAULT_TOMBSTONE_RETENTION,
             thread_connections: 64,
             write_acks: WriteAcks::AllReplicas,
             write_ack_timeout: Duration::from_secs(1),

@@ -1,6 +1,9 @@
-//! The Location Store on Redis, Redis Cluster or the primary Redis
-//! Sentinel names (DESIGN §5.2–§5.3; key layout and failover in
-//! `docs/location-store.md`).
+//! zlink-redis: the Location Store on Redis, Redis Cluster or the primary
+//! Redis Sentinel names (DESIGN §5.2–§5.3; key layout and failover in
+//! `docs/location-store.md`), apart from `zlink-core` as quinn stands apart
+//! from quinn-proto: the core holds the `LocationStore` trait, the embedded
+//! store and every routing rule, and builds without redis or rustls; a host
+//! that wants Redis adds this crate and hands `zlink_core` a `RedisStore`.
 //!
 //! One hash per object; every write is a Lua compare-and-set on that one
 //! key, so it is atomic and runs on one cluster slot, and is answered once
@@ -32,10 +35,12 @@ use self::options::checked;
 pub use self::options::{RedisOptions, WriteAcks};
 use self::scripts::{Claimed, RawReply, Reply, Scripts, decode};
 use self::thread_reads::ThreadReads;
-use super::{LocationStore, Observed, StoreError, StoreFuture, WriteError, WriteFuture};
-use crate::authority::{AuthorityRecord, OwnerClaim, StoreEpoch, StoreTime, WriteFence};
-use crate::ids::{KeyRef, OwnerLeaseGeneration, ProposalId};
-use crate::peer::{Endpoint, PeerDescriptor};
+use zlink_core::store::{
+    LocationStore, Observed, StoreError, StoreFuture, WriteError, WriteFuture, runs_on,
+};
+use zlink_core::{AuthorityRecord, OwnerClaim, StoreEpoch, StoreTime, WriteFence};
+use zlink_core::{Endpoint, PeerDescriptor};
+use zlink_core::{KeyRef, OwnerLeaseGeneration, ProposalId};
 
 /// Longest lease a store accepts, in ms (about 34 years): keeps `now + lease`
 /// exact in Lua's doubles.
@@ -370,7 +375,7 @@ impl RedisStore {
             .handle()
             .clone();
         async move {
-            if super::runs_on(&io) {
+            if runs_on(&io) {
                 call.await
             } else {
                 io.spawn(call)
