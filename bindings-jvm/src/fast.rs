@@ -12,7 +12,7 @@ use jni::EnvUnowned;
 use jni::objects::{JByteArray, JClass, JLongArray, JString};
 use jni::refs::Reference as _;
 use jni::sys::{jint, jlong, jsize};
-use zlink_core::{ObjectKey, ReadyRoute};
+use zlink_bridge::core::{ObjectKey, ReadyRoute};
 
 use crate::handles::RUNTIMES;
 use crate::throw::Fail;
@@ -47,7 +47,7 @@ fn lookup(rt: jlong, key: jlong) -> Option<Option<ReadyRoute>> {
 }
 
 /// `lookup` on a pinned runtime's core.
-fn lookup_in(core: &zlink_core::Runtime, key: jlong) -> Option<Option<ReadyRoute>> {
+fn lookup_in(core: &zlink_bridge::core::Runtime, key: jlong) -> Option<Option<ReadyRoute>> {
     if key == 0 {
         return None;
     }
@@ -62,8 +62,8 @@ fn lookup_in(core: &zlink_core::Runtime, key: jlong) -> Option<Option<ReadyRoute
 /// an ID the checked path must refuse or a route into another mesh (the
 /// fast answer carries no mesh: Java fills in the runtime's own).
 fn lookup_id(
-    core: &zlink_core::Runtime,
-    kind: zlink_core::ObjectKind,
+    core: &zlink_bridge::core::Runtime,
+    kind: zlink_bridge::core::ObjectKind,
     id: &str,
 ) -> Option<Option<ReadyRoute>> {
     let hit = core.lookup_cached(kind, id).ok()?;
@@ -243,7 +243,7 @@ crate::entry_points! {
     /// Interns a key: a boxed core ObjectKey, freed by `keyFree`.
     fn Java_io_zlink_Native_keyNew(env, kind: jint, id: JByteArray<'local>) -> jlong {
         let id = env.convert_byte_array(&id)?;
-        let kind: zlink_core::ObjectKind = zlink_bridge::args::Arg::get(kind as u32)?;
+        let kind: zlink_bridge::core::ObjectKind = zlink_bridge::args::Arg::get(kind as u32)?;
         let id = zlink_bridge::args::id(&id[..])?;
         let key = ObjectKey::new(kind, id).map_err(zlink_bridge::Error::from)?;
         Ok(Box::into_raw(Box::new(key)) as jlong)

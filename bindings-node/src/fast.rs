@@ -29,8 +29,8 @@ use std::sync::Arc;
 use napi::bindgen_prelude::*;
 use napi::{JsError, sys};
 use napi_derive::napi;
+use zlink_bridge::core::{MeshName, ReadyRoute};
 use zlink_bridge::lifecycle::Closable;
-use zlink_core::{MeshName, ReadyRoute};
 
 use crate::js_error;
 

@@ -216,7 +216,7 @@ pub fn connect_redis<'env>(
 /// The default config's numbers.
 #[napi(catch_unwind)]
 pub fn config_default() -> Vec<f64> {
-    config::values(&zlink_core::RoutingConfig::default())
+    config::values(&zlink_bridge::core::RoutingConfig::default())
         .map(|v| v as f64)
         .to_vec()
 }
@@ -237,7 +237,7 @@ pub fn config_fields() -> Vec<String> {
         .collect()
 }
 
-fn config_of(values: &[f64]) -> zlink_bridge::Result<zlink_core::RoutingConfig> {
+fn config_of(values: &[f64]) -> zlink_bridge::Result<zlink_bridge::core::RoutingConfig> {
     let mut v = [0i128; 13];
     if values.len() != v.len() {
         return Err(zlink_bridge::Error::new(
@@ -564,7 +564,7 @@ pub fn wire_decode(
     max_payload_bytes: Option<f64>,
     max_state_bytes: Option<f64>,
 ) -> Result<Buffer> {
-    let mut limits = zlink_core::wire::DecodeLimits::default();
+    let mut limits = zlink_bridge::core::wire::DecodeLimits::default();
     for (field, v) in [
         (&mut limits.max_object_id_bytes, max_object_id_bytes),
         (&mut limits.max_payload_bytes, max_payload_bytes),
@@ -574,11 +574,11 @@ pub fn wire_decode(
             *field = v.max(0.0) as usize;
         }
     }
-    let frame = zlink_core::wire::decode(&data, &limits)
+    let frame = zlink_bridge::core::wire::decode(&data, &limits)
         .map_err(|e| js_error(&env, &zlink_bridge::Error::from(e)))?;
     let mut w = zlink_bridge::encode::Writer::new();
-    w.str(zlink_core::wire::json::command_name(&frame))
-        .str(&zlink_core::wire::json::describe(&frame).to_string())
-        .bytes(&zlink_core::wire::encode(&frame));
+    w.str(zlink_bridge::core::wire::json::command_name(&frame))
+        .str(&zlink_bridge::core::wire::json::describe(&frame).to_string())
+        .bytes(&zlink_bridge::core::wire::encode(&frame));
     Ok(w.finish().into())
 }

@@ -7,11 +7,11 @@
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 use zlink_bridge::args::{Arg, request_options};
+use zlink_bridge::core::ObjectKind;
+use zlink_bridge::core::wire::{ActorRoute, NodeRef, SessionRef};
 use zlink_bridge::decode;
 use zlink_bridge::encode::Encode;
 use zlink_bridge::surface;
-use zlink_core::ObjectKind;
-use zlink_core::wire::{ActorRoute, NodeRef, SessionRef};
 
 use crate::{NativeRuntime, bytes, js_error};
 
@@ -57,9 +57,9 @@ fn u64_of(v: &BigInt) -> zlink_bridge::Result<u64> {
 
 fn node_of(n: &NodeParts) -> zlink_bridge::Result<NodeRef> {
     Ok(NodeRef {
-        mesh: zlink_core::MeshName::new(n.mesh.as_str())?,
-        rid: zlink_core::NodeRid(u64_of(&n.rid)?),
-        generation: zlink_core::NodeGeneration(u64_of(&n.generation)?),
+        mesh: zlink_bridge::core::MeshName::new(n.mesh.as_str())?,
+        rid: zlink_bridge::core::NodeRid(u64_of(&n.rid)?),
+        generation: zlink_bridge::core::NodeGeneration(u64_of(&n.generation)?),
     })
 }
 
@@ -67,7 +67,7 @@ fn ms(v: Option<f64>) -> Option<i64> {
     v.map(|v| v as i64)
 }
 
-fn options(o: &Option<CallOptions>) -> zlink_bridge::Result<zlink_core::RequestOptions> {
+fn options(o: &Option<CallOptions>) -> zlink_bridge::Result<zlink_bridge::core::RequestOptions> {
     let Some(o) = o else {
         return request_options(false, None, None);
     };
@@ -354,11 +354,13 @@ impl NativeRuntime {
         let route = (|| {
             Ok::<_, zlink_bridge::Error>(ActorRoute {
                 owner: node_of(&route.owner)?,
-                object_generation: zlink_core::ObjectGeneration(u64_of(&route.object_generation)?),
-                authority_owner_generation: zlink_core::AuthorityOwnerGeneration(u64_of(
+                object_generation: zlink_bridge::core::ObjectGeneration(u64_of(
+                    &route.object_generation,
+                )?),
+                authority_owner_generation: zlink_bridge::core::AuthorityOwnerGeneration(u64_of(
                     &route.authority_owner_generation,
                 )?),
-                owner_lease_generation: zlink_core::OwnerLeaseGeneration(u64_of(
+                owner_lease_generation: zlink_bridge::core::OwnerLeaseGeneration(u64_of(
                     &route.owner_lease_generation,
                 )?),
                 lease_remaining_ms: route.lease_remaining_ms.unwrap_or(0.0) as u64,
@@ -430,8 +432,10 @@ impl NativeRuntime {
         let fail = |e: zlink_bridge::Error| js_error(&env, &e);
         let session = SessionRef {
             owner: node_of(&owner).map_err(fail)?,
-            id: zlink_core::SessionId(u64_of(&session).map_err(fail)?),
-            generation: zlink_core::SessionGeneration(u64_of(&session_generation).map_err(fail)?),
+            id: zlink_bridge::core::SessionId(u64_of(&session).map_err(fail)?),
+            generation: zlink_bridge::core::SessionGeneration(
+                u64_of(&session_generation).map_err(fail)?,
+            ),
         };
         let out = self
             .get(&env)?

@@ -4,9 +4,9 @@
 //! Spot execution, and each call's result made from the bridge's.
 
 use pyo3::prelude::*;
+use zlink_bridge::core::wire::Operation;
+use zlink_bridge::core::{NoticeToken, RelocationStarted};
 use zlink_bridge::surface;
-use zlink_core::wire::Operation;
-use zlink_core::{NoticeToken, RelocationStarted};
 
 use crate::errors::Raise;
 use crate::values::{Bytes, Obj, Tuple, Value};
@@ -79,15 +79,15 @@ pub(crate) fn new_spot_execution(
 }
 
 /// A decision (`on_frame`, `on_timeout`, ...) as its class.
-pub(crate) fn decision(py: Python<'_>, d: zlink_core::Inbound) -> PyResult<Obj> {
+pub(crate) fn decision(py: Python<'_>, d: zlink_bridge::core::Inbound) -> PyResult<Obj> {
     inbound(py, surface::Inbound::from(d))
 }
 
 /// The Completion a `Completed` decision carries (`cancel`,
 /// `shutdown_requests`).
-pub(crate) fn completion(d: zlink_core::Inbound) -> Option<PyCompletion> {
+pub(crate) fn completion(d: zlink_bridge::core::Inbound) -> Option<PyCompletion> {
     match d {
-        zlink_core::Inbound::Completed(c) => Some(PyCompletion(c.into())),
+        zlink_bridge::core::Inbound::Completed(c) => Some(PyCompletion(c.into())),
         _ => None,
     }
 }
@@ -109,14 +109,14 @@ macro_rules! from_core {
     )*};
 }
 from_core!(
-    PyOwnedObject(zlink_core::OwnedObject),
-    PySessionRef(zlink_core::wire::SessionRef),
-    PyRouteEnd(zlink_core::wire::RouteEnd),
-    PyBindingRoute(zlink_core::BindingRoute),
+    PyOwnedObject(zlink_bridge::core::OwnedObject),
+    PySessionRef(zlink_bridge::core::wire::SessionRef),
+    PyRouteEnd(zlink_bridge::core::wire::RouteEnd),
+    PyBindingRoute(zlink_bridge::core::BindingRoute),
 );
 
-impl From<zlink_core::Outbound> for PyOutbound {
-    fn from(o: zlink_core::Outbound) -> Self {
+impl From<zlink_bridge::core::Outbound> for PyOutbound {
+    fn from(o: zlink_bridge::core::Outbound) -> Self {
         PyOutbound(o.into())
     }
 }

@@ -6,10 +6,10 @@
 
 use pyo3::prelude::*;
 use zlink_bridge::codes::{Liveness, ResolutionTag};
+use zlink_bridge::core::wire::ActorRoute;
+use zlink_bridge::core::{PeerDescriptor, PeerIntent, PeerReplacement, ReadyRoute, Registration};
 use zlink_bridge::surface;
 use zlink_bridge::{Resolved, Sent, SessionSent};
-use zlink_core::wire::ActorRoute;
-use zlink_core::{PeerDescriptor, PeerIntent, PeerReplacement, ReadyRoute, Registration};
 
 use crate::errors::Raise;
 use crate::hand::*;
@@ -55,7 +55,7 @@ pub(crate) fn session_sent(py: Python<'_>, s: SessionSent) -> PyResult<Obj> {
 }
 
 /// Frames to carry, as a list.
-pub(crate) fn outbounds(frames: Vec<zlink_core::Outbound>) -> Vec<PyOutbound> {
+pub(crate) fn outbounds(frames: Vec<zlink_bridge::core::Outbound>) -> Vec<PyOutbound> {
     frames.into_iter().map(|o| PyOutbound(o.into())).collect()
 }
 
@@ -66,7 +66,7 @@ pub(crate) fn actor_route(location: &Bound<'_, PyAny>) -> PyResult<ActorRoute> {
         return ActorRoute::try_from(&r.get().0).py();
     }
     if let Ok(end) = location.cast::<PyRouteEnd>() {
-        let end = zlink_core::wire::RouteEnd::try_from(&end.get().0).py()?;
+        let end = zlink_bridge::core::wire::RouteEnd::try_from(&end.get().0).py()?;
         return Ok(zlink_bridge::runtime::actor_route(&end));
     }
     Err(pyo3::exceptions::PyTypeError::new_err(

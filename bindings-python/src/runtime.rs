@@ -5,9 +5,9 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use zlink_bridge::args::{Arg, request_options};
+use zlink_bridge::core::ObjectKind;
 use zlink_bridge::lifecycle::Closable;
 use zlink_bridge::{Options, Write};
-use zlink_core::ObjectKind;
 
 use crate::errors::{Raise, raise};
 use crate::hand::{self, *};

@@ -6,10 +6,10 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt, PyString};
 use zlink_bridge::codes::WriteAcksMode;
+use zlink_bridge::core::{NodeIdentity, RoutingConfig};
+use zlink_bridge::redis::WriteAcks;
 use zlink_bridge::setup::RedisFields;
 use zlink_bridge::{Clock, Store, config, setup};
-use zlink_core::{NodeIdentity, RoutingConfig};
-use zlink_redis::WriteAcks;
 
 use crate::errors::Raise;
 
@@ -227,7 +227,7 @@ fn write_acks_of(value: &Bound<'_, PyAny>) -> PyResult<WriteAcks> {
 /// A store argument: either kind.
 pub(crate) fn store_of(
     obj: &Bound<'_, PyAny>,
-) -> PyResult<std::sync::Arc<dyn zlink_core::LocationStore>> {
+) -> PyResult<std::sync::Arc<dyn zlink_bridge::core::LocationStore>> {
     if let Ok(s) = obj.cast::<PyMemoryStore>() {
         return s.get().0.get().py();
     }

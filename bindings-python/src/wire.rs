@@ -2,7 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use zlink_core::wire::{self, DecodeLimits, Frame, json};
+use zlink_bridge::core::wire::{self, DecodeLimits, Frame, json};
 
 use crate::errors::raise;
 

@@ -45,4 +45,8 @@ pub use decision::{Resolved, Sent, SessionSent};
 pub use error::{Code, Error, ErrorKind, Family, Result};
 pub use runtime::{Answer, Options, Runtime, Write};
 pub use setup::{Clock, Store};
+/// The core and the Redis store, as the bindings reach them: every binding
+/// depends on this crate alone.
 pub use zlink_core as core;
+/// The Redis Location Store (`zlink-redis`).
+pub use zlink_redis as redis;

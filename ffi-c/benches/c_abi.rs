@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use zlink::*;
-use zlink_core::{
+use zlink_bridge::core::{
     LocationStore, MemoryStore, MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectKind,
     OwnerLeaseGeneration, RoutingConfig, Runtime,
 };

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use zlink_bridge::args::{Arg, missing};
 use zlink_bridge::codes::{ObjectKind, SentTag, StoreError, UnavailableReason};
+use zlink_bridge::core::wire::Operation;
+use zlink_bridge::core::{NoticeToken, Outbound, RequestOptions, SendOptions};
 use zlink_bridge::{Error, ErrorKind, Sent, surface};
-use zlink_core::wire::Operation;
-use zlink_core::{NoticeToken, Outbound, RequestOptions, SendOptions};
 
 use crate::FfiResult;
 use crate::decisions::zlink_decision;
@@ -510,8 +510,8 @@ impl Owned for zlink_notice_token {
     }
 }
 
-impl From<zlink_core::Inbound> for zlink_decision {
-    fn from(d: zlink_core::Inbound) -> Self {
+impl From<zlink_bridge::core::Inbound> for zlink_decision {
+    fn from(d: zlink_bridge::core::Inbound) -> Self {
         surface::Inbound::from(d).into()
     }
 }
@@ -642,7 +642,8 @@ entry! {
 /// Longest message of an error reply, in bytes.
 pub const ZLINK_MAX_ERROR_MESSAGE_BYTES: usize = 4096;
 
-const _: () = assert!(ZLINK_MAX_ERROR_MESSAGE_BYTES == zlink_core::wire::MAX_ERROR_MESSAGE_BYTES);
+const _: () =
+    assert!(ZLINK_MAX_ERROR_MESSAGE_BYTES == zlink_bridge::core::wire::MAX_ERROR_MESSAGE_BYTES);
 
 entry! {
     /// Answers a delivered request (a `DELIVER` decision whose

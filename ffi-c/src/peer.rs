@@ -7,7 +7,7 @@ use std::ffi::c_char;
 use std::ptr::addr_of_mut;
 
 use zlink_bridge::codes::Liveness;
-use zlink_core::{PeerDescriptor, PeerIntent, PeerReplacement};
+use zlink_bridge::core::{PeerDescriptor, PeerIntent, PeerReplacement};
 
 use crate::decisions::zlink_decision;
 use crate::frames::zlink_bytes;
@@ -50,7 +50,7 @@ impl From<PeerReplacement> for zlink_peer_descriptor {
 /// Longest endpoint or security identity, in bytes.
 pub const ZLINK_MAX_PEER_FIELD_BYTES: usize = 1024;
 
-const _: () = assert!(ZLINK_MAX_PEER_FIELD_BYTES == zlink_core::MAX_PEER_FIELD_BYTES);
+const _: () = assert!(ZLINK_MAX_PEER_FIELD_BYTES == zlink_bridge::core::MAX_PEER_FIELD_BYTES);
 
 /// One manual endpoint's state: the installed descriptor, the observed
 /// routing ID and close state, and a replacement waiting for the close.

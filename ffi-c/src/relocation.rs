@@ -8,8 +8,8 @@
 //! `zlink_on_timeout`.
 
 use zlink_bridge::args::missing;
+use zlink_bridge::core::wire::Operation;
 use zlink_bridge::{Error, ErrorKind};
-use zlink_core::wire::Operation;
 
 use crate::FfiResult;
 use crate::decisions::zlink_decision;

@@ -5,11 +5,11 @@ use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Once};
 
 use zlink_bridge::args::{self, Arg, missing};
+use zlink_bridge::core::{MAX_OBJECT_ID_BYTES, ObjectKind, RoutingConfig};
 use zlink_bridge::handles::{Pinned, Registry};
+use zlink_bridge::redis::RedisOptions;
 use zlink_bridge::stats::C_COUNTERS;
 use zlink_bridge::{Answer, Clock, Code, Error, ErrorKind, Options, Store, Write, setup};
-use zlink_core::{MAX_OBJECT_ID_BYTES, ObjectKind, RoutingConfig};
-use zlink_redis::RedisOptions;
 
 use crate::types::*;
 use crate::{FfiResult, Userdata};
@@ -409,10 +409,10 @@ entry! {
 /// then reads back stall on store forwarding (docs/performance.md).
 #[inline(never)]
 fn cached(
-    core: &zlink_core::Runtime,
+    core: &zlink_bridge::core::Runtime,
     kind: ObjectKind,
     id: &str,
-) -> Result<Option<zlink_core::ReadyRoute>, zlink_core::InputError> {
+) -> Result<Option<zlink_bridge::core::ReadyRoute>, zlink_bridge::core::InputError> {
     core.lookup_cached(kind, id)
 }
 

@@ -11,8 +11,8 @@
 use zlink_bridge::SessionSent;
 use zlink_bridge::args::missing;
 use zlink_bridge::codes::{SessionSentTag, UnavailableReason};
-use zlink_core::BindingRoute;
-use zlink_core::wire::{ActorRoute, Binding, SessionRef};
+use zlink_bridge::core::BindingRoute;
+use zlink_bridge::core::wire::{ActorRoute, Binding, SessionRef};
 
 use crate::frames::{zlink_outbound, zlink_outbound_list};
 use crate::runtime::{runtime_in, zlink_runtime};

@@ -8,14 +8,14 @@ use zlink_bridge::args::{MAX_TEXT_BYTES, Text, missing, text_too_long};
 use zlink_bridge::codes::{
     AuthorityState, ResolutionTag, StoreError, UnavailableReason, WriteAcksMode,
 };
-use zlink_bridge::{Error, ErrorKind, Resolved, config};
-use zlink_core::wire::{NodeRef, RouteEnd};
-use zlink_core::{
+use zlink_bridge::core::wire::{NodeRef, RouteEnd};
+use zlink_bridge::core::{
     AuthorityOwnerGeneration, BindingGeneration, BindingToken, InputError, MAX_MESH_NAME_BYTES,
     MeshName, NodeGeneration, NodeRid, ObjectGeneration, OwnedObject, OwnerLeaseGeneration,
     ReadyRoute, RouteFence, RoutingConfig, SessionGeneration, SessionId, StoreVersion,
 };
-use zlink_redis::RedisOptions;
+use zlink_bridge::redis::RedisOptions;
+use zlink_bridge::{Error, ErrorKind, Resolved, config};
 
 use crate::FfiResult;
 

@@ -7,7 +7,7 @@
 
 use std::ffi::{CString, c_char};
 
-use zlink_core::wire::{self, DecodeLimits, Frame, json};
+use zlink_bridge::core::wire::{self, DecodeLimits, Frame, json};
 
 use zlink_bridge::{Error, ErrorKind};
 

@@ -5,7 +5,7 @@
 use std::ffi::{CStr, c_char};
 
 use zlink::*;
-use zlink_core::wire::DecodeLimits;
+use zlink_bridge::core::wire::DecodeLimits;
 
 #[test]
 fn version_constants_follow_the_package_version() {

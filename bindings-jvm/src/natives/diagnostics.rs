@@ -37,7 +37,7 @@ entry_points! {
     ) -> JByteArray<'local> {
         let data = bytes(env, &data)?;
         // -1: the default limit.
-        let mut limits = zlink_core::wire::DecodeLimits::default();
+        let mut limits = zlink_bridge::core::wire::DecodeLimits::default();
         for (field, v, name) in [
             (&mut limits.max_object_id_bytes, max_object_id_bytes, "max object id bytes"),
             (&mut limits.max_payload_bytes, max_payload_bytes, "max payload bytes"),
@@ -47,11 +47,11 @@ entry_points! {
                 *field = usize::try_from(v).unwrap_or(usize::MAX);
             }
         }
-        let frame = zlink_core::wire::decode(&data, &limits).map_err(Error::from)?;
+        let frame = zlink_bridge::core::wire::decode(&data, &limits).map_err(Error::from)?;
         let mut w = encode::Writer::new();
-        w.str(zlink_core::wire::json::command_name(&frame))
-            .str(&zlink_core::wire::json::describe(&frame).to_string())
-            .bytes(&zlink_core::wire::encode(&frame));
+        w.str(zlink_bridge::core::wire::json::command_name(&frame))
+            .str(&zlink_bridge::core::wire::json::describe(&frame).to_string())
+            .bytes(&zlink_bridge::core::wire::encode(&frame));
         Ok(env.byte_array_from_slice(&w.finish())?)
     }
 

@@ -17,12 +17,12 @@ use jni::refs::Global;
 use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, JValue, JavaVM, jni_sig, jni_str};
 use zlink_bridge::args::{Arg, request_options};
+use zlink_bridge::core::wire::{ActorRoute, NodeRef, Operation, SessionRef};
 use zlink_bridge::decode;
 use zlink_bridge::encode::{self, Encode};
 use zlink_bridge::setup::RedisFields;
 use zlink_bridge::surface;
 use zlink_bridge::{Clock, Error, ErrorKind, Options, Resolved, Store, Write, config, setup};
-use zlink_core::wire::{ActorRoute, NodeRef, Operation, SessionRef};
 
 use crate::entry_points;
 use crate::handles::{CLOCKS, RUNTIMES, STORES, free, pin, register};
@@ -73,9 +73,9 @@ fn encoded_opt<'l>(env: &mut Env<'l>, v: Option<impl Encode>) -> Result<JByteArr
 /// A node of this runtime's mesh, from Java's numbers.
 fn node_ref(mesh: &str, rid: jlong, generation: jlong) -> Result<NodeRef> {
     Ok(NodeRef {
-        mesh: zlink_core::MeshName::new(mesh).map_err(Error::from)?,
-        rid: zlink_core::NodeRid(rid as u64),
-        generation: zlink_core::NodeGeneration(generation as u64),
+        mesh: zlink_bridge::core::MeshName::new(mesh).map_err(Error::from)?,
+        rid: zlink_bridge::core::NodeRid(rid as u64),
+        generation: zlink_bridge::core::NodeGeneration(generation as u64),
     })
 }
 
@@ -90,9 +90,9 @@ fn actor_route(env: &mut Env<'_>, mesh: &str, numbers: &JLongArray<'_>) -> Resul
     numbers.get_region(env, 0, &mut v)?;
     Ok(ActorRoute {
         owner: node_ref(mesh, v[0], v[1])?,
-        object_generation: zlink_core::ObjectGeneration(v[2] as u64),
-        authority_owner_generation: zlink_core::AuthorityOwnerGeneration(v[3] as u64),
-        owner_lease_generation: zlink_core::OwnerLeaseGeneration(v[4] as u64),
+        object_generation: zlink_bridge::core::ObjectGeneration(v[2] as u64),
+        authority_owner_generation: zlink_bridge::core::AuthorityOwnerGeneration(v[3] as u64),
+        owner_lease_generation: zlink_bridge::core::OwnerLeaseGeneration(v[4] as u64),
         lease_remaining_ms: v[5] as u64,
     })
 }
@@ -132,7 +132,10 @@ fn longs<'l>(env: &mut Env<'l>, values: &[u64]) -> Result<JLongArray<'l>> {
 }
 
 /// A config from Java's 13 numbers (`RoutingConfig`), checked.
-fn config_of(env: &mut Env<'_>, values: &JLongArray<'_>) -> Result<zlink_core::RoutingConfig> {
+fn config_of(
+    env: &mut Env<'_>,
+    values: &JLongArray<'_>,
+) -> Result<zlink_bridge::core::RoutingConfig> {
     let mut v = [0 as jlong; 13];
     if values.len(env)? != v.len() {
         let e = Error::host(ErrorKind::ConfigSize, "a config is 13 numbers");

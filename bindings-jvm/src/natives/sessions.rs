@@ -22,7 +22,7 @@ entry_points! {
         let mesh = text(env, &mesh)?;
         let route = actor_route(env, &mesh, &route)?;
         let rt = pin(&RUNTIMES, rt, RUNTIME)?;
-        let out = rt.bind(session as u64, zlink_core::ObjectKind::Actor, &actor[..], route)?;
+        let out = rt.bind(session as u64, zlink_bridge::core::ObjectKind::Actor, &actor[..], route)?;
         encoded(env, &out)
     }
 
@@ -30,7 +30,7 @@ entry_points! {
     fn Java_io_zlink_Native_binding(env, rt: jlong, session: jlong, actor: JByteArray<'local>) -> JByteArray<'local> {
         let actor = bytes(env, &actor)?;
         let rt = pin(&RUNTIMES, rt, RUNTIME)?;
-        let b = rt.binding(session as u64, zlink_core::ObjectKind::Actor, &actor[..])?;
+        let b = rt.binding(session as u64, zlink_bridge::core::ObjectKind::Actor, &actor[..])?;
         encoded_opt(env, b)
     }
 
@@ -44,7 +44,7 @@ entry_points! {
     ) -> JByteArray<'local> {
         let (actor, payload) = (bytes(env, &actor)?, bytes(env, &payload)?);
         let rt = pin(&RUNTIMES, rt, RUNTIME)?;
-        let sent = rt.session_send(session as u64, zlink_core::ObjectKind::Actor, &actor[..], &payload)?;
+        let sent = rt.session_send(session as u64, zlink_bridge::core::ObjectKind::Actor, &actor[..], &payload)?;
         encoded(env, &sent)
     }
 
@@ -70,18 +70,18 @@ entry_points! {
         let mesh = text(env, &mesh)?;
         let session = SessionRef {
             owner: node_ref(&mesh, owner_rid, owner_generation)?,
-            id: zlink_core::SessionId(session as u64),
-            generation: zlink_core::SessionGeneration(session_generation as u64),
+            id: zlink_bridge::core::SessionId(session as u64),
+            generation: zlink_bridge::core::SessionGeneration(session_generation as u64),
         };
         let rt = pin(&RUNTIMES, rt, RUNTIME)?;
-        let out = rt.push(zlink_core::ObjectKind::Actor, &actor[..], &session, &payload)?;
+        let out = rt.push(zlink_bridge::core::ObjectKind::Actor, &actor[..], &session, &payload)?;
         encoded_opt(env, out)
     }
 
     /// The Sessions bound to an Actor here.
     fn Java_io_zlink_Native_boundSessions(env, rt: jlong, actor: JByteArray<'local>) -> JByteArray<'local> {
         let actor = bytes(env, &actor)?;
-        let bound = pin(&RUNTIMES, rt, RUNTIME)?.bound_sessions(zlink_core::ObjectKind::Actor, &actor[..])?;
+        let bound = pin(&RUNTIMES, rt, RUNTIME)?.bound_sessions(zlink_bridge::core::ObjectKind::Actor, &actor[..])?;
         encoded(env, &bound[..])
     }
 
@@ -89,13 +89,13 @@ entry_points! {
     fn Java_io_zlink_Native_refreshSessionRoutes(env, rt: jlong, actor: JByteArray<'local>) -> JByteArray<'local> {
         let actor = bytes(env, &actor)?;
         let rt = pin(&RUNTIMES, rt, RUNTIME)?;
-        let out = rt.refresh_session_routes(zlink_core::ObjectKind::Actor, &actor[..])?;
+        let out = rt.refresh_session_routes(zlink_bridge::core::ObjectKind::Actor, &actor[..])?;
         encoded(env, &out[..])
     }
 
     /// Drops every binding of an Actor here.
     fn Java_io_zlink_Native_forgetBindings(env, rt: jlong, actor: JByteArray<'local>) -> () {
         let actor = bytes(env, &actor)?;
-        Ok(pin(&RUNTIMES, rt, RUNTIME)?.forget_bindings(zlink_core::ObjectKind::Actor, &actor[..])?)
+        Ok(pin(&RUNTIMES, rt, RUNTIME)?.forget_bindings(zlink_bridge::core::ObjectKind::Actor, &actor[..])?)
     }
 }

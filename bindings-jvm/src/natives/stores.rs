@@ -5,7 +5,7 @@ use super::*;
 entry_points! {
     /// The default config as its 13 numbers.
     fn Java_io_zlink_Native_configDefault(env) -> JLongArray<'local> {
-        longs(env, &config::values(&zlink_core::RoutingConfig::default()))
+        longs(env, &config::values(&zlink_bridge::core::RoutingConfig::default()))
     }
 
     /// Checks 13 numbers as a config; the config's numbers.
