@@ -466,11 +466,7 @@ impl Owned for zlink_operation {
         // SAFETY: NULL or the box `From<Operation>` made, released once (the
         // caller's contract); the views into it go with it.
         unsafe {
-            let private_ = (*this).private_;
-            if !private_.is_null() {
-                drop(Box::from_raw(private_));
-            }
-            (*this).private_ = std::ptr::null_mut();
+            release_box(&raw mut (*this).private_, |_| {});
             (*this).id = view(&[]);
             (*this).payload = view(&[]);
         }
@@ -500,13 +496,7 @@ impl Owned for zlink_notice_token {
     unsafe fn release(this: *mut Self) {
         // SAFETY: NULL or the box `From<NoticeToken>` made, released once
         // (the caller's contract).
-        unsafe {
-            let private_ = (*this).private_;
-            if !private_.is_null() {
-                drop(Box::from_raw(private_));
-            }
-            (*this).private_ = std::ptr::null_mut();
-        }
+        unsafe { release_box(&raw mut (*this).private_, |_| {}) }
     }
 }
 
