@@ -12,7 +12,7 @@ use zlink_bridge::logs;
 use crate::{Userdata, c_text};
 
 /// Called on the library's log thread with one record: its level, its
-/// target (the Rust module that logged, e.g. `zlink_bridge::core::runtime`) and its
+/// target (the Rust module that logged, e.g. `zlink_core::runtime`) and its
 /// message followed by its structured fields as ` key=value` text. Both
 /// strings are NUL-terminated UTF-8, valid only during the call.
 pub type zlink_log_callback = Option<
