@@ -126,7 +126,7 @@ fn hosts_of(hosts: &str, scheme: &str, auth: &str) -> Vec<String> {
 /// pick one by itself when a build enables more than one provider. When the
 /// process (a Rust host linking zlink-core) already installed one, that one
 /// is kept. TLS is rustls, so no library built on the core links OpenSSL.
-fn install_tls_provider() {
+pub(crate) fn install_tls_provider() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // Err only means a provider is already installed: it stays in use.

@@ -180,7 +180,6 @@ fn union(values: &[CodeValue], sep: &str, item: impl Fn(&CodeValue) -> String) -
         .join("\n")
 }
 
-/// A class's Javadoc (no indent).
 /// `LeaseExpired` → `LEASE_EXPIRED`.
 fn constant(variant: &str) -> String {
     let mut out = String::new();

@@ -62,12 +62,14 @@ fn entries_in(text: &str) -> Result<Vec<Entry>, String> {
         let trimmed = line.trim();
         if let Some(d) = trimmed.strip_prefix("///") {
             doc.push(d.strip_prefix(' ').unwrap_or(d).to_owned());
+        } else if trimmed.starts_with("#[") || trimmed.starts_with("//") {
+            // Attributes and plain comments may sit between a doc and its
+            // function (and a comment naming an entry point is not one).
         } else if let Some(at) = line.find(PREFIX) {
             let rest = &text[offset + at + PREFIX.len()..];
             out.push(entry(rest, std::mem::take(&mut doc))?);
-        } else if !trimmed.starts_with("#[") && !trimmed.starts_with("//") {
-            // Attributes and plain comments may sit between a doc and its
-            // function; anything else ends the doc.
+        } else {
+            // Anything else ends the doc.
             doc.clear();
         }
         offset += line.len();

@@ -91,27 +91,53 @@ fn run(check: bool) -> Result<Vec<String>, String> {
     Ok(stale)
 }
 
-/// The JVM crate's Rust files (path, text) with entry points, in the
-/// order Native.java lists them: `natives/`'s files in the order its
-/// `mod.rs` declares them, then `fast.rs`.
+/// The JVM crate's Rust files (path, text), every one under
+/// `bindings-jvm/src`, in the order Native.java lists their entry points:
+/// `natives/mod.rs`, its modules in the order it declares them, then the
+/// rest by path (`fast.rs`, ...).
 fn jvm_sources(root: &Path) -> Result<Vec<(String, String)>, String> {
     let src = root.join("bindings-jvm/src");
-    let read = |path: &str| {
-        let full = src.join(path);
-        std::fs::read_to_string(&full)
-            .map(|text| (path.to_owned(), text))
-            .map_err(|e| format!("cannot read {}: {e}", full.display()))
-    };
-    let natives = read("natives/mod.rs")?;
-    let mut files = Vec::new();
-    for line in natives.1.lines() {
+    let mut paths = Vec::new();
+    rust_files(&src, &src, &mut paths)?;
+    let mut first = vec!["natives/mod.rs".to_owned()];
+    let natives = std::fs::read_to_string(src.join("natives/mod.rs"))
+        .map_err(|e| format!("cannot read bindings-jvm/src/natives/mod.rs: {e}"))?;
+    for line in natives.lines() {
         if let Some(module) = line.strip_prefix("mod ").and_then(|l| l.strip_suffix(';')) {
-            files.push(read(&format!("natives/{module}.rs"))?);
+            first.push(format!("natives/{module}.rs"));
         }
     }
-    files.insert(0, natives);
-    files.push(read("fast.rs")?);
-    Ok(files)
+    paths.sort_by_key(|p| {
+        (
+            first.iter().position(|f| f == p).unwrap_or(usize::MAX),
+            p.clone(),
+        )
+    });
+    paths
+        .into_iter()
+        .map(|path| {
+            let full = src.join(&path);
+            std::fs::read_to_string(&full)
+                .map(|text| (path, text))
+                .map_err(|e| format!("cannot read {}: {e}", full.display()))
+        })
+        .collect()
+}
+
+/// Every `.rs` file under `dir`, as paths relative to `base`.
+fn rust_files(base: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for entry in entries {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if path.is_dir() {
+            rust_files(base, &path, out)?;
+        } else if path.extension().is_some_and(|x| x == "rs") {
+            let relative = path.strip_prefix(base).map_err(|e| e.to_string())?;
+            out.push(relative.to_string_lossy().into_owned());
+        }
+    }
+    Ok(())
 }
 
 /// `text` as rustfmt writes it (the generated Rust must pass `cargo fmt

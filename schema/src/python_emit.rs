@@ -57,6 +57,7 @@ const TUPLES: &[&str] = &["Relocation"];
 const CONSTRUCTED: &[&str] = &["SpotExecution"];
 
 pub(crate) fn all(s: &Surface, pyi_now: &str) -> Result<Vec<Output>, String> {
+    check_tables(s)?;
     Ok(vec![
         Output {
             path: "bindings-python/src/surface.rs".into(),
@@ -67,6 +68,44 @@ pub(crate) fn all(s: &Surface, pyi_now: &str) -> Result<Vec<Output>, String> {
             text: pyi(s, pyi_now)?,
         },
     ])
+}
+
+/// Every entry of the tables names a record and fields it has: a stale
+/// one fails here, never as a silently wrong class.
+fn check_tables(s: &Surface) -> Result<(), String> {
+    let record = |key: &str| {
+        s.record(key)
+            .ok_or_else(|| format!("python_emit: no record {key}"))
+    };
+    let field = |key: &str, name: &str| -> Result<(), String> {
+        if record(key)?.fields.iter().any(|f| f.name == name) {
+            Ok(())
+        } else {
+            Err(format!("python_emit: {key} has no field {name}"))
+        }
+    };
+    for key in HAND.iter().chain(TUPLES).chain(CONSTRUCTED) {
+        record(key)?;
+    }
+    for (key, from, _) in RENAMES {
+        field(key, from)?;
+    }
+    for (key, names) in MATCH {
+        for name in names.iter() {
+            field(key, name)?;
+        }
+    }
+    for key in CONSTRUCTED {
+        for f in &record(key)?.fields {
+            rust_param(&f.ty).ok_or_else(|| {
+                format!(
+                    "python_emit: {key}.{}: no constructor parameter type",
+                    f.name
+                )
+            })?;
+        }
+    }
+    Ok(())
 }
 
 fn generated(s: &Surface, r: &Record) -> bool {
@@ -180,7 +219,7 @@ fn rust_class(s: &Surface, r: &Record) -> String {
         let params: Vec<String> = r
             .fields
             .iter()
-            .map(|f| format!("{}: {}", f.name, rust_param(&f.ty)))
+            .map(|f| format!("{}: {}", f.name, rust_param(&f.ty).unwrap_or("u64")))
             .collect();
         let args: Vec<String> = r.fields.iter().map(|f| f.name.clone()).collect();
         format!(
@@ -200,14 +239,15 @@ fn rust_class(s: &Surface, r: &Record) -> String {
     )
 }
 
-/// A constructor parameter's Rust type.
-fn rust_param(ty: &Ty) -> &'static str {
-    match ty {
+/// A constructor parameter's Rust type (the scalars only).
+fn rust_param(ty: &Ty) -> Option<&'static str> {
+    Some(match ty {
         Ty::Text => "&str",
         Ty::U32 => "u32",
         Ty::Bool => "bool",
-        _ => "u64",
-    }
+        Ty::U64 | Ty::Millis => "u64",
+        _ => return None,
+    })
 }
 
 /// The expression reading the value at `place` (a reference when

@@ -127,6 +127,8 @@ struct Names<'a> {
     codes: &'a [String],
     unions: &'a [String],
     opaque: &'a [String],
+    /// The structs of each union's module, as (module, name).
+    nested: &'a [(String, String)],
 }
 
 /// The surface `source` (the text of `surface/mod.rs`) defines; `codes`
@@ -158,10 +160,24 @@ pub(crate) fn read(source: &str, codes: &[String]) -> Result<Surface, String> {
         }
     }
     let unions: Vec<String> = surface.unions.iter().map(|u| u.name.clone()).collect();
+    let nested: Vec<(String, String)> = structs
+        .iter()
+        .filter_map(|(m, s)| m.clone().map(|m| (m, s.ident.to_string())))
+        .collect();
+    if let Some((_, s)) = structs
+        .iter()
+        .find(|(m, s)| m.is_none() && codes.contains(&s.ident.to_string()))
+    {
+        return Err(format!(
+            "{}: a record may not share a closed set's name",
+            s.ident
+        ));
+    }
     let names = Names {
         codes,
         unions: &unions,
         opaque: &surface.opaque,
+        nested: &nested,
     };
     for (module, s) in structs {
         surface.records.push(record(module, s, &names)?);
@@ -226,7 +242,8 @@ fn record(
             .as_ref()
             .map(ToString::to_string)
             .unwrap_or_default();
-        let ty = ty(&f.ty, names).ok_or_else(|| format!("{key}.{field}: unsupported type"))?;
+        let ty = ty(&f.ty, names, module.as_deref())
+            .ok_or_else(|| format!("{key}.{field}: unsupported type"))?;
         fields.push(Field {
             name: field,
             ty,
@@ -329,7 +346,8 @@ fn path(p: &syn::Path) -> String {
     parts.join("::")
 }
 
-fn ty(t: &Type, names: &Names<'_>) -> Option<Ty> {
+/// The type `t` names, written in `module` (a union's, or the top).
+fn ty(t: &Type, names: &Names<'_>, module: Option<&str>) -> Option<Ty> {
     let Type::Path(p) = t else { return None };
     let last = p.path.segments.last()?;
     let name = last.ident.to_string();
@@ -341,13 +359,20 @@ fn ty(t: &Type, names: &Names<'_>) -> Option<Ty> {
         "String" => Ty::Text,
         "Bytes" => Ty::Bytes,
         "Millis" => Ty::Millis,
-        "Option" => Ty::Opt(Box::new(inner(&last.arguments, names)?)),
-        "Vec" => Ty::List(Box::new(inner(&last.arguments, names)?)),
-        "Name" => match inner(&last.arguments, names)? {
+        "Option" => Ty::Opt(Box::new(inner(&last.arguments, names, module)?)),
+        "Vec" => Ty::List(Box::new(inner(&last.arguments, names, module)?)),
+        "Name" => match inner(&last.arguments, names, module)? {
             Ty::Code(set) => Ty::Name(set),
             _ => return None,
         },
         _ if !plain => return None,
+        // In a union's module its own structs shadow the top's (as Rust
+        // resolves a local item before a glob import).
+        _ if p.path.segments.len() == 1
+            && module.is_some_and(|m| names.nested.iter().any(|(nm, n)| nm == m && *n == name)) =>
+        {
+            Ty::Record(format!("{}::{name}", module.unwrap_or_default()))
+        }
         // The surface's own names first: a union may share a closed set's
         // name (`Outcome`), the surface's is meant.
         _ if names.unions.contains(&name) => Ty::Union(name),
@@ -357,12 +382,42 @@ fn ty(t: &Type, names: &Names<'_>) -> Option<Ty> {
     })
 }
 
-fn inner(args: &PathArguments, names: &Names<'_>) -> Option<Ty> {
+fn inner(args: &PathArguments, names: &Names<'_>, module: Option<&str>) -> Option<Ty> {
     let PathArguments::AngleBracketed(a) = args else {
         return None;
     };
     match a.args.first()? {
-        GenericArgument::Type(t) => ty(t, names),
+        GenericArgument::Type(t) => ty(t, names, module),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOURCE: &str = r#"
+        pub struct Ignored { pub reason: String }
+        pub mod event {
+            use super::*;
+            pub struct Ignored { pub refusal: String }
+            pub struct Wrapper { pub inner: Ignored, pub outer: super::Ignored }
+        }
+        #[repr(u8)]
+        pub enum Event { Ignored(event::Ignored) = 1, Wrapper(event::Wrapper) = 2 }
+    "#;
+
+    #[test]
+    fn a_name_in_a_unions_module_is_that_modules_record_first() {
+        let s = read(SOURCE, &[]).expect("reads");
+        let wrapper = s.record("event::Wrapper").expect("the wrapper");
+        assert_eq!(wrapper.fields[0].ty, Ty::Record("event::Ignored".into()));
+        assert_eq!(wrapper.fields[1].ty, Ty::Record("Ignored".into()));
+    }
+
+    #[test]
+    fn a_record_may_not_share_a_closed_sets_name() {
+        let e = read("pub struct Failure { pub x: u64 }", &["Failure".into()]).unwrap_err();
+        assert!(e.contains("closed set"), "{e}");
     }
 }

@@ -202,6 +202,14 @@ fn java_record_ref(s: &Surface, key: &str) -> String {
     }
 }
 
+/// Whether `ty` holds bytes inside an option or a list.
+fn wraps_bytes(ty: &Ty) -> bool {
+    match ty {
+        Ty::Opt(inner) | Ty::List(inner) => **inner == Ty::Bytes || wraps_bytes(inner),
+        _ => false,
+    }
+}
+
 fn primitive(ty: &Ty) -> bool {
     matches!(ty, Ty::U64 | Ty::Millis | Ty::U32 | Ty::Bool)
 }
@@ -245,6 +253,14 @@ fn java_record(
             "{} {}",
             java_type(s, &f.ty, false, imports)?,
             camel(&f.name)
+        ));
+    }
+    // A record's equals compares a bare `byte[]` by content; one inside an
+    // Optional or a List would compare by identity.
+    if let Some(f) = r.fields.iter().find(|f| wraps_bytes(&f.ty)) {
+        return Err(format!(
+            "{}.{}: bytes inside an Option or a list are not supported (Java compares them by identity)",
+            r.key, f.name
         ));
     }
     let required: Vec<&Field> = r.fields.iter().filter(|f| !primitive(&f.ty)).collect();
@@ -601,7 +617,14 @@ fn ts_type(s: &Surface, ty: &Ty) -> String {
         Ty::Record(k) => java_record_ref(s, k),
         Ty::Union(n) | Ty::Opaque(n) => n.clone(),
         Ty::Opt(inner) => format!("{} | null", ts_type(s, inner)),
-        Ty::List(inner) => format!("{}[]", ts_type(s, inner)),
+        Ty::List(inner) => {
+            let item = ts_type(s, inner);
+            if item.contains('|') {
+                format!("({item})[]")
+            } else {
+                format!("{item}[]")
+            }
+        }
     }
 }
 

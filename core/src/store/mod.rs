@@ -354,7 +354,8 @@ impl<S: LocationStore + ?Sized> LocationStore for Arc<S> {
 }
 
 /// Whether the caller runs on `executor`'s runtime (a store's: its work may
-/// then run inline, with no hop between threads).
+/// then run inline, with no hop between threads). For store
+/// implementations (the Redis store's calls use it); not for hosts.
 pub fn runs_on(executor: &tokio::runtime::Handle) -> bool {
     tokio::runtime::Handle::try_current().is_ok_and(|current| current.id() == executor.id())
 }
