@@ -80,10 +80,8 @@ function operation(r) {
 Reader.prototype.operation = function () { return operation(this); };
 Reader.prototype.noticeToken = function () { return this.bytes(); };
 
-const relocationStarted = (r) => ({
-  identity: { relocation: r.u64(), ...key(r), objectGeneration: r.u64() }, send: r.list(() => outbound(r)),
-});
-const registration = (r) => ({ session: sessionRef(r), binding: { generation: r.u64(), token: r.u64() } });
+const relocationStarted = (r) => ({ identity: surface.relocationIdentity(r), send: r.list(() => outbound(r)) });
+const registration = (r) => ({ session: sessionRef(r), binding: surface.binding(r) });
 const peerReplacement = (r) => ({ descriptor: peerDescriptor(r) });
 const peerDescriptor = (r) => ({ endpoint: r.str(), rid: r.u64(), lifecycleGeneration: r.u64(), securityIdentity: r.str() });
 const peerIntent = (r) => ({

@@ -1,7 +1,7 @@
 //! The classes Python writes by hand around the generated ones
 //! (`surface.rs`): the values a host gives back (a delivered operation, a
 //! notification token, a relocation begun), the checked constructor of a
-//! Spot execution, and each call's result made from the bridge's.
+//! Spot execution, and a decision (or its completion) made into its class.
 
 use pyo3::prelude::*;
 use zlink_bridge::core::wire::Operation;
@@ -80,7 +80,7 @@ pub(crate) fn new_spot_execution(
 
 /// A decision (`on_frame`, `on_timeout`, ...) as its class.
 pub(crate) fn decision(py: Python<'_>, d: zlink_bridge::core::Inbound) -> PyResult<Obj> {
-    inbound(py, surface::Inbound::from(d))
+    crate::values::object(py, surface::Inbound::from(d))
 }
 
 /// The Completion a `Completed` decision carries (`cancel`,

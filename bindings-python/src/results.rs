@@ -13,7 +13,7 @@ use zlink_bridge::{Resolved, Sent, SessionSent};
 
 use crate::errors::Raise;
 use crate::hand::*;
-use crate::values::{Obj, new};
+use crate::values::{Obj, new, object};
 
 record! {
     /// A confirmed Ready owner route: submit on it, carrying its fence
@@ -46,17 +46,17 @@ pub(crate) fn resolved(py: Python<'_>, mut r: Resolved) -> PyResult<Obj> {
 
 /// Submitted | NotFound | ColdActivation | Unavailable | StoreFailure.
 pub(crate) fn sent(py: Python<'_>, s: Sent) -> PyResult<Obj> {
-    send_result(py, surface::SendResult::from(&s))
+    object(py, surface::SendResult::from(&s))
 }
 
 /// SessionSent | SessionHeld | Unavailable.
 pub(crate) fn session_sent(py: Python<'_>, s: SessionSent) -> PyResult<Obj> {
-    session_send_result(py, surface::SessionSendResult::from(&s))
+    object(py, surface::SessionSendResult::from(&s))
 }
 
 /// Frames to carry, as a list.
 pub(crate) fn outbounds(frames: Vec<zlink_bridge::core::Outbound>) -> Vec<PyOutbound> {
-    frames.into_iter().map(|o| PyOutbound(o.into())).collect()
+    frames.into_iter().map(PyOutbound::from).collect()
 }
 
 /// The location a bind starts from: an ActorRoute, or a RouteEnd from
@@ -82,10 +82,7 @@ record! {
 
 impl From<Registration> for PyRegistration {
     fn from(r: Registration) -> Self {
-        let binding = surface::Binding {
-            generation: r.binding.generation.get(),
-            token: r.binding.token.get(),
-        };
+        let binding = surface::Binding::from(&r.binding);
         PyRegistration::of(PySessionRef((&r.session).into()), PyBinding(binding))
     }
 }

@@ -4,7 +4,7 @@
 use pyo3::prelude::*;
 use zlink_bridge::surface;
 
-use crate::values::{Member, Obj, Value, new};
+use crate::values::Value;
 
 record! {
     /// The fence values an owner checks on admission.
@@ -539,174 +539,161 @@ record! {
 
 impl Value for surface::SendResult {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.as_member(|m| m.to_py(py))
+        self.clone().into_py(py)
     }
-    fn repr(&self) -> String {
-        self.as_member(|m| m.repr())
-    }
-}
-
-impl Member for surface::SendResult {
-    fn as_member<R>(&self, f: impl FnOnce(&dyn Value) -> R) -> R {
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match self {
-            surface::SendResult::Submitted(v) => f(&PySubmitted(v.clone())),
-            surface::SendResult::NotFound(_) => f(&PyNotFound),
-            surface::SendResult::ColdActivation(_) => f(&PyColdActivation),
-            surface::SendResult::Unavailable(v) => f(&PyUnavailable(v.clone())),
-            surface::SendResult::StoreFailure(v) => f(&PyStoreFailure(v.clone())),
+            surface::SendResult::Submitted(v) => PySubmitted(v).into_py(py),
+            surface::SendResult::NotFound(_) => PyNotFound.to_py(py),
+            surface::SendResult::ColdActivation(_) => PyColdActivation.to_py(py),
+            surface::SendResult::Unavailable(v) => PyUnavailable(v).into_py(py),
+            surface::SendResult::StoreFailure(v) => PyStoreFailure(v).into_py(py),
         }
     }
-}
-
-/// A new Python object of the SendResult's member.
-pub(crate) fn send_result(py: Python<'_>, v: surface::SendResult) -> PyResult<Obj> {
-    match v {
-        surface::SendResult::Submitted(v) => new(py, PySubmitted(v)),
-        surface::SendResult::NotFound(_) => new(py, PyNotFound),
-        surface::SendResult::ColdActivation(_) => new(py, PyColdActivation),
-        surface::SendResult::Unavailable(v) => new(py, PyUnavailable(v)),
-        surface::SendResult::StoreFailure(v) => new(py, PyStoreFailure(v)),
+    fn repr(&self) -> String {
+        match self {
+            surface::SendResult::Submitted(v) => PySubmitted(v.clone()).repr(),
+            surface::SendResult::NotFound(_) => PyNotFound.repr(),
+            surface::SendResult::ColdActivation(_) => PyColdActivation.repr(),
+            surface::SendResult::Unavailable(v) => PyUnavailable(v.clone()).repr(),
+            surface::SendResult::StoreFailure(v) => PyStoreFailure(v.clone()).repr(),
+        }
     }
 }
 
 impl Value for surface::SessionSendResult {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.as_member(|m| m.to_py(py))
+        self.clone().into_py(py)
     }
-    fn repr(&self) -> String {
-        self.as_member(|m| m.repr())
-    }
-}
-
-impl Member for surface::SessionSendResult {
-    fn as_member<R>(&self, f: impl FnOnce(&dyn Value) -> R) -> R {
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match self {
-            surface::SessionSendResult::SessionSent(v) => f(&PySessionSent(v.clone())),
-            surface::SessionSendResult::SessionHeld(v) => f(&PySessionHeld(v.clone())),
-            surface::SessionSendResult::Unavailable(v) => f(&PyUnavailable(v.clone())),
+            surface::SessionSendResult::SessionSent(v) => PySessionSent(v).into_py(py),
+            surface::SessionSendResult::SessionHeld(v) => PySessionHeld(v).into_py(py),
+            surface::SessionSendResult::Unavailable(v) => PyUnavailable(v).into_py(py),
         }
     }
-}
-
-/// A new Python object of the SessionSendResult's member.
-pub(crate) fn session_send_result(py: Python<'_>, v: surface::SessionSendResult) -> PyResult<Obj> {
-    match v {
-        surface::SessionSendResult::SessionSent(v) => new(py, PySessionSent(v)),
-        surface::SessionSendResult::SessionHeld(v) => new(py, PySessionHeld(v)),
-        surface::SessionSendResult::Unavailable(v) => new(py, PyUnavailable(v)),
+    fn repr(&self) -> String {
+        match self {
+            surface::SessionSendResult::SessionSent(v) => PySessionSent(v.clone()).repr(),
+            surface::SessionSendResult::SessionHeld(v) => PySessionHeld(v.clone()).repr(),
+            surface::SessionSendResult::Unavailable(v) => PyUnavailable(v.clone()).repr(),
+        }
     }
 }
 
 impl Value for surface::Outcome {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.as_member(|m| m.to_py(py))
+        self.clone().into_py(py)
+    }
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            surface::Outcome::Reply(v) => PyReply(v).into_py(py),
+            surface::Outcome::Error(v) => PyError(v).into_py(py),
+            surface::Outcome::Timeout(_) => PyTimeout.to_py(py),
+            surface::Outcome::Cancelled(_) => PyCancelled.to_py(py),
+            surface::Outcome::Shutdown(_) => PyShutdown.to_py(py),
+        }
     }
     fn repr(&self) -> String {
-        self.as_member(|m| m.repr())
-    }
-}
-
-impl Member for surface::Outcome {
-    fn as_member<R>(&self, f: impl FnOnce(&dyn Value) -> R) -> R {
         match self {
-            surface::Outcome::Reply(v) => f(&PyReply(v.clone())),
-            surface::Outcome::Error(v) => f(&PyError(v.clone())),
-            surface::Outcome::Timeout(_) => f(&PyTimeout),
-            surface::Outcome::Cancelled(_) => f(&PyCancelled),
-            surface::Outcome::Shutdown(_) => f(&PyShutdown),
+            surface::Outcome::Reply(v) => PyReply(v.clone()).repr(),
+            surface::Outcome::Error(v) => PyError(v.clone()).repr(),
+            surface::Outcome::Timeout(_) => PyTimeout.repr(),
+            surface::Outcome::Cancelled(_) => PyCancelled.repr(),
+            surface::Outcome::Shutdown(_) => PyShutdown.repr(),
         }
     }
 }
 
 impl Value for surface::RelocationEvent {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.as_member(|m| m.to_py(py))
+        self.clone().into_py(py)
+    }
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            surface::RelocationEvent::Restore(v) => PyRelocationRestore(v).into_py(py),
+            surface::RelocationEvent::Cutover(v) => PyRelocationCutover(v).into_py(py),
+            surface::RelocationEvent::Committed(v) => PyRelocationCommitted(v).into_py(py),
+            surface::RelocationEvent::HandedOff(v) => PyRelocationHandedOff(v).into_py(py),
+            surface::RelocationEvent::Aborted(v) => PyRelocationAborted(v).into_py(py),
+            surface::RelocationEvent::Failed(v) => PyRelocationFailed(v).into_py(py),
+            surface::RelocationEvent::CommitRetry(v) => PyRelocationCommitRetry(v).into_py(py),
+            surface::RelocationEvent::Ignored(v) => PyRelocationIgnored(v).into_py(py),
+            surface::RelocationEvent::Aborting(v) => PyRelocationAborting(v).into_py(py),
+            surface::RelocationEvent::CommitDue(v) => PyRelocationCommitDue(v).into_py(py),
+        }
     }
     fn repr(&self) -> String {
-        self.as_member(|m| m.repr())
-    }
-}
-
-impl Member for surface::RelocationEvent {
-    fn as_member<R>(&self, f: impl FnOnce(&dyn Value) -> R) -> R {
         match self {
-            surface::RelocationEvent::Restore(v) => f(&PyRelocationRestore(v.clone())),
-            surface::RelocationEvent::Cutover(v) => f(&PyRelocationCutover(v.clone())),
-            surface::RelocationEvent::Committed(v) => f(&PyRelocationCommitted(v.clone())),
-            surface::RelocationEvent::HandedOff(v) => f(&PyRelocationHandedOff(v.clone())),
-            surface::RelocationEvent::Aborted(v) => f(&PyRelocationAborted(v.clone())),
-            surface::RelocationEvent::Failed(v) => f(&PyRelocationFailed(v.clone())),
-            surface::RelocationEvent::CommitRetry(v) => f(&PyRelocationCommitRetry(v.clone())),
-            surface::RelocationEvent::Ignored(v) => f(&PyRelocationIgnored(v.clone())),
-            surface::RelocationEvent::Aborting(v) => f(&PyRelocationAborting(v.clone())),
-            surface::RelocationEvent::CommitDue(v) => f(&PyRelocationCommitDue(v.clone())),
+            surface::RelocationEvent::Restore(v) => PyRelocationRestore(v.clone()).repr(),
+            surface::RelocationEvent::Cutover(v) => PyRelocationCutover(v.clone()).repr(),
+            surface::RelocationEvent::Committed(v) => PyRelocationCommitted(v.clone()).repr(),
+            surface::RelocationEvent::HandedOff(v) => PyRelocationHandedOff(v.clone()).repr(),
+            surface::RelocationEvent::Aborted(v) => PyRelocationAborted(v.clone()).repr(),
+            surface::RelocationEvent::Failed(v) => PyRelocationFailed(v.clone()).repr(),
+            surface::RelocationEvent::CommitRetry(v) => PyRelocationCommitRetry(v.clone()).repr(),
+            surface::RelocationEvent::Ignored(v) => PyRelocationIgnored(v.clone()).repr(),
+            surface::RelocationEvent::Aborting(v) => PyRelocationAborting(v.clone()).repr(),
+            surface::RelocationEvent::CommitDue(v) => PyRelocationCommitDue(v.clone()).repr(),
         }
     }
 }
 
 impl Value for surface::Inbound {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.as_member(|m| m.to_py(py))
+        self.clone().into_py(py)
     }
-    fn repr(&self) -> String {
-        self.as_member(|m| m.repr())
-    }
-}
-
-impl Member for surface::Inbound {
-    fn as_member<R>(&self, f: impl FnOnce(&dyn Value) -> R) -> R {
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match self {
-            surface::Inbound::Deliver(v) => f(&PyDeliver(v.clone())),
-            surface::Inbound::Relay(v) => f(&PyRelay(v.clone())),
-            surface::Inbound::Reject(v) => f(&PyReject(v.clone())),
-            surface::Inbound::Ended(v) => f(&PyEnded(v.clone())),
-            surface::Inbound::Completed(v) => f(&PyCompleted(v.clone())),
-            surface::Inbound::Late(v) => f(&PyLate(v.clone())),
-            surface::Inbound::RouteRefreshed(v) => f(&PyRouteRefreshed(v.clone())),
-            surface::Inbound::Dropped(v) => f(&PyDropped(v.clone())),
-            surface::Inbound::Send(v) => f(&PySend(v.clone())),
-            surface::Inbound::SessionDeliver(v) => f(&PySessionDeliver(v.clone())),
-            surface::Inbound::Bound(v) => f(&PyBound(v.clone())),
-            surface::Inbound::BindRefused(v) => f(&PyBindRefused(v.clone())),
-            surface::Inbound::Pushed(v) => f(&PyPushed(v.clone())),
-            surface::Inbound::RelayRefused(v) => f(&PyRelayRefused(v.clone())),
-            surface::Inbound::Sealed(v) => f(&PySealed(v.clone())),
-            surface::Inbound::SessionClosed(v) => f(&PySessionClosed(v.clone())),
-            surface::Inbound::Ignored(v) => f(&PyIgnored(v.clone())),
-            surface::Inbound::PeerRefused(_) => f(&PyPeerRefused),
-            surface::Inbound::ForeignSender(v) => f(&PyForeignSender(v.clone())),
-            surface::Inbound::Held(_) => f(&PyHeld),
-            surface::Inbound::Relocation(v) => f(&PyRelocation(v.clone())),
-            surface::Inbound::OwnershipLost(v) => f(&PyOwnershipLost(v.clone())),
+            surface::Inbound::Deliver(v) => PyDeliver(v).into_py(py),
+            surface::Inbound::Relay(v) => PyRelay(v).into_py(py),
+            surface::Inbound::Reject(v) => PyReject(v).into_py(py),
+            surface::Inbound::Ended(v) => PyEnded(v).into_py(py),
+            surface::Inbound::Completed(v) => PyCompleted(v).into_py(py),
+            surface::Inbound::Late(v) => PyLate(v).into_py(py),
+            surface::Inbound::RouteRefreshed(v) => PyRouteRefreshed(v).into_py(py),
+            surface::Inbound::Dropped(v) => PyDropped(v).into_py(py),
+            surface::Inbound::Send(v) => PySend(v).into_py(py),
+            surface::Inbound::SessionDeliver(v) => PySessionDeliver(v).into_py(py),
+            surface::Inbound::Bound(v) => PyBound(v).into_py(py),
+            surface::Inbound::BindRefused(v) => PyBindRefused(v).into_py(py),
+            surface::Inbound::Pushed(v) => PyPushed(v).into_py(py),
+            surface::Inbound::RelayRefused(v) => PyRelayRefused(v).into_py(py),
+            surface::Inbound::Sealed(v) => PySealed(v).into_py(py),
+            surface::Inbound::SessionClosed(v) => PySessionClosed(v).into_py(py),
+            surface::Inbound::Ignored(v) => PyIgnored(v).into_py(py),
+            surface::Inbound::PeerRefused(_) => PyPeerRefused.to_py(py),
+            surface::Inbound::ForeignSender(v) => PyForeignSender(v).into_py(py),
+            surface::Inbound::Held(_) => PyHeld.to_py(py),
+            surface::Inbound::Relocation(v) => PyRelocation(v).into_py(py),
+            surface::Inbound::OwnershipLost(v) => PyOwnershipLost(v).into_py(py),
         }
     }
-}
-
-/// A new Python object of the Inbound's member.
-pub(crate) fn inbound(py: Python<'_>, v: surface::Inbound) -> PyResult<Obj> {
-    match v {
-        surface::Inbound::Deliver(v) => new(py, PyDeliver(v)),
-        surface::Inbound::Relay(v) => new(py, PyRelay(v)),
-        surface::Inbound::Reject(v) => new(py, PyReject(v)),
-        surface::Inbound::Ended(v) => new(py, PyEnded(v)),
-        surface::Inbound::Completed(v) => new(py, PyCompleted(v)),
-        surface::Inbound::Late(v) => new(py, PyLate(v)),
-        surface::Inbound::RouteRefreshed(v) => new(py, PyRouteRefreshed(v)),
-        surface::Inbound::Dropped(v) => new(py, PyDropped(v)),
-        surface::Inbound::Send(v) => new(py, PySend(v)),
-        surface::Inbound::SessionDeliver(v) => new(py, PySessionDeliver(v)),
-        surface::Inbound::Bound(v) => new(py, PyBound(v)),
-        surface::Inbound::BindRefused(v) => new(py, PyBindRefused(v)),
-        surface::Inbound::Pushed(v) => new(py, PyPushed(v)),
-        surface::Inbound::RelayRefused(v) => new(py, PyRelayRefused(v)),
-        surface::Inbound::Sealed(v) => new(py, PySealed(v)),
-        surface::Inbound::SessionClosed(v) => new(py, PySessionClosed(v)),
-        surface::Inbound::Ignored(v) => new(py, PyIgnored(v)),
-        surface::Inbound::PeerRefused(_) => new(py, PyPeerRefused),
-        surface::Inbound::ForeignSender(v) => new(py, PyForeignSender(v)),
-        surface::Inbound::Held(_) => new(py, PyHeld),
-        surface::Inbound::Relocation(v) => new(py, PyRelocation(v)),
-        surface::Inbound::OwnershipLost(v) => new(py, PyOwnershipLost(v)),
+    fn repr(&self) -> String {
+        match self {
+            surface::Inbound::Deliver(v) => PyDeliver(v.clone()).repr(),
+            surface::Inbound::Relay(v) => PyRelay(v.clone()).repr(),
+            surface::Inbound::Reject(v) => PyReject(v.clone()).repr(),
+            surface::Inbound::Ended(v) => PyEnded(v.clone()).repr(),
+            surface::Inbound::Completed(v) => PyCompleted(v.clone()).repr(),
+            surface::Inbound::Late(v) => PyLate(v.clone()).repr(),
+            surface::Inbound::RouteRefreshed(v) => PyRouteRefreshed(v.clone()).repr(),
+            surface::Inbound::Dropped(v) => PyDropped(v.clone()).repr(),
+            surface::Inbound::Send(v) => PySend(v.clone()).repr(),
+            surface::Inbound::SessionDeliver(v) => PySessionDeliver(v.clone()).repr(),
+            surface::Inbound::Bound(v) => PyBound(v.clone()).repr(),
+            surface::Inbound::BindRefused(v) => PyBindRefused(v.clone()).repr(),
+            surface::Inbound::Pushed(v) => PyPushed(v.clone()).repr(),
+            surface::Inbound::RelayRefused(v) => PyRelayRefused(v.clone()).repr(),
+            surface::Inbound::Sealed(v) => PySealed(v.clone()).repr(),
+            surface::Inbound::SessionClosed(v) => PySessionClosed(v.clone()).repr(),
+            surface::Inbound::Ignored(v) => PyIgnored(v.clone()).repr(),
+            surface::Inbound::PeerRefused(_) => PyPeerRefused.repr(),
+            surface::Inbound::ForeignSender(v) => PyForeignSender(v.clone()).repr(),
+            surface::Inbound::Held(_) => PyHeld.repr(),
+            surface::Inbound::Relocation(v) => PyRelocation(v.clone()).repr(),
+            surface::Inbound::OwnershipLost(v) => PyOwnershipLost(v.clone()).repr(),
+        }
     }
 }
 

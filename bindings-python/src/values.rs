@@ -13,6 +13,14 @@ pub(crate) type Obj = Py<PyAny>;
 pub(crate) trait Value {
     /// The Python value.
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>>;
+    /// The Python value, from a value made for it (a getter's): a class
+    /// moves into its object instead of being copied again.
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>>
+    where
+        Self: Sized,
+    {
+        self.to_py(py)
+    }
     /// Its text in the class's repr.
     fn repr(&self) -> String;
 }
@@ -61,8 +69,24 @@ impl<T: Value> Value for Option<T> {
             None => Ok(py.None().into_bound(py)),
         }
     }
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self {
+            Some(v) => v.into_py(py),
+            None => Ok(py.None().into_bound(py)),
+        }
+    }
     fn repr(&self) -> String {
         self.as_ref().map_or_else(|| "None".to_owned(), Value::repr)
+    }
+}
+
+/// A value lent: read as the value is.
+impl<T: Value> Value for &T {
+    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        (**self).to_py(py)
+    }
+    fn repr(&self) -> String {
+        (**self).repr()
     }
 }
 
@@ -83,10 +107,17 @@ fn items<'py, T: Value>(py: Python<'py>, values: &[T]) -> PyResult<Vec<Bound<'py
     values.iter().map(|v| v.to_py(py)).collect()
 }
 
+fn owned_items<'py, T: Value>(py: Python<'py>, values: Vec<T>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    values.into_iter().map(|v| v.into_py(py)).collect()
+}
+
 /// A list of values.
 impl<T: Value> Value for Vec<T> {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         Ok(pyo3::types::PyList::new(py, items(py, self)?)?.into_any())
+    }
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(pyo3::types::PyList::new(py, owned_items(py, self)?)?.into_any())
     }
     fn repr(&self) -> String {
         format!("<{} items>", self.len())
@@ -101,9 +132,17 @@ impl<T: Value> Value for Tuple<T> {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         Ok(PyTuple::new(py, items(py, &self.0)?)?.into_any())
     }
+    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(PyTuple::new(py, owned_items(py, self.0)?)?.into_any())
+    }
     fn repr(&self) -> String {
         format!("<{} items>", self.0.len())
     }
+}
+
+/// The Python object of a value made for it (a result, a decision).
+pub(crate) fn object(py: Python<'_>, v: impl Value) -> PyResult<Obj> {
+    Ok(v.into_py(py)?.unbind())
 }
 
 /// A new Python object of a class.
@@ -143,7 +182,7 @@ macro_rules! record {
             }
         }
         record!(@hash [$($hash)?] $rust [$($field),*]);
-        record!(@methods me $name $rust [$($field: me.$field),*] [$($($m),*)?] [$($($extra)*)?]);
+        record!(@methods me $name $rust [$($field: &me.$field),*] [$($($m),*)?] [$($($extra)*)?]);
     };
     (
         $(#[doc = $doc:literal])*
@@ -182,7 +221,7 @@ macro_rules! record {
                 #[getter]
                 fn $field<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
                     let $me = self;
-                    $crate::values::Value::to_py(&$get, py)
+                    $crate::values::Value::into_py($get, py)
                 }
             )*
 
@@ -203,6 +242,9 @@ macro_rules! record {
         impl $crate::values::Value for $rust {
             fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
                 Ok(Bound::new(py, self.clone())?.into_any())
+            }
+            fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                Ok(Bound::new(py, self)?.into_any())
             }
             fn repr(&self) -> String {
                 let $me = self;
@@ -267,9 +309,4 @@ impl Value for BytesRef<'_> {
     fn repr(&self) -> String {
         format!("<{} bytes>", self.0.len())
     }
-}
-
-/// A union's value: the class of its member, lent to `f`.
-pub(crate) trait Member {
-    fn as_member<R>(&self, f: impl FnOnce(&dyn Value) -> R) -> R;
 }

@@ -275,21 +275,17 @@ impl Encode for BindingRoute {
 }
 
 impl Encode for zlink_core::Registration {
-    /// session, binding generation, binding token.
+    /// session, binding (as the surface's `Binding`).
     fn encode(&self, w: &mut Writer) {
         w.put(&self.session)
-            .u64(self.binding.generation.get())
-            .u64(self.binding.token.get());
+            .put(&surface::Binding::from(&self.binding));
     }
 }
 
 impl Encode for zlink_core::RelocationStarted {
-    /// the identity (relocation, target, object generation), the frames.
+    /// the identity (as the surface's `RelocationIdentity`), the frames.
     fn encode(&self, w: &mut Writer) {
-        let i = &self.identity;
-        w.u64(i.relocation.get())
-            .put(&i.key)
-            .u64(i.object_generation.get());
+        w.put(&surface::RelocationIdentity::from(&self.identity));
         frames(w, &self.send);
     }
 }

@@ -605,7 +605,7 @@ impl From<ReplyRouteError> for Error {
 
 impl From<WireError> for Error {
     fn from(e: WireError) -> Self {
-        let kind = ErrorKind::from_name(zlink_core::wire::json::error_kind(&e))
+        let kind = ErrorKind::from_name(crate::codes::WireErrorKind::from(&e).name())
             .unwrap_or(ErrorKind::Invalid);
         Error::new(Family::Wire, kind, e)
     }

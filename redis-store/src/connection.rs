@@ -121,10 +121,10 @@ fn hosts_of(hosts: &str, scheme: &str, auth: &str) -> Vec<String> {
 }
 
 /// Installs ring as rustls's process-wide crypto provider, once, before the
-/// first client is built: the client builds its TLS configuration (on every
+/// store's first connection (`RedisStore::start`): the client builds its TLS configuration (on every
 /// `rediss://` connect and reconnect) from that default, and rustls cannot
 /// pick one by itself when a build enables more than one provider. When the
-/// process (a Rust host linking zlink-core) already installed one, that one
+/// process (a Rust host linking zlink-redis) already installed one, that one
 /// is kept. TLS is rustls, so no library built on the core links OpenSSL.
 pub(crate) fn install_tls_provider() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -239,7 +239,6 @@ impl Conn {
         target: &Target,
         options: &RedisOptions,
     ) -> Result<Conn, StoreError> {
-        install_tls_provider();
         let fail = |e| store_error(e, options.connect_timeout);
         let connect = async {
             match target {

@@ -126,8 +126,6 @@ impl RedisStore {
     /// store runs its I/O on one thread of its own.
     pub fn open_with(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
         let target = checked(url, &options)?;
-        // Before any connection, a Sentinel's included.
-        connection::install_tls_provider();
         let io = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("zlink-redis")
@@ -162,8 +160,6 @@ impl RedisStore {
             StoreError::Config("RedisStore::connect must be awaited on a tokio runtime".into())
         })?;
         let target = checked(url, &options)?;
-        // Before any connection, a Sentinel's included.
-        connection::install_tls_provider();
         let mut store = Self::start(target, options).await?;
         store.io = Some(Io::Host(host));
         Ok(store)
@@ -173,6 +169,8 @@ impl RedisStore {
     /// epoch watcher, on the runtime polling this; the caller then sets
     /// `io` to it.
     async fn start(target: Target, options: RedisOptions) -> Result<Self, StoreError> {
+        // Before any connection, a Sentinel's included.
+        connection::install_tls_provider();
         let link = Link::open(&target, &options).await?;
         let limit = options.response_timeout;
         let shared = link.conns().shared.clone();

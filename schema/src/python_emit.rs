@@ -159,7 +159,7 @@ fn snake(name: &str) -> String {
 
 fn rust(s: &Surface) -> String {
     let mut t = format!(
-        "// {GENERATED}\n//! The surface types as Python classes (see `values.rs`'s `record!`).\n\nuse pyo3::prelude::*;\nuse zlink_bridge::surface;\n\nuse crate::values::{{Member, Obj, Value, new}};\n"
+        "// {GENERATED}\n//! The surface types as Python classes (see `values.rs`'s `record!`).\n\nuse pyo3::prelude::*;\nuse zlink_bridge::surface;\n\nuse crate::values::Value;\n"
     );
     let mut classes = Vec::new();
     for r in s.records.iter().filter(|r| generated(s, r)) {
@@ -287,45 +287,31 @@ fn value(s: &Surface, ty: &Ty, place: &str, by_ref: bool, tuples: bool) -> Strin
     }
 }
 
-/// A union: its value read as its member's class, and (by value) a new
-/// Python object of it.
+/// A union: its value as its member's class (moved into its object when
+/// the value was made for it).
 fn rust_union(s: &Surface, u: &Union) -> String {
-    let mut by_ref = Vec::new();
-    let mut by_value = Vec::new();
+    let mut moved = Vec::new();
+    let mut shown = Vec::new();
     for (_, key) in &u.members {
         let Some(r) = s.record(key) else { continue };
         let class = format!("Py{}", py_name(r));
         let variant = format!("surface::{}::{}", u.name, r.name);
         if r.fields.is_empty() {
-            by_ref.push(format!("            {variant}(_) => f(&{class}),\n"));
-            by_value.push(format!("        {variant}(_) => new(py, {class}),\n"));
+            moved.push(format!("            {variant}(_) => {class}.to_py(py),\n"));
+            shown.push(format!("            {variant}(_) => {class}.repr(),\n"));
         } else {
-            by_ref.push(format!(
-                "            {variant}(v) => f(&{class}(v.clone())),\n"
+            moved.push(format!(
+                "            {variant}(v) => {class}(v).into_py(py),\n"
             ));
-            by_value.push(format!("        {variant}(v) => new(py, {class}(v)),\n"));
+            shown.push(format!(
+                "            {variant}(v) => {class}(v.clone()).repr(),\n"
+            ));
         }
     }
-    // A union a record holds is read through `Value`; one a call returns
-    // is made by value.
-    let held = s.records.iter().any(|r| {
-        r.fields
-            .iter()
-            .any(|f| matches!(&f.ty, Ty::Union(n) if *n == u.name))
-    });
-    let f = snake(&u.name);
-    let made = if held {
-        String::new()
-    } else {
-        format!(
-            "\n/// A new Python object of the {name}'s member.\npub(crate) fn {f}(py: Python<'_>, v: surface::{name}) -> PyResult<Obj> {{\n    match v {{\n{}    }}\n}}\n",
-            by_value.concat(),
-            name = u.name,
-        )
-    };
     format!(
-        "impl Value for surface::{name} {{\n    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {{\n        self.as_member(|m| m.to_py(py))\n    }}\n    fn repr(&self) -> String {{\n        self.as_member(|m| m.repr())\n    }}\n}}\n\nimpl Member for surface::{name} {{\n    fn as_member<R>(&self, f: impl FnOnce(&dyn Value) -> R) -> R {{\n        match self {{\n{}        }}\n    }}\n}}\n{made}",
-        by_ref.concat(),
+        "impl Value for surface::{name} {{\n    fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {{\n        self.clone().into_py(py)\n    }}\n    fn into_py<'py>(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {{\n        match self {{\n{}        }}\n    }}\n    fn repr(&self) -> String {{\n        match self {{\n{}        }}\n    }}\n}}\n",
+        moved.concat(),
+        shown.concat(),
         name = u.name,
     )
 }

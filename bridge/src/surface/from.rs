@@ -189,15 +189,21 @@ impl From<&core::SpotExecution> for SpotExecution {
     }
 }
 
+impl From<&core::wire::Binding> for Binding {
+    fn from(b: &core::wire::Binding) -> Self {
+        Binding {
+            generation: b.generation.get(),
+            token: b.token.get(),
+        }
+    }
+}
+
 impl From<&core::BindingRoute> for BindingRoute {
     fn from(b: &core::BindingRoute) -> Self {
         BindingRoute {
             actor: b.actor.id().to_owned(),
             route: ActorRoute::from(&b.route),
-            binding: Binding {
-                generation: b.binding.generation.get(),
-                token: b.binding.token.get(),
-            },
+            binding: Binding::from(&b.binding),
             session: SessionRef::from(&b.session),
             admission_deadline_ms: b.admission_deadline.as_millis(),
         }

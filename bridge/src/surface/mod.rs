@@ -1,10 +1,11 @@
 //! The host surface's result types, written once: each record with its
 //! fields in order, each union with its members and their stable tags.
 //! `zlink-schema` reads this file as source and generates the bytes'
-//! encoder (`encode.rs` beside it) and each managed language's types and
-//! decoder (the JVM's records, sealed interfaces and `Surface.java`; Node's
-//! `lib/surface.js` and `lib/surface.d.ts`), so adding a field is one edit
-//! here, one in the conversion (`from.rs`), and `make schema`.
+//! encoder (`encode.rs` beside it) and every language's types: the JVM's
+//! records, sealed interfaces and `Surface.java`; Node's `lib/surface.js`
+//! and `lib/surface.d.ts`; Python's pyo3 classes and stubs; C's structs
+//! (`ffi-c/src/decisions.rs`). Adding a field is one edit here, one in the
+//! conversion (`from.rs`), and `make schema`.
 //!
 //! What a field's type becomes: `u64` a 64-bit number (Java `long`, JS
 //! `bigint`), `u32` a 32-bit unsigned one (Java `long`, JS `number`),

@@ -161,12 +161,11 @@ final class Decoder {
     }
 
     RelocationStarted relocationStarted() {
-        RelocationIdentity id = new RelocationIdentity(u64(), ObjectKind.of(u8()), str(), u64());
-        return new RelocationStarted(id, list(this::outbound));
+        return new RelocationStarted(Surface.relocationIdentity(this), list(this::outbound));
     }
 
     Registration registration() {
-        return new Registration(sessionRef(), new Binding(u64(), u64()));
+        return new Registration(sessionRef(), Surface.binding(this));
     }
 
     PeerDescriptor peerDescriptor() {
