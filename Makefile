@@ -46,7 +46,9 @@ lint:
 # bridge's encoder, the JVM's records and Surface.java, Node's surface.js
 # and surface.d.ts, Python's pyo3 classes in src/surface.rs and their stubs
 # in the marked region of _zlink.pyi, the C ABI's decision structs in
-# ffi-c/src/decisions.rs) is generated and checked in; `make lint` fails
+# ffi-c/src/decisions.rs), and the operations (bridge/src/surface/operations.rs:
+# the Runtime declarations of _zlink.pyi and lib/index.d.ts, docs/operations.md,
+# and a check that every binding offers each one) are generated and checked in; `make lint` fails
 # when one is stale.
 schema:
 	$(CARGO) run -q -p zlink-schema

@@ -3237,6 +3237,14 @@ zlink_result zlink_cancel(const zlink_runtime *rt,
                           zlink_error **error);
 
 /**
+ * How many requests wait for their result.
+ *
+ * # Safety
+ * `out` is writable.
+ */
+zlink_result zlink_pending_requests(const zlink_runtime *rt, uint64_t *out, zlink_error **error);
+
+/**
  * The runtime's clock now, in nanoseconds since its origin: the `now_ns`
  * to give `zlink_on_timeout`.
  *
@@ -4023,6 +4031,29 @@ zlink_result zlink_owner_route_end(const zlink_runtime *rt,
                                    zlink_route_end *out,
                                    bool *found,
                                    zlink_error **error);
+
+/**
+ * What this node owns for the ID. On OK, `*found` says whether it owns
+ * the object; `*out` is written only when it does.
+ *
+ * # Safety
+ * `id` points to `id_len` readable bytes; `out` and `found` are writable.
+ */
+zlink_result zlink_owned(const zlink_runtime *rt,
+                         uint32_t kind,
+                         const uint8_t *id,
+                         size_t id_len,
+                         zlink_owned *out,
+                         bool *found,
+                         zlink_error **error);
+
+/**
+ * How many objects this node owns.
+ *
+ * # Safety
+ * `out` is writable.
+ */
+zlink_result zlink_owned_count(const zlink_runtime *rt, uint64_t *out, zlink_error **error);
 
 /**
  * Reads every counter now into `*out`.

@@ -112,6 +112,7 @@ class RedisStore {
   }
 }
 
+// The bridge's lifecycle writes, by number (the native `write`'s `op`).
 const WRITES = { create: 1, publishReady: 2, activate: 3, renewLease: 4, beginRelease: 5 };
 
 // `using rt = new Runtime(...)` closes it (Symbol.dispose where the
@@ -221,6 +222,25 @@ class Runtime {
 
   /** How many objects this node owns. */
   ownedCount() { return this.native.ownedCount(); }
+
+  /** Creates a new incarnation owned by this node, in Creating. */
+  create(kind, objectId) { return this.#write(WRITES.create, kind, objectId); }
+
+  /** Publishes this node's Creating object as Ready. */
+  publishReady(kind, objectId) { return this.#write(WRITES.publishReady, kind, objectId); }
+
+  /** Creates, then publishes Ready. */
+  activate(kind, objectId) { return this.#write(WRITES.activate, kind, objectId); }
+
+  /** Extends this node's owner lease on the object. */
+  renewLease(kind, objectId) { return this.#write(WRITES.renewLease, kind, objectId); }
+
+  /** Starts releasing: the ID resolves Unavailable (Releasing). */
+  beginRelease(kind, objectId) { return this.#write(WRITES.beginRelease, kind, objectId); }
+
+  async #write(op, kind, objectId) {
+    return decode.read(await this.native.write(op, kindCode(kind), id(objectId)), decode.owned);
+  }
 
   /** Completes a release: the ID resolves Missing. */
   async completeRelease(kind, objectId) {
@@ -453,12 +473,6 @@ function callOptions(options) {
     timeoutMs: args.optionalCount(o.timeoutMs, 'timeoutMs') ?? undefined,
     originSpot: origin === null ? undefined : args.text(origin.spot, 'origin.spot'),
     originGeneration: origin === null ? undefined : args.u64(origin.objectGeneration ?? 0n, 'origin.objectGeneration'),
-  };
-}
-
-for (const [name, op] of Object.entries(WRITES)) {
-  Runtime.prototype[name] = async function write(kind, objectId) {
-    return decode.read(await this.native.write(op, kindCode(kind), id(objectId)), decode.owned);
   };
 }
 

@@ -453,9 +453,9 @@ impl PyRuntime {
     // ---- sessions (spec §3) -------------------------------------------
 
     /// Opens a Session owned by this runtime.
-    fn open_session(&self, id: u64, generation: u64) -> PyResult<PySessionRef> {
+    fn open_session(&self, session: u64, generation: u64) -> PyResult<PySessionRef> {
         self.rt()?
-            .open_session(id, generation)
+            .open_session(session, generation)
             .py()
             .map(PySessionRef::from)
     }

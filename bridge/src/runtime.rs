@@ -455,6 +455,11 @@ impl Runtime {
         Ok(self.core()?.owned(key))
     }
 
+    /// How many objects this node owns.
+    pub fn owned_count(&self) -> Result<usize> {
+        Ok(self.core()?.owned_count())
+    }
+
     /// Sends a one-way message by global ID.
     pub fn send<'a>(
         &self,

@@ -704,6 +704,14 @@ entry! {
         runtime_in(rt)?.cancel(correlation)?.is_some()
     }
 
+    /// How many requests wait for their result.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_pending_requests(rt: *const zlink_runtime) -> out: *mut u64 {
+        runtime_in(rt)?.pending_requests()? as u64
+    }
+
     /// The runtime's clock now, in nanoseconds since its origin: the `now_ns`
     /// to give `zlink_on_timeout`.
     ///

@@ -636,6 +636,25 @@ entry! {
         let id = id_in!(id, id_len)?;
         runtime_in(rt)?.owner_route_end(kind, id)?.as_ref().map(zlink_route_end::from)
     }
+
+    /// What this node owns for the ID. On OK, `*found` says whether it owns
+    /// the object; `*out` is written only when it does.
+    ///
+    /// # Safety
+    /// `id` points to `id_len` readable bytes; `out` and `found` are writable.
+    fn zlink_owned(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
+        -> found(out: *mut zlink_owned, found: *mut bool) {
+        let id = id_in!(id, id_len)?;
+        runtime_in(rt)?.owned(kind, id)?.as_ref().map(zlink_owned::from)
+    }
+
+    /// How many objects this node owns.
+    ///
+    /// # Safety
+    /// `out` is writable.
+    fn zlink_owned_count(rt: *const zlink_runtime) -> out: *mut u64 {
+        runtime_in(rt)?.owned_count()? as u64
+    }
 }
 
 // ---------------------------------------------------------------- counters

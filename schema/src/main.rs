@@ -18,6 +18,8 @@ mod c_emit;
 mod codes;
 mod emit;
 mod jni_emit;
+mod operations;
+mod operations_emit;
 mod python_emit;
 mod surface;
 mod surface_emit;
@@ -70,6 +72,7 @@ fn run(check: bool) -> Result<Vec<String>, String> {
         .map_err(|e| format!("cannot read {}: {e}", pyi_path.display()))?;
     outputs.extend(python_emit::all(&surface, &pyi)?);
     outputs.extend(jni_emit::all(&jvm_sources(&root)?)?);
+    outputs = with_operations(&root, &surface, &names, outputs)?;
     let mut stale = Vec::new();
     for mut out in outputs {
         if out.path.ends_with(".rs") {
@@ -89,6 +92,34 @@ fn run(check: bool) -> Result<Vec<String>, String> {
         }
     }
     Ok(stale)
+}
+
+/// `outputs` with the operations' files: the stubs `outputs` already
+/// wrote gain their operations region (one file, two generators).
+fn with_operations(
+    root: &Path,
+    surface: &surface::Surface,
+    codes: &[String],
+    mut outputs: Vec<emit::Output>,
+) -> Result<Vec<emit::Output>, String> {
+    let read = |path: &str| {
+        std::fs::read_to_string(root.join(path)).map_err(|e| format!("cannot read {path}: {e}"))
+    };
+    let ops = operations::read(&read("bridge/src/surface/operations.rs")?, surface, codes)?;
+    let at = outputs
+        .iter()
+        .position(|o| o.path == python_emit::PYI)
+        .ok_or("the stubs were not generated")?;
+    let bindings = operations_emit::Bindings {
+        pyi: outputs.remove(at).text,
+        python: read(operations_emit::PYTHON)?,
+        dts: read(operations_emit::DTS)?,
+        js: read(operations_emit::JS)?,
+        java: read(operations_emit::JAVA)?,
+        header: read(operations_emit::HEADER)?,
+    };
+    outputs.extend(operations_emit::all(&ops, surface, &bindings)?);
+    Ok(outputs)
 }
 
 /// The JVM crate's Rust files (path, text), every one under

@@ -383,7 +383,7 @@ fn stub(s: &Surface, r: &Record) -> String {
     t
 }
 
-fn py_type(s: &Surface, ty: &Ty, tuples: bool) -> String {
+pub(crate) fn py_type(s: &Surface, ty: &Ty, tuples: bool) -> String {
     match ty {
         Ty::U64 | Ty::U32 | Ty::Millis => "int".into(),
         Ty::Bool => "bool".into(),

@@ -119,6 +119,23 @@ impl Surface {
     }
 }
 
+impl Surface {
+    /// The type `t` names when written outside the surface (in
+    /// `operations.rs`), where `hosts` are further host classes; `None` if
+    /// it is not one the surface can carry.
+    pub(crate) fn ty_of(&self, t: &Type, codes: &[String], hosts: &[String]) -> Option<Ty> {
+        let unions: Vec<String> = self.unions.iter().map(|u| u.name.clone()).collect();
+        let opaque: Vec<String> = self.opaque.iter().chain(hosts).cloned().collect();
+        let names = Names {
+            codes,
+            unions: &unions,
+            opaque: &opaque,
+            nested: &[],
+        };
+        ty(t, &names, None)
+    }
+}
+
 /// Type aliases with a meaning of their own, not hand-read values.
 const SCALAR_ALIASES: &[&str] = &["Bytes", "Millis", "Name"];
 

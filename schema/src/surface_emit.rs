@@ -606,7 +606,7 @@ fn ts_interface(s: &Surface, r: &Record, indent: &str) -> String {
     )
 }
 
-fn ts_type(s: &Surface, ty: &Ty) -> String {
+pub(crate) fn ts_type(s: &Surface, ty: &Ty) -> String {
     match ty {
         Ty::U64 => "bigint".into(),
         Ty::Millis | Ty::U32 => "number".into(),

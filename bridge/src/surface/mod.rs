@@ -25,6 +25,7 @@
 //! the union's too (the JVM declares it on the interface).
 mod encode;
 mod from;
+pub mod operations;
 
 use crate::codes::{
     AbortReason, AuthorityState, BindRefusal, Failure, LostReason, ObjectKind, RelayKind,
