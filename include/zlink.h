@@ -4039,13 +4039,13 @@ zlink_result zlink_owner_route_end(const zlink_runtime *rt,
  * # Safety
  * `id` points to `id_len` readable bytes; `out` and `found` are writable.
  */
-zlink_result zlink_owned(const zlink_runtime *rt,
-                         uint32_t kind,
-                         const uint8_t *id,
-                         size_t id_len,
-                         zlink_owned *out,
-                         bool *found,
-                         zlink_error **error);
+zlink_result zlink_owned_get(const zlink_runtime *rt,
+                             uint32_t kind,
+                             const uint8_t *id,
+                             size_t id_len,
+                             zlink_owned *out,
+                             bool *found,
+                             zlink_error **error);
 
 /**
  * How many objects this node owns.

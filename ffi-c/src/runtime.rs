@@ -642,7 +642,7 @@ entry! {
     ///
     /// # Safety
     /// `id` points to `id_len` readable bytes; `out` and `found` are writable.
-    fn zlink_owned(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
+    fn zlink_owned_get(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
         -> found(out: *mut zlink_owned, found: *mut bool) {
         let id = id_in!(id, id_len)?;
         runtime_in(rt)?.owned(kind, id)?.as_ref().map(zlink_owned::from)

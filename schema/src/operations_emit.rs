@@ -57,6 +57,7 @@ const C_NAMES: &[(&str, &str)] = &[
     ("close", "zlink_runtime_free"),
     ("config", "zlink_config_get"),
     ("stats", "zlink_stats_get"),
+    ("owned", "zlink_owned_get"),
     ("binding", "zlink_binding_get"),
     ("peer_intent", "zlink_peer_intent_get"),
 ];

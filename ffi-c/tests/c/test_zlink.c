@@ -329,6 +329,17 @@ static int relocate(cluster *c, const char *id) {
     CHECK(found && end.node.rid == 3);
     CHECK(end.fence.object_generation == source.fence.object_generation);
     CHECK(end.fence.authority_owner_generation == source.fence.authority_owner_generation + 1);
+    /* What each node owns follows the move. */
+    zlink_owned owned;
+    uint64_t count = 9;
+    OK(zlink_owned_get(c->node[0], ACTOR, ID(id), &owned, &found, NULL));
+    CHECK(!found);
+    OK(zlink_owned_count(c->node[0], &count, NULL));
+    CHECK(count == 0);
+    OK(zlink_owned_get(c->node[2], ACTOR, ID(id), &owned, &found, NULL));
+    CHECK(found && owned.fence.authority_owner_generation == end.fence.authority_owner_generation);
+    OK(zlink_owned_count(c->node[2], &count, NULL));
+    CHECK(count == 1);
     return 0;
 }
 
@@ -644,6 +655,9 @@ static int test_a_frame_on_another_nodes_connection_is_refused(void) {
     zlink_sent req;
     OK(zlink_request(c.node[1], ZLINK_OBJECT_KIND_ACTOR, ID("echo"), ID("ping"), NULL, &req,
                      NULL));
+    uint64_t pending = 0;
+    OK(zlink_pending_requests(c.node[1], &pending, NULL));
+    CHECK(pending == 1);
     zlink_decision d;
     OK(zlink_on_frame(c.node[0], 3, req.outbound.bytes.data, req.outbound.bytes.len, &d, NULL));
     CHECK(d.tag == ZLINK_DECISION_FOREIGN_SENDER && d.foreign_sender.connection == 3);
@@ -668,6 +682,8 @@ static int test_a_frame_on_another_nodes_connection_is_refused(void) {
     CHECK(s.frames_foreign_sender == 1 && s.delivered == 1);
     OK(zlink_stats_get(c.node[1], &s, NULL));
     CHECK(s.frames_foreign_sender == 1 && s.table_pending_requests == 0);
+    OK(zlink_pending_requests(c.node[1], &pending, NULL));
+    CHECK(pending == 0);
     return cluster_free(&c);
 }
 
