@@ -34,6 +34,7 @@ test: deps lint header-check
 	bash scripts/check-self-contained.sh
 	bash interop/run.sh
 	$(CARGO) run -q -p zlink-cli -- demo --json > /dev/null
+	bash scripts/check-metrics.sh
 
 lint:
 	$(CARGO) fmt --all --check

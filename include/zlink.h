@@ -4064,6 +4064,21 @@ zlink_result zlink_owned_count(const zlink_runtime *rt, uint64_t *out, zlink_err
 zlink_result zlink_stats_get(const zlink_runtime *rt, zlink_stats *out, zlink_error **error);
 
 /**
+ * Every metric, read now, in the Prometheus text exposition format
+ * (version 0.0.4): what a scrape of `/metrics` answers. The counters of
+ * `zlink_stats` and more, and the latency histograms (store reads and
+ * writes, moves, held work, requests, binds; docs/metrics.md). UTF-8,
+ * not NUL-terminated (`out_text->len` bytes). Free with
+ * `zlink_bytes_free`.
+ *
+ * # Safety
+ * `out_text` is writable.
+ */
+zlink_result zlink_metrics_text(const zlink_runtime *rt,
+                                zlink_bytes *out_text,
+                                zlink_error **error);
+
+/**
  * Opens a Session owned by this runtime; `*out` (if not NULL) receives how
  * the wire names it. Opening an id again starts it afresh.
  *

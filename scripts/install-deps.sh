@@ -5,18 +5,21 @@
 # zlink-testkit starts as `redis-server sentinel.conf --sentinel`),
 # the openssl program (zlink-testkit makes the TLS tests' certificates with
 # it), pkg-config (the C tests build against zlink.pc), and a JDK 17 with
-# Maven and binutils' strip for the JVM binding. No OpenSSL headers
+# Maven and binutils' strip for the JVM binding, and promtool (Debian's
+# prometheus package) to check the metrics' text exposition
+# (scripts/check-metrics.sh). No OpenSSL headers
 # or libraries: the Redis client's TLS is rustls, built into the libraries.
 #
 # Idempotent and quick: when everything is there it only says so.
 # Non-interactive (CI has no stdin). Runs apt-get as root, or through sudo.
 #
-# The package's own service (a default server on 6379, if the package starts
-# one) is neither needed nor used: zlink-testkit starts its own servers on free
-# loopback ports. We leave it alone either way.
+# The packages' own services (a Redis on 6379, a Prometheus on 9090) are
+# neither needed nor used: zlink-testkit starts its own servers on free
+# loopback ports. The install keeps them from starting (a policy-rc.d that
+# refuses, while it runs, unless the machine has its own).
 set -euo pipefail
 
-programs=(redis-server redis-cli redis-benchmark redis-sentinel openssl pkg-config javac mvn strip)
+programs=(redis-server redis-cli redis-benchmark redis-sentinel openssl pkg-config javac mvn strip promtool)
 
 missing_programs() {
     local p
@@ -25,11 +28,11 @@ missing_programs() {
     done
 }
 
-packages=(redis-server redis-tools redis-sentinel openssl pkg-config openjdk-17-jdk-headless maven binutils)
+packages=(redis-server redis-tools redis-sentinel openssl pkg-config openjdk-17-jdk-headless maven binutils prometheus)
 
 missing="$(missing_programs)"
 if [[ -z "$missing" ]]; then
-    echo "deps: redis (server, tools, sentinel), openssl, pkg-config, a JDK and Maven already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
+    echo "deps: redis (server, tools, sentinel), openssl, pkg-config, a JDK, Maven and promtool already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
     exit 0
 fi
 echo "deps: missing: ${missing% }"
@@ -50,6 +53,14 @@ else
 fi
 
 apt_env=(env DEBIAN_FRONTEND=noninteractive)
+
+# No package's service starts during the install (Debian's invoke-rc.d
+# asks policy-rc.d; 101 is "not allowed").
+if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+    printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+    "${as_root[@]}" chmod 755 /usr/sbin/policy-rc.d
+    trap '"${as_root[@]}" rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 
 apt_update() {
     echo "deps: apt-get update ($1)"

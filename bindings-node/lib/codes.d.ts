@@ -153,3 +153,9 @@ export type WriteAcksModeName =
   | 'all_replicas'
   | 'replicas'
   | 'primary_only';
+
+/** What a metric family is: a running total, a level that goes up and down, or a latency histogram. */
+export type MetricKindName =
+  | 'counter'
+  | 'gauge'
+  | 'histogram';

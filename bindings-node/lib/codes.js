@@ -63,3 +63,6 @@ exports.LogLevel = Object.freeze([null, 'Error', 'Warn', 'Info', 'Debug', 'Trace
 
 /** Which replicas must acknowledge each authority write of a Redis store before the store reports it done (docs/location-store.md, "Failover and durability"). */
 exports.WriteAcksMode = Object.freeze([null, 'all_replicas', 'replicas', 'primary_only']);
+
+/** What a metric family is: a running total, a level that goes up and down, or a latency histogram. */
+exports.MetricKind = Object.freeze([null, 'counter', 'gauge', 'histogram']);

@@ -106,5 +106,6 @@ function stats(r) {
 module.exports = {
   read, resolution, sent, sessionSent, owned, routeEnd, identity, readyRoute, inbound,
   outbound, sessionRef, bindingRoute, relocationStarted, registration, peerDescriptor, peerReplacement, peerIntent, stats,
+  metricFamily: surface.metricFamily,
   list: (fn) => (r) => r.list(() => fn(r)),
 };

@@ -5,7 +5,7 @@
 import type { LivenessName, ObjectKindName, ReplyErrorKindName, UnavailableReasonName } from './codes';
 
 import type {
-  ActorRoute, BindingRoute, Completion, Inbound, NodeRef, Outbound, OwnedObject, ReadyRoute,
+  ActorRoute, BindingRoute, Completion, Inbound, MetricFamily, NodeRef, Outbound, OwnedObject, ReadyRoute,
   Relocation, RelocationIdentity, Resolution, RouteEnd, RouteFence, SendResult, SessionRef, SessionSendResult,
 } from './surface';
 
@@ -131,6 +131,16 @@ export class Runtime {
    * first. Closing twice is allowed.
    */
   close(): void;
+  /**
+   * Every metric family, read now (the counters, then the latency
+   * histograms), for the host's metrics library.
+   */
+  metrics(): MetricFamily[];
+  /**
+   * Every metric in the Prometheus text exposition format: what a scrape
+   * of `/metrics` answers.
+   */
+  metricsText(): string;
   /** Cache only: a recent route, never blocking, never reading the store. */
   lookupCached(kind: ObjectKindName, id: string): ReadyRoute | null;
   /**

@@ -288,6 +288,12 @@ class Runtime {
   }
 
   /** Ends every pending request with Shutdown: their Completions. */
+  /** Every metric family, read now: the counters, then the latency histograms. */
+  metrics() { return decode.read(this.native.metrics(), decode.list(decode.metricFamily)); }
+
+  /** Every metric in the Prometheus text exposition format. */
+  metricsText() { return this.native.metricsText(); }
+
   shutdownRequests() {
     return decode.read(this.native.shutdownRequests(), decode.list(decode.inbound)).map((d) => d.completion);
   }

@@ -183,6 +183,12 @@ const relocation = (r) => ({ kind: 'Relocation', event: relocationEvent(r), deli
 /** After a store recovery event (a Redis failover or restart), the store no longer names this node as the owner of the object: stop running it here. */
 const ownershipLost = (r) => ({ kind: 'OwnershipLost', objectKind: r.code(codes.ObjectKind), id: r.str(), reason: r.code(codes.LostReason) });
 
+/** One metric family, read now: its names in Prometheus and OpenTelemetry, what it measures and its samples. */
+const metricFamily = (r) => ({ name: r.str(), otelName: r.str(), help: r.str(), unit: r.str(), kind: r.str(), label: r.str(), boundsNs: r.list(() => r.u64()), samples: r.list(() => metricSample(r)) });
+
+/** One sample of a metric family. */
+const metricSample = (r) => ({ labelValue: r.str(), value: r.u64(), buckets: r.list(() => r.u64()), sumNs: r.u64() });
+
 /** The resolver's four closed results (spec §2.2). */
 function resolution(r) {
   const tag = r.u8();
@@ -280,4 +286,4 @@ function inbound(r) {
   }
 }
 
-module.exports = { routeFence, readyRoute, missing, unavailable, storeFailure, nodeRef, outbound, submitted, notFound, coldActivation, sessionSent, sessionHeld, ownedObject, routeEnd, sessionRef, actorRoute, spotExecution, binding, bindingRoute, relocationIdentity, completion, outcomeReply, outcomeError, outcomeTimeout, outcomeCancelled, outcomeShutdown, relocationEventRestore, relocationEventCutover, relocationEventCommitted, relocationEventHandedOff, relocationEventAborted, relocationEventFailed, relocationEventCommitRetry, relocationEventIgnored, relocationEventAborting, relocationEventCommitDue, deliver, notice, relay, reject, ended, completed, late, routeRefreshed, dropped, send, sessionDeliver, bound, bindRefused, pushed, relayRefused, sealed, sessionClosed, ignored, peerRefused, foreignSender, held, relocation, ownershipLost, resolution, sendResult, sessionSendResult, outcome, relocationEvent, inbound };
+module.exports = { routeFence, readyRoute, missing, unavailable, storeFailure, nodeRef, outbound, submitted, notFound, coldActivation, sessionSent, sessionHeld, ownedObject, routeEnd, sessionRef, actorRoute, spotExecution, binding, bindingRoute, relocationIdentity, completion, outcomeReply, outcomeError, outcomeTimeout, outcomeCancelled, outcomeShutdown, relocationEventRestore, relocationEventCutover, relocationEventCommitted, relocationEventHandedOff, relocationEventAborted, relocationEventFailed, relocationEventCommitRetry, relocationEventIgnored, relocationEventAborting, relocationEventCommitDue, deliver, notice, relay, reject, ended, completed, late, routeRefreshed, dropped, send, sessionDeliver, bound, bindRefused, pushed, relayRefused, sealed, sessionClosed, ignored, peerRefused, foreignSender, held, relocation, ownershipLost, metricFamily, metricSample, resolution, sendResult, sessionSendResult, outcome, relocationEvent, inbound };

@@ -210,6 +210,21 @@ impl NativeRuntime {
         Ok(list(&surface::decisions(done)).into())
     }
 
+    /// Every metric family, read now: their bytes.
+    #[napi(catch_unwind)]
+    pub fn metrics(&self, env: Env) -> Result<Buffer> {
+        let all = self.get(&env)?.metrics().map_err(|e| js_error(&env, &e))?;
+        Ok(list(&all).into())
+    }
+
+    /// Every metric in the Prometheus text exposition format.
+    #[napi(catch_unwind)]
+    pub fn metrics_text(&self, env: Env) -> Result<String> {
+        self.get(&env)?
+            .metrics_text()
+            .map_err(|e| js_error(&env, &e))
+    }
+
     /// Requests waiting for their result.
     #[napi(catch_unwind)]
     pub fn pending_requests(&self, env: Env) -> Result<u32> {

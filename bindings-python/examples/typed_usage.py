@@ -7,7 +7,10 @@ import asyncio
 from collections import deque
 from collections.abc import Iterable
 
+from prometheus_client import CollectorRegistry, generate_latest
+
 import zlink
+from zlink.metrics import ZlinkCollector
 from zlink import Missing, ReadyRoute, StoreFailure, Unavailable
 
 
@@ -90,6 +93,14 @@ def main() -> None:
         owner.relocation_restored("actor", "user-42")
     except zlink.RelocationError as e:
         print("refused:", e.kind, e.refusal)
+
+    # Metrics: a prometheus_client collector, or the text exposition.
+    registry = CollectorRegistry()
+    registry.register(ZlinkCollector(owner))
+    print(generate_latest(registry).decode().count("zlink_"), "zlink metric lines")
+    reads: list[zlink.MetricFamily] = [
+        f for f in sender.metrics() if f.name == "zlink_store_read_duration_seconds"]
+    print("store reads timed:", reads[0].samples[0].value)
 
 
 if __name__ == "__main__":

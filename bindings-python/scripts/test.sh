@@ -30,7 +30,7 @@ rm -rf "$wheels"
 rm -rf "$testenv"
 "$python" -m venv "$testenv"
 "$testenv/bin/pip" install -q --upgrade pip
-"$testenv/bin/pip" install -q pytest mypy
+"$testenv/bin/pip" install -q pytest mypy prometheus_client
 "$testenv/bin/pip" install -q "$wheels"/zlink-*.whl
 
 if [[ "${ZLINK_BUILD_ONLY:-}" == 1 ]]; then

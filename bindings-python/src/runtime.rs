@@ -13,6 +13,7 @@ use crate::errors::{Raise, raise};
 use crate::hand::{self, *};
 use crate::results::{self, *};
 use crate::setup::{PyNodeIdentity, PyRoutingConfig, clock_of, store_of};
+use crate::surface::PyMetricFamily;
 use crate::values::{Obj, new};
 
 /// The routing core of one MeshNode. Thread-safe: share one per process.
@@ -335,6 +336,19 @@ impl PyRuntime {
     fn shutdown_requests(&self) -> PyResult<Vec<PyCompletion>> {
         let done = self.rt()?.shutdown_requests().py()?;
         Ok(done.into_iter().filter_map(hand::completion).collect())
+    }
+
+    /// Every metric family, read now (the counters, then the latency
+    /// histograms): what `zlink.metrics.ZlinkCollector` hands to
+    /// prometheus_client.
+    fn metrics(&self) -> PyResult<Vec<PyMetricFamily>> {
+        let all = self.rt()?.metrics().py()?;
+        Ok(all.into_iter().map(PyMetricFamily).collect())
+    }
+
+    /// Every metric in the Prometheus text exposition format.
+    fn metrics_text(&self) -> PyResult<String> {
+        self.rt()?.metrics_text().py()
     }
 
     /// Requests waiting for their result.

@@ -537,6 +537,32 @@ record! {
     }
 }
 
+record! {
+    /// One metric family, read now: its names in Prometheus and
+    /// OpenTelemetry, what it measures and its samples. Every host hands these
+    /// to its ecosystem's metrics library (`crate::metrics`).
+    "MetricFamily" PyMetricFamily(surface::MetricFamily as v) {
+        name: v.name.as_str(),
+        otel_name: v.otel_name.as_str(),
+        help: v.help.as_str(),
+        unit: v.unit.as_str(),
+        kind: v.kind.name(),
+        label: v.label.as_str(),
+        bounds_ns: v.bounds_ns.to_vec(),
+        samples: v.samples.iter().map(|x| PyMetricSample(x.clone())).collect::<Vec<_>>(),
+    }
+}
+
+record! {
+    /// One sample of a metric family.
+    "MetricSample" PyMetricSample(surface::MetricSample as v) {
+        label_value: v.label_value.as_str(),
+        value: v.value,
+        buckets: v.buckets.to_vec(),
+        sum_ns: v.sum_ns,
+    }
+}
+
 impl Value for surface::SendResult {
     fn to_py<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.clone().into_py(py)
@@ -699,6 +725,6 @@ impl Value for surface::Inbound {
 
 /// Registers every class of this module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    classes! { m: PyRouteFence PyMissing PyUnavailable PyStoreFailure PyNodeRef PyOutbound PySubmitted PyNotFound PyColdActivation PySessionSent PySessionHeld PyOwnedObject PyRouteEnd PySessionRef PyActorRoute PySpotExecution PyBinding PyBindingRoute PyRelocationIdentity PyCompletion PyReply PyError PyTimeout PyCancelled PyShutdown PyRelocationRestore PyRelocationCutover PyRelocationCommitted PyRelocationHandedOff PyRelocationAborted PyRelocationFailed PyRelocationCommitRetry PyRelocationIgnored PyRelocationAborting PyRelocationCommitDue PyDeliver PyNotice PyRelay PyReject PyEnded PyCompleted PyLate PyRouteRefreshed PyDropped PySend PySessionDeliver PyBound PyBindRefused PyPushed PyRelayRefused PySealed PySessionClosed PyIgnored PyPeerRefused PyForeignSender PyHeld PyRelocation PyOwnershipLost }
+    classes! { m: PyRouteFence PyMissing PyUnavailable PyStoreFailure PyNodeRef PyOutbound PySubmitted PyNotFound PyColdActivation PySessionSent PySessionHeld PyOwnedObject PyRouteEnd PySessionRef PyActorRoute PySpotExecution PyBinding PyBindingRoute PyRelocationIdentity PyCompletion PyReply PyError PyTimeout PyCancelled PyShutdown PyRelocationRestore PyRelocationCutover PyRelocationCommitted PyRelocationHandedOff PyRelocationAborted PyRelocationFailed PyRelocationCommitRetry PyRelocationIgnored PyRelocationAborting PyRelocationCommitDue PyDeliver PyNotice PyRelay PyReject PyEnded PyCompleted PyLate PyRouteRefreshed PyDropped PySend PySessionDeliver PyBound PyBindRefused PyPushed PyRelayRefused PySealed PySessionClosed PyIgnored PyPeerRefused PyForeignSender PyHeld PyRelocation PyOwnershipLost PyMetricFamily PyMetricSample }
     Ok(())
 }

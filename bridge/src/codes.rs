@@ -663,6 +663,24 @@ impl WriteAcksMode {
     }
 }
 
+/// What a metric family is: a running total, a level that goes up and
+/// down, or a latency histogram.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MetricKind {
+    /// A running total (Prometheus `counter`, OpenTelemetry `Sum`).
+    Counter = 1,
+    /// A level now (Prometheus and OpenTelemetry `gauge`).
+    Gauge = 2,
+    /// Observations in buckets (Prometheus and OpenTelemetry `histogram`).
+    Histogram = 3,
+}
+named!(MetricKind {
+    Counter = "counter",
+    Gauge = "gauge",
+    Histogram = "histogram"
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -36,6 +36,7 @@ pub mod error;
 pub mod handles;
 pub mod lifecycle;
 pub mod logs;
+pub mod metrics;
 pub mod runtime;
 pub mod setup;
 pub mod stats;

@@ -594,7 +594,18 @@ impl Runtime {
         Ok(rt.on_timeout(now))
     }
 
-    /// Every counter now, in the list's order.
+    /// Every metric family now: the counters, then the latency histograms.
+    pub fn metrics(&self) -> Result<Vec<crate::surface::MetricFamily>> {
+        Ok(crate::metrics::families(&self.core()?.stats()))
+    }
+
+    /// Every metric in the Prometheus text exposition format (what a
+    /// scrape of `/metrics` answers).
+    pub fn metrics_text(&self) -> Result<String> {
+        Ok(crate::metrics::prometheus_text(&self.metrics()?))
+    }
+
+    /// Every counter, read now, in the list's order.
     pub fn stats(&self) -> Result<Vec<Counter>> {
         Ok(counters(&self.core()?.stats()))
     }

@@ -82,6 +82,12 @@ struct DemoArgs {
     /// `session_order_violations` (always 0) and a `session` object.
     #[arg(long)]
     json: bool,
+    /// After the narration, print each node's metrics in the Prometheus
+    /// text exposition format: the counters and the latency histograms
+    /// (store reads and writes, moves, held work, requests, binds), as a
+    /// scrape of that node would read them (docs/metrics.md).
+    #[arg(long, conflicts_with = "json")]
+    metrics: bool,
     /// Run on Redis instead of the embedded store: redis://HOST:PORT,
     /// rediss://HOST:PORT (TLS), redis+cluster://HOST:PORT,HOST:PORT or
     /// redis+sentinel://HOST:PORT,HOST:PORT/MASTER.
@@ -167,7 +173,10 @@ fn main() -> ExitCode {
         usage_error("inspect", format!("invalid <ID>: {e}"));
     }
     let result = match cli.command {
-        Command::Demo(args) => demo::run(args.json, demo::Backend::from_arg(args.store.as_deref())),
+        Command::Demo(args) => demo::run(
+            demo::Output::of(args.json, args.metrics),
+            demo::Backend::from_arg(args.store.as_deref()),
+        ),
         Command::Sim(args) => sim::run(&args),
         Command::Host(args) => host::run(&args),
         Command::Inspect(args) => inspect::run(&inspect::Request {

@@ -17,6 +17,7 @@ mod error;
 mod follow;
 mod ids;
 mod inbound;
+mod latency;
 mod lifecycle;
 mod liveness;
 pub mod mesh;
@@ -56,6 +57,7 @@ pub use ids::{
     RelocationId, SessionGeneration, SessionId, StoreVersion,
 };
 pub use inbound::{Delivery, Ended, Failure, Inbound, Notice, NoticeParts, NoticeToken};
+pub use latency::{BUCKET_BOUNDS_NS, HistogramStats, LatencyStats};
 pub use lifecycle::LifecycleError;
 pub use ownership::OwnedObject;
 pub use peer::{

@@ -216,6 +216,7 @@ impl Counters {
             },
             relocation: self.relocation.snapshot(),
             tables: TableStats::default(),
+            latencies: crate::latency::LatencyStats::default(),
         }
     }
 }
@@ -512,6 +513,8 @@ pub struct Stats {
     pub relocation: RelocationStats,
     /// Table sizes.
     pub tables: TableStats,
+    /// Latency histograms.
+    pub latencies: crate::latency::LatencyStats,
 }
 
 impl Stats {

@@ -12,7 +12,7 @@ use zlink_bridge::stats::C_COUNTERS;
 use zlink_bridge::{Answer, Clock, Code, Error, ErrorKind, Options, Store, Write, setup};
 
 use crate::types::*;
-use crate::{FfiResult, Userdata};
+use crate::{FfiResult, Userdata, zlink_bytes};
 
 /// A runtime: the routing core of one MeshNode. Opaque; made by
 /// `zlink_runtime_new`, freed by `zlink_runtime_free`.
@@ -752,5 +752,18 @@ entry! {
         // SAFETY: `zlink_stats` is repr(C) with exactly `C_COUNTERS` u64
         // fields (asserted above), so it has the layout of the array.
         unsafe { std::mem::transmute::<[u64; C_COUNTERS], zlink_stats>(values) }
+    }
+
+    /// Every metric, read now, in the Prometheus text exposition format
+    /// (version 0.0.4): what a scrape of `/metrics` answers. The counters of
+    /// `zlink_stats` and more, and the latency histograms (store reads and
+    /// writes, moves, held work, requests, binds; docs/metrics.md). UTF-8,
+    /// not NUL-terminated (`out_text->len` bytes). Free with
+    /// `zlink_bytes_free`.
+    ///
+    /// # Safety
+    /// `out_text` is writable.
+    fn zlink_metrics_text(rt: *const zlink_runtime) -> out_text: *mut zlink_bytes {
+        runtime_in(rt)?.metrics_text()?
     }
 }

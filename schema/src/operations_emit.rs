@@ -64,6 +64,7 @@ const C_NAMES: &[(&str, &str)] = &[
 
 /// Operations the C ABI does not offer, and what it offers instead.
 const C_ABSENT: &[(&str, &str)] = &[
+    ("metrics", "`zlink_metrics_text`"),
     ("identity", "the host gave it to `zlink_runtime_new`"),
     ("bound_sessions", "not in the C ABI yet"),
 ];

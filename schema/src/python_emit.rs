@@ -274,10 +274,15 @@ fn value(s: &Surface, ty: &Ty, place: &str, by_ref: bool, tuples: bool) -> Strin
             value(s, inner, "x", true, tuples)
         ),
         Ty::List(inner) => {
-            let items = format!(
-                "{place}.iter().map(|x| {}).collect::<Vec<_>>()",
-                value(s, inner, "x", true, tuples)
-            );
+            let items = match **inner {
+                Ty::U64 | Ty::U32 | Ty::Millis | Ty::Bool => {
+                    format!("{place}.to_vec()")
+                }
+                _ => format!(
+                    "{place}.iter().map(|x| {}).collect::<Vec<_>>()",
+                    value(s, inner, "x", true, tuples)
+                ),
+            };
             if tuples {
                 format!("crate::values::Tuple({items})")
             } else {

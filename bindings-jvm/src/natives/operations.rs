@@ -93,6 +93,18 @@ entry_points! {
         encoded(env, &surface::decisions(done)[..])
     }
 
+    /// Every metric family, read now.
+    fn Java_io_zlink_Native_metrics(env, rt: jlong) -> JByteArray<'local> {
+        let all = pin(&RUNTIMES, rt, RUNTIME)?.metrics()?;
+        encoded(env, &all[..])
+    }
+
+    /// Every metric in the Prometheus text exposition format.
+    fn Java_io_zlink_Native_metricsText(env, rt: jlong) -> JString<'local> {
+        let text = pin(&RUNTIMES, rt, RUNTIME)?.metrics_text()?;
+        string_or_null(env, Some(text))
+    }
+
     /// Requests waiting for their result.
     fn Java_io_zlink_Native_pendingRequests(_env, rt: jlong) -> jlong {
         Ok(pin(&RUNTIMES, rt, RUNTIME)?.pending_requests()? as jlong)

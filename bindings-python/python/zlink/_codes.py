@@ -173,3 +173,10 @@ WriteAcksModeName: TypeAlias = Literal[
     "replicas",
     "primary_only",
 ]
+
+# What a metric family is: a running total, a level that goes up and down, or a latency histogram.
+MetricKindName: TypeAlias = Literal[
+    "counter",
+    "gauge",
+    "histogram",
+]

@@ -14,6 +14,7 @@ from zlink._codes import (
     FailureName,
     LivenessName,
     LostReasonName,
+    MetricKindName,
     ObjectKindName,
     RelayKindName,
     RelocationRefusalName,
@@ -213,6 +214,12 @@ class Runtime:
     def update_config(self, config: RoutingConfig) -> None:
         """Replaces the config in force (the cache's capacity stays); a broken
         rule fails and changes nothing."""
+    def metrics(self) -> list[MetricFamily]:
+        """Every metric family, read now (the counters, then the latency
+        histograms), for the host's metrics library."""
+    def metrics_text(self) -> str:
+        """Every metric in the Prometheus text exposition format: what a scrape
+        of `/metrics` answers."""
     def lookup_cached(self, kind: ObjectKindName, id: str) -> ReadyRoute | None:
         """Cache only: a recent route, never blocking, never reading the store."""
     def lookup_cached_many(self, kind: ObjectKindName, ids: Iterable[str]) -> list[ReadyRoute | None]:
@@ -1109,5 +1116,39 @@ class OwnershipLost:
     def reason(self) -> LostReasonName: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
+
+@final
+class MetricFamily:
+    __match_args__: ClassVar[tuple[str, str, str, str, str, str, str, str]]
+    @property
+    def name(self) -> str: ...
+    @property
+    def otel_name(self) -> str: ...
+    @property
+    def help(self) -> str: ...
+    @property
+    def unit(self) -> str: ...
+    @property
+    def kind(self) -> MetricKindName: ...
+    @property
+    def label(self) -> str: ...
+    @property
+    def bounds_ns(self) -> list[int]: ...
+    @property
+    def samples(self) -> list[MetricSample]: ...
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class MetricSample:
+    __match_args__: ClassVar[tuple[str, str, str, str]]
+    @property
+    def label_value(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+    @property
+    def buckets(self) -> list[int]: ...
+    @property
+    def sum_ns(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 # ---- end of the generated stubs ----

@@ -452,6 +452,34 @@ impl Encode for OwnershipLost {
     }
 }
 
+impl Encode for MetricFamily {
+    fn encode(&self, w: &mut Writer) {
+        w.str(&self.name);
+        w.str(&self.otel_name);
+        w.str(&self.help);
+        w.str(&self.unit);
+        w.str(self.kind.name());
+        w.str(&self.label);
+        w.list(&self.bounds_ns, |w, v| {
+            w.u64(*v);
+        });
+        w.list(&self.samples, |w, v| {
+            v.encode(w);
+        });
+    }
+}
+
+impl Encode for MetricSample {
+    fn encode(&self, w: &mut Writer) {
+        w.str(&self.label_value);
+        w.u64(self.value);
+        w.list(&self.buckets, |w, v| {
+            w.u64(*v);
+        });
+        w.u64(self.sum_ns);
+    }
+}
+
 impl Encode for Resolution {
     fn encode(&self, w: &mut Writer) {
         match self {

@@ -28,8 +28,8 @@ mod from;
 pub mod operations;
 
 use crate::codes::{
-    AbortReason, AuthorityState, BindRefusal, Failure, LostReason, ObjectKind, RelayKind,
-    RelocationRefusal, RequestErrorKind, SessionRefusal, StoreError, UnavailableReason,
+    AbortReason, AuthorityState, BindRefusal, Failure, LostReason, MetricKind, ObjectKind,
+    RelayKind, RelocationRefusal, RequestErrorKind, SessionRefusal, StoreError, UnavailableReason,
     WireErrorKind,
 };
 
@@ -808,6 +808,46 @@ pub enum Inbound {
     Relocation(Relocation) = 21,
     /// Ownership lost.
     OwnershipLost(OwnershipLost) = 22,
+}
+
+/// One metric family, read now: its names in Prometheus and
+/// OpenTelemetry, what it measures and its samples. Every host hands these
+/// to its ecosystem's metrics library (`crate::metrics`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricFamily {
+    /// The Prometheus name (`zlink_store_read_duration_seconds`).
+    pub name: String,
+    /// The OpenTelemetry name (`zlink.store.read.duration`).
+    pub otel_name: String,
+    /// What it measures, in one sentence.
+    pub help: String,
+    /// Its unit, as OpenTelemetry writes it (`s`, or `1` for a count).
+    pub unit: String,
+    /// A counter, a gauge or a histogram.
+    pub kind: Name<MetricKind>,
+    /// The name of the one label its samples differ by (`reason`), or
+    /// empty when it has one sample.
+    pub label: String,
+    /// A histogram's bucket upper bounds, in nanoseconds (the last bucket,
+    /// +Inf, has none); empty for a counter or a gauge.
+    pub bounds_ns: Vec<u64>,
+    /// Its samples, one per value of `label`.
+    pub samples: Vec<MetricSample>,
+}
+
+/// One sample of a metric family.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricSample {
+    /// The value of the family's `label` (empty when it has none).
+    pub label_value: String,
+    /// A counter's total, a gauge's level, or a histogram's count of
+    /// observations.
+    pub value: u64,
+    /// A histogram's cumulative counts: `buckets[i]` observations were at
+    /// most `bounds_ns[i]`; empty for a counter or a gauge.
+    pub buckets: Vec<u64>,
+    /// A histogram's sum of observations, in nanoseconds; 0 otherwise.
+    pub sum_ns: u64,
 }
 
 /// Decisions in their surface form, in order.

@@ -17,9 +17,9 @@
 #![allow(async_fn_in_trait)]
 
 use super::{
-    ActorRoute, BindingRoute, Bytes, Completion, Inbound, Name, NoticeToken, Operation, Outbound,
-    OwnedObject, ReadyRoute, Relocation, Resolution, RouteEnd, SendResult, SessionRef,
-    SessionSendResult,
+    ActorRoute, BindingRoute, Bytes, Completion, Inbound, MetricFamily, Name, NoticeToken,
+    Operation, Outbound, OwnedObject, ReadyRoute, Relocation, Resolution, RouteEnd, SendResult,
+    SessionRef, SessionSendResult,
 };
 use crate::codes::{ObjectKind, ReplyErrorKind};
 
@@ -59,6 +59,12 @@ pub trait Operations {
     fn update_config(&self, config: RoutingConfig);
     /// Every counter, read now (`store_reads`, `resolutions.ready_route`, ...).
     fn stats(&self) -> Stats;
+    /// Every metric family, read now (the counters, then the latency
+    /// histograms), for the host's metrics library.
+    fn metrics(&self) -> Vec<MetricFamily>;
+    /// Every metric in the Prometheus text exposition format: what a scrape
+    /// of `/metrics` answers.
+    fn metrics_text(&self) -> String;
 
     // ---- resolving (spec §2.1, §2.2) ------------------------------------
 

@@ -86,10 +86,33 @@ impl Narrator {
     }
 }
 
+/// What the demo prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// The narration.
+    Narration,
+    /// The narration, then each node's metrics.
+    Metrics,
+    /// One JSON summary.
+    Json,
+}
+
+impl Output {
+    pub(crate) fn of(json: bool, metrics: bool) -> Output {
+        match (json, metrics) {
+            (true, _) => Output::Json,
+            (false, true) => Output::Metrics,
+            (false, false) => Output::Narration,
+        }
+    }
+}
+
 /// Runs every scene in order on `backend`; the first unexpected outcome
 /// stops the demo.
-pub(crate) fn run(json: bool, backend: Backend) -> DemoResult {
-    let narrator = Narrator { quiet: json };
+pub(crate) fn run(output: Output, backend: Backend) -> DemoResult {
+    let narrator = Narrator {
+        quiet: output == Output::Json,
+    };
     let cluster = Cluster::start(backend)?;
     for line in cluster.intro() {
         narrator.say(line);
@@ -97,12 +120,28 @@ pub(crate) fn run(json: bool, backend: Backend) -> DemoResult {
     for (name, scene) in SCENES {
         scene(&cluster, &narrator).map_err(|e| format!("scene {name}: {e}"))?;
     }
-    if json {
-        writeln!(io::stdout(), "{}", summary::summary(&cluster))?;
-    } else {
-        totals(&cluster, &narrator);
+    match output {
+        Output::Json => writeln!(io::stdout(), "{}", summary::summary(&cluster))?,
+        Output::Narration => totals(&cluster, &narrator),
+        Output::Metrics => {
+            totals(&cluster, &narrator);
+            metrics(&cluster, &narrator);
+        }
     }
     Ok(())
+}
+
+/// Each node's metrics, as a scrape of it would read them.
+fn metrics(cluster: &Cluster, narrator: &Narrator) {
+    for node in cluster.nodes() {
+        narrator.scene(&format!("metrics of {} (Prometheus text)", node.name));
+        let families = zlink_bridge::metrics::families(&node.rt.stats());
+        let _ = write!(
+            io::stdout(),
+            "{}",
+            zlink_bridge::metrics::prometheus_text(&families)
+        );
+    }
 }
 
 /// The closing narration: the mesh's main counters and, on Redis, where

@@ -48,6 +48,8 @@ pub(crate) struct SourceLink {
     /// answer decides how the move ends (the link stays until then, so no
     /// new move of the object begins and no stale answer meets another).
     fencing: bool,
+    /// When the move began (its duration's start).
+    began: MonoTime,
 }
 
 /// What a target remembers of its relocation.
@@ -73,16 +75,19 @@ pub(crate) struct TargetLink {
     /// The source asked to withdraw while a CAS was in flight or its outcome
     /// unknown: answered once the store has decided.
     withdrawn: Option<AbortReason>,
+    /// When the Restore came: from then on the object's work is held here.
+    began: MonoTime,
 }
 
 impl SourceLink {
-    /// A source's link when its move is sealed: the target, this node's
-    /// tenure, the deadline of relay-ready and the abort fence's proposal.
+    /// A source's link when its move is sealed at `began`: the target,
+    /// this node's tenure, the deadline of relay-ready and the abort
+    /// fence's proposal.
     pub(crate) fn new(
         identity: RelocationIdentity,
         target: NodeRef,
         tenure: RouteFence,
-        deadline: MonoTime,
+        (began, deadline): (MonoTime, MonoTime),
         proposal: ProposalId,
     ) -> Self {
         SourceLink {
@@ -94,7 +99,13 @@ impl SourceLink {
             aborting: None,
             proposal,
             fencing: false,
+            began,
         }
+    }
+
+    /// When the move began.
+    pub(crate) fn began(&self) -> MonoTime {
+        self.began
     }
 
     /// The relocation.
@@ -137,14 +148,14 @@ impl SourceLink {
 }
 
 impl TargetLink {
-    /// A target's link when a Restore registers it: the source, its
-    /// tenure, the Sessions bound there, the restore's deadline and the
-    /// owner CAS's proposal.
+    /// A target's link when a Restore registers it at `began`: the
+    /// source, its tenure, the Sessions bound there, the restore's deadline
+    /// and the owner CAS's proposal.
     pub(crate) fn new(
         source: NodeRef,
         from: RouteFence,
         registrations: Vec<Registration>,
-        deadline: MonoTime,
+        (began, deadline): (MonoTime, MonoTime),
         proposal: ProposalId,
     ) -> Self {
         TargetLink {
@@ -156,7 +167,13 @@ impl TargetLink {
             committing: false,
             cas_sent: false,
             withdrawn: None,
+            began,
         }
+    }
+
+    /// When the Restore came.
+    pub(crate) fn began(&self) -> MonoTime {
+        self.began
     }
 
     /// The source runtime.

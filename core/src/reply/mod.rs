@@ -100,6 +100,15 @@ impl Outcome {
         }
     }
 
+    /// Whether the target answered: a reply or an error reply (not a
+    /// route error, a timeout, a cancel or a shutdown).
+    pub(crate) fn is_answer(&self) -> bool {
+        matches!(
+            self,
+            Outcome::Reply(_) | Outcome::Error(RequestError::Replied(_))
+        )
+    }
+
     pub(crate) fn count(&self, counters: &crate::stats::RequestCounters) {
         match self {
             Outcome::Reply(_) => counters.replied(),

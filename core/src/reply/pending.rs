@@ -35,6 +35,8 @@ pub struct PendingRequest {
     pub operation_id: OperationId,
     /// Its target.
     pub target: ObjectKey,
+    /// When it was sent (runtime clock).
+    pub sent: MonoTime,
     /// When it times out (runtime clock).
     pub deadline: MonoTime,
     /// The Spot execution that started it, if one did.
@@ -149,6 +151,7 @@ mod tests {
         PendingRequest {
             operation_id: OperationId(op),
             target: ObjectKey::new(ObjectKind::Actor, "a").expect("valid"),
+            sent: MonoTime(0),
             deadline: MonoTime(deadline),
             origin: None,
         }

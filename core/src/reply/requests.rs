@@ -6,6 +6,7 @@
 
 use crate::clock::MonoTime;
 use crate::ids::{CorrelationId, KeyRef, ObjectGeneration, ObjectKey, OperationId, UniqueIds};
+use crate::latency::Histogram;
 use crate::route::ReadyRoute;
 use crate::send::Outbound;
 use crate::stats::RequestCounters;
@@ -61,6 +62,7 @@ impl Requests {
         let pending = PendingRequest {
             operation_id,
             target: key.to_owned(),
+            sent: now,
             deadline: now.after(options.timeout),
             origin: options.origin,
         };
@@ -78,7 +80,10 @@ impl Requests {
 
     /// The one terminal result of `correlation`, if this is it (`source`
     /// names what brought it, for the log of a late one). `incarnation`
-    /// tells which incarnation of a Spot this node holds now.
+    /// tells which incarnation of a Spot this node holds now. An answer
+    /// (a reply or an error reply) records its round trip, up to `now`, in
+    /// `round_trip`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn complete(
         &self,
         counters: &RequestCounters,
@@ -86,15 +91,21 @@ impl Requests {
         correlation: CorrelationId,
         outcome: Outcome,
         source: &'static str,
+        (now, round_trip): (MonoTime, &Histogram),
     ) -> Option<Completion> {
         match self.pending.take(correlation) {
-            Some(request) => Some(completion(
-                counters,
-                &incarnation,
-                correlation,
-                request,
-                outcome,
-            )),
+            Some(request) => {
+                if outcome.is_answer() {
+                    round_trip.record(now.since(request.sent));
+                }
+                Some(completion(
+                    counters,
+                    &incarnation,
+                    correlation,
+                    request,
+                    outcome,
+                ))
+            }
             None => {
                 counters.late.incr();
                 tracing::info!(%correlation, reason = source, outcome = outcome.kind(), "late result dropped: the request already ended");

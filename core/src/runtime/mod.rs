@@ -33,6 +33,7 @@ use crate::ids::{
     KeyRef, NodeIdentity, NodeRid, ObjectKind, OwnerLeaseGeneration, check_object_id,
 };
 use crate::inbound::Inbound;
+use crate::latency::Latencies;
 use crate::ownership::{OwnedObject, Ownership};
 use crate::peer::PeerRegistry;
 use crate::reconfirm::Reconfirm;
@@ -42,7 +43,7 @@ use crate::resolve::{Caller, Resolution, Resolver};
 use crate::route::{ReadyRoute, RouteFence};
 use crate::session::{ActorBindings, SessionOwner};
 use crate::stats::{InvalidationReason, Stats, TableStats};
-use crate::store::{LocationStore, MemoryStore, StoreError, runs_on};
+use crate::store::{LocationStore, MemoryStore, StoreError, Timed, runs_on};
 use crate::timer::earliest;
 use crate::wire::RouteEnd;
 
@@ -99,6 +100,8 @@ impl RuntimeBuilder {
         let store = self
             .store
             .unwrap_or_else(|| Arc::new(MemoryStore::with_clock(clock.clone())));
+        let latencies = Arc::new(Latencies::default());
+        let store: Arc<dyn LocationStore> = Arc::new(Timed::new(store, latencies.clone()));
         let tokio = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(self.worker_threads)
             .thread_name("zlink-store")
@@ -128,6 +131,7 @@ impl RuntimeBuilder {
                 handoffs: Handoffs::default(),
                 reconfirm,
                 store_steps: relocation::StoreSteps::default(),
+                latencies,
             }),
             tokio: std::sync::Mutex::new(Some(tokio)),
         })
@@ -162,6 +166,8 @@ pub(crate) struct Inner {
     pub(crate) handoffs: Handoffs,
     pub(crate) reconfirm: Reconfirm,
     pub(crate) store_steps: relocation::StoreSteps,
+    /// The latency histograms (the store's timed by [`Timed`]).
+    pub(crate) latencies: Arc<Latencies>,
 }
 
 /// The routing core of one MeshNode. `Send + Sync`: share it behind an `Arc`.
@@ -410,6 +416,7 @@ impl Runtime {
     pub fn stats(&self) -> Stats {
         let mut stats = self.inner.resolver.snapshot();
         stats.tables = self.table_stats();
+        stats.latencies = self.inner.latencies.snapshot();
         stats
     }
 

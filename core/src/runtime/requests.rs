@@ -117,6 +117,7 @@ impl Runtime {
             correlation,
             outcome,
             source,
+            (self.now(), &self.inner().latencies.request),
         )
     }
 

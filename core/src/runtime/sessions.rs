@@ -24,6 +24,7 @@ impl Runtime {
             config: self.inner().config.get(),
             ids: &self.inner().ids,
             counters: self.counters(),
+            latencies: &self.inner().latencies,
         }
     }
 

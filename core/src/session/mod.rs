@@ -39,6 +39,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) ids: &'a UniqueIds,
     /// Where the machines count what they did.
     pub(crate) counters: &'a Counters,
+    /// Where they record how long a bind took.
+    pub(crate) latencies: &'a crate::latency::Latencies,
 }
 
 /// What a session machine decided; the runtime turns it into a host action.

@@ -421,6 +421,7 @@ impl SessionOwner {
         let Some(pending) = state.pending_binds.remove(&operation_id) else {
             return SessionStep::Event(SessionEvent::Ignored("bind reply for no pending bind"));
         };
+        ctx.latencies.bind.record(ctx.now.since(pending.sent));
         match result {
             BindResult::Bound { route, binding } => {
                 // Counted from when the bind was sent (errs early), and never

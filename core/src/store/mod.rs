@@ -8,6 +8,7 @@
 
 mod faulty;
 mod memory;
+mod timed;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 
 pub use faulty::FaultyStore;
 pub use memory::{MemoryStore, StoreReplica};
+pub(crate) use timed::Timed;
 
 use crate::authority::{
     AuthorityRecord, AuthorityState, OwnerClaim, StoreEpoch, StoreTime, WriteFence,

@@ -252,6 +252,18 @@ static int test_version_macros_match_the_library(void) {
     return 0;
 }
 
+/* Whether `text` holds `line` as a whole line. */
+static bool has_line(zlink_bytes text, const char *line) {
+    size_t n = strlen(line);
+    for (size_t at = 0; at + n <= text.len;) {
+        const uint8_t *end = memchr(text.data + at, '\n', text.len - at);
+        size_t len = end ? (size_t)(end - (text.data + at)) : text.len - at;
+        if (len == n && memcmp(text.data + at, line, n) == 0) return true;
+        at += len + 1;
+    }
+    return false;
+}
+
 static int test_resolve_cold_then_warm(void) {
     cluster c;
     if (cluster_new(&c, 2)) return 1;
@@ -283,6 +295,17 @@ static int test_resolve_cold_then_warm(void) {
     CHECK(s.cache_misses == 1 && s.store_reads == 1);
     CHECK(s.cache_hits == 2 && s.cache_entries == 1);
     CHECK(s.resolutions_ready_route == 3);
+
+    /* The same counters, and the store latency, as a scrape reads them. */
+    zlink_bytes text;
+    OK(zlink_metrics_text(c.node[1], &text, NULL));
+    CHECK(has_line(text, "zlink_cache_hits_total 2"));
+    CHECK(has_line(text, "zlink_store_read_duration_seconds_count 1"));
+    CHECK(has_line(text, "zlink_resolutions_total{result=\"ready_route\"} 3"));
+    zlink_bytes_free(&text);
+    OK(zlink_metrics_text(c.node[0], &text, NULL));
+    CHECK(has_line(text, "zlink_store_write_duration_seconds_count 2"));
+    zlink_bytes_free(&text);
 
     zlink_resolution missing;
     OK(zlink_resolve(c.node[1], ZLINK_OBJECT_KIND_SPOT, ID("nobody"), &missing, NULL));

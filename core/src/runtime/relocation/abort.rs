@@ -181,8 +181,9 @@ impl Runtime {
             }
             _ => Vec::new(),
         };
-        let _ = h.unlink_ended(key);
+        let ended = h.unlink_ended(key);
         drop(h);
+        self.ended(ended);
         self.ownership().remove(key.as_ref());
         self.inner().bindings.forget(key);
         let skip = if target_refused_saved { saved } else { 0 };
@@ -300,8 +301,9 @@ impl Runtime {
             }
             _ => Vec::new(),
         };
-        let _ = h.unlink_ended(key);
+        let ended = h.unlink_ended(key);
         drop(h);
+        self.ended(ended);
         self.counters().relocation.aborted.incr();
         // Not while a store recovery event left the record unconfirmed.
         let owned = self.admitting(key.as_ref());

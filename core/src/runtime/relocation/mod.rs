@@ -114,9 +114,10 @@ impl Runtime {
                 SourceStep::Sealed => {}
                 _ => return Err(busy()),
             }
-            let deadline = self.now().after(self.config_now().relocation_timeout);
+            let now = self.now();
+            let times = (now, now.after(self.config_now().relocation_timeout));
             let proposal = ProposalId(self.inner().ids.next());
-            let link = SourceLink::new(identity.clone(), target, tenure, deadline, proposal);
+            let link = SourceLink::new(identity.clone(), target, tenure, times, proposal);
             h.link_source(key.clone(), link);
         }
         self.counters().relocation.begun.incr();
@@ -267,6 +268,24 @@ impl Runtime {
             } => self.on_abort(identity, by, reason),
         };
         Inbound::Relocation(action)
+    }
+
+    /// The links of a move that ended (as `unlink_ended` gives them),
+    /// their time recorded: a source's whole move, a target's held time.
+    /// The target's link, for what follows.
+    pub(super) fn ended(
+        &self,
+        (source, target): (Option<SourceLink>, Option<TargetLink>),
+    ) -> Option<TargetLink> {
+        let now = self.now();
+        let latencies = &self.inner().latencies;
+        if let Some(link) = source {
+            latencies.relocation.record(now.since(link.began()));
+        }
+        if let Some(link) = &target {
+            latencies.relocation_held.record(now.since(link.began()));
+        }
+        target
     }
 
     pub(super) fn ignored(

@@ -103,8 +103,9 @@ impl Runtime {
             drop(h);
             return self.ignored(identity.clone(), r.reason);
         }
-        let _ = h.unlink_ended(key);
+        let ended = h.unlink_ended(key);
         drop(h);
+        self.ended(ended);
         self.counters().relocation.failed.incr();
         tracing::warn!(object = %key, relocation = %identity.relocation, ?reason, "relocation failed after relay-ready");
         RelocationAction::event(RelocationEvent::Failed {
@@ -149,8 +150,9 @@ impl Runtime {
             drop(h);
             return self.ignored(identity, r.reason);
         }
-        let _ = h.unlink_ended(&key);
+        let ended = h.unlink_ended(&key);
         drop(h);
+        self.ended(ended);
         self.inner()
             .resolver
             .confirmed_version(key.as_ref(), destination.store_version);

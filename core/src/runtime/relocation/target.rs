@@ -41,9 +41,10 @@ impl Runtime {
         }
         let _ = h.queues.register_target(identity.clone());
         let _ = h.queues.target_restore(&identity, r.saved);
-        let deadline = self.now().after(self.config_now().relocation_timeout);
+        let now = self.now();
+        let times = (now, now.after(self.config_now().relocation_timeout));
         let proposal = ProposalId(self.inner().ids.next());
-        let link = TargetLink::new(r.source, r.from, r.registrations, deadline, proposal);
+        let link = TargetLink::new(r.source, r.from, r.registrations, times, proposal);
         h.link_target(key, link);
         drop(h);
         self.counters().relocation.restores.incr();
@@ -128,8 +129,9 @@ impl Runtime {
                     TargetStep::Dispatch(ops) => ops,
                     _ => Vec::new(),
                 };
-                let (_, link) = h.unlink_ended(key);
+                let ended = h.unlink_ended(key);
                 drop(h);
+                let link = self.ended(ended);
                 let Some(link) = link else {
                     return self.ignored(identity.clone(), Refusal::Ended);
                 };
@@ -237,8 +239,9 @@ impl Runtime {
             TargetStep::Discarded(ops) => ops,
             _ => Vec::new(),
         };
-        let (_, link) = h.unlink_ended(key);
+        let ended = h.unlink_ended(key);
         drop(h);
+        let link = self.ended(ended);
         self.counters().relocation.failed.incr();
         let mut send = self.refuse_all(ops);
         send.extend(self.settle_relays(key, None).1);
@@ -305,8 +308,9 @@ impl Runtime {
             }
             _ => Vec::new(),
         };
-        let (_, link) = h.unlink_ended(key);
+        let ended = h.unlink_ended(key);
         drop(h);
+        let link = self.ended(ended);
         self.counters().relocation.aborted.incr();
         let mut send = self.refuse_all(ops);
         send.extend(self.settle_relays(key, None).1);

@@ -96,6 +96,12 @@ final class Native {
     /** Ends every pending request with Shutdown: their decisions. */
     static native byte[] shutdownRequests(long rt);
 
+    /** Every metric family, read now. */
+    static native byte[] metrics(long rt);
+
+    /** Every metric in the Prometheus text exposition format. */
+    static native String metricsText(long rt);
+
     /** Requests waiting for their result. */
     static native long pendingRequests(long rt);
 

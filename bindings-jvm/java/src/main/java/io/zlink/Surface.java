@@ -209,6 +209,14 @@ final class Surface {
         return new OwnershipLost(ObjectKind.of(d.u8()), d.str(), LostReason.of(d.u8()));
     }
 
+    static MetricFamily metricFamily(Decoder d) {
+        return new MetricFamily(d.str(), d.str(), d.str(), d.str(), d.str(), d.str(), d.list(() -> d.u64()), d.list(() -> metricSample(d)));
+    }
+
+    static MetricSample metricSample(Decoder d) {
+        return new MetricSample(d.str(), d.u64(), d.list(() -> d.u64()), d.u64());
+    }
+
     static Resolution resolution(Decoder d) {
         int tag = d.u8();
         return switch (tag) {

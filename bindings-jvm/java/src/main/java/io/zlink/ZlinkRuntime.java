@@ -978,6 +978,27 @@ public final class ZlinkRuntime implements AutoCloseable {
         }
     }
 
+    /**
+     * Every metric family, read now: the counters, then the latency histograms, for the
+     * service's metrics library.
+     */
+    public List<MetricFamily> metrics() {
+        try {
+            return Decoder.read(Native.metrics(handle.value), d -> d.list(() -> Surface.metricFamily(d)));
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
+    /** Every metric in the Prometheus text exposition format: what a scrape of /metrics answers. */
+    public String metricsText() {
+        try {
+            return Native.metricsText(handle.value);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+    }
+
     @Override
     public String toString() {
         try {
