@@ -13,6 +13,9 @@ import type {
 // sets' names (codes.d.ts) are generated from the bridge.
 export * from './surface';
 
+// `registerMetrics(rt, registry)`: the runtime's metrics in a prom-client Registry (lib/metrics.d.ts).
+export * from './metrics';
+
 export type Kind = ObjectKindName;
 
 export type UnavailableReason = UnavailableReasonName;

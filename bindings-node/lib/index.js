@@ -12,6 +12,7 @@ const errors = require('./errors.js');
 const decode = require('./decode.js');
 const args = require('./args.js');
 const routes = require('./routes.js');
+const { registerMetrics } = require('./metrics.js');
 
 
 const kindCode = args.kind;
@@ -522,4 +523,4 @@ const wire = {
   },
 };
 
-module.exports = { wire, onLog, Runtime, ManualClock, SystemClock, MemoryStore, RedisStore, routingConfig, ...errors };
+module.exports = { wire, onLog, registerMetrics, Runtime, ManualClock, SystemClock, MemoryStore, RedisStore, routingConfig, ...errors };
