@@ -35,6 +35,7 @@ test: deps lint header-check
 	bash interop/run.sh
 	$(CARGO) run -q -p zlink-cli -- demo --json > /dev/null
 	bash scripts/check-metrics.sh
+	bash scripts/check-diagrams.sh
 
 lint:
 	$(CARGO) fmt --all --check

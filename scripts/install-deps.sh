@@ -7,7 +7,8 @@
 # it), pkg-config (the C tests build against zlink.pc), and a JDK 17 with
 # Maven and binutils' strip for the JVM binding, and promtool (Debian's
 # prometheus package) to check the metrics' text exposition
-# (scripts/check-metrics.sh). No OpenSSL headers
+# (scripts/check-metrics.sh), and Chromium, headless, to render the run
+# diagrams (scripts/check-diagrams.sh). No OpenSSL headers
 # or libraries: the Redis client's TLS is rustls, built into the libraries.
 #
 # Idempotent and quick: when everything is there it only says so.
@@ -19,7 +20,7 @@
 # refuses, while it runs, unless the machine has its own).
 set -euo pipefail
 
-programs=(redis-server redis-cli redis-benchmark redis-sentinel openssl pkg-config javac mvn strip promtool)
+programs=(redis-server redis-cli redis-benchmark redis-sentinel openssl pkg-config javac mvn strip promtool chromium)
 
 missing_programs() {
     local p
@@ -28,11 +29,11 @@ missing_programs() {
     done
 }
 
-packages=(redis-server redis-tools redis-sentinel openssl pkg-config openjdk-17-jdk-headless maven binutils prometheus)
+packages=(redis-server redis-tools redis-sentinel openssl pkg-config openjdk-17-jdk-headless maven binutils prometheus chromium)
 
 missing="$(missing_programs)"
 if [[ -z "$missing" ]]; then
-    echo "deps: redis (server, tools, sentinel), openssl, pkg-config, a JDK, Maven and promtool already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
+    echo "deps: redis (server, tools, sentinel), openssl, pkg-config, a JDK, Maven, promtool and Chromium already installed ($(redis-server --version | cut -d' ' -f1-3)); nothing to do"
     exit 0
 fi
 echo "deps: missing: ${missing% }"

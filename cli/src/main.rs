@@ -14,6 +14,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use zlink_core::{InputError, ObjectKey, ObjectKind};
 
 mod demo;
+mod diagram;
 mod host;
 mod inspect;
 mod sim;
@@ -88,6 +89,14 @@ struct DemoArgs {
     /// scrape of that node would read them (docs/metrics.md).
     #[arg(long, conflicts_with = "json")]
     metrics: bool,
+    /// Draw scene h. (an actor moving a -> b -> c -> a under traffic on
+    /// six in-process nodes) as a sequence diagram: every frame carried,
+    /// every decision (held, relayed, notified, delivered) and due timer
+    /// per node. Writes the Mermaid text to FILE and a page that opens in
+    /// a browser (an SVG drawing, the Mermaid text beside it) to FILE with
+    /// `.html`.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<std::path::PathBuf>,
     /// Run on Redis instead of the embedded store: redis://HOST:PORT,
     /// rediss://HOST:PORT (TLS), redis+cluster://HOST:PORT,HOST:PORT or
     /// redis+sentinel://HOST:PORT,HOST:PORT/MASTER.
@@ -176,6 +185,7 @@ fn main() -> ExitCode {
         Command::Demo(args) => demo::run(
             demo::Output::of(args.json, args.metrics),
             demo::Backend::from_arg(args.store.as_deref()),
+            args.trace.as_deref(),
         ),
         Command::Sim(args) => sim::run(&args),
         Command::Host(args) => host::run(&args),

@@ -59,11 +59,66 @@ fn a_planted_duplicate_delivery_is_caught_with_its_replay_command() {
         replay.starts_with("cargo run -q -p zlink-cli -- sim --seed "),
         "{replay}"
     );
-    // The replay line's own arguments fail the same way.
-    let args: Vec<&str> = replay.split_whitespace().skip(7).collect();
+    assert!(
+        all.contains("--trace seed-"),
+        "the replay offers a diagram: {all}"
+    );
+    // The replay line's own arguments fail the same way, and draw the run.
+    let dir = std::env::temp_dir().join(format!("zlink-sim-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let mermaid = dir.join("failing.mmd");
+    let mut args: Vec<&str> = replay.split_whitespace().skip(7).collect();
+    args.retain(|a| *a != "--verbose");
+    let trace = mermaid.to_str().expect("a UTF-8 path");
+    args.extend(["--trace", trace]);
     let again = zlink(&args);
     assert!(!again.status.success(), "{}", text(&again));
     assert!(text(&again).contains("no operation delivered twice"));
+    let drawn = std::fs::read_to_string(&mermaid).expect("the failing run is drawn");
+    assert!(drawn.starts_with("sequenceDiagram\n"), "{drawn}");
+    assert!(drawn.contains("Note over n"), "{drawn}");
+    let page = std::fs::read_to_string(dir.join("failing.html")).expect("its page");
+    assert!(page.contains("<svg") && page.contains("sequenceDiagram"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The golden picture of one fixed seed: `ZLINK_UPDATE_GOLDEN=1` writes it
+/// again after a deliberate change of the run or of the drawing.
+#[test]
+fn a_fixed_seed_draws_its_golden_diagram() {
+    let golden = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../testdata/diagrams/sim-seed-3.mmd"
+    );
+    let dir = std::env::temp_dir().join(format!("zlink-sim-golden-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary folder");
+    let mermaid = dir.join("seed-3.mmd");
+    let trace = mermaid.to_str().expect("a UTF-8 path");
+    let args = [
+        "--seed",
+        "3",
+        "--steps",
+        "30",
+        "--nodes",
+        "3",
+        "--objects",
+        "2",
+        "--trace",
+        trace,
+    ];
+    let out = zlink(&args);
+    assert!(out.status.success(), "{}", text(&out));
+    let drawn = std::fs::read_to_string(&mermaid).expect("the run is drawn");
+    let _ = std::fs::remove_dir_all(&dir);
+    if std::env::var_os("ZLINK_UPDATE_GOLDEN").is_some() {
+        std::fs::write(golden, &drawn).expect("the golden file is written");
+    }
+    let want =
+        std::fs::read_to_string(golden).expect("the golden file (ZLINK_UPDATE_GOLDEN=1 writes it)");
+    assert_eq!(
+        drawn, want,
+        "seed 3's picture changed; if on purpose, run with ZLINK_UPDATE_GOLDEN=1"
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@
 //! clock and embedded store), so it is the same under `--store`.
 
 use serde_json::{Map, Value, json};
-use zlink_core::mesh::Mesh;
+use zlink_core::mesh::{Diagram, Mesh};
 use zlink_core::{Capture, NodeRid, ObjectKind, RequestOptions, RoutingConfig};
 
 use super::cluster::Cluster;
@@ -50,6 +50,8 @@ pub(super) struct Handoff {
     /// Network frames from `begin_relocation` to the target's first
     /// delivery, the most over the moves.
     pub(super) frames_to_first_delivery: u64,
+    /// The scene drawn (`zlink demo --trace`).
+    pub(super) diagram: Option<Diagram>,
 }
 
 impl Handoff {
@@ -104,6 +106,7 @@ fn traffic(m: &mut Mesh, h: &mut Handoff) -> DemoResult {
 /// or ran on a node that no longer owned the actor.
 pub(super) fn run() -> DemoResult<Handoff> {
     let mut m = Mesh::new(NODES, RoutingConfig::default())?;
+    m.draw();
     m.activate(PATH[0], KIND, ACTOR)?;
     let mut h = Handoff::default();
     for _ in 0..ROUNDS {
@@ -113,6 +116,11 @@ pub(super) fn run() -> DemoResult<Handoff> {
         let (from, to) = (hop[0], hop[1]);
         let held_before = m.node(from).stats().relocation.held;
         let delivered_before = m.ledger.delivered.len();
+        if let Some(d) = m.diagram_mut() {
+            d.note(&format!(
+                "begin_relocation of {ACTOR} from node {from} to node {to}"
+            ));
+        }
         m.begin_move_with(KIND, ACTOR, from, to, Capture::default())?;
         h.relocations += 1;
         let mut frames = 0u64;
@@ -150,6 +158,7 @@ pub(super) fn run() -> DemoResult<Handoff> {
     h.duplicated = l.duplicated().len() as u64;
     h.two_owner_deliveries = l.two_owner_deliveries;
     h.replies = l.completed.iter().filter(|(_, k)| *k == "Reply").count() as u64;
+    h.diagram = m.diagram().cloned();
     ensure!(h.lost == 0, "operations lost: {h:?}");
     ensure!(h.duplicated == 0, "operations run twice: {h:?}");
     ensure!(

@@ -24,6 +24,7 @@
 use std::error::Error;
 use std::fmt::{self, Display};
 use std::io::{self, Write};
+use std::path::Path;
 
 use zlink_core::{InvalidationReason, Stats};
 
@@ -109,7 +110,7 @@ impl Output {
 
 /// Runs every scene in order on `backend`; the first unexpected outcome
 /// stops the demo.
-pub(crate) fn run(output: Output, backend: Backend) -> DemoResult {
+pub(crate) fn run(output: Output, backend: Backend, trace: Option<&Path>) -> DemoResult {
     let narrator = Narrator {
         quiet: output == Output::Json,
     };
@@ -127,6 +128,16 @@ pub(crate) fn run(output: Output, backend: Backend) -> DemoResult {
             totals(&cluster, &narrator);
             metrics(&cluster, &narrator);
         }
+    }
+    if let Some(path) = trace {
+        let diagram = cluster.handoff.get().and_then(|h| h.diagram.as_ref());
+        let diagram = diagram.ok_or_else(|| Unexpected("scene h. drew nothing".into()))?;
+        let title = "zlink demo, scene h.: an actor moves a -> b -> c -> a under traffic";
+        let (mermaid, page) = crate::diagram::write(path, title, diagram)?;
+        narrator.say(format_args!(
+            "scene h. drawn ({} events): {mermaid} (Mermaid), {page} (open it in a browser)",
+            diagram.len()
+        ));
     }
     Ok(())
 }

@@ -12,9 +12,11 @@
 
 use std::error::Error;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
+use zlink_core::mesh::Diagram;
 
 mod checks;
 mod rng;
@@ -63,6 +65,13 @@ pub(crate) struct SimArgs {
     /// Print every step of every run.
     #[arg(long)]
     verbose: bool,
+    /// Draw the run as a sequence diagram: every frame carried or lost,
+    /// every decision and due timer per node, each step as a band. Writes
+    /// the Mermaid text to FILE and a page that opens in a browser (an
+    /// SVG drawing, the Mermaid text beside it) to FILE with `.html`.
+    /// With several seeds, the last one run (a failing one) is drawn.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
     /// Do not shrink a failing run.
     #[arg(long)]
     no_shrink: bool,
@@ -82,6 +91,8 @@ struct Outcome {
     digest: u64,
     totals: Totals,
     steps_run: Vec<u64>,
+    /// The run's picture, when drawn.
+    diagram: Option<Diagram>,
 }
 
 /// What the runs did, summed (so a run that does nothing shows).
@@ -148,14 +159,25 @@ impl SimArgs {
 
 /// Runs one seed to the end or to its first broken invariant. A panic in
 /// the core or the harness is a failure of the seed, not of the command.
-fn run_seed(seed: u64, params: Params, verbose: bool) -> Result<Outcome, Box<dyn Error>> {
+fn run_seed(seed: u64, params: Params, show: Show) -> Result<Outcome, Box<dyn Error>> {
     let steps = params.steps as u64;
+    let verbose = show.verbose;
     let mut world = World::new(seed, params)?;
+    if show.draw {
+        world.mesh.draw();
+    }
     let mut trace = Vec::new();
     let mut failure = None;
     let ran = catch_unwind(AssertUnwindSafe(|| {
         for n in 1..=steps {
+            let before = world.mesh.diagram().map(Diagram::len);
             let what = steps::step(&mut world);
+            // A step that did nothing is no band of the picture.
+            if let (Some(at), Some(d)) = (before, world.mesh.diagram_mut())
+                && !what.ends_with("nothing to do")
+            {
+                d.note_at(at, &format!("step {n}: {what}"));
+            }
             if verbose {
                 println!("  {n:>5} {what}");
             }
@@ -164,6 +186,9 @@ fn run_seed(seed: u64, params: Params, verbose: bool) -> Result<Outcome, Box<dyn
                 failure = Some((n, v));
                 return;
             }
+        }
+        if let Some(d) = world.mesh.diagram_mut() {
+            d.note("settle: faults healed, every frame carried, every timer run");
         }
         steps::settle(&mut world);
         let l = &world.mesh.ledger;
@@ -214,13 +239,35 @@ fn run_seed(seed: u64, params: Params, verbose: bool) -> Result<Outcome, Box<dyn
         moves: world.commits.len(),
         lost_by_faults: l.lost_with_frames.len() + l.lost_with_process.len(),
     };
+    let diagram = world.mesh.diagram().cloned();
     Ok(Outcome {
         failure,
         trace,
         digest: world.digest,
         totals,
         steps_run: world.steps_run,
+        diagram,
     })
+}
+
+/// What a run shows as it goes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Show {
+    /// Print every step.
+    verbose: bool,
+    /// Draw the run.
+    draw: bool,
+}
+
+/// Writes `diagram` of `seed`'s run and says where.
+fn write_diagram(path: &Path, seed: u64, diagram: &Diagram) -> Result<(), Box<dyn Error>> {
+    let (mermaid, page) =
+        crate::diagram::write(path, &format!("zlink sim --seed {seed}"), diagram)?;
+    println!(
+        "sim: drew seed {seed} ({} events): {mermaid} (Mermaid), {page} (open it in a browser)",
+        diagram.len()
+    );
+    Ok(())
 }
 
 /// The fewest steps with which `seed` still fails. A failure after step
@@ -234,7 +281,10 @@ fn shrink(args: &SimArgs, seed: u64, at: u64) -> Result<u64, Box<dyn Error>> {
     let (mut lo, mut hi) = (1, steps);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if run_seed(seed, args.params(mid), false)?.failure.is_some() {
+        if run_seed(seed, args.params(mid), Show::default())?
+            .failure
+            .is_some()
+        {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -261,14 +311,23 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Box<dyn Error>> {
         if args.verbose {
             println!("seed {seed}:");
         }
-        let outcome = run_seed(seed, args.params(args.steps), args.verbose)?;
+        let show = Show {
+            verbose: args.verbose,
+            draw: args.trace.is_some(),
+        };
+        let outcome = run_seed(seed, args.params(args.steps), show)?;
+        if let (Some(path), Some(d)) = (&args.trace, &outcome.diagram)
+            && (outcome.failure.is_some() || seed == last)
+        {
+            write_diagram(path, seed, d)?;
+        }
         ran += 1;
         totals.add(&outcome.totals);
         for (sum, n) in steps_run.iter_mut().zip(&outcome.steps_run) {
             *sum += n;
         }
         if args.check_replay {
-            let again = run_seed(seed, args.params(args.steps), false)?;
+            let again = run_seed(seed, args.params(args.steps), Show::default())?;
             if again.digest != outcome.digest {
                 return Err(format!(
                     "seed {seed} did not replay identically (digest {:x} then {:x})\nreplay: {}",
@@ -299,7 +358,11 @@ pub(crate) fn run(args: &SimArgs) -> Result<(), Box<dyn Error>> {
                 shrink(args, seed, at)?
             };
             println!("replay: {}", args.replay(seed, steps));
-            println!("(ZLINK_MESH_TRACE=1 before it prints every frame, decision and due timer)");
+            println!(
+                "(add --trace seed-{seed}.mmd to draw it as a sequence diagram, seed-{seed}.html \
+                 opens in a browser; ZLINK_MESH_TRACE=1 before it prints every frame, decision \
+                 and due timer)"
+            );
             return Err(format!("seed {seed} broke \"{}\"", v.invariant).into());
         }
     }

@@ -165,6 +165,9 @@ impl Mesh {
     /// Counts a frame the harness lost, and remembers the operations it
     /// carried: their fate is the harness's doing, not the runtimes'.
     pub(super) fn lose(&mut self, envelope: &Envelope) {
+        if let Some(d) = &mut self.diagram {
+            d.frame(envelope.from, envelope.to, &envelope.bytes, true);
+        }
         self.ledger.dropped.push(envelope.carried);
         self.ledger
             .lost_with_frames

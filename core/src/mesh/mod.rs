@@ -32,9 +32,11 @@ use crate::session::{ActorRef, SessionError, SessionEvent, SessionSend};
 use crate::store::{FaultyStore, LocationStore, MemoryStore};
 use crate::wire::{ActorRoute, ReplyResult, SessionRef};
 
+mod diagram;
 mod faults;
 mod ledger;
 mod moves;
+pub use diagram::Diagram;
 pub use faults::operations_in;
 pub use ledger::Ledger;
 use moves::AwaitingSeals;
@@ -121,6 +123,8 @@ pub struct Mesh {
     /// Print every frame posted and every decision acted on (set
     /// `ZLINK_MESH_TRACE=1`): how a failing simulation seed is read.
     trace: bool,
+    /// The run's picture, once asked for ([`Mesh::draw`]).
+    diagram: Option<Diagram>,
 }
 
 impl Mesh {
@@ -156,6 +160,7 @@ impl Mesh {
             dead: Vec::new(),
             ledger: Ledger::default(),
             trace: std::env::var_os("ZLINK_MESH_TRACE").is_some(),
+            diagram: None,
         })
     }
 
@@ -300,6 +305,22 @@ impl Mesh {
         self.fire_timers();
     }
 
+    /// Draws the run from now on: every frame carried or lost, every
+    /// decision and due timer, and the notes given to [`Mesh::note`].
+    pub fn draw(&mut self) {
+        self.diagram = Some(Diagram::new(self.nodes.len() as u64));
+    }
+
+    /// The run's picture so far, if [`Mesh::draw`] was called.
+    pub fn diagram(&self) -> Option<&Diagram> {
+        self.diagram.as_ref()
+    }
+
+    /// The run's picture, to add the harness's notes to.
+    pub fn diagram_mut(&mut self) -> Option<&mut Diagram> {
+        self.diagram.as_mut()
+    }
+
     /// Runs `on_timeout` on every node whose `next_deadline` has come, and
     /// acts on what it returns.
     pub fn fire_timers(&mut self) {
@@ -313,12 +334,19 @@ impl Mesh {
         if self.dead.contains(&rid) {
             return;
         }
-        let node = self.node(rid.get());
-        let now = node.now();
-        if node.next_deadline().is_some_and(|at| at <= now) {
+        let now = self.node(rid.get()).now();
+        if self
+            .node(rid.get())
+            .next_deadline()
+            .is_some_and(|at| at <= now)
+        {
             if self.trace {
                 eprintln!("  timers due at {rid} ({now:?})");
             }
+            if let Some(d) = &mut self.diagram {
+                d.timers(rid, now.as_millis());
+            }
+            let node = self.node(rid.get());
             let actions = node.on_timeout(now);
             node.store_io_settled();
             for action in actions {
@@ -399,6 +427,9 @@ impl Mesh {
                 .notices
                 .extend(faults::notice_in(to, &envelope.bytes));
         }
+        if let Some(d) = &mut self.diagram {
+            d.frame(envelope.from, to, &envelope.bytes, false);
+        }
         let node = &self.nodes[(to.get() - 1) as usize];
         let action = node.on_frame(envelope.from, &envelope.bytes);
         node.store_io_settled();
@@ -413,6 +444,9 @@ impl Mesh {
     fn act(&mut self, at: NodeRid, action: Inbound, carried: Carried) {
         if self.trace {
             eprintln!("  at {at}: {action:?}");
+        }
+        if let Some(d) = &mut self.diagram {
+            d.decision(at, &action);
         }
         match action {
             Inbound::Completed(c) => self.record(c),

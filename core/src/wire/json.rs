@@ -22,28 +22,9 @@ pub use relocation::restore_saved_at;
 
 /// The command's name as the vectors' `command` field states it: "Message",
 /// "Request", "Reply", "Rejection", "MessageFollow", "SessionBind", ...,
-/// "RelocationRestore", ...
+/// "RelocationRestore", ... ([`Frame::command_name`]).
 pub fn command_name(frame: &Frame) -> &'static str {
-    match frame {
-        Frame::Message(_) => "Message",
-        Frame::Request(_) => "Request",
-        Frame::Reply(_) => "Reply",
-        Frame::Rejection(_) => "Rejection",
-        Frame::MessageFollow(_) => "MessageFollow",
-        Frame::Session(f) => match f {
-            SessionFrame::Bind { .. } => "SessionBind",
-            SessionFrame::BindReply { .. } => "SessionBindReply",
-            SessionFrame::Tombstone { .. } => "SessionTombstone",
-            SessionFrame::TombstoneAck { .. } => "SessionTombstoneAck",
-            SessionFrame::Relay { .. } => "SessionRelay",
-            SessionFrame::Push { .. } => "SessionPush",
-            SessionFrame::Refused { .. } => "SessionRefused",
-            SessionFrame::Seal { .. } => "SessionRelocationSeal",
-            SessionFrame::Sealed { .. } => "SessionRelocationSealed",
-            SessionFrame::Route { .. } => "SessionRelocationRoute",
-        },
-        Frame::Relocation(f) => relocation::command_name(f),
-    }
+    frame.command_name()
 }
 
 /// The description of a frame header (its first [`HEADER_LEN`] bytes): a

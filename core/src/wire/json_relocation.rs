@@ -7,17 +7,6 @@ use serde_json::{Value, json};
 use super::{binding_json, fence_json, hex, key_json, n, node_json, operation_json, session_json};
 use crate::wire::{Frame, RelocationFrame, RelocationIdentity, Restore};
 
-/// The command names of 45–49, as the vectors' `command` field states them.
-pub(super) fn command_name(f: &RelocationFrame) -> &'static str {
-    match f {
-        RelocationFrame::Restore(_) => "RelocationRestore",
-        RelocationFrame::RelayReady { .. } => "RelocationRelayReady",
-        RelocationFrame::Cutover { .. } => "RelocationCutover",
-        RelocationFrame::Committed { .. } => "RelocationCommitted",
-        RelocationFrame::Abort { .. } => "RelocationAbort",
-    }
-}
-
 fn identity_json(id: &RelocationIdentity) -> Value {
     json!({
         "relocation": n(id.relocation.get()),

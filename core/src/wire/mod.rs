@@ -264,6 +264,40 @@ pub enum Frame {
     Relocation(RelocationFrame),
 }
 
+impl Frame {
+    /// The command's name, as the golden vectors' `command` field and
+    /// docs/wire.md state it: "Message", "Request", "Reply", "Rejection",
+    /// "MessageFollow", "SessionBind", ..., "RelocationRestore", ...
+    pub fn command_name(&self) -> &'static str {
+        match self {
+            Frame::Message(_) => "Message",
+            Frame::Request(_) => "Request",
+            Frame::Reply(_) => "Reply",
+            Frame::Rejection(_) => "Rejection",
+            Frame::MessageFollow(_) => "MessageFollow",
+            Frame::Session(f) => match f {
+                SessionFrame::Bind { .. } => "SessionBind",
+                SessionFrame::BindReply { .. } => "SessionBindReply",
+                SessionFrame::Tombstone { .. } => "SessionTombstone",
+                SessionFrame::TombstoneAck { .. } => "SessionTombstoneAck",
+                SessionFrame::Relay { .. } => "SessionRelay",
+                SessionFrame::Push { .. } => "SessionPush",
+                SessionFrame::Refused { .. } => "SessionRefused",
+                SessionFrame::Seal { .. } => "SessionRelocationSeal",
+                SessionFrame::Sealed { .. } => "SessionRelocationSealed",
+                SessionFrame::Route { .. } => "SessionRelocationRoute",
+            },
+            Frame::Relocation(f) => match f {
+                RelocationFrame::Restore(_) => "RelocationRestore",
+                RelocationFrame::RelayReady { .. } => "RelocationRelayReady",
+                RelocationFrame::Cutover { .. } => "RelocationCutover",
+                RelocationFrame::Committed { .. } => "RelocationCommitted",
+                RelocationFrame::Abort { .. } => "RelocationAbort",
+            },
+        }
+    }
+}
+
 /// The node a frame names as its last sender, for frames that name one: an
 /// operation's origin at hop 0 and its relayer after, a reply's replier, a
 /// rejection's refuser, command 50's relaying (source) owner, and the
