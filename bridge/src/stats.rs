@@ -364,6 +364,14 @@ pub fn counters(s: &Stats) -> Vec<Counter> {
             ),
         ],
     );
+    group(
+        "requests",
+        &[(
+            "undecodable_answered",
+            s.requests.undecodable_answered,
+            "Undecodable requests answered with a Decode error reply on their reply route.",
+        )],
+    );
     out
 }
 

@@ -342,6 +342,7 @@ pub(crate) struct RequestCounters {
     pub(crate) sent: Counter,
     pub(crate) late: Counter,
     pub(crate) unroutable: Counter,
+    pub(crate) undecodable_answered: Counter,
     replies: Counter,
     errors: Counter,
     timeouts: Counter,
@@ -385,6 +386,7 @@ impl RequestCounters {
             shutdown: self.shutdown.get(),
             late_results: self.late.get(),
             unroutable: self.unroutable.get(),
+            undecodable_answered: self.undecodable_answered.get(),
         }
     }
 }
@@ -410,6 +412,9 @@ pub struct RequestStats {
     pub late_results: u64,
     /// Requests dropped because their reply route could not be restored.
     pub unroutable: u64,
+    /// Undecodable requests answered with a `Decode` error reply on the
+    /// reply route they still carried (spec §4.3).
+    pub undecodable_answered: u64,
 }
 
 /// Message Follow and frame counters.

@@ -1110,23 +1110,77 @@ fn a_reply_over_the_message_bound_is_refused_before_it_leaves() {
     completed(c.node(2).on_frame(sender(&fits.bytes), &fits.bytes));
 }
 
+/// §4.3: "For a request whose reply route can be restored, the framework
+/// completes a handler/decode failure with a structured error reply."
 #[test]
-fn an_undecodable_request_is_dropped_and_counted_because_its_reply_route_cannot_be_restored() {
+fn an_undecodable_request_whose_reply_route_decodes_is_answered_with_a_decode_error() {
+    let config = RoutingConfig {
+        max_message_bytes: 64,
+        ..RoutingConfig::default()
+    };
+    let c = Cluster::new(2, config.clone());
+    warmed(&c, "p", 2);
+    // Cut short in its payload, and over the receiver's message bound (the
+    // sender's is larger).
+    let cut = ask(&c, 2, "p", b"cut");
+    let truncated = cut.outbound.bytes[..cut.outbound.bytes.len() - 1].to_vec();
+    c.node(2)
+        .update_config(RoutingConfig {
+            max_message_bytes: 1024,
+            ..config
+        })
+        .unwrap();
+    let big = ask(&c, 2, "p", &[7; 100]);
+    let calls = c.store.calls();
+    for (corrupt, asked) in [(&truncated, &cut), (&big.outbound.bytes, &big)] {
+        let Inbound::Send(frames) = c.node(1).on_frame(sender(corrupt), corrupt) else {
+            panic!("expected the error reply to send");
+        };
+        let [reply] = frames.as_slice() else {
+            panic!("one reply, got {frames:?}");
+        };
+        assert_eq!(reply.to.rid, NodeRid(2), "on the request's reply route");
+        let done = completed(c.node(2).on_frame(sender(&reply.bytes), &reply.bytes));
+        assert_eq!(done.correlation, asked.correlation);
+        match done.outcome {
+            Outcome::Error(RequestError::Replied(e)) => {
+                assert_eq!(e.kind, ReplyErrorKind::Decode);
+                assert!(e.message.contains("could not be decoded"), "{e:?}");
+            }
+            other => panic!("expected a Decode error reply, got {other:?}"),
+        }
+    }
+    let stats = c.node(1).stats();
+    assert_eq!(stats.requests.undecodable_answered, 2);
+    assert_eq!(stats.requests.unroutable, 0);
+    assert_eq!(stats.follow.frames_dropped, 2, "still undecodable frames");
+    assert_eq!(stats.follow.delivered, 0);
+    assert_eq!(c.store.calls(), calls, "the requester is never looked up");
+    assert_eq!(c.node(2).pending_requests(), 0, "each ended once");
+}
+
+#[test]
+fn an_undecodable_request_is_dropped_and_counted_when_its_reply_route_cannot_be_restored() {
     let c = Cluster::with_defaults(2);
     warmed(&c, "p", 2);
     let asked = ask_with(&c, 2, "p", b"x", with_timeout(ms(1_000)));
     let mut bad_kind = asked.outbound.bytes.clone();
-    bad_kind[HEADER_LEN + 8] = 0xEE; // the target's object kind
-    let truncated = &asked.outbound.bytes[..asked.outbound.bytes.len() - 1];
+    bad_kind[HEADER_LEN + 8] = 0xEE; // the target's object kind, before the route
     let calls = c.store.calls();
-    for corrupt in [&bad_kind[..], truncated] {
-        match c.node(1).on_frame(sender(corrupt), corrupt) {
-            Inbound::Dropped(_) => {}
-            other => panic!("expected Dropped, got {other:?}"),
-        }
+    match c.node(1).on_frame(sender(&bad_kind), &bad_kind) {
+        Inbound::Dropped(_) => {}
+        other => panic!("expected Dropped, got {other:?}"),
+    }
+    // A request naming another sender than its connection's is not
+    // answered either: the answer would go where the frame says, unchecked.
+    let truncated = &asked.outbound.bytes[..asked.outbound.bytes.len() - 1];
+    match c.node(1).on_frame(NodeRid(9), truncated) {
+        Inbound::Dropped(_) => {}
+        other => panic!("expected Dropped, got {other:?}"),
     }
     let stats = c.node(1).stats();
     assert_eq!(stats.requests.unroutable, 2);
+    assert_eq!(stats.requests.undecodable_answered, 0);
     assert_eq!(stats.follow.frames_dropped, 2);
     assert_eq!(stats.follow.delivered, 0);
     assert_eq!(stats.follow.rejections_sent, 0, "no answer can be sent");

@@ -12,8 +12,9 @@ use crate::reply::{Outcome, RequestError};
 use crate::resolve::UnavailableReason;
 use crate::send::Outbound;
 use crate::wire::{
-    Command, Frame, MessageFollowFrame, Operation, RejectionCode, RejectionFrame, ReplyFrame,
-    ReplyResult, ReplyRoute, WireError, decode, encode, last_sender,
+    Command, Frame, MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, Operation, RejectionCode,
+    RejectionFrame, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult, ReplyRoute,
+    SalvagedRequest, WireError, decode, encode, last_sender, salvage_request,
 };
 
 use super::Runtime;
@@ -29,7 +30,7 @@ impl Runtime {
         let config = &self.inner().config;
         let frame = match decode(bytes, &config.decode_limits()) {
             Ok(frame) => frame,
-            Err(e) => return self.undecodable(bytes, e),
+            Err(e) => return self.undecodable(from, bytes, e),
         };
         if let Some(claimed) = last_sender(&frame)
             && claimed != from
@@ -61,16 +62,52 @@ impl Runtime {
         }
     }
 
+    /// A frame that does not decode is dropped, unless it is a request
+    /// whose reply route still decodes: that one is answered with a
+    /// structured `Decode` error reply on its route (§4.3), its requester
+    /// never looked up.
     #[cold]
-    fn undecodable(&self, bytes: &[u8], e: WireError) -> Inbound {
+    fn undecodable(&self, from: NodeRid, bytes: &[u8], e: WireError) -> Inbound {
         self.counters().follow.frames_dropped.incr();
-        if bytes.get(3) == Some(&(Command::Request as u8)) {
-            // Its reply route cannot be restored: no error reply is
-            // possible, and the requester is never looked up (§4.3).
-            self.counters().requests.unroutable.incr();
+        let limits = self.inner().config.decode_limits();
+        match salvage_request(bytes, &limits) {
+            Some(request) if request.sender == from => {
+                return self.answer_undecodable(request, &e);
+            }
+            _ if bytes.get(3) == Some(&(Command::Request as u8)) => {
+                // Its reply route cannot be restored (or it names another
+                // sender than its connection's): no error reply is possible,
+                // and the requester is never looked up (§4.3).
+                self.counters().requests.unroutable.incr();
+            }
+            _ => {}
         }
         tracing::warn!(error = %e, "undecodable frame dropped");
         Inbound::Dropped(e)
+    }
+
+    /// The `Decode` error reply to an undecodable request, on its route.
+    fn answer_undecodable(&self, request: SalvagedRequest, e: &WireError) -> Inbound {
+        self.counters().requests.undecodable_answered.incr();
+        tracing::warn!(error = %e, operation = %request.operation_id, "undecodable request answered with a Decode error reply");
+        let mut message = format!("the request could not be decoded: {e}");
+        while message.len() > MAX_ERROR_MESSAGE_BYTES {
+            message.pop();
+        }
+        let frame = ReplyFrame {
+            correlation: request.reply_route.correlation,
+            operation_id: request.operation_id,
+            replier: self.node_ref(),
+            result: ReplyResult::Error(ReplyError {
+                kind: ReplyErrorKind::Decode,
+                code: 0,
+                message,
+            }),
+        };
+        Inbound::Send(vec![Outbound {
+            to: request.reply_route.node,
+            bytes: encode(&Frame::Reply(frame)),
+        }])
     }
 
     /// The host's report on a notification it was given: sent, or failed

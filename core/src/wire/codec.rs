@@ -58,22 +58,7 @@ pub(super) fn len_u32(len: usize) -> u32 {
 /// Decodes one whole frame. Anything but exactly one valid frame is an error.
 pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Frame, WireError> {
     let mut r = Reader { bytes, limits };
-    if r.take(2, "magic")? != MAGIC {
-        return Err(WireError::BadMagic);
-    }
-    let version = r.u8("version")?;
-    if version != WIRE_VERSION {
-        return Err(WireError::UnsupportedVersion(version));
-    }
-    let command = r.u8("command")?;
-    let (flags, reserved) = (r.u8("flags")?, r.u8("reserved")?);
-    if flags != 0 || reserved != 0 {
-        return Err(WireError::FlagsNotAllowed {
-            command,
-            flags: flags | reserved,
-        });
-    }
-    let declared = r.u32("body length")? as usize;
+    let (command, declared) = r.header()?;
     if declared != r.bytes.len() {
         return Err(WireError::LengthMismatch {
             declared,
@@ -94,6 +79,48 @@ pub fn decode(bytes: &[u8], limits: &DecodeLimits) -> Result<Frame, WireError> {
         0 => Ok(frame),
         n => Err(WireError::TrailingBytes(n)),
     }
+}
+
+/// What an undecodable request still tells, when it tells it (spec §4.3):
+/// the frame is a request (command 2) whose fields up to its reply route
+/// decode, whatever follows (a payload cut short or over the bound,
+/// trailing bytes, a body length that disagrees).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SalvagedRequest {
+    /// The request's operation.
+    pub operation_id: OperationId,
+    /// The node it names as its last sender (its origin, or its relayer).
+    pub sender: NodeRid,
+    /// Where its answer goes.
+    pub reply_route: ReplyRoute,
+}
+
+/// The reply route of a request [`decode`] refused, if it can be restored.
+pub fn salvage_request(bytes: &[u8], limits: &DecodeLimits) -> Option<SalvagedRequest> {
+    let mut r = Reader { bytes, limits };
+    let (command, _declared) = r.header().ok()?;
+    if command != Command::Request as u8 {
+        return None;
+    }
+    let head = r.operation_head().ok()?;
+    Some(SalvagedRequest {
+        operation_id: head.operation_id,
+        sender: head.relayer.unwrap_or(head.origin).rid,
+        reply_route: head.reply_route?,
+    })
+}
+
+/// An operation's fields before its payload.
+pub(super) struct OperationHead {
+    operation_id: OperationId,
+    target: ObjectKey,
+    origin: NodeRef,
+    to_node: NodeRid,
+    fence: RouteFence,
+    object_generation: ObjectGeneration,
+    hop_count: u8,
+    relayer: Option<NodeRef>,
+    reply_route: Option<ReplyRoute>,
 }
 
 #[derive(Default)]
@@ -339,7 +366,27 @@ impl<'a> Reader<'a> {
         }
     }
 
-    pub(super) fn operation(&mut self, request: bool) -> Result<Operation, WireError> {
+    /// The frame header: its command and declared body length.
+    fn header(&mut self) -> Result<(u8, usize), WireError> {
+        if self.take(2, "magic")? != MAGIC {
+            return Err(WireError::BadMagic);
+        }
+        let version = self.u8("version")?;
+        if version != WIRE_VERSION {
+            return Err(WireError::UnsupportedVersion(version));
+        }
+        let command = self.u8("command")?;
+        let (flags, reserved) = (self.u8("flags")?, self.u8("reserved")?);
+        if flags != 0 || reserved != 0 {
+            return Err(WireError::FlagsNotAllowed {
+                command,
+                flags: flags | reserved,
+            });
+        }
+        Ok((command, self.u32("body length")? as usize))
+    }
+
+    fn operation_head(&mut self) -> Result<OperationHead, WireError> {
         let operation_id = OperationId(self.u64("operation id")?);
         let target = self.key()?;
         let origin = self.node()?;
@@ -349,6 +396,31 @@ impl<'a> Reader<'a> {
         let hop_count = self.u8("hop count")?;
         let relayer = self.relayer(hop_count)?;
         let reply_route = self.reply_route()?;
+        Ok(OperationHead {
+            operation_id,
+            target,
+            origin,
+            to_node,
+            fence,
+            object_generation,
+            hop_count,
+            relayer,
+            reply_route,
+        })
+    }
+
+    pub(super) fn operation(&mut self, request: bool) -> Result<Operation, WireError> {
+        let OperationHead {
+            operation_id,
+            target,
+            origin,
+            to_node,
+            fence,
+            object_generation,
+            hop_count,
+            relayer,
+            reply_route,
+        } = self.operation_head()?;
         if reply_route.is_some() != request {
             let why = if request {
                 "a request needs one"

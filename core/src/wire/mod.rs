@@ -16,7 +16,7 @@ mod session;
 mod session_codec;
 
 pub use checksum::crc32c;
-pub use codec::{decode, encode};
+pub use codec::{SalvagedRequest, decode, encode, salvage_request};
 pub use relocation::{
     AbortReason, MAX_RESTORE_REGISTRATIONS, MAX_SAVED_OPERATIONS, Registration, RelocationFrame,
     RelocationIdentity, Restore,

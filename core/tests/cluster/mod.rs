@@ -16,9 +16,11 @@ pub const MESH: &str = "test-mesh";
 /// route pass the sender themselves.
 pub fn sender(bytes: &[u8]) -> NodeRid {
     use zlink_core::wire::{BindResult, Frame, RouteChange, SessionFrame};
-    // An undecodable frame is dropped before its sender matters.
+    // An undecodable frame is dropped before its sender matters, but for
+    // a request whose reply route decodes (answered with an error, §4.3).
     let Ok(frame) = wire::decode(bytes, &wire::DecodeLimits::default()) else {
-        return NodeRid(0);
+        return wire::salvage_request(bytes, &wire::DecodeLimits::default())
+            .map_or(NodeRid(0), |r| r.sender);
     };
     if let Some(rid) = wire::last_sender(&frame) {
         return rid;
