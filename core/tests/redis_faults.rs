@@ -646,7 +646,11 @@ fn a_store_on_the_hosts_runtime_resolves_there_and_ends_its_tasks_with_it() {
         }
     });
     assert!(is_ready(&resolved), "{resolved:?}");
-    assert_eq!(sender.stats().store_reads, 1, "a cold ID is read from the store");
+    assert_eq!(
+        sender.stats().store_reads,
+        1,
+        "a cold ID is read from the store"
+    );
     // Awaited elsewhere, it is sent to the host's runtime, as before.
     owner.activate(ACTOR, "b").expect("activation");
     let elsewhere = tokio::runtime::Builder::new_current_thread()
