@@ -40,8 +40,24 @@ impl<K: Ord + Clone> Deadlines<K> {
 
     /// The earliest entry, live or not: a wake-up there may find nothing
     /// to do, never miss something.
+    #[cfg(test)]
     pub(crate) fn next(&self) -> Option<MonoTime> {
         self.heap.peek().map(|Reverse((at, _))| *at)
+    }
+
+    /// The earliest entry whose key `live` keeps: the dead ones before it
+    /// are dropped (each once), so a machine with no live work reports no
+    /// deadline and its host sleeps. A live key's entry may still be an
+    /// earlier one of the same key: a wake-up there finds nothing to do,
+    /// never misses something.
+    pub(crate) fn next_live(&mut self, live: impl Fn(&K) -> bool) -> Option<MonoTime> {
+        while let Some(Reverse((at, key))) = self.heap.peek() {
+            if live(key) {
+                return Some(*at);
+            }
+            self.heap.pop();
+        }
+        None
     }
 
     /// Pops one entry due at `now`.

@@ -97,6 +97,53 @@ fn next_deadline_is_the_earliest_deadline_of_every_machine_and_early_calls_do_no
     assert_eq!(rt.next_deadline(), None);
 }
 
+/// Work that ended otherwise leaves no deadline behind: a host sleeps until
+/// there is something to do (`next_deadline` is `None` when nothing waits).
+#[test]
+fn an_answered_request_or_bind_leaves_no_deadline_to_wake_for() {
+    let c = Cluster::with_defaults(2);
+    let rt = c.node(2);
+    c.node(1).activate(ACTOR, "a").expect("activation");
+    let Requested::Submitted { outbound, .. } = rt
+        .request(ACTOR, "a", b"q", RequestOptions::default())
+        .expect("valid")
+    else {
+        panic!("submitted")
+    };
+    assert!(rt.next_deadline().is_some(), "the request waits");
+    let Inbound::Deliver(d) = c.node(1).on_frame(NodeRid(2), &outbound.bytes) else {
+        panic!("delivered")
+    };
+    let reply = c
+        .node(1)
+        .reply(&d.operation, wire::ReplyResult::Ok(b"a".to_vec()))
+        .expect("a reply route");
+    assert!(matches!(
+        rt.on_frame(NodeRid(1), &reply.bytes),
+        Inbound::Completed(_)
+    ));
+    assert_eq!(
+        rt.next_deadline(),
+        None,
+        "the answered request's deadline is gone"
+    );
+
+    rt.open_session(SessionId(1), SessionGeneration(1));
+    let bind = rt.bind(SessionId(1), &c.actor_ref(1, "a")).expect("open");
+    assert!(rt.next_deadline().is_some(), "the bind waits");
+    let Inbound::Send(answer) = c.node(1).on_frame(NodeRid(2), &bind.bytes) else {
+        panic!("answered")
+    };
+    for frame in &answer {
+        let _ = rt.on_frame(NodeRid(1), &frame.bytes);
+    }
+    assert_eq!(
+        rt.next_deadline(),
+        None,
+        "the bound bind's deadline is gone"
+    );
+}
+
 #[test]
 fn a_bind_without_its_terminal_reply_ends_refused_and_a_late_reply_is_tombstoned() {
     let c = Cluster::with_defaults(2);

@@ -162,9 +162,13 @@ impl FollowRoutes {
         expiries.shed(|k| routes.contains_key(k));
     }
 
-    /// The earliest route expiry held.
+    /// The earliest expiry of a route held.
     pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
-        self.lock().expiries.next()
+        let mut state = self.lock();
+        let State {
+            routes, expiries, ..
+        } = &mut *state;
+        expiries.next_live(|k| routes.contains_key(k))
     }
 
     /// Removes every route expired at `now`, with its dedup entries.

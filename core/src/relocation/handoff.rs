@@ -267,13 +267,22 @@ impl Handoffs {
         }
     }
 
-    /// The earliest deadline (dead entries included: an early wake-up
-    /// finds nothing to do).
+    /// The earliest deadline of a relocation still linked here.
     pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
         if !self.active() {
             return None;
         }
-        self.lock().timers.next()
+        let mut h = self.lock();
+        let State {
+            sources,
+            targets,
+            timers,
+            ..
+        } = &mut *h;
+        timers.next_live(|(side, k)| match side {
+            Side::Source => sources.contains_key(k),
+            Side::Target => targets.contains_key(k),
+        })
     }
 
     /// Table sizes: sources, targets, deadline entries.

@@ -99,9 +99,9 @@ impl PendingRequests {
         lock(&self.deadlines).shed(|c| lock(self.shard(*c)).contains_key(c));
     }
 
-    /// The earliest deadline held (possibly of a request that already ended).
+    /// The earliest deadline of a request still waiting.
     pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
-        lock(&self.deadlines).next()
+        lock(&self.deadlines).next_live(|c| lock(self.shard(*c)).contains_key(c))
     }
 
     /// Takes every request whose deadline is at or before `now`.

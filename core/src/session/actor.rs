@@ -92,7 +92,9 @@ impl ActorBindings {
 
     /// The earliest parked-reply deadline.
     pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
-        self.lock().timers.next()
+        let mut state = self.lock();
+        let State { parked, timers, .. } = &mut *state;
+        timers.next_live(|op| parked.contains_key(op))
     }
 
     /// Refuses every parked rebind whose previous owner did not ACK its

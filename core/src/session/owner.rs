@@ -231,7 +231,7 @@ impl SessionOwner {
     }
 
     /// The Session owner's earliest deadline: a seal timeout or a bind
-    /// timeout (possibly of one that already ended).
+    /// timeout still waiting.
     pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
         self.lock().next_deadline()
     }

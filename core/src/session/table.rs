@@ -91,17 +91,13 @@ impl Sessions {
     pub(crate) fn schedule(&mut self, at: MonoTime, timer: SessionTimer) {
         self.timers.schedule(at, timer);
         let map = &self.map;
-        self.timers.shed(|t| match t {
-            SessionTimer::Seal(id) => map.get(id).is_some_and(SessionState::sealed),
-            SessionTimer::Bind(id, op) => map
-                .get(id)
-                .is_some_and(|s| s.pending_binds.contains_key(op)),
-        });
+        self.timers.shed(|t| waits(map, t));
     }
 
-    /// The earliest deadline held.
-    pub(crate) fn next_deadline(&self) -> Option<MonoTime> {
-        self.timers.next()
+    /// The earliest deadline of a seal or bind still waiting.
+    pub(crate) fn next_deadline(&mut self) -> Option<MonoTime> {
+        let map = &self.map;
+        self.timers.next_live(|t| waits(map, t))
     }
 
     /// An open Session that still takes new work: not unknown, not closing.
@@ -141,5 +137,15 @@ impl SessionState {
             .filter_map(|b| b.seal.as_ref())
             .map(|seal| seal.since.after(timeout))
             .min()
+    }
+}
+
+/// Whether the seal or bind `timer` wakes for still waits.
+fn waits(map: &HashMap<SessionId, SessionState>, timer: &SessionTimer) -> bool {
+    match timer {
+        SessionTimer::Seal(id) => map.get(id).is_some_and(SessionState::sealed),
+        SessionTimer::Bind(id, op) => map
+            .get(id)
+            .is_some_and(|s| s.pending_binds.contains_key(op)),
     }
 }
