@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyInt, PyString};
+use pyo3::types::{PyBool, PyDict, PyInt, PyString};
 use zlink_bridge::codes::WriteAcksMode;
 use zlink_bridge::core::{NodeIdentity, RoutingConfig};
 use zlink_bridge::redis::WriteAcks;
@@ -59,6 +59,28 @@ macro_rules! routing_config {
 
             fn __repr__(&self) -> String {
                 config::describe("RoutingConfig", &self.0)
+            }
+
+            /// A copy with the fields named changed (as `dataclasses.replace`):
+            /// `rt.update_config(rt.config.replace(route_cache_max_age=5_000))`
+            /// changes one setting and keeps the others in force. Validated
+            /// as `RoutingConfig(...)` is; an unknown name is a `TypeError`.
+            #[pyo3(signature = (**changes))]
+            fn replace(&self, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+                let mut values = config::values(&self.0).map(i128::from);
+                for (name, value) in changes.into_iter().flatten() {
+                    let name: String = name.extract()?;
+                    let i = config::FIELDS
+                        .iter()
+                        .position(|(field, _)| *field == name)
+                        .ok_or_else(|| {
+                            PyTypeError::new_err(format!(
+                                "RoutingConfig.replace() got an unexpected keyword argument '{name}'"
+                            ))
+                        })?;
+                    values[i] = i128::from(value.extract::<i64>()?);
+                }
+                config::from_values(values).py().map(PyRoutingConfig)
             }
 
             /// The core's default config: the defaults above must equal it

@@ -39,6 +39,29 @@ def test_a_request_deadline_comes_through_next_deadline_and_on_timeout() -> None
     assert b.stats()["tables"]["pending_requests"] == 0
 
 
+def test_an_answered_request_leaves_nothing_to_wake_for() -> None:
+    _, (a, b) = world(2)
+    a.activate("actor", "x")
+    asked = b.request("actor", "x", b"q", timeout=1_000)
+    assert isinstance(asked, zlink.Submitted)
+    delivered = a.on_frame(2, asked.outbound.bytes)
+    assert isinstance(delivered, zlink.Deliver)
+    reply = a.reply(delivered.operation, b"a")
+    assert isinstance(b.on_frame(1, reply.bytes), zlink.Completed)
+    assert b.next_deadline() is None, "no deadline of an answered request"
+
+
+def test_config_replace_changes_the_fields_named_and_keeps_the_rest() -> None:
+    _, (a,) = world(1, RoutingConfig(message_follow_duration=40_000))
+    a.update_config(a.config.replace(route_cache_max_age=5_000))
+    assert a.config.route_cache_max_age == 5_000
+    assert a.config.message_follow_duration == 40_000, "kept, not reset"
+    with pytest.raises(TypeError, match="route_cache_max_ag"):
+        a.config.replace(route_cache_max_ag=1)
+    with pytest.raises(zlink.ConfigError):
+        a.config.replace(route_cache_max_age=50_000)  # outlives follow
+
+
 def test_an_unanswered_bind_ends_refused_at_the_bind_timeout() -> None:
     clock, (a, b) = world(2, RoutingConfig(session_bind_timeout=500))
     b.activate("actor", "x")

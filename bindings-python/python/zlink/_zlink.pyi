@@ -64,6 +64,7 @@ class NodeIdentity:
 class RoutingConfig:
     @staticmethod
     def _core_default() -> RoutingConfig: ...
+    def replace(self, **changes: int) -> RoutingConfig: ...
     def __new__(
         cls,
         *,
