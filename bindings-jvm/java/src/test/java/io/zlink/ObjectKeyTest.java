@@ -86,4 +86,48 @@ class ObjectKeyTest {
         assertThrows(ZlinkClosedException.class, () -> rt.lookupCached(ObjectKey.of(ObjectKind.SPOT, "s")));
         assertThrows(ZlinkClosedException.class, () -> rt.lookupCachedMany(new ObjectKey[] {longId}));
     }
+
+    /** What a runtime throws for {@code id}, to compare with what making a key throws. */
+    private static ZlinkInputException refused(ZlinkRuntime rt, String id) {
+        return assertThrows(ZlinkInputException.class, () -> rt.resolve(ObjectKind.ACTOR, id));
+    }
+
+    @Test
+    void aKeyIsCheckedWhenItIsMadeAsARuntimeChecksTheId() {
+        assertEquals(Checks.DEFAULT_OBJECT_ID_BYTES, RoutingConfig.defaults().maxObjectIdBytes());
+        try (var rt = ZlinkRuntime.builder(new NodeIdentity("main", 1)).build()) {
+            // 1..=1024 UTF-8 bytes, counted in bytes: 512 two-byte characters fit, one more byte does not.
+            ObjectKey.of(ObjectKind.ACTOR, "x".repeat(1024));
+            ObjectKey.of(ObjectKind.ACTOR, "\u00e9".repeat(512));
+            for (String bad : new String[] {"", "x".repeat(1025), "\u00e9".repeat(512) + "x", "x".repeat(70_000)}) {
+                var made = assertThrows(ZlinkInputException.class, () -> ObjectKey.of(ObjectKind.ACTOR, bad));
+                var runtime = refused(rt, bad);
+                assertEquals(runtime.kind(), made.kind(), "kind, " + bad.length() + " chars");
+                assertEquals(runtime.getMessage(), made.getMessage());
+            }
+            assertEquals("EmptyObjectId", assertThrows(ZlinkInputException.class,
+                    () -> ObjectKey.of(ObjectKind.SPOT, "")).kind());
+            var tooLong = assertThrows(ZlinkInputException.class, () -> ObjectKey.of(ObjectKind.SPOT, "x".repeat(1025)));
+            assertEquals("ObjectIdTooLong", tooLong.kind());
+            assertEquals("object id is 1025 bytes, over the 1024-byte cap", tooLong.getMessage());
+            assertEquals("InvalidUtf8", assertThrows(ZlinkInputException.class,
+                    () -> ObjectKey.of(ObjectKind.SPOT, "\ud800")).kind());
+        }
+        // A runtime with a larger cap: keys made with its config.
+        var big = RoutingConfig.builder().maxObjectIdBytes(4096).build();
+        try (var store = new MemoryStore();
+                var owner = ZlinkRuntime.builder(new NodeIdentity("main", 1)).store(store).config(big).build();
+                var sender = ZlinkRuntime.builder(new NodeIdentity("main", 2)).store(store).config(big).build()) {
+            String id = "y".repeat(2000);
+            assertThrows(ZlinkInputException.class, () -> ObjectKey.of(ObjectKind.ACTOR, id));
+            ObjectKey key = ObjectKey.of(ObjectKind.ACTOR, id, sender.config());
+            owner.activate(ObjectKind.ACTOR, id);
+            assertInstanceOf(ReadyRoute.class, sender.resolve(key));
+            assertEquals(sender.resolve(ObjectKind.ACTOR, id), sender.lookupCached(key).orElseThrow());
+            String over = "y".repeat(4097);
+            var made = assertThrows(ZlinkInputException.class, () -> ObjectKey.of(ObjectKind.ACTOR, over, big));
+            assertEquals(refused(sender, over).getMessage(), made.getMessage());
+            assertThrows(NullPointerException.class, () -> ObjectKey.of(ObjectKind.ACTOR, id, null));
+        }
+    }
 }
