@@ -286,6 +286,21 @@ sc("a_cancelled_request_ends_once", ["§4.3"],
    [act(1,"a"), req(2,"a","q1"), {"do":"cancel","node":2,"op":"q1","expect":{"cancelled":True}},
     {"do":"cancel","node":2,"op":"q1","expect":{"cancelled":False}}, CARRY,
     exp(completed=[{"op":"q1","outcome":"Cancelled"}], count={"late":1})])
+sc("an_undecodable_request_is_answered_with_a_decode_error", ["§4.3"],
+   "A request cut short in its payload still carries its reply route: its owner answers it with a structured Decode error reply on that route (never looking the requester up), and the requester's request completes with it once; nothing is delivered.",
+   [act(1,"a"), rule(truncate={"command":"Request"}), req(2,"a","q1",{"tag":"Submitted","to":1},timeout_ms=100), CARRY,
+    exp(completed=[{"op":"q1","outcome":"Error","error":"Replied","kind":"Decode"}], not_delivered=["q1"],
+        no_events=[{"tag":"Dropped"}],
+        stats={"node":1,"frames_dropped":1,"requests_undecodable_answered":1,"requests_unroutable":0,"store_reads":0}),
+    adv(100), exp(completed=[{"op":"q1","outcome":"Error","error":"Replied","kind":"Decode"}], count={"late":0}),
+    rule(truncate=None), req(2,"a","q2",payload="x"), CARRY,
+    exp(completed=[{"op":"q2","outcome":"Reply","payload":"re:x"}], delivered=[{"op":"q2","node":1}])])
+sc("a_request_corrupted_before_its_reply_route_is_dropped_and_times_out", ["§4.3"],
+   "A request whose target kind byte is corrupted cannot give back its reply route: its owner drops it (counted unroutable, no answer), and the requester's request ends Timeout at its deadline.",
+   [act(1,"a"), rule(corrupt_kind={"command":"Request"}), req(2,"a","q1",{"tag":"Submitted","to":1},timeout_ms=100), CARRY,
+    exp(not_delivered=["q1"], events=[{"node":1,"tag":"Dropped"}], count={"completed":0,"in_flight":0},
+        stats={"node":1,"frames_dropped":1,"requests_unroutable":1,"requests_undecodable_answered":0}),
+    adv(99), exp(count={"completed":0}), adv(1), exp(completed=[{"op":"q1","outcome":"Timeout"}])])
 sc("a_request_to_a_missing_object_is_not_found", ["§5 Reply","§2.4"],
    "A request to an ID with no authority ends NotFound at once; nothing is pending.",
    [req(2,"nobody",exp={"tag":"NotFound"})])

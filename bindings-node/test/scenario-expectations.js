@@ -26,6 +26,8 @@ const STATS = {
   relocation_relayed: ['relocation', 'relayed'],
   relocation_committed: ['relocation', 'committed'],
   relocation_aborted: ['relocation', 'aborted'],
+  requests_unroutable: ['requests', 'unroutable'],
+  requests_undecodable_answered: ['requests', 'undecodable_answered'],
 };
 
 /** An event list as the failure messages show it: `[(node, tag), ...]`. */
@@ -52,16 +54,19 @@ function notDelivered(host, name) {
 
 /**
  * An outcome against `want`: its name, the error (an answer the target gave as an error,
- * Handler or Decode, is "Replied"), the Unavailable reason, a reply's payload.
+ * Handler or Decode, is "Replied", and that is its `kind`), the Unavailable reason, a reply's
+ * payload.
  */
 function outcome(want, got) {
   const names = ['Reply', 'Error', 'Timeout', 'Cancelled', 'Shutdown'];
   if (!names.includes(got.kind)) throw fail(`unknown outcome ${J.show(got)}`);
   let error = null;
   let reason = null;
+  let kind = null;
   if (got.kind === 'Error') {
     if (got.errorKind === 'Handler' || got.errorKind === 'Decode') {
       error = 'Replied';
+      kind = got.errorKind;
     } else {
       error = got.errorKind;
       reason = got.reason;
@@ -70,6 +75,7 @@ function outcome(want, got) {
   J.expectField(want, 'outcome', got.kind);
   J.expectField(want, 'error', error);
   J.expectField(want, 'reason', reason);
+  J.expectField(want, 'kind', kind);
   const payload = J.text(want, 'payload');
   if (payload !== null && got.kind === 'Reply' && !Buffer.from(payload, 'utf8').equals(got.payload)) {
     throw fail(`reply ${J.repr(got.payload.toString('utf8'))}, expected ${J.repr(payload)}`);

@@ -25,6 +25,12 @@ const COMMANDS = {
   RelocationCommitted: 48, RelocationAbort: 49, MessageFollow: 50,
 };
 
+/**
+ * Where a Message or Request frame holds its target's object kind: after the 10-byte header and
+ * the u64 operation ID (core/src/wire/codec.rs).
+ */
+const KIND_AT = 10 + 8;
+
 /** What the host does with a Restore: relocation_restored, abort it, or nothing. */
 const RESTORES = ['ready', 'fail', 'ignore'];
 
@@ -100,6 +106,9 @@ class ScenarioHost {
     this.heldBack = [];
     this.dropRule = null;
     this.holdRule = null;
+    /** Frames matching these are corrupted as they are carried. */
+    this.truncateRule = null;
+    this.corruptKindRule = null;
     /** Operation names ("as") to operation IDs (bigint). */
     this.names = new Map();
     /** The Sessions opened, by `${node}/${session}`: what a push names. */
@@ -324,10 +333,27 @@ class ScenarioHost {
     }
   }
 
+  /**
+   * The corruption rules: a frame matching `truncate` loses its last byte, one matching
+   * `corrupt_kind` gets 0xEE at its target's object kind (on a copy of its bytes).
+   */
+  corrupt(e) {
+    let bytes = e.bytes;
+    if (this.truncateRule !== null && this.truncateRule.matches(e) && bytes.length > 0) {
+      bytes = Buffer.from(bytes.subarray(0, bytes.length - 1));
+    }
+    if (this.corruptKindRule !== null && this.corruptKindRule.matches(e) && bytes.length > KIND_AT) {
+      bytes = Buffer.from(bytes);
+      bytes[KIND_AT] = 0xEE;
+    }
+    return bytes === e.bytes ? e : { from: e.from, to: e.to, bytes };
+  }
+
   /** Hands the first frame in flight to its node: false when none is in flight. */
   async stepFrame() {
-    const e = this.network.shift();
+    let e = this.network.shift();
     if (e === undefined) return false;
+    e = this.corrupt(e);
     const action = await this.node(e.to).onFrame(e.from, e.bytes);
     this.act(e.to, action);
     await this.due(e.to);

@@ -214,10 +214,12 @@ async function stepFrames(host, step) {
   for (let i = 0; i < frames; i++) await host.stepFrame();
 }
 
-/** Sets or clears (null) the drop and hold rules the step names; others stay. */
+/** Sets or clears (null) the drop, hold and corruption rules the step names; others stay. */
 function rule(host, step) {
   if (Object.hasOwn(step, 'drop')) host.dropRule = Matcher.fromJson(step.drop);
   if (Object.hasOwn(step, 'hold')) host.holdRule = Matcher.fromJson(step.hold);
+  if (Object.hasOwn(step, 'truncate')) host.truncateRule = Matcher.fromJson(step.truncate);
+  if (Object.hasOwn(step, 'corrupt_kind')) host.corruptKindRule = Matcher.fromJson(step.corrupt_kind);
 }
 
 /** Held frames go back on the network, in order. */

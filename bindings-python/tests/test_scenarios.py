@@ -117,7 +117,13 @@ STATS = {
     "relocation_relayed": ("relocation", "relayed"),
     "relocation_committed": ("relocation", "committed"),
     "relocation_aborted": ("relocation", "aborted"),
+    "requests_unroutable": ("requests", "unroutable"),
+    "requests_undecodable_answered": ("requests", "undecodable_answered"),
 }
+
+# Where a Message or Request frame holds its target's object kind: after
+# the 10-byte header and the u64 operation ID (core/src/wire/codec.rs).
+KIND_AT = 10 + 8
 
 # Session decisions of on_frame -> the README's `Session.<Event>` names
 # (the core's SessionEvent variants).
@@ -223,13 +229,15 @@ def check_outcome(want: dict[str, Any], outcome: object) -> None:
     expect_field(want, "outcome", type(outcome).__name__)
     error: str | None = None
     reason: str | None = None
+    kind: str | None = None
     if isinstance(outcome, Error):
         if outcome.kind in ("Handler", "Decode"):
-            error = "Replied"
+            error, kind = "Replied", outcome.kind
         else:
             error, reason = outcome.kind, outcome.reason
     expect_field(want, "error", error)
     expect_field(want, "reason", reason)
+    expect_field(want, "kind", kind)
     w = want.get("payload")
     if isinstance(w, str) and isinstance(outcome, Reply) and w.encode() != outcome.payload:
         raise fail(f"reply {outcome.payload!r}, expected {w!r}")
@@ -302,6 +310,9 @@ class Run:
         self.held_back: list[Envelope] = []
         self.drop_rule: Matcher | None = None
         self.hold_rule: Matcher | None = None
+        # Frames matching these are corrupted as they are carried.
+        self.truncate_rule: Matcher | None = None
+        self.corrupt_kind_rule: Matcher | None = None
         self.names: dict[str, int] = {}
         # The Sessions opened, by (node, session id): what a push names.
         self.sessions: dict[tuple[int, int], zlink.SessionRef] = {}
@@ -433,10 +444,20 @@ class Run:
             for action in node.on_timeout(now):
                 self.act(at, action)
 
+    def corrupt(self, e: Envelope) -> None:
+        """The corruption rules: a frame matching `truncate` loses its last
+        byte, one matching `corrupt_kind` gets 0xEE at its target's kind."""
+        if self.truncate_rule is not None and self.truncate_rule.matches(e):
+            e.data = e.data[:-1]
+        if (self.corrupt_kind_rule is not None and self.corrupt_kind_rule.matches(e)
+                and len(e.data) > KIND_AT):
+            e.data = e.data[:KIND_AT] + b"\xee" + e.data[KIND_AT + 1:]
+
     def step_frame(self) -> bool:
         if not self.network:
             return False
         e = self.network.popleft()
+        self.corrupt(e)
         action = self.node(e.to).on_frame(e.sender, e.data)
         self.act(e.to, action)
         self.due(e.to)
@@ -530,6 +551,10 @@ class Run:
                 self.drop_rule = Matcher.from_json(step["drop"])
             if "hold" in step:
                 self.hold_rule = Matcher.from_json(step["hold"])
+            if "truncate" in step:
+                self.truncate_rule = Matcher.from_json(step["truncate"])
+            if "corrupt_kind" in step:
+                self.corrupt_kind_rule = Matcher.from_json(step["corrupt_kind"])
         elif what == "release_held":
             self.network.extend(self.held_back)
             self.held_back = []

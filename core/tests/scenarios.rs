@@ -56,6 +56,10 @@ impl Matcher {
     }
 }
 
+/// Where a Message or Request frame holds its target's object kind: after
+/// the header and the operation ID (core/src/wire/codec.rs).
+const KIND_AT: usize = wire::HEADER_LEN + 8;
+
 /// A command's number (the header's fourth byte) by its name in the wire
 /// vectors' JSON (docs/wire.md).
 fn command_number(name: &str) -> Option<u8> {
@@ -111,6 +115,8 @@ struct Run {
     held_back: Vec<Envelope>,
     drop_rule: Option<Matcher>,
     hold_rule: Option<Matcher>,
+    truncate_rule: Option<Matcher>,
+    corrupt_kind_rule: Option<Matcher>,
     names: BTreeMap<String, OperationId>,
     requests: BTreeMap<String, CorrelationId>,
     host: Host,
@@ -336,6 +342,8 @@ impl Run {
             held_back: Vec::new(),
             drop_rule: None,
             hold_rule: None,
+            truncate_rule: None,
+            corrupt_kind_rule: None,
             names: BTreeMap::new(),
             requests: BTreeMap::new(),
             host: Host {
@@ -498,10 +506,29 @@ impl Run {
         Ok(())
     }
 
+    /// What the corruption rules do to a frame as it is carried: a frame
+    /// matching `truncate` loses its last byte, one matching `corrupt_kind`
+    /// gets 0xEE at its target's object kind byte (a Message or Request's
+    /// byte `HEADER_LEN + 8`, after the operation ID).
+    fn corrupt(&self, e: &mut Envelope) {
+        if self.truncate_rule.as_ref().is_some_and(|m| m.matches(e)) {
+            e.bytes.pop();
+        }
+        if self
+            .corrupt_kind_rule
+            .as_ref()
+            .is_some_and(|m| m.matches(e))
+            && let Some(kind) = e.bytes.get_mut(KIND_AT)
+        {
+            *kind = 0xEE;
+        }
+    }
+
     fn step_frame(&mut self) -> Res<bool> {
-        let Some(e) = self.network.pop_front() else {
+        let Some(mut e) = self.network.pop_front() else {
             return Ok(false);
         };
+        self.corrupt(&mut e);
         let at = e.to.get();
         let action = self.node(at)?.on_frame(e.from, &e.bytes);
         self.act(at, action)?;
@@ -645,6 +672,12 @@ impl Run {
                 }
                 if let Some(v) = step.get("hold") {
                     self.hold_rule = Matcher::from_json(v);
+                }
+                if let Some(v) = step.get("truncate") {
+                    self.truncate_rule = Matcher::from_json(v);
+                }
+                if let Some(v) = step.get("corrupt_kind") {
+                    self.corrupt_kind_rule = Matcher::from_json(v);
                 }
             }
             "release_held" => {
@@ -1164,6 +1197,8 @@ fn stat(s: &Stats, name: &str) -> Res<u64> {
         "relocation_relayed" => s.relocation.relayed,
         "relocation_committed" => s.relocation.committed,
         "relocation_aborted" => s.relocation.aborted,
+        "requests_unroutable" => s.requests.unroutable,
+        "requests_undecodable_answered" => s.requests.undecodable_answered,
         other => return fail(format!("unknown stat {other:?}")),
     })
 }
@@ -1198,14 +1233,24 @@ fn expect_tag(want: &Value, tag: &str, node: Option<u64>, reason: Option<&str>) 
 
 fn check_outcome(want: &Value, outcome: &Outcome) -> Res {
     expect_field(want, "outcome", Some(outcome.kind()))?;
-    let (error, reason) = match outcome {
-        Outcome::Error(RequestError::Unavailable(r)) => (Some("Unavailable"), Some(r.as_str())),
-        Outcome::Error(RequestError::InvalidOperation) => (Some("InvalidOperation"), None),
-        Outcome::Error(RequestError::Replied(_)) => (Some("Replied"), None),
-        _ => (None, None),
+    let (error, reason, kind) = match outcome {
+        Outcome::Error(RequestError::Unavailable(r)) => {
+            (Some("Unavailable"), Some(r.as_str()), None)
+        }
+        Outcome::Error(RequestError::InvalidOperation) => (Some("InvalidOperation"), None, None),
+        Outcome::Error(RequestError::Replied(e)) => (
+            Some("Replied"),
+            None,
+            Some(match e.kind {
+                wire::ReplyErrorKind::Handler => "Handler",
+                wire::ReplyErrorKind::Decode => "Decode",
+            }),
+        ),
+        _ => (None, None, None),
     };
     expect_field(want, "error", error)?;
     expect_field(want, "reason", reason)?;
+    expect_field(want, "kind", kind)?;
     if let (Some(w), Outcome::Reply(p)) = (want.get("payload").and_then(Value::as_str), outcome)
         && w.as_bytes() != p.as_slice()
     {

@@ -37,6 +37,9 @@
 #define MIN_SCENARIOS 40
 #define MAX_NODES 256
 #define CARRY_LIMIT 100000
+/* Where a Message or Request frame holds its target's object kind: after
+ * the 10-byte header and the u64 operation ID (core/src/wire/codec.rs). */
+#define KIND_AT (10 + 8)
 
 /* The defaults of zlink_send_options (the header: NULL means "no instance
  * intent, 5000 ms deadline, 5000 ms request timeout"), spelled out because
@@ -115,6 +118,7 @@ typedef struct {
     uint32_t outcome; /* a zlink_outcome's tag */
     zlink_failure failure;
     zlink_unavailable_reason reason;
+    const char *kind; /* Replied: the error reply's kind, "Handler" or "Decode" */
     uint8_t *payload; /* Reply: a copy of the answer */
     size_t payload_len;
 } completed_entry;
@@ -146,6 +150,8 @@ typedef struct {
     size_t head;
     VEC(envelope) held_back;
     matcher drop_rule, hold_rule;
+    /* frames matching these are corrupted as they are carried */
+    matcher truncate_rule, corrupt_kind_rule;
     /* named operations */
     VEC(name_entry) names;
     VEC(request_entry) requests;
@@ -647,7 +653,7 @@ static int act(run_t *run, uint64_t at, const zlink_decision *d) {
     case ZLINK_DECISION_COMPLETED: {
         const zlink_completion *c = &d->completed.completion;
         completed_entry e = {c->operation_id, c->outcome.tag, ZLINK_FAILURE_NONE,
-                             ZLINK_UNAVAILABLE_REASON_NONE, NULL, 0};
+                             ZLINK_UNAVAILABLE_REASON_NONE, NULL, NULL, 0};
         if (c->outcome.tag == ZLINK_OUTCOME_ERROR) {
             /* HANDLER and DECODE are errors the target replied. */
             const zlink_outcome_error *error = &c->outcome.error;
@@ -656,6 +662,9 @@ static int act(run_t *run, uint64_t at, const zlink_decision *d) {
                             ? ZLINK_FAILURE_INVALID_OPERATION
                             : ZLINK_FAILURE_REPLIED;
             e.reason = error->reason;
+            e.kind = error->kind == ZLINK_REQUEST_ERROR_KIND_HANDLER  ? "Handler"
+                     : error->kind == ZLINK_REQUEST_ERROR_KIND_DECODE ? "Decode"
+                                                                      : NULL;
         }
         if (c->outcome.tag == ZLINK_OUTCOME_REPLY) {
             const zlink_bytes *payload = &c->outcome.reply.payload;
@@ -723,6 +732,10 @@ static int step_frame(run_t *run) {
     if (run->head == run->network.len) return 0;
     envelope e = run->network.items[run->head++];
     if (run->head == run->network.len) run->head = run->network.len = 0;
+    /* The corruption rules: a frame matching `truncate` loses its last
+     * byte, one matching `corrupt_kind` gets 0xEE at its target's kind. */
+    if (matches(&run->truncate_rule, &e) && e.len > 0) e.len--;
+    if (matches(&run->corrupt_kind_rule, &e) && e.len > KIND_AT) e.bytes[KIND_AT] = 0xEE;
     zlink_runtime *rt;
     if (node_of(run, e.to, &rt) != 0) {
         free(e.bytes);
@@ -868,6 +881,9 @@ static int check_outcome(run_t *run, const json_value *want, const completed_ent
     }
     if (expect_field(run, want, "error", error) != 0) return -1;
     if (expect_field(run, want, "reason", reason) != 0) return -1;
+    const char *kind = NULL;
+    if (c->outcome == ZLINK_OUTCOME_ERROR && c->failure == ZLINK_FAILURE_REPLIED) kind = c->kind;
+    if (expect_field(run, want, "kind", kind) != 0) return -1;
     const json_value *w = json_get(want, "payload");
     if (w != NULL && w->type == JSON_STRING && c->outcome == ZLINK_OUTCOME_REPLY &&
         (w->len != c->payload_len || memcmp(w->string, c->payload, w->len) != 0))
@@ -876,8 +892,38 @@ static int check_outcome(run_t *run, const json_value *want, const completed_ent
     return 0;
 }
 
-static int stat_of(run_t *run, const zlink_stats *s, const char *name, uint64_t *out) {
+/* A counter zlink_stats does not hold (the list's later ones), read from
+ * its line in zlink_metrics_text: "METRIC VALUE". */
+static int metric_of(run_t *run, zlink_runtime *rt, const char *metric, uint64_t *out) {
     *out = 0;
+    zlink_bytes text_;
+    zlink_error *err = NULL;
+    call_error ce;
+    if (take(zlink_metrics_text(rt, &text_, &err), &err, &ce) != ZLINK_RESULT_OK)
+        return fail_call(run, "zlink_metrics_text", &ce);
+    const char *p = (const char *)text_.data, *end = p + text_.len;
+    size_t n = strlen(metric);
+    bool found = false;
+    while (p < end && !found) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (eol == NULL) eol = end;
+        if ((size_t)(eol - p) > n + 1 && memcmp(p, metric, n) == 0 && p[n] == ' ') {
+            found = true;
+            for (const char *d = p + n + 1; d < eol && *d >= '0' && *d <= '9'; d++)
+                *out = *out * 10 + (uint64_t)(*d - '0');
+        }
+        p = eol + 1;
+    }
+    zlink_bytes_free(&text_);
+    if (!found) return failf(run, "no metric %s in zlink_metrics_text", metric);
+    return 0;
+}
+
+static int stat_of(run_t *run, zlink_runtime *rt, const zlink_stats *s, const char *name,
+                   uint64_t *out) {
+    *out = 0;
+    if (strcmp(name, "requests_undecodable_answered") == 0)
+        return metric_of(run, rt, "zlink_requests_undecodable_answered_total", out);
     static const struct {
         const char *name;
         size_t offset;
@@ -893,6 +939,7 @@ static int stat_of(run_t *run, const zlink_stats *s, const char *name, uint64_t 
         {"relocation_relayed", offsetof(zlink_stats, relocation_relayed)},
         {"relocation_committed", offsetof(zlink_stats, relocation_committed)},
         {"relocation_aborted", offsetof(zlink_stats, relocation_aborted)},
+        {"requests_unroutable", offsetof(zlink_stats, requests_unroutable)},
     };
     for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
         if (strcmp(table[i].name, name) == 0) {
@@ -1195,7 +1242,7 @@ static int expect_step(run_t *run, const json_value *step) {
             const char *k = m->key;
             if (strcmp(k, "node") == 0) continue;
             uint64_t got, w;
-            if (stat_of(run, &s, k, &got) != 0) return -1;
+            if (stat_of(run, rt, &s, k, &got) != 0) return -1;
             if (!json_u64(m->value, &w) || w != got) {
                 char shown[64];
                 return failf(run, "node %" PRIu64 " stat %s is %" PRIu64 ", expected %s", rid, k,
@@ -1489,7 +1536,7 @@ static int cancel_step(run_t *run, const json_value *step) {
         /* zlink_cancel reports only that this was the terminal result: the
          * completion (the request's operation, Cancelled) is recorded here. */
         completed_entry c = {req->op, ZLINK_OUTCOME_CANCELLED, ZLINK_FAILURE_NONE,
-                             ZLINK_UNAVAILABLE_REASON_NONE, NULL, 0};
+                             ZLINK_UNAVAILABLE_REASON_NONE, NULL, NULL, 0};
         if (VEC_PUSH(run, run->completed, c) != 0) return -1;
     }
     bool w;
@@ -1775,6 +1822,8 @@ static int run_step(run_t *run, const json_value *step) {
         const json_value *v;
         if ((v = json_get(step, "drop")) != NULL) run->drop_rule = matcher_of(v);
         if ((v = json_get(step, "hold")) != NULL) run->hold_rule = matcher_of(v);
+        if ((v = json_get(step, "truncate")) != NULL) run->truncate_rule = matcher_of(v);
+        if ((v = json_get(step, "corrupt_kind")) != NULL) run->corrupt_kind_rule = matcher_of(v);
         return 0;
     }
     if (strcmp(what, "release_held") == 0) {

@@ -47,7 +47,9 @@ final class ScenarioExpectations {
             Map.entry("relocation_held", "relocation.held"),
             Map.entry("relocation_relayed", "relocation.relayed"),
             Map.entry("relocation_committed", "relocation.committed"),
-            Map.entry("relocation_aborted", "relocation.aborted"));
+            Map.entry("relocation_aborted", "relocation.aborted"),
+            Map.entry("requests_unroutable", "requests.unroutable"),
+            Map.entry("requests_undecodable_answered", "requests.undecodable_answered"));
 
     private final ScenarioHost host;
     private final ScenarioHost.Ledger ledger;
@@ -140,18 +142,21 @@ final class ScenarioExpectations {
 
     /**
      * An outcome against {@code want}: its name, the error (an answer the target gave as an
-     * error, Handler or Decode, is "Replied"), the Unavailable reason, a reply's payload.
+     * error, Handler or Decode, is "Replied", and that is its {@code kind}), the Unavailable
+     * reason, a reply's payload.
      */
     private static void outcome(JsonObject want, Outcome outcome) {
         String name;
         String error = null;
         String reason = null;
+        String kind = null;
         if (outcome instanceof Outcome.Reply) {
             name = "Reply";
         } else if (outcome instanceof Outcome.Error e) {
             name = "Error";
             if (e.kind().equals("Handler") || e.kind().equals("Decode")) {
                 error = "Replied";
+                kind = e.kind();
             } else {
                 error = e.kind();
                 reason = e.reason().map(UnavailableReason::wireName).orElse(null);
@@ -168,6 +173,7 @@ final class ScenarioExpectations {
         expectField(want, "outcome", name);
         expectField(want, "error", error);
         expectField(want, "reason", reason);
+        expectField(want, "kind", kind);
         String payload = text(want, "payload");
         if (payload != null && outcome instanceof Outcome.Reply r
                 && !Arrays.equals(payload.getBytes(StandardCharsets.UTF_8), r.payload())) {

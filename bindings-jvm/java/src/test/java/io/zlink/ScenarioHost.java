@@ -11,6 +11,7 @@ import com.google.gson.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
@@ -102,6 +103,12 @@ final class ScenarioHost implements AutoCloseable {
         }
     }
 
+    /**
+     * Where a Message or Request frame holds its target's object kind: after the 10-byte header
+     * and the u64 operation ID (core/src/wire/codec.rs).
+     */
+    static final int KIND_AT = 10 + 8;
+
     /** What the host does with a {@code Restore}: relocation_restored, abort it, or nothing. */
     private static final Set<String> RESTORES = Set.of("ready", "fail", "ignore");
 
@@ -112,6 +119,9 @@ final class ScenarioHost implements AutoCloseable {
     final List<Envelope> heldBack = new ArrayList<>();
     Matcher dropRule;
     Matcher holdRule;
+    /** Frames matching these are corrupted as they are carried. */
+    Matcher truncateRule;
+    Matcher corruptKindRule;
     /** Operation names ("as") to operation IDs. */
     final Map<String, Long> names = new TreeMap<>();
     /** The Sessions opened, by "node/session": what a push names. */
@@ -404,12 +414,29 @@ final class ScenarioHost implements AutoCloseable {
         }
     }
 
+    /**
+     * The corruption rules: a frame matching {@code truncate} loses its last byte, one matching
+     * {@code corrupt_kind} gets 0xEE at its target's object kind.
+     */
+    private Envelope corrupt(Envelope e) {
+        byte[] bytes = e.bytes();
+        if (truncateRule != null && truncateRule.matches(e) && bytes.length > 0) {
+            bytes = Arrays.copyOf(bytes, bytes.length - 1);
+        }
+        if (corruptKindRule != null && corruptKindRule.matches(e) && bytes.length > KIND_AT) {
+            bytes = bytes.clone();
+            bytes[KIND_AT] = (byte) 0xEE;
+        }
+        return bytes == e.bytes() ? e : new Envelope(e.from(), e.to(), bytes);
+    }
+
     /** Hands the first frame in flight to its node: false when none is in flight. */
     boolean stepFrame() {
         Envelope e = network.pollFirst();
         if (e == null) {
             return false;
         }
+        e = corrupt(e);
         Inbound action = node(e.to()).onFrame(e.from(), e.bytes());
         act(e.to(), action);
         due(e.to());

@@ -332,13 +332,19 @@ final class ScenarioSteps {
         }
     }
 
-    /** Sets or clears (null) the drop and hold rules the step names; others stay. */
+    /** Sets or clears (null) the drop, hold and corruption rules the step names; others stay. */
     private void rule(JsonObject step) {
         if (step.has("drop")) {
             host.dropRule = ScenarioHost.Matcher.fromJson(step.get("drop"));
         }
         if (step.has("hold")) {
             host.holdRule = ScenarioHost.Matcher.fromJson(step.get("hold"));
+        }
+        if (step.has("truncate")) {
+            host.truncateRule = ScenarioHost.Matcher.fromJson(step.get("truncate"));
+        }
+        if (step.has("corrupt_kind")) {
+            host.corruptKindRule = ScenarioHost.Matcher.fromJson(step.get("corrupt_kind"));
         }
     }
 
