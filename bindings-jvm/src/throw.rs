@@ -3,6 +3,10 @@
 //! errors are the JDK's own types, as Java code expects: bad input and
 //! invalid configs are `IllegalArgumentException`s, a closed object an
 //! `IllegalStateException`, a null argument a `NullPointerException`.
+//! A payload over its bound is bad input from every call: the session
+//! (`PayloadTooLarge`) and reply-route (`TooLarge`: a reply or its error
+//! message) families report it too, and those are `ZlinkInputException`s
+//! as well, as from `send` (the kind stays the bridge's).
 
 use std::any::Any;
 
@@ -80,7 +84,9 @@ impl<T: Default> ErrorPolicy<T, Fail> for Throw {
 fn class(e: &Error) -> &'static JNIStr {
     match (e.family, e.kind) {
         (_, ErrorKind::NullPointer) => jni_str!("java/lang/NullPointerException"),
-        (Family::Input, _) => jni_str!("io/zlink/ZlinkInputException"),
+        (Family::Input, _)
+        | (Family::Session, ErrorKind::PayloadTooLarge)
+        | (Family::ReplyRoute, ErrorKind::TooLarge) => jni_str!("io/zlink/ZlinkInputException"),
         (Family::Config, _) => jni_str!("io/zlink/ZlinkConfigException"),
         (Family::Closed | Family::Forked, _) | (_, ErrorKind::InvalidHandle) => {
             jni_str!("io/zlink/ZlinkClosedException")

@@ -5,14 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 class BadInputTest {
     private static ZlinkRuntime runtime(long rid) {
@@ -131,5 +135,50 @@ class BadInputTest {
             }
         }
         store.close();
+    }
+
+    @Test
+    void aPayloadOverTheBoundIsAZlinkInputExceptionFromEveryCall() {
+        var config = RoutingConfig.builder().maxMessageBytes(8).build();
+        try (var store = new MemoryStore();
+                var a = ZlinkRuntime.builder(new NodeIdentity("main", 1)).store(store).config(config).build();
+                var b = ZlinkRuntime.builder(new NodeIdentity("main", 2)).store(store).config(config).build()) {
+            b.activate(ObjectKind.ACTOR, "x");
+            // A request delivered at b, to answer; a Session of a's bound to b's actor.
+            var asked = assertInstanceOf(Submitted.class, a.request(ObjectKind.ACTOR, "x", new byte[1]));
+            var delivered = assertInstanceOf(Deliver.class, b.onFrame(1, asked.outbound().bytes()));
+            SessionRef session = a.openSession(7, 1);
+            var bind = a.bind(7, "x", b.ownerRouteEnd(ObjectKind.ACTOR, "x").orElseThrow());
+            var answer = assertInstanceOf(Send.class, b.onFrame(1, bind.bytes()));
+            assertInstanceOf(Bound.class, a.onFrame(2, answer.outbounds().get(0).bytes()));
+
+            byte[] big = new byte[9];
+            Operation op = delivered.operation();
+            Map<String, Executable> calls = new LinkedHashMap<>();
+            calls.put("send", () -> a.send(ObjectKind.ACTOR, "x", big));
+            calls.put("send(ByteBuffer)", () -> a.send(ObjectKind.ACTOR, "x", ByteBuffer.wrap(big), SendOptions.DEFAULT));
+            calls.put("request", () -> a.request(ObjectKind.ACTOR, "x", big));
+            calls.put("reply", () -> b.reply(op, big));
+            calls.put("reply(ByteBuffer)", () -> b.reply(op, ByteBuffer.wrap(big)));
+            calls.put("replyError", () -> b.replyError(op, "Handler", 1, "m".repeat(4097)));
+            calls.put("sessionSend", () -> a.sessionSend(7, "x", big));
+            calls.put("push", () -> b.push("x", session, big));
+            for (var call : calls.entrySet()) {
+                String name = call.getKey();
+                var e = assertThrows(ZlinkInputException.class, call.getValue(), name);
+                assertInstanceOf(IllegalArgumentException.class, e, name);
+                // The kind is the bridge's, the same in every language: a reply's is TooLarge.
+                assertEquals(name.startsWith("reply") ? "TooLarge" : "PayloadTooLarge", e.kind(), name);
+                assertTrue(e.getMessage().contains(name.equals("replyError") ? "4097 bytes" : "9 bytes, over the 8-byte"),
+                        name + ": " + e.getMessage());
+            }
+            // At the bound, each goes through.
+            byte[] fits = new byte[8];
+            assertInstanceOf(Submitted.class, a.send(ObjectKind.ACTOR, "x", fits));
+            assertInstanceOf(Submitted.class, a.request(ObjectKind.ACTOR, "x", fits));
+            assertEquals(1, b.reply(op, fits).to().rid());
+            assertInstanceOf(SessionSent.class, a.sessionSend(7, "x", fits));
+            assertTrue(b.push("x", session, fits).isPresent());
+        }
     }
 }
