@@ -6,7 +6,7 @@ package io.zlink;
  * reports bad input with this exception, {@link #kind()} naming the rule, e.g. a payload over the
  * bound is {@code PayloadTooLarge} from {@code send}, {@code request}, {@code sessionSend} and
  * {@code push}, {@code TooLarge} from {@code reply} and {@code replyError} (the same kinds as in
- * every language).
+ * every language). The {@code ...Async} forms throw it at the call too, never in their future.
  */
 public class ZlinkInputException extends IllegalArgumentException implements ZlinkError {
     private static final long serialVersionUID = 1L;

@@ -21,6 +21,13 @@ import java.util.function.Supplier;
  * <p>Calls that may reach the Location Store block the calling thread (bounded by the config's
  * store timeout); each has a {@code ...Async} form returning a {@link CompletableFuture}
  * completed from a runtime thread, so the caller never blocks. Cache-only calls never block.
+ *
+ * <p>Bad input is an exception from the call itself, in the {@code ...Async} forms too: a null
+ * argument a {@link NullPointerException}, anything the runtime refuses (an empty or too long ID,
+ * a payload over the message bound, a zero deadline, ...) a {@link ZlinkInputException}, and a
+ * call after {@link #close()} a {@link ZlinkClosedException}, thrown before any work starts. A
+ * future completes with the call's result or fails with the runtime's own outcome of the work (a
+ * {@link StoreException}, a {@link LifecycleException} refusing a write, ...).
  */
 public final class ZlinkRuntime implements AutoCloseable {
     final Handle handle;
@@ -190,14 +197,17 @@ public final class ZlinkRuntime implements AutoCloseable {
 
     /**
      * {@link #resolve} without blocking: the future completes from a runtime thread (a cache hit
-     * too). Bad input fails the future.
+     * too). Bad input throws here, as from {@link #resolve}: the future only carries the
+     * resolution.
+     *
+     * @throws ZlinkInputException the ID is empty, over the cap or not valid Unicode
+     * @throws NullPointerException an argument is null
      */
     public CompletableFuture<Resolution> resolveAsync(ObjectKind kind, String id) {
         CompletableFuture<byte[]> raw = new CompletableFuture<>();
         try {
+            // The runtime checks the arguments before it starts: bad input throws here.
             Native.resolveAsync(handle.value, kind(kind), id(id), raw);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -224,7 +234,8 @@ public final class ZlinkRuntime implements AutoCloseable {
 
     /**
      * Runs a blocking call on a runtime thread: the future completes from that thread with the
-     * result or the call's exception. The caller never blocks.
+     * result or the call's exception. The caller never blocks. The caller checks the arguments
+     * first (bad input throws at the call, not in the future); a closed runtime throws here.
      */
     private <T> CompletableFuture<T> async(Supplier<T> call) {
         CompletableFuture<T> future = new CompletableFuture<>();
@@ -236,12 +247,44 @@ public final class ZlinkRuntime implements AutoCloseable {
                     future.completeExceptionally(t);
                 }
             });
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
         } finally {
             Reference.reachabilityFence(this);
         }
         return future;
+    }
+
+    /**
+     * The arguments of a send or request, checked as the runtime checks them, in its order,
+     * before the call goes to a runtime thread: bad input throws at the {@code ...Async} call.
+     */
+    private void checkSend(ObjectKind kind, String id, byte[] payload, SendOptions options, boolean request) {
+        Objects.requireNonNull(options, "options");
+        byte[] origin = request ? options.origin().map(o -> id(o.spot())).orElse(null) : null;
+        kind(kind);
+        byte[] utf8 = id(id);
+        payload(payload);
+        Checks.millis(options.deadlineMs(), "deadline");
+        if (request) {
+            Checks.millis(options.timeoutMs(), "timeout");
+            if (origin != null) {
+                Checks.id(origin, Checks.MAX_OBJECT_ID_BYTES);
+            }
+        }
+        Checks.idBound(utf8);
+        RoutingConfig config = config();
+        Checks.payload(payload, config.maxMessageBytes());
+        if (request) {
+            Checks.positive(options.timeoutMs());
+        }
+        Checks.intent(kind, options);
+        Checks.positive(options.deadlineMs());
+        Checks.id(utf8, config.maxObjectIdBytes());
+    }
+
+    /** An object's kind and ID, checked as the runtime checks them (see {@link #checkSend}). */
+    private void checkId(ObjectKind kind, String id) {
+        kind(kind);
+        Checks.id(id(id), config().maxObjectIdBytes());
     }
 
     // ---- 7-13: operations, frames, replies, timers ------------------------
@@ -275,13 +318,21 @@ public final class ZlinkRuntime implements AutoCloseable {
         return send(kind, id, Utf8.of(payload, "payload"), options);
     }
 
-    /** {@link #send(ObjectKind, String, byte[])} on a runtime thread. */
+    /** {@link #send(ObjectKind, String, byte[])} on a runtime thread; bad input throws here. */
     public CompletableFuture<SendResult> sendAsync(ObjectKind kind, String id, byte[] payload) {
         return sendAsync(kind, id, payload, SendOptions.DEFAULT);
     }
 
-    /** {@link #send(ObjectKind, String, byte[], SendOptions)} on a runtime thread. */
+    /**
+     * {@link #send(ObjectKind, String, byte[], SendOptions)} on a runtime thread. The arguments
+     * are checked here, as {@code send} checks them: the future carries the {@link SendResult}.
+     *
+     * @throws ZlinkInputException bad input (an empty or too long ID, a payload over the message
+     *     bound, a zero or negative deadline, instance intent on an Actor)
+     * @throws NullPointerException an argument is null
+     */
     public CompletableFuture<SendResult> sendAsync(ObjectKind kind, String id, byte[] payload, SendOptions options) {
+        checkSend(kind, id, payload, options, false);
         return async(() -> send(kind, id, payload, options));
     }
 
@@ -313,13 +364,22 @@ public final class ZlinkRuntime implements AutoCloseable {
         return request(kind, id, Utf8.of(payload, "payload"), options);
     }
 
-    /** {@link #request(ObjectKind, String, byte[])} on a runtime thread. */
+    /** {@link #request(ObjectKind, String, byte[])} on a runtime thread; bad input throws here. */
     public CompletableFuture<SendResult> requestAsync(ObjectKind kind, String id, byte[] payload) {
         return requestAsync(kind, id, payload, SendOptions.DEFAULT);
     }
 
-    /** {@link #request(ObjectKind, String, byte[], SendOptions)} on a runtime thread. */
+    /**
+     * {@link #request(ObjectKind, String, byte[], SendOptions)} on a runtime thread. The
+     * arguments are checked here, as {@code request} checks them: the future carries the {@link
+     * SendResult}.
+     *
+     * @throws ZlinkInputException bad input (as {@link #sendAsync(ObjectKind, String, byte[],
+     *     SendOptions)}, and a zero or negative timeout, a bad origin Spot ID)
+     * @throws NullPointerException an argument is null
+     */
     public CompletableFuture<SendResult> requestAsync(ObjectKind kind, String id, byte[] payload, SendOptions options) {
+        checkSend(kind, id, payload, options, true);
         return async(() -> request(kind, id, payload, options));
     }
 
@@ -337,8 +397,12 @@ public final class ZlinkRuntime implements AutoCloseable {
         }
     }
 
-    /** {@link #onFrame} on a runtime thread. */
+    /**
+     * {@link #onFrame} on a runtime thread ({@code fromNode} as there: the routing ID of the
+     * connection the frame came on). A null or over-long frame throws here.
+     */
     public CompletableFuture<Inbound> onFrameAsync(long fromNode, byte[] frame) {
+        Checks.frame(Objects.requireNonNull(frame, "frame"));
         return async(() -> onFrame(fromNode, frame));
     }
 
@@ -446,9 +510,7 @@ public final class ZlinkRuntime implements AutoCloseable {
 
     /** Runs every deadline due at {@code nowNs} (runtime clock): their decisions, in order. */
     public List<Inbound> onTimeout(long nowNs) {
-        if (nowNs < 0) {
-            throw new ZlinkInputException("now must be >= 0 ns, got " + nowNs, "Negative", null);
-        }
+        Checks.now(nowNs);
         return onTimeoutAt(nowNs);
     }
 
@@ -465,8 +527,9 @@ public final class ZlinkRuntime implements AutoCloseable {
         return async(this::onTimeout);
     }
 
-    /** {@link #onTimeout(long)} on a runtime thread. */
+    /** {@link #onTimeout(long)} on a runtime thread; a negative {@code nowNs} throws here. */
     public CompletableFuture<List<Inbound>> onTimeoutAsync(long nowNs) {
+        Checks.now(nowNs);
         return async(() -> onTimeout(nowNs));
     }
 
@@ -593,33 +656,46 @@ public final class ZlinkRuntime implements AutoCloseable {
         return write(5, kind, id);
     }
 
-    /** {@link #activate} on a runtime thread (every lifecycle write has the same form). */
+    /**
+     * {@link #activate} on a runtime thread (every lifecycle write has the same form). The ID is
+     * checked here, as {@code activate} checks it; the future carries the write's outcome (a
+     * refused write fails it with a {@link LifecycleException}).
+     *
+     * @throws ZlinkInputException the ID is empty, over the cap or not valid Unicode
+     * @throws NullPointerException an argument is null
+     */
     public CompletableFuture<OwnedObject> activateAsync(ObjectKind kind, String id) {
+        checkId(kind, id);
         return async(() -> activate(kind, id));
     }
 
-    /** {@link #create} on a runtime thread. */
+    /** {@link #create} on a runtime thread; bad input throws here (see {@link #activateAsync}). */
     public CompletableFuture<OwnedObject> createAsync(ObjectKind kind, String id) {
+        checkId(kind, id);
         return async(() -> create(kind, id));
     }
 
-    /** {@link #publishReady} on a runtime thread. */
+    /** {@link #publishReady} on a runtime thread; bad input throws here (see {@link #activateAsync}). */
     public CompletableFuture<OwnedObject> publishReadyAsync(ObjectKind kind, String id) {
+        checkId(kind, id);
         return async(() -> publishReady(kind, id));
     }
 
-    /** {@link #renewLease} on a runtime thread. */
+    /** {@link #renewLease} on a runtime thread; bad input throws here (see {@link #activateAsync}). */
     public CompletableFuture<OwnedObject> renewLeaseAsync(ObjectKind kind, String id) {
+        checkId(kind, id);
         return async(() -> renewLease(kind, id));
     }
 
-    /** {@link #beginRelease} on a runtime thread. */
+    /** {@link #beginRelease} on a runtime thread; bad input throws here (see {@link #activateAsync}). */
     public CompletableFuture<OwnedObject> beginReleaseAsync(ObjectKind kind, String id) {
+        checkId(kind, id);
         return async(() -> beginRelease(kind, id));
     }
 
-    /** {@link #completeRelease} on a runtime thread. */
+    /** {@link #completeRelease} on a runtime thread; bad input throws here (see {@link #activateAsync}). */
     public CompletableFuture<Void> completeReleaseAsync(ObjectKind kind, String id) {
+        checkId(kind, id);
         return async(() -> {
             completeRelease(kind, id);
             return null;
@@ -846,8 +922,15 @@ public final class ZlinkRuntime implements AutoCloseable {
         }
     }
 
-    /** {@link #publishDescriptor} on a runtime thread. */
+    /**
+     * {@link #publishDescriptor} on a runtime thread. An endpoint or security identity out of
+     * 1..=1024 UTF-8 bytes throws here ({@link ZlinkInputException}, kind {@code BadPeerField}).
+     */
     public CompletableFuture<PeerDescriptor> publishDescriptorAsync(String endpoint, String securityIdentity) {
+        text(endpoint, "endpoint");
+        text(securityIdentity, "securityIdentity");
+        Checks.peerField(endpoint, "endpoint");
+        Checks.peerField(securityIdentity, "security identity");
         return async(() -> publishDescriptor(endpoint, securityIdentity));
     }
 
@@ -884,8 +967,12 @@ public final class ZlinkRuntime implements AutoCloseable {
         }
     }
 
-    /** {@link #ensureManualPeer} on a runtime thread. */
+    /**
+     * {@link #ensureManualPeer} on a runtime thread. An endpoint out of 1..=1024 UTF-8 bytes
+     * throws here ({@link ZlinkInputException}, kind {@code BadPeerField}).
+     */
     public CompletableFuture<Optional<PeerReplacement>> ensureManualPeerAsync(String endpoint) {
+        Checks.peerField(text(endpoint, "endpoint"), "endpoint");
         return async(() -> ensureManualPeer(endpoint));
     }
 
@@ -941,8 +1028,11 @@ public final class ZlinkRuntime implements AutoCloseable {
         }
     }
 
-    /** {@link #onPeerFrame} on a runtime thread. */
+    /** {@link #onPeerFrame} on a runtime thread; a null argument or an over-long frame throws here. */
     public CompletableFuture<Inbound> onPeerFrameAsync(String endpoint, byte[] frame) {
+        Objects.requireNonNull(frame, "frame");
+        text(endpoint, "endpoint");
+        Checks.frame(frame);
         return async(() -> onPeerFrame(endpoint, frame));
     }
 

@@ -15,6 +15,8 @@
  * ({@link io.zlink.ZlinkInputException}, {@link io.zlink.ZlinkConfigException}), a closed
  * object an {@link java.lang.IllegalStateException} ({@link io.zlink.ZlinkClosedException}),
  * everything else a {@link io.zlink.ZlinkException}; each names its cause with {@code kind()}.
+ * Bad input throws at the call, from the {@code ...Async} forms too: their futures carry only
+ * results and the runtime's own outcomes.
  * Routing outcomes ({@code Missing}, {@code Unavailable}, ...) are values, never exceptions.
  */
 package io.zlink;
