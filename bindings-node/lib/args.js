@@ -82,12 +82,15 @@ function bytes(value, what = 'a payload') {
   throw new InputError(`${what} must be a Buffer, a Uint8Array or a string, got ${show(value)}`, 'NotBytes');
 }
 
-/** A delivered Operation's frame (what the runtime gave the host). */
+/**
+ * A delivered Operation's frame (what the runtime gave the host): a Buffer,
+ * or the Uint8Array a structured clone of the Operation holds.
+ */
 function frameOf(operation) {
-  if (operation === null || typeof operation !== 'object' || !Buffer.isBuffer(operation.frame)) {
+  if (operation === null || typeof operation !== 'object' || !(operation.frame instanceof Uint8Array)) {
     throw new InputError('expected a delivered Operation (from a Deliver decision)', 'NotADelivery');
   }
-  return operation.frame;
+  return bytes(operation.frame);
 }
 
 /** An object given as options; undefined or null is `{}`. */

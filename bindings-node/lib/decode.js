@@ -64,14 +64,19 @@ const key = (r) => ({ objectKind: r.code(codes.ObjectKind), id: r.str() });
 
 const identity = (r) => ({ mesh: r.str(), rid: r.u64(), generation: r.u64(), lease: r.u64() });
 
-/** A delivered operation: its fields, and its frame (what the host gives back). */
+/**
+ * A delivered operation: its fields, and its frame (what the host gives
+ * back). Every field is a plain enumerable one, so a spread or a
+ * structuredClone of it (the frame then a Uint8Array) is still an
+ * Operation `reply` and `beginRelocation` take.
+ */
 function operation(r) {
   const op = {
     operationId: r.u64(), ...key(r), payload: r.bytes(), origin: nodeRef(r), fence: fence(r),
     hopCount: r.u8(), objectGeneration: r.u64(), correlation: r.opt(() => r.u64()),
   };
   op.isRequest = op.correlation !== null;
-  Object.defineProperty(op, 'frame', { value: r.bytes(), enumerable: false });
+  op.frame = r.bytes();
   return op;
 }
 

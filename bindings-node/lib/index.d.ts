@@ -25,12 +25,16 @@ export interface SendOptions {
   origin?: { spot: string; objectGeneration: bigint | number };
 }
 
-/** A delivered Message or Request; give it back to `reply` or `beginRelocation({ saved })`. */
+/**
+ * A delivered Message or Request; give it back to `reply`, `replyError` or
+ * `beginRelocation({ saved })`. Every field is enumerable: a spread or a `structuredClone`
+ * of it (whose Buffers are then Uint8Arrays) is taken as well.
+ */
 export interface Operation {
   operationId: bigint; objectKind: Kind; id: string; payload: Buffer; origin: NodeRef;
   fence: RouteFence; hopCount: number; objectGeneration: bigint; correlation: bigint | null;
   isRequest: boolean;
-  /** The operation's frame, as the runtime gave it (not enumerable). */
+  /** The operation's frame, as the runtime gave it (a Uint8Array is taken too). */
   readonly frame: Buffer;
 }
 

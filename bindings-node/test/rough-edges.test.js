@@ -1,0 +1,89 @@
+'use strict';
+// Rough edges a user of the packed package hit: ESM named imports,
+// updateConfig merging, unknown options, abort signals on send/request,
+// copied Operations, JSON of bigints, detached methods, notice tokens,
+// the stats type and the mesh-name cap. Each test failed before its fix
+// (the mesh-name one pins behaviour that was right but undocumented).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const { getEventListeners } = require('node:events');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const ts = require('typescript');
+const z = require('..');
+
+const pkg = path.join(__dirname, '..');
+
+async function world(config) {
+  const clock = new z.ManualClock();
+  const store = new z.MemoryStore({ clock });
+  const owner = new z.Runtime({ mesh: 'main', rid: 1 }, { store, clock, config });
+  const sender = new z.Runtime({ mesh: 'main', rid: 2 }, { store, clock, config });
+  await owner.activate('actor', 'a');
+  return { clock, owner, sender, close: () => { owner.close(); sender.close(); } };
+}
+
+/** Sends a request (or message) from `sender` and delivers it to `owner`: the Deliver decision. */
+async function deliver(owner, sender, request = true, payload = 'ping') {
+  const sent = await (request ? sender.request('actor', 'a', payload) : sender.send('actor', 'a', payload));
+  assert.equal(sent.kind, 'Submitted');
+  const d = await owner.onFrame(2, sent.outbound.bytes);
+  assert.equal(d.kind, 'Deliver');
+  return { sent, d };
+}
+
+/** lib/index.d.ts's exports, as the TypeScript checker reads them. */
+function declaredExports() {
+  const file = path.join(pkg, 'lib', 'index.d.ts');
+  const program = ts.createProgram([file], { strict: true, noEmit: true, types: ['node'] });
+  const checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(file));
+  return { checker, exports: checker.getExportsOfModule(module) };
+}
+
+/** The names lib/index.d.ts exports as values (classes, functions, consts). */
+function declaredValues() {
+  const { checker, exports } = declaredExports();
+  return exports.filter((s) => {
+    const target = s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s;
+    return (target.flags & ts.SymbolFlags.Value) !== 0;
+  }).map((s) => s.name).sort();
+}
+
+/** A temporary project whose node_modules/zlink is this package. */
+function project() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'zlink-esm-'));
+  fs.mkdirSync(path.join(dir, 'node_modules'));
+  fs.symlinkSync(pkg, path.join(dir, 'node_modules', 'zlink'), 'dir');
+  return dir;
+}
+
+function node(dir, ...argv) {
+  const run = spawnSync(process.execPath, argv, { cwd: dir, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  return run.stdout;
+}
+
+test('a spread or a structuredClone of an Operation is taken by reply, replyError and beginRelocation', async () => {
+  const { owner, sender, close } = await world();
+  const { sent, d } = await deliver(owner, sender);
+  assert.ok(Object.keys(d.operation).includes('frame'), 'frame is enumerable');
+  const spread = { ...d.operation };
+  const cloned = structuredClone(d.operation);
+  assert.ok(!Buffer.isBuffer(cloned.frame) && cloned.frame instanceof Uint8Array);
+  const answer = owner.reply(cloned, 'pong');
+  const done = await sender.onFrame(1, answer.bytes);
+  assert.equal(done.kind, 'Completed');
+  assert.equal(done.completion.correlation, sent.correlation);
+  assert.equal(done.completion.outcome.payload.toString(), 'pong');
+  assert.equal(owner.replyError(spread, 'Handler', 1, 'no').to.rid, 2n);
+  assert.equal(owner.replyError(cloned, 'Handler', 1, 'no').to.rid, 2n);
+  assert.throws(() => owner.reply({ ...d.operation, frame: [1, 2] }, 'x'), { code: 'NotADelivery' });
+  // A message held by the host, moved with the object as a clone.
+  const { d: message } = await deliver(owner, sender, false, 'held');
+  const started = owner.beginRelocation('actor', 'a', 2n, 1n, { saved: [structuredClone(message.operation)], state: 'st' });
+  assert.equal(started.send[0].to.rid, 2n);
+  close();
+});
