@@ -38,7 +38,10 @@ export interface Operation {
   readonly frame: Buffer;
 }
 
-/** Identifies a Relay's command 50 notification: give it to `noticeSettled`. */
+/**
+ * Identifies a Relay's command 50 notification: give it to `noticeSettled` (anything else is an
+ * InputError 'NotANoticeToken').
+ */
 export type NoticeToken = Buffer;
 
 export interface PeerDescriptor { endpoint: string; rid: bigint; lifecycleGeneration: bigint; securityIdentity: string }

@@ -279,8 +279,21 @@ class Runtime {
       args.count(code, 'code', 0xffff_ffff), args.text(message, 'message')), decode.outbound);
   }
 
-  /** Reports whether a Relay's notification was sent. */
-  noticeSettled(token, sent) { this.native.noticeSettled(args.bytes(token, 'a notice token'), Boolean(sent)); }
+  /**
+   * Reports whether a Relay's notification was sent. Anything but the `token` of a Relay
+   * decision's `notice` is an InputError 'NotANoticeToken'.
+   */
+  noticeSettled(token, sent) {
+    if (!(token instanceof Uint8Array)) throw notANoticeToken(token);
+    try {
+      this.native.noticeSettled(args.bytes(token), Boolean(sent));
+    } catch (e) {
+      // The addon reads the token before anything else and reports bytes
+      // it did not write as NotADelivery (bridge/src/decode.rs).
+      if (e instanceof errors.InputError && e.code === 'NotADelivery') throw notANoticeToken(token);
+      throw e;
+    }
+  }
 
   /** Cancels a pending request: its Completion, or null if it had already ended. */
   cancel(correlation) {
@@ -468,6 +481,14 @@ function abortable(promise, signal) {
     signal.addEventListener('abort', abort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
   });
+}
+
+/** What `noticeSettled` throws for a token no Relay gave. */
+function notANoticeToken(token) {
+  const got = token instanceof Uint8Array ? `${token.length} bytes no Relay's notice gave`
+    : token === null || typeof token !== 'object' ? String(token) : 'an object';
+  return new errors.InputError(`not a notice token (give back a Relay decision's notice.token), got ${got}`,
+    'NotANoticeToken');
 }
 
 function callOptions(options) {

@@ -87,3 +87,17 @@ test('a spread or a structuredClone of an Operation is taken by reply, replyErro
   assert.equal(started.send[0].to.rid, 2n);
   close();
 });
+
+test('a bad notice token is NotANoticeToken, not NotADelivery', async () => {
+  const { owner, sender, close } = await world();
+  const { d } = await deliver(owner, sender);
+  const bad = (e) => e instanceof z.InputError && e.code === 'NotANoticeToken' && /notice/.test(e.message);
+  assert.throws(() => owner.noticeSettled(Buffer.from('not a token'), true), bad);
+  assert.throws(() => owner.noticeSettled(new Uint8Array(0), false), bad);
+  assert.throws(() => owner.noticeSettled(d.operation.frame, true), bad);
+  assert.throws(() => owner.noticeSettled({ outbound: null, token: Buffer.alloc(0) }, true), bad);
+  assert.throws(() => owner.noticeSettled(undefined, true), bad);
+  // Still a delivery error where a delivery was expected.
+  assert.throws(() => owner.reply({ frame: Buffer.from('x') }, 'x'), { code: 'NotADelivery' });
+  close();
+});
