@@ -23,6 +23,7 @@ npx napi build --platform --release --target-dir "$target" --strip >/dev/null
 export ZLINK_FAILOVER_KIT="$target/debug/zlink-failover"
 node --test test/
 npx tsc --noEmit --strict lib/index.d.ts
+npx tsc --noEmit --strict --target es2022 --module commonjs --types node test-types/usage.ts
 npm pack --silent --pack-destination "$work" >/dev/null
 mkdir "$work/app"
 cd "$work/app"

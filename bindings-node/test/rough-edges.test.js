@@ -101,3 +101,36 @@ test('a bad notice token is NotANoticeToken, not NotADelivery', async () => {
   assert.throws(() => owner.reply({ frame: Buffer.from('x') }, 'x'), { code: 'NotADelivery' });
   close();
 });
+
+test('stats() has every counter lib/index.d.ts types, and no other', async () => {
+  const { checker, exports } = declaredExports();
+  const symbol = exports.find((s) => s.name === 'Stats');
+  assert.ok(symbol, 'lib/index.d.ts exports Stats');
+  const shape = (type) => Object.fromEntries(checker.getPropertiesOfType(type).map((p) => {
+    const t = checker.getTypeOfSymbol(p);
+    return [p.name, t.flags & ts.TypeFlags.Number ? 'number' : shape(t)];
+  }));
+  const typed = shape(checker.getDeclaredTypeOfSymbol(symbol));
+  const { sender, close } = await world();
+  const actual = JSON.parse(JSON.stringify(sender.stats(), (k, v) => (typeof v === 'number' ? 'number' : v)));
+  const sorted = (o) => Object.fromEntries(Object.keys(o).sort().map((k) => [k, typeof o[k] === 'object' ? sorted(o[k]) : o[k]]));
+  assert.deepEqual(sorted(actual), sorted(typed));
+  assert.equal(typeof sender.stats().follow.relays, 'number');
+  close();
+});
+
+test('a mesh name is at most 23 bytes of UTF-8: a longer one is an InputError saying the cap', async () => {
+  const ok = new z.Runtime({ mesh: 'm'.repeat(23), rid: 1 });
+  assert.equal(ok.identity().mesh.length, 23);
+  ok.close();
+  const tooLong = (e) => e instanceof z.InputError && e.code === 'MeshNameTooLong' && /23-byte cap/.test(e.message);
+  assert.throws(() => new z.Runtime({ mesh: 'm'.repeat(24), rid: 1 }), tooLong);
+  assert.throws(() => new z.Runtime({ mesh: 'é'.repeat(12), rid: 1 }), tooLong, '12 characters, 24 bytes');
+  const { owner, sender, close } = await world();
+  const end = owner.ownerRouteEnd('actor', 'a');
+  sender.openSession(1n);
+  assert.throws(() => sender.bind(1n, 'a', { ...end, node: { ...end.node, mesh: 'm'.repeat(24) } }), tooLong);
+  assert.throws(() => owner.push('a', { owner: { mesh: 'm'.repeat(24), rid: 2n, generation: 1n }, id: 1n, generation: 1n }, 'p'),
+    tooLong);
+  close();
+});

@@ -1,0 +1,26 @@
+// Type-checked, never run (scripts/test.sh: tsc --noEmit --strict; kept out
+// of test/ so no test runner picks it up): the public types read as a user
+// writes them.
+import * as z from '../lib/index';
+
+async function usage(rt: z.Runtime): Promise<void> {
+  // stats() is typed counter by counter.
+  const stats: z.Stats = rt.stats();
+  const relays: number = rt.stats().follow.relays;
+  const reads: number = stats.store_reads + stats.tables.pending_requests + stats.requests.undecodable_answered;
+  // @ts-expect-error: no such counter
+  rt.stats().follow.relayz;
+  // @ts-expect-error: a group is not a number
+  const wrong: number = stats.resolutions;
+
+  // A copied Operation is still one.
+  const d = await rt.onFrame(1n, Buffer.alloc(0));
+  if (d.kind === 'Deliver') rt.reply(structuredClone(d.operation), 'pong');
+
+  // Partial config updates.
+  rt.updateConfig({ routeCacheMaxAge: 1000 });
+
+  void relays; void reads; void wrong;
+}
+
+void usage;
