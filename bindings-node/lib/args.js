@@ -93,11 +93,28 @@ function frameOf(operation) {
   return bytes(operation.frame);
 }
 
-/** An object given as options; undefined or null is `{}`. */
-function options(value, what) {
+/**
+ * An object given as options; undefined or null is `{}`. With `known` (the
+ * option names), a key not among them is an InputError 'UnknownOption'
+ * naming it and the known ones: a misspelt option is never ignored.
+ */
+function options(value, what, known) {
   if (value === undefined || value === null) return {};
   if (typeof value !== 'object') throw new InputError(`${what} must be an object, got ${show(value)}`, 'NotAnObject');
+  if (known !== undefined) {
+    for (const key of Object.keys(value)) {
+      if (!known.includes(key)) throw unknownOption(what, key, known);
+    }
+  }
   return value;
+}
+
+/** The InputError for option `key` of `what`, not one of `known`. */
+function unknownOption(what, key, known) {
+  const near = known.find((k) => k.toLowerCase() === key.toLowerCase());
+  const hint = near === undefined ? '' : ` (did you mean ${JSON.stringify(near)}?)`;
+  return new InputError(`unknown option ${JSON.stringify(key)} in ${what}${hint}; the known ones are ${known.join(', ')}`,
+    'UnknownOption');
 }
 
 /** A node on the wire: `{ mesh, rid, generation }`. */
@@ -115,4 +132,4 @@ function instance(value, classes, what, code) {
   return value.native;
 }
 
-module.exports = { kind, text, u64, count, optionalCount, bytes, frameOf, options, node, instance };
+module.exports = { kind, text, u64, count, optionalCount, bytes, frameOf, options, unknownOption, node, instance };

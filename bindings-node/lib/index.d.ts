@@ -1,6 +1,7 @@
 /// <reference types="node" />
 // Types of the `zlink` package. 64-bit IDs and generations are bigints;
-// milliseconds are numbers; payloads and frames are Buffers.
+// milliseconds are numbers; payloads and frames are Buffers. Every options
+// object is checked: a key it does not have is an InputError 'UnknownOption'.
 
 import type { LivenessName, ObjectKindName, ReplyErrorKindName, UnavailableReasonName } from './codes';
 
@@ -68,7 +69,10 @@ export interface RoutingConfig {
   maxMessageBytes: number; relocationTimeout: number; maxRelocationStateBytes: number;
 }
 
-/** The routing settings, checked: a broken rule throws a ConfigError naming it. */
+/**
+ * The routing settings, checked: a broken rule throws a ConfigError naming it; a key that is not
+ * a field an InputError 'UnknownOption'. Fields not given keep the defaults.
+ */
 export function routingConfig(fields?: Partial<RoutingConfig>): Readonly<RoutingConfig>;
 
 /** Every counter of `stats()`, by the bridge's names (bridge/src/stats.rs). */
@@ -159,7 +163,11 @@ export class Runtime {
   readonly closed: boolean;
   identity(): { mesh: string; rid: bigint; generation: bigint; lease: bigint };
   config(): Readonly<RoutingConfig>;
-  /** Replaces the config in force; a broken rule throws a ConfigError and changes nothing. */
+  /**
+   * Changes the fields given of the config in force (the others keep their values in force); a
+   * broken rule throws a ConfigError and changes nothing, a key that is not a field an
+   * InputError 'UnknownOption'.
+   */
   updateConfig(config: Partial<RoutingConfig>): void;
   /** Many IDs: the hits at once, the misses read as `resolve` reads them; in order. */
   resolveMany(kind: Kind, ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Resolution[]>;

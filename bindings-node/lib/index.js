@@ -21,18 +21,23 @@ const id = (value) => args.text(value, 'id');
 const FIELDS = native.configFields().map((f) => f.replace(/_(\w)/g, (_, c) => c.toUpperCase()));
 
 /**
- * The routing settings, checked (a broken rule throws a ConfigError naming it). Durations in
- * milliseconds; fields not given keep the defaults.
+ * The routing settings, checked (a broken rule throws a ConfigError naming it; a field that is
+ * not one is an InputError 'UnknownOption'). Durations in milliseconds; fields not given (or
+ * undefined) keep the defaults.
  */
 function routingConfig(fields = {}) {
-  const values = native.configDefault();
-  for (const [name, value] of Object.entries(args.options(fields, 'a config'))) {
-    const i = FIELDS.indexOf(name);
-    if (i < 0) throw new errors.ConfigError(`unknown config field ${name}`, 'UnknownField');
+  return configOver(native.configDefault(), fields);
+}
+
+/** `fields` over `base` (the values in FIELDS order), checked: the frozen config. */
+function configOver(base, fields) {
+  const values = base.slice();
+  for (const [name, value] of Object.entries(args.options(fields, 'the config', FIELDS))) {
+    if (value === undefined) continue;
     if (!Number.isInteger(value)) {
       throw new errors.ConfigError(`${name} must be an integer number, got ${value}`, 'OutOfRange');
     }
-    values[i] = value;
+    values[FIELDS.indexOf(name)] = value;
   }
   const checked = native.configCheck(values);
   return Object.freeze(Object.fromEntries(FIELDS.map((f, i) => [f, checked[i]])));
@@ -66,7 +71,7 @@ class SystemClock {
 class MemoryStore {
   /** The embedded store; share one between the runtimes of one process. */
   constructor(options = {}) {
-    const o = args.options(options, 'MemoryStore options');
+    const o = args.options(options, 'the MemoryStore options', ['clock', 'tombstoneRetentionMs']);
     this.native = native.NativeStore.memory(args.instance(o.clock, [ManualClock, SystemClock], 'clock', 'NotAClock'),
       args.optionalCount(o.tombstoneRetentionMs, 'tombstoneRetentionMs'));
   }
@@ -92,6 +97,10 @@ function writeAcks(value) {
     'Config');
 }
 
+// RedisStore.connect's durations (milliseconds).
+const REDIS_DURATIONS = ['connectTimeoutMs', 'responseTimeoutMs', 'epochCheckIntervalMs', 'tombstoneRetentionMs',
+  'writeAckTimeoutMs'];
+
 class RedisStore {
   /**
    * Connects to Redis (`redis://`, `rediss://`), a Redis Cluster
@@ -100,10 +109,9 @@ class RedisStore {
    * a Promise of the store.
    */
   static async connect(url, options = {}) {
-    const o = args.options(options, 'RedisStore options');
+    const o = args.options(options, 'the RedisStore options', ['prefix', 'writeAcks', ...REDIS_DURATIONS]);
     const checked = { prefix: o.prefix === undefined ? undefined : args.text(o.prefix, 'prefix'), ...writeAcks(o.writeAcks) };
-    for (const f of ['connectTimeoutMs', 'responseTimeoutMs', 'epochCheckIntervalMs', 'tombstoneRetentionMs',
-      'writeAckTimeoutMs']) {
+    for (const f of REDIS_DURATIONS) {
       checked[f] = args.optionalCount(o[f], f) ?? undefined;
     }
     const store = Object.create(RedisStore.prototype);
@@ -129,8 +137,8 @@ class Runtime {
     if (identity === null || typeof identity !== 'object') {
       throw new errors.InputError('identity must be an object { mesh, rid, generation?, lease? }', 'NotAnObject');
     }
-    const me = identity;
-    const o = args.options(options, 'Runtime options');
+    const me = args.options(identity, 'the identity', ['mesh', 'rid', 'generation', 'lease']);
+    const o = args.options(options, 'the Runtime options', ['config', 'store', 'clock', 'workerThreads']);
     const parts = {
       mesh: args.text(me.mesh, 'mesh'),
       rid: args.u64(me.rid, 'rid'),
@@ -158,8 +166,18 @@ class Runtime {
     return Object.freeze(Object.fromEntries(FIELDS.map((f, i) => [f, values[i]])));
   }
 
-  /** Replaces the config in force (fields not given keep the defaults, as in `routingConfig`). */
-  updateConfig(config) { this.native.updateConfig(configValues(config)); }
+  /**
+   * Changes the fields given of the config in force (the others keep their values in force),
+   * checked as a whole: a broken rule throws a ConfigError and changes nothing.
+   */
+  updateConfig(partial) {
+    if (partial === undefined || partial === null || typeof partial !== 'object') {
+      throw new errors.InputError(`the config must be an object, got ${partial === null ? 'null' : typeof partial}`,
+        'NotAnObject');
+    }
+    const merged = configOver(this.native.config(), partial);
+    this.native.updateConfig(FIELDS.map((f) => merged[f]));
+  }
 
   /** Cache only: the ReadyRoute, or null. Never blocks. */
   lookupCached(kind, objectId) {
@@ -189,7 +207,7 @@ class Runtime {
    * one ID share one store read): each one's Resolution, in order.
    */
   async resolveMany(kind, objectIds, options = {}) {
-    const signal = abortSignal(options);
+    const signal = abortSignal(args.options(options, 'the resolveMany options', ['signal']));
     signal?.throwIfAborted();
     const out = this.lookupCachedMany(kind, objectIds);
     const misses = [];
@@ -211,7 +229,7 @@ class Runtime {
    * wait.
    */
   async resolve(kind, objectId, options = {}) {
-    const signal = abortSignal(options);
+    const signal = abortSignal(args.options(options, 'the resolve options', ['signal']));
     signal?.throwIfAborted();
     const code = kindCode(kind);
     native.lookupRoute(this.number, code, id(objectId), routes.scratch);
@@ -255,12 +273,14 @@ class Runtime {
 
   /** Sends a one-way message: Submitted | NotFound | ColdActivation | Unavailable | StoreFailure. */
   async send(kind, objectId, payload, options) {
-    return decode.read(await this.native.send(kindCode(kind), id(objectId), buffer(payload), callOptions(options)), decode.sent);
+    const o = args.options(options, 'the send options', CALL_OPTIONS);
+    return decode.read(await this.native.send(kindCode(kind), id(objectId), buffer(payload), callOptions(o)), decode.sent);
   }
 
   /** Sends a request; its one terminal result comes as a Completed decision. */
   async request(kind, objectId, payload, options) {
-    return decode.read(await this.native.request(kindCode(kind), id(objectId), buffer(payload), callOptions(options)), decode.sent);
+    const o = args.options(options, 'the request options', CALL_OPTIONS);
+    return decode.read(await this.native.request(kindCode(kind), id(objectId), buffer(payload), callOptions(o)), decode.sent);
   }
 
   /** What to do with one frame from node `fromNode` (its routing ID). */
@@ -340,7 +360,7 @@ class Runtime {
 
   /** Source: starts moving an object to runtime `targetRid`; carry every frame of `send`. */
   beginRelocation(kind, objectId, targetRid, targetGeneration = 1n, handoff = {}) {
-    const { saved = [], state = Buffer.alloc(0) } = args.options(handoff, 'the handoff');
+    const { saved = [], state = Buffer.alloc(0) } = args.options(handoff, 'the handoff', ['saved', 'state']);
     if (!Array.isArray(saved)) throw new errors.InputError('saved must be an array of Operations', 'NotADelivery');
     const started = this.native.beginRelocation(kindCode(kind), id(objectId), args.u64(targetRid, 'targetRid'),
       args.u64(targetGeneration, 'targetGeneration'), Array.from(saved, args.frameOf), args.bytes(state, 'state'));
@@ -465,10 +485,11 @@ class Runtime {
 
 const buffer = (value) => args.bytes(value);
 
-/** The `signal` of resolve options, checked: an AbortSignal or undefined. */
-function abortSignal(options) {
-  const { signal } = args.options(options, 'resolve options');
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+/** The `signal` of checked options `o`: an AbortSignal, or undefined when not given. */
+function abortSignal(o) {
+  const { signal } = o;
+  if (signal === undefined || signal === null) return undefined;
+  if (!(signal instanceof AbortSignal)) {
     throw new errors.InputError('signal must be an AbortSignal', 'NotAnAbortSignal');
   }
   return signal;
@@ -491,10 +512,14 @@ function notANoticeToken(token) {
     'NotANoticeToken');
 }
 
-function callOptions(options) {
-  if (options === undefined || options === null) return null;
-  const o = args.options(options, 'send options');
-  const origin = o.origin === undefined || o.origin === null ? null : args.options(o.origin, 'origin');
+/** The options of `send` and `request`. */
+const CALL_OPTIONS = ['instanceIntent', 'deadlineMs', 'timeoutMs', 'origin'];
+
+/** Checked send or request options `o` as the addon takes them (null for none). */
+function callOptions(o) {
+  if (Object.keys(o).length === 0) return null;
+  const origin = o.origin === undefined || o.origin === null ? null
+    : args.options(o.origin, 'origin', ['spot', 'objectGeneration']);
   return {
     instanceIntent: o.instanceIntent === undefined ? undefined : Boolean(o.instanceIntent),
     deadlineMs: args.optionalCount(o.deadlineMs, 'deadlineMs') ?? undefined,
@@ -537,7 +562,7 @@ function onLog(callback, level = 'info') {
  */
 const wire = {
   decode(data, limits = {}) {
-    const l = args.options(limits, 'limits');
+    const l = args.options(limits, 'the limits', ['maxObjectIdBytes', 'maxPayloadBytes', 'maxStateBytes']);
     const out = native.wireDecode(args.bytes(data, 'a frame'), args.optionalCount(l.maxObjectIdBytes, 'maxObjectIdBytes'),
       args.optionalCount(l.maxPayloadBytes, 'maxPayloadBytes'), args.optionalCount(l.maxStateBytes, 'maxStateBytes'));
     return decode.read(out, (r) => ({ command: r.str(), description: JSON.parse(r.str()), bytes: r.bytes() }));

@@ -66,6 +66,48 @@ function node(dir, ...argv) {
   return run.stdout;
 }
 
+test('updateConfig merges the fields given into the config in force', async () => {
+  const rt = new z.Runtime({ mesh: 'main', rid: 9 }, { config: { routeCacheMaxAge: 1000, storeAttempts: 5 } });
+  rt.updateConfig({ maxFollowHops: 4 });
+  assert.equal(rt.config().routeCacheMaxAge, 1000, 'a field not given keeps its value in force');
+  assert.equal(rt.config().storeAttempts, 5);
+  assert.equal(rt.config().maxFollowHops, 4);
+  rt.updateConfig({ storeAttempts: undefined });
+  assert.equal(rt.config().storeAttempts, 5, 'undefined is not given');
+  const before = rt.config();
+  assert.throws(() => rt.updateConfig({ routeCacheMaxAge: 2000, maxFolowHops: 3 }),
+    (e) => e instanceof z.InputError && e.code === 'UnknownOption' && /maxFolowHops/.test(e.message));
+  assert.throws(() => rt.updateConfig(5), { code: 'NotAnObject' });
+  assert.deepEqual(rt.config(), before, 'a refused update changes nothing');
+  rt.updateConfig({});
+  assert.deepEqual(rt.config(), before);
+  rt.close();
+});
+
+test('an unknown option key is an InputError naming it and the known ones, everywhere', async () => {
+  const { owner, sender, close } = await world();
+  const unknown = (key, ...known) => (e) => e instanceof z.InputError && e.code === 'UnknownOption'
+    && e.message.includes(`"${key}"`) && known.every((k) => e.message.includes(k));
+  await assert.rejects(sender.send('actor', 'a', 'x', { timeoutMS: 5 }), unknown('timeoutMS', 'timeoutMs', 'deadlineMs'));
+  await assert.rejects(sender.request('actor', 'a', 'x', { deadline: 5 }), unknown('deadline', 'deadlineMs'));
+  await assert.rejects(sender.request('actor', 'a', 'x', { origin: { spot: 's', generation: 1n } }),
+    unknown('generation', 'objectGeneration'));
+  assert.equal(sender.pendingRequests(), 0, 'nothing was sent');
+  assert.throws(() => new z.Runtime({ mesh: 'main', rid: 3 }, { workerThread: 2 }), unknown('workerThread', 'workerThreads'));
+  assert.throws(() => new z.Runtime({ mesh: 'main', rid: 3, generaton: 2 }), unknown('generaton', 'generation', 'lease'));
+  assert.throws(() => new z.Runtime({ mesh: 'main', rid: 3 }, { config: { bogus: 1 } }), unknown('bogus', 'routeCacheMaxAge'));
+  assert.throws(() => z.routingConfig({ bogus: 1 }), unknown('bogus', 'routeCacheMaxAge'));
+  assert.throws(() => new z.MemoryStore({ clok: new z.ManualClock() }), unknown('clok', 'clock'));
+  await assert.rejects(z.RedisStore.connect('redis://127.0.0.1:1', { prefx: 'x' }), unknown('prefx', 'prefix', 'writeAcks'));
+  await assert.rejects(sender.resolve('actor', 'a', { singal: null }), unknown('singal', 'signal'));
+  await assert.rejects(sender.resolveMany('actor', ['a'], { sigal: null }), unknown('sigal', 'signal'));
+  assert.throws(() => owner.beginRelocation('actor', 'a', 2n, 1n, { save: [] }), unknown('save', 'saved', 'state'));
+  assert.throws(() => z.wire.decode(Buffer.alloc(4), { maxPayload: 1 }), unknown('maxPayload', 'maxPayloadBytes'));
+  // Known keys, even undefined, are fine.
+  assert.equal((await sender.send('actor', 'a', 'x', { deadlineMs: undefined })).kind, 'Submitted');
+  close();
+});
+
 test('a spread or a structuredClone of an Operation is taken by reply, replyError and beginRelocation', async () => {
   const { owner, sender, close } = await world();
   const { sent, d } = await deliver(owner, sender);
