@@ -2,7 +2,11 @@ package io.zlink;
 
 import java.util.Arrays;
 
-/** Identifies a command 50 notification: give it to {@link ZlinkRuntime#noticeSettled}. */
+/**
+ * Identifies a command 50 notification ({@link Notice#token()} of a {@link Relay}): give it to
+ * {@link ZlinkRuntime#noticeSettled(NoticeToken, boolean)} once, after carrying the notice, sent
+ * or not. A notice never settled blocks every later one for the same sender and route.
+ */
 public final class NoticeToken {
     final byte[] blob;
 

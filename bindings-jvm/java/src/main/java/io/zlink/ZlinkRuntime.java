@@ -28,6 +28,62 @@ import java.util.function.Supplier;
  * call after {@link #close()} a {@link ZlinkClosedException}, thrown before any work starts. A
  * future completes with the call's result or fails with the runtime's own outcome of the work (a
  * {@link StoreException}, a {@link LifecycleException} refusing a write, ...).
+ *
+ * <h2>The host loop</h2>
+ *
+ * <p>The runtime decides; the host moves the bytes and does what each decision says. Three duties
+ * are the host's alone, and nothing fails loudly when one is missed:
+ *
+ * <ol>
+ *   <li><b>The sender of every frame.</b> {@link #onFrame(long, byte[]) onFrame(fromNode, frame)}
+ *       takes the routing ID of the node at the other end of the connection the frame arrived on:
+ *       what the transport knows (its handshake), never a number read from the frame. A frame
+ *       whose last sender is not {@code fromNode} is refused as {@link ForeignSender}.
+ *   <li><b>Every relay notice, settled.</b> A {@link Relay} says: carry {@link Relay#forward()} to
+ *       the new owner, and if {@link Relay#notice()} is present, carry its {@link
+ *       Notice#outbound()} (command 50) to the original sender and then call {@link
+ *       #noticeSettled(NoticeToken, boolean) noticeSettled(notice.token(), sent)}, {@code sent}
+ *       saying whether the transport took it. Until then the notice counts as in flight and no
+ *       other is sent for that sender and route: the sender keeps its stale route and every
+ *       message it sends takes the detour until its cache expires. After {@code false}, a later
+ *       relay notifies again.
+ *   <li><b>The timers, and at once after {@code CommitDue}.</b> Call {@link #onTimeout()}
+ *       whenever {@link #nextDeadline()} is due (request timeouts, relocation and Session steps,
+ *       the re-reads after a store recovery end there), and right after handling a {@link Relocation}
+ *       whose event is {@link RelocationEvent.CommitDue}: the move's owner CAS is due now, the
+ *       call starts it (never waiting for the store), and that call or a later one returns {@link
+ *       RelocationEvent.Committed}. Without it the move never commits.
+ * </ol>
+ *
+ * <pre>{@code
+ * // The transport received bytes on the connection to node peerRid:
+ * handle(rt.onFrame(peerRid, bytes));
+ * // The loop's sleep ends at rt.nextDeadline() (runtime clock, ns; rt.now() is now):
+ * rt.onTimeout().forEach(this::handle);
+ *
+ * void handle(Inbound d) {
+ *     if (d instanceof Deliver x) {
+ *         enqueue(x.operation());                         // later rt.reply(op, ...) if a request
+ *     } else if (d instanceof Relay r) {
+ *         carry(r.forward());
+ *         r.notice().ifPresent(n -> rt.noticeSettled(n.token(), carry(n.outbound())));
+ *     } else if (d instanceof Reject x) {
+ *         carry(x.outbound());
+ *     } else if (d instanceof Send x) {
+ *         x.outbounds().forEach(this::carry);
+ *     } else if (d instanceof Relocation r) {
+ *         // Restore: rebuild, then rt.relocationRestored(..); HandedOff: drop the object; then
+ *         r.deliver().forEach(x -> enqueue(x.operation()));
+ *         r.session().forEach(this::handle);
+ *         r.send().forEach(this::carry);
+ *         if (r.event() instanceof RelocationEvent.CommitDue) {
+ *             rt.onTimeout().forEach(this::handle);       // the owner CAS is due now
+ *         }
+ *     } else if (d instanceof Completed c) { ... }        // and every other Inbound case
+ * }
+ * }</pre>
+ *
+ * <p>The tests' {@code HostLoopTest} is this loop in full, on three nodes.
  */
 public final class ZlinkRuntime implements AutoCloseable {
     final Handle handle;
@@ -384,9 +440,19 @@ public final class ZlinkRuntime implements AutoCloseable {
     }
 
     /**
-     * Decides what to do with one frame that arrived on the connection to node {@code fromNode}
-     * (its routing ID). Never waits on the store: a relocation's store write runs on the store's
-     * I/O and its outcome comes from a later {@link #onTimeout}.
+     * Decides what to do with one frame that arrived on the connection to node {@code fromNode}.
+     * Never waits on the store: a relocation's store write runs on the store's I/O and its outcome
+     * comes from a later {@link #onTimeout} (after {@link RelocationEvent.CommitDue}: call it at
+     * once). Do what the decision says (see "The host loop" above): a {@link Relay}'s notice must
+     * be settled with {@link #noticeSettled}.
+     *
+     * @param fromNode the routing ID of the node at the other end of the connection the frame
+     *     arrived on: the peer the transport connected to (for a relayed frame, the relayer, not
+     *     the operation's origin). Never a number read from the frame, never this node's own:
+     *     a frame whose last sender is not {@code fromNode} is refused as {@link ForeignSender},
+     *     nothing in it acted on.
+     * @param frame the bytes as they arrived
+     * @return what to do: {@link Deliver}, {@link Relay}, {@link Send}, {@link Relocation}, ...
      */
     public Inbound onFrame(long fromNode, byte[] frame) {
         Objects.requireNonNull(frame, "frame");
@@ -441,7 +507,17 @@ public final class ZlinkRuntime implements AutoCloseable {
         }
     }
 
-    /** Reports whether a Relay's notification was sent. */
+    /**
+     * Reports whether a {@link Relay}'s notification was sent: call it once for every {@link
+     * Relay#notice()}, after carrying its {@link Notice#outbound()} (command 50) to the original
+     * sender. Until it is called the notice counts as in flight and no other is sent for that
+     * sender and route, so the sender keeps its stale route and every message it sends detours
+     * through this node until its cache expires.
+     *
+     * @param token the notice's {@link Notice#token()}
+     * @param sent whether the transport took the notification; after {@code false} a later relay
+     *     notifies again
+     */
     public void noticeSettled(NoticeToken token, boolean sent) {
         Objects.requireNonNull(token, "token");
         try {
@@ -503,7 +579,12 @@ public final class ZlinkRuntime implements AutoCloseable {
         }
     }
 
-    /** Runs every deadline due now (the runtime's clock). */
+    /**
+     * Runs every deadline due now (the runtime's clock): their decisions, in order, to handle as
+     * {@link #onFrame}'s. Call it whenever {@link #nextDeadline()} is due, and at once after a
+     * {@link Relocation} whose event is {@link RelocationEvent.CommitDue} (the move's owner CAS is
+     * due now; without the call the move never commits).
+     */
     public List<Inbound> onTimeout() {
         return onTimeoutAt(-1);
     }
