@@ -2,7 +2,9 @@
 // The errors zlink throws: one Error subclass per family, each with a
 // stable `code` (the cause's name, the same in every language: e.g.
 // 'EmptyObjectId', 'CacheOutlivesFollow', 'Closed'). Routing outcomes
-// (Missing, Unavailable, ...) are values, never errors.
+// (Missing, Unavailable, ...) are values, never errors. An aborted
+// `signal` rejects with an AbortError (code 'Aborted', name 'AbortError',
+// the signal's reason as its `cause`).
 
 const native = require('../index.js');
 
@@ -17,8 +19,8 @@ function classes() {
   if (registered?.classes !== undefined) return registered.classes;
 
   class ZlinkError extends Error {
-    constructor(message, code) {
-      super(message);
+    constructor(message, code, options) {
+      super(message, options);
       this.name = this.constructor.name;
       this.code = code;
     }
@@ -26,7 +28,7 @@ function classes() {
 
   const families = {};
   for (const name of ['InputError', 'ConfigError', 'StoreError', 'LifecycleError', 'WireError',
-    'ReplyRouteError', 'SessionError', 'RelocationError', 'ClosedError', 'ForkedRuntimeError']) {
+    'ReplyRouteError', 'SessionError', 'RelocationError', 'ClosedError', 'ForkedRuntimeError', 'AbortError']) {
     families[name] = { [name]: class extends ZlinkError {} }[name];
   }
 

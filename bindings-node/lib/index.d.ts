@@ -24,6 +24,13 @@ export type UnavailableReason = UnavailableReasonName;
 export interface SendOptions {
   instanceIntent?: boolean; deadlineMs?: number; timeoutMs?: number;
   origin?: { spot: string; objectGeneration: bigint | number };
+  /**
+   * Aborts the call: already aborted, it rejects at once with an AbortError; aborted while the
+   * call runs, it rejects with one (a frame decided meanwhile is dropped; a request made
+   * meanwhile is cancelled); aborted while a request is pending (after `request` resolved,
+   * before its Completed decision), it cancels the request as `cancel(correlation)` would.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -169,9 +176,12 @@ export class Runtime {
    * InputError 'UnknownOption'.
    */
   updateConfig(config: Partial<RoutingConfig>): void;
-  /** Many IDs: the hits at once, the misses read as `resolve` reads them; in order. */
+  /**
+   * Many IDs: the hits at once, the misses read as `resolve` reads them; in order. An aborted
+   * `signal` rejects with an AbortError.
+   */
   resolveMany(kind: Kind, ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Resolution[]>;
-  /** A cache hit at once, else a store read off the event loop. */
+  /** A cache hit at once, else a store read off the event loop. An aborted `signal` rejects with an AbortError. */
   resolve(kind: Kind, id: string, options?: { signal?: AbortSignal }): Promise<Resolution>;
   send(kind: Kind, id: string, payload: Bytes, options?: SendOptions): Promise<SendResult>;
   request(kind: Kind, id: string, payload: Bytes, options?: SendOptions): Promise<SendResult>;
@@ -355,3 +365,8 @@ export class SessionError extends ZlinkError {}
 export class RelocationError extends ZlinkError {}
 export class ClosedError extends ZlinkError {}
 export class ForkedRuntimeError extends ZlinkError {}
+/**
+ * What a call whose `signal` aborted rejects with: `code` 'Aborted', `name` 'AbortError', the
+ * signal's reason as `cause`.
+ */
+export class AbortError extends ZlinkError { readonly code: 'Aborted' }

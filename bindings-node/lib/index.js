@@ -154,8 +154,17 @@ class Runtime {
     this.number = this.native.number;
   }
 
+  /**
+   * Pending requests sent with a `signal`: correlation -> a function that
+   * removes its abort listener (called once the request ends).
+   */
+  #watched = new Map();
+
   /** Refuses every later call; work already on the pool finishes. Closing twice is allowed. */
-  close() { this.native.close(); }
+  close() {
+    this.native.close();
+    for (const correlation of [...this.#watched.keys()]) this.#ended(correlation);
+  }
   [DISPOSE]() { this.close(); }
   get closed() { return this.native.closed; }
 
@@ -208,7 +217,7 @@ class Runtime {
    */
   async resolveMany(kind, objectIds, options = {}) {
     const signal = abortSignal(args.options(options, 'the resolveMany options', ['signal']));
-    signal?.throwIfAborted();
+    if (signal?.aborted) throw abortError(signal, 'resolveMany');
     const out = this.lookupCachedMany(kind, objectIds);
     const misses = [];
     for (let i = 0; i < out.length; i++) if (out[i] === null) misses.push(i);
@@ -217,7 +226,7 @@ class Runtime {
       const code = kindCode(kind);
       const ids = misses.map((i) => id(objectIds[i]));
       const reads = Promise.all(ids.map((one) => this.native.resolve(code, one)));
-      const read = await (signal === undefined ? reads : abortable(reads, signal));
+      const read = await (signal === undefined ? reads : abortable(reads, signal, 'resolveMany'));
       misses.forEach((slot, n) => { out[slot] = decode.read(read[n], decode.resolution); });
     }
     return out;
@@ -230,13 +239,13 @@ class Runtime {
    */
   async resolve(kind, objectId, options = {}) {
     const signal = abortSignal(args.options(options, 'the resolve options', ['signal']));
-    signal?.throwIfAborted();
+    if (signal?.aborted) throw abortError(signal, 'resolve');
     const code = kindCode(kind);
     native.lookupRoute(this.number, code, id(objectId), routes.scratch);
     const hit = routes.route(0);
     if (hit !== null) return hit;
     const read = this.native.resolve(code, objectId);
-    return decode.read(await (signal === undefined ? read : abortable(read, signal)), decode.resolution);
+    return decode.read(await (signal === undefined ? read : abortable(read, signal, 'resolve')), decode.resolution);
   }
 
   /** How many objects this node owns. */
@@ -271,21 +280,81 @@ class Runtime {
 
   // ---- 7-13: operations, frames, replies, timers ------------------------
 
-  /** Sends a one-way message: Submitted | NotFound | ColdActivation | Unavailable | StoreFailure. */
+  /**
+   * Sends a one-way message: Submitted | NotFound | ColdActivation | Unavailable | StoreFailure.
+   * An aborted `signal` rejects with an AbortError (a frame decided meanwhile is dropped).
+   */
   async send(kind, objectId, payload, options) {
     const o = args.options(options, 'the send options', CALL_OPTIONS);
-    return decode.read(await this.native.send(kindCode(kind), id(objectId), buffer(payload), callOptions(o)), decode.sent);
+    const signal = abortSignal(o);
+    if (signal?.aborted) throw abortError(signal, 'send');
+    const sent = this.native.send(kindCode(kind), id(objectId), buffer(payload), callOptions(o));
+    return decode.read(await (signal === undefined ? sent : abortable(sent, signal, 'send')), decode.sent);
   }
 
-  /** Sends a request; its one terminal result comes as a Completed decision. */
+  /**
+   * Sends a request; its one terminal result comes as a Completed decision. An aborted `signal`
+   * rejects with an AbortError while this call runs, and cancels the request (as `cancel` would)
+   * while it is pending.
+   */
   async request(kind, objectId, payload, options) {
     const o = args.options(options, 'the request options', CALL_OPTIONS);
-    return decode.read(await this.native.request(kindCode(kind), id(objectId), buffer(payload), callOptions(o)), decode.sent);
+    const signal = abortSignal(o);
+    if (signal?.aborted) throw abortError(signal, 'request');
+    const call = this.native.request(kindCode(kind), id(objectId), buffer(payload), callOptions(o))
+      .then((bytes) => decode.read(bytes, decode.sent));
+    if (signal === undefined) return call;
+    // Aborted while the call runs: the request it made, if any, is cancelled once known.
+    const sent = await abortable(call, signal, 'request', (late) => this.#cancelQuietly(late.correlation));
+    if (sent.correlation === null || sent.correlation === undefined) return sent;
+    if (signal.aborted) {
+      // Aborted as the call ended (its listener gone): cancelled all the same.
+      this.#cancelQuietly(sent.correlation);
+      throw abortError(signal, 'request');
+    }
+    this.#watch(sent.correlation, signal);
+    return sent;
+  }
+
+  /** Cancels pending request `correlation` when `signal` aborts (until the request ends). */
+  #watch(correlation, signal) {
+    const abort = () => this.#cancelQuietly(correlation);
+    signal.addEventListener('abort', abort, { once: true });
+    this.#watched.set(correlation, () => signal.removeEventListener('abort', abort));
+  }
+
+  /** Request `correlation` ended: stops watching its signal. */
+  #ended(correlation) {
+    const unwatch = this.#watched.get(correlation);
+    if (unwatch !== undefined) {
+      this.#watched.delete(correlation);
+      unwatch();
+    }
+  }
+
+  /** The decisions `ds` came out: stops watching the requests they complete. */
+  #completed(ds) {
+    if (this.#watched.size > 0) for (const d of ds) if (d.kind === 'Completed') this.#ended(d.completion.correlation);
+    return ds;
+  }
+
+  /** `cancel` from an abort listener: never throws (a closed runtime has nothing to cancel). */
+  #cancelQuietly(correlation) {
+    if (correlation === null || correlation === undefined) return;
+    this.#ended(correlation);
+    if (this.native.closed) return;
+    try {
+      this.native.cancel(correlation);
+    } catch {
+      // Closed meanwhile: every request has ended.
+    }
   }
 
   /** What to do with one frame from node `fromNode` (its routing ID). */
   async onFrame(fromNode, frame) {
-    return decode.read(await this.native.onFrame(args.u64(fromNode, 'fromNode'), args.bytes(frame, 'a frame')), decode.inbound);
+    const d = decode.read(await this.native.onFrame(args.u64(fromNode, 'fromNode'), args.bytes(frame, 'a frame')),
+      decode.inbound);
+    return this.#completed([d])[0];
   }
 
   /** Answers a delivered request with `payload`: the frame to carry back. */
@@ -317,7 +386,9 @@ class Runtime {
 
   /** Cancels a pending request: its Completion, or null if it had already ended. */
   cancel(correlation) {
-    const done = this.native.cancel(args.u64(correlation, 'correlation'));
+    const c = args.u64(correlation, 'correlation');
+    const done = this.native.cancel(c);
+    this.#ended(c);
     return done === null ? null : decode.read(done, decode.inbound).completion;
   }
 
@@ -329,7 +400,8 @@ class Runtime {
   metricsText() { return this.native.metricsText(); }
 
   shutdownRequests() {
-    return decode.read(this.native.shutdownRequests(), decode.list(decode.inbound)).map((d) => d.completion);
+    return this.#completed(decode.read(this.native.shutdownRequests(), decode.list(decode.inbound)))
+      .map((d) => d.completion);
   }
 
   pendingRequests() { return this.native.pendingRequests(); }
@@ -343,7 +415,7 @@ class Runtime {
   /** Runs every deadline due at `now` (ns; default: the clock's now): the decisions. */
   async onTimeout(now) {
     const at = now === undefined || now === null ? null : args.u64(now, 'now');
-    return decode.read(await this.native.onTimeout(at), decode.list(decode.inbound));
+    return this.#completed(decode.read(await this.native.onTimeout(at), decode.list(decode.inbound)));
   }
 
   // ---- 17-20: ownership and relocation ------------------------------------
@@ -478,8 +550,9 @@ class Runtime {
   onStoreRecovery() { return this.native.onStoreRecovery(); }
 
   async onPeerFrame(endpoint, frame) {
-    return decode.read(await this.native.onPeerFrame(args.text(endpoint, 'endpoint'), args.bytes(frame, 'a frame')),
+    const d = decode.read(await this.native.onPeerFrame(args.text(endpoint, 'endpoint'), args.bytes(frame, 'a frame')),
       decode.inbound);
+    return this.#completed([d])[0];
   }
 }
 
@@ -495,10 +568,22 @@ function abortSignal(o) {
   return signal;
 }
 
-/** Resolves as `promise`, or rejects with the signal's reason when it aborts first. */
-function abortable(promise, signal) {
+/** What an aborted call rejects with: code 'Aborted', name 'AbortError', the signal's reason as cause. */
+function abortError(signal, call) {
+  const why = signal.reason instanceof Error ? `: ${signal.reason.message}` : '';
+  return new errors.AbortError(`${call} was aborted${why}`, 'Aborted', { cause: signal.reason });
+}
+
+/**
+ * Resolves as `promise`, or rejects with an AbortError when `signal` aborts first; then `late`
+ * (if given) gets what `promise` resolves with.
+ */
+function abortable(promise, signal, call, late) {
   return new Promise((resolve, reject) => {
-    const abort = () => reject(signal.reason);
+    const abort = () => {
+      reject(abortError(signal, call));
+      if (late !== undefined) promise.then(late, () => {});
+    };
     signal.addEventListener('abort', abort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
   });
@@ -513,7 +598,7 @@ function notANoticeToken(token) {
 }
 
 /** The options of `send` and `request`. */
-const CALL_OPTIONS = ['instanceIntent', 'deadlineMs', 'timeoutMs', 'origin'];
+const CALL_OPTIONS = ['instanceIntent', 'deadlineMs', 'timeoutMs', 'origin', 'signal'];
 
 /** Checked send or request options `o` as the addon takes them (null for none). */
 function callOptions(o) {

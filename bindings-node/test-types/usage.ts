@@ -13,6 +13,19 @@ async function usage(rt: z.Runtime): Promise<void> {
   // @ts-expect-error: a group is not a number
   const wrong: number = stats.resolutions;
 
+  // Abort signals on send and request; AbortError is a ZlinkError with code 'Aborted'.
+  const controller = new AbortController();
+  try {
+    await rt.request('actor', 'a', 'x', { timeoutMs: 1000, signal: controller.signal });
+    await rt.send('actor', 'a', Buffer.from('x'), { signal: AbortSignal.timeout(50) });
+  } catch (e) {
+    if (e instanceof z.AbortError) {
+      const code: 'Aborted' = e.code;
+      const base: z.ZlinkError = e;
+      void code; void base;
+    }
+  }
+
   // A copied Operation is still one.
   const d = await rt.onFrame(1n, Buffer.alloc(0));
   if (d.kind === 'Deliver') rt.reply(structuredClone(d.operation), 'pong');

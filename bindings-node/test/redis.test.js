@@ -129,7 +129,7 @@ test('on a real redis-server', async (t) => {
       await fs.promises.readFile(__filename);
       assert.ok(Date.now() - started < 1000, 'libuv\'s pool is not held by store calls');
       setTimeout(() => controller.abort(new Error('gave up')), 50);
-      await assert.rejects(waiting, { message: 'gave up' });
+      await assert.rejects(waiting, { name: 'AbortError', code: 'Aborted', message: 'resolve was aborted: gave up' });
       assert.ok(Date.now() - started < 2000, 'the abort ended the wait before the store answered');
     } finally {
       redis.resume();

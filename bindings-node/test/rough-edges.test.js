@@ -104,7 +104,87 @@ test('an unknown option key is an InputError naming it and the known ones, every
   assert.throws(() => owner.beginRelocation('actor', 'a', 2n, 1n, { save: [] }), unknown('save', 'saved', 'state'));
   assert.throws(() => z.wire.decode(Buffer.alloc(4), { maxPayload: 1 }), unknown('maxPayload', 'maxPayloadBytes'));
   // Known keys, even undefined, are fine.
-  assert.equal((await sender.send('actor', 'a', 'x', { deadlineMs: undefined })).kind, 'Submitted');
+  assert.equal((await sender.send('actor', 'a', 'x', { deadlineMs: undefined, signal: undefined })).kind, 'Submitted');
+  close();
+});
+
+test('send and request honour an AbortSignal; every abort is a ZlinkError named AbortError', async (t) => {
+  const { owner, sender, close } = await world();
+  t.after(close);
+  const reason = new Error('caller gave up');
+  const aborted = (e) => e instanceof z.AbortError && e instanceof z.ZlinkError && e.name === 'AbortError'
+    && e.code === 'Aborted' && e.cause === reason;
+  const reads = sender.stats().store_reads;
+  // Already aborted: rejected at once, nothing done.
+  const gone = AbortSignal.abort(reason);
+  await assert.rejects(sender.send('actor', 'a', 'x', { signal: gone }), aborted);
+  await assert.rejects(sender.request('actor', 'a', 'x', { signal: gone }), aborted);
+  await assert.rejects(sender.resolve('actor', 'cold', { signal: gone }), aborted);
+  await assert.rejects(sender.resolveMany('actor', ['cold'], { signal: gone }), aborted);
+  assert.equal(sender.stats().store_reads, reads, 'no store read');
+  assert.equal(sender.stats().requests.sent, 0);
+  assert.equal(sender.pendingRequests(), 0);
+  await assert.rejects(sender.send('actor', 'a', 'x', { signal: {} }), { code: 'NotAnAbortSignal' });
+
+  // Aborted while the request call runs: rejected at once, the request it made cancelled.
+  let c = new AbortController();
+  const running = sender.request('actor', 'a', 'x', { signal: c.signal });
+  c.abort(reason);
+  await assert.rejects(running, aborted);
+  // The cancel follows once the call's result is known.
+  for (let i = 0; i < 400 && sender.stats().requests.cancelled === 0; i++) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(sender.stats().requests.sent, 1);
+  assert.equal(sender.pendingRequests(), 0, 'the request made meanwhile was cancelled');
+  assert.equal(sender.stats().requests.cancelled, 1);
+
+  // Aborted while the request is pending: cancelled, as cancel(correlation) would; its reply is late.
+  c = new AbortController();
+  const sent = await sender.request('actor', 'a', 'y', { signal: c.signal });
+  assert.equal(sender.pendingRequests(), 1);
+  const d = await owner.onFrame(2, sent.outbound.bytes);
+  c.abort(reason);
+  assert.equal(sender.pendingRequests(), 0);
+  assert.equal(sender.stats().requests.cancelled, 2);
+  assert.equal(sender.cancel(sent.correlation), null, 'already ended');
+  assert.equal((await sender.onFrame(1, owner.reply(d.operation, 'late').bytes)).kind, 'Late');
+  assert.equal(getEventListeners(c.signal, 'abort').length, 0);
+
+  // A signal outliving many requests keeps no listener for the ended ones (no leak, no warning).
+  c = new AbortController();
+  let warned = null;
+  const onWarning = (w) => { warned = w; };
+  process.on('warning', onWarning);
+  for (let i = 0; i < 20; i++) {
+    const s = await sender.request('actor', 'a', `r${i}`, { signal: c.signal });
+    const delivered = await owner.onFrame(2, s.outbound.bytes);
+    const done = await sender.onFrame(1, owner.reply(delivered.operation, 'ok').bytes);
+    assert.equal(done.kind, 'Completed');
+  }
+  const cancelled = await sender.request('actor', 'a', 'c', { signal: c.signal });
+  sender.cancel(cancelled.correlation);
+  await sender.request('actor', 'a', 's', { signal: c.signal });
+  sender.shutdownRequests();
+  await new Promise((r) => setImmediate(r));
+  process.off('warning', onWarning);
+  assert.equal(warned, null, 'no MaxListenersExceededWarning');
+  assert.equal(getEventListeners(c.signal, 'abort').length, 0, 'ended requests stop listening');
+  c.abort();
+
+  // A send (one-way) aborted while it runs rejects too; a signal never aborted changes nothing.
+  c = new AbortController();
+  const one = sender.send('actor', 'a', 'z', { signal: c.signal });
+  c.abort(reason);
+  await assert.rejects(one, aborted);
+  assert.equal((await sender.send('actor', 'a', 'z', { signal: new AbortController().signal })).kind, 'Submitted');
+});
+
+test('an aborted resolve rejects with an AbortError, not a DOMException', async () => {
+  const { sender, close } = await world();
+  const c = new AbortController();
+  const pending = sender.resolve('actor', 'cold', { signal: c.signal });
+  c.abort();
+  await assert.rejects(pending, (e) => e instanceof z.AbortError && e.code === 'Aborted' && e.name === 'AbortError'
+    && e.cause instanceof DOMException);
   close();
 });
 
