@@ -152,6 +152,12 @@ class Runtime {
       args.instance(o.clock, [ManualClock, SystemClock], 'clock', 'NotAClock'));
     /** Its number for the cache-hit functions (lib/routes.js). */
     this.number = this.native.number;
+    // Every public method bound to this runtime, so a detached one
+    // (`const { lookupCached } = rt`, `ids.forEach(rt.forgetBindings)`)
+    // works; not enumerable, so the instance prints as before.
+    for (const name of METHODS) {
+      Object.defineProperty(this, name, { value: this[name].bind(this), writable: true, configurable: true });
+    }
   }
 
   /**
@@ -555,6 +561,10 @@ class Runtime {
     return this.#completed([d])[0];
   }
 }
+
+/** The Runtime's public methods, bound to each instance by its constructor. */
+const METHODS = Object.getOwnPropertyNames(Runtime.prototype).filter((name) => name !== 'constructor'
+  && typeof Object.getOwnPropertyDescriptor(Runtime.prototype, name).value === 'function');
 
 const buffer = (value) => args.bytes(value);
 

@@ -30,8 +30,10 @@ async function usage(rt: z.Runtime): Promise<void> {
   const d = await rt.onFrame(1n, Buffer.alloc(0));
   if (d.kind === 'Deliver') rt.reply(structuredClone(d.operation), 'pong');
 
-  // Partial config updates.
+  // Partial config updates; a detached method.
   rt.updateConfig({ routeCacheMaxAge: 1000 });
+  const { lookupCached } = rt;
+  lookupCached('actor', 'a');
 
   void relays; void reads; void wrong;
 }

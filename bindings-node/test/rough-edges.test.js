@@ -210,6 +210,26 @@ test('a spread or a structuredClone of an Operation is taken by reply, replyErro
   close();
 });
 
+test('a Runtime\'s methods work detached from it', async () => {
+  const { owner, sender, close } = await world();
+  const { lookupCached, resolve, stats, lookupCachedMany } = sender;
+  const { activate, create, ownerRouteEnd } = owner;
+  assert.equal(lookupCached('actor', 'a'), null);
+  assert.equal((await resolve('actor', 'a')).kind, 'ReadyRoute');
+  assert.equal(lookupCached('actor', 'a').node, 1n);
+  assert.deepEqual(['a', 'b'].map((one) => lookupCached('actor', one) !== null), [true, false]);
+  assert.equal(lookupCachedMany('actor', ['a']).length, 1);
+  assert.equal(typeof stats().store_reads, 'number');
+  assert.equal((await activate('actor', 'b')).state, 'ready');
+  assert.equal((await create('spot', 's')).state, 'creating');
+  assert.equal(ownerRouteEnd('actor', 'b').node.rid, 1n);
+  const reads = await Promise.all(['a', 'b'].map((one) => sender.resolve('actor', one)).map((p) => p.then((r) => r.kind)));
+  assert.deepEqual(reads, ['ReadyRoute', 'ReadyRoute']);
+  assert.ok(!Object.keys(sender).includes('lookupCached'), 'bound methods are not enumerable');
+  close();
+  assert.throws(() => lookupCached('actor', 'a'), z.ClosedError);
+});
+
 test('a bad notice token is NotANoticeToken, not NotADelivery', async () => {
   const { owner, sender, close } = await world();
   const { d } = await deliver(owner, sender);
