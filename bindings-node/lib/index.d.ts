@@ -349,6 +349,26 @@ export const wire: {
     { command: string; description: unknown; bytes: Buffer };
 };
 
+/** `T` as `toJSON` gives it: bigints and byte arrays as strings. */
+export type Json<T> =
+  T extends bigint ? string
+  : T extends Uint8Array ? string
+  : T extends readonly (infer U)[] ? Json<U>[]
+  : T extends object ? { [K in keyof T]: Json<T[K]> }
+  : T;
+
+/**
+ * `value` as plain JSON data: bigints as decimal strings, Buffers and Uint8Arrays (payloads,
+ * frames, tokens) as base64 strings (`JSON.parse(JSON.stringify(value, jsonReplacer))`).
+ */
+export function toJSON<T>(value: T): Json<T>;
+
+/**
+ * A replacer for `JSON.stringify(value, jsonReplacer)`: bigints as decimal strings, Buffers and
+ * Uint8Arrays as base64 strings. Nothing global is patched.
+ */
+export function jsonReplacer(this: unknown, key: string, value: unknown): unknown;
+
 /** The core's log records, on the event loop; `null` stops. */
 export function onLog(callback: ((record: { level: string; target: string; message: string }) => void) | null,
   level?: 'error' | 'warn' | 'info' | 'debug' | 'trace'): void;

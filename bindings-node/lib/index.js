@@ -13,6 +13,7 @@ const decode = require('./decode.js');
 const args = require('./args.js');
 const routes = require('./routes.js');
 const { registerMetrics } = require('./metrics.js');
+const { jsonReplacer, toJSON } = require('./json.js');
 
 
 const kindCode = args.kind;
@@ -664,4 +665,4 @@ const wire = {
   },
 };
 
-module.exports = { wire, onLog, registerMetrics, Runtime, ManualClock, SystemClock, MemoryStore, RedisStore, routingConfig, ...errors };
+module.exports = { wire, onLog, registerMetrics, toJSON, jsonReplacer, Runtime, ManualClock, SystemClock, MemoryStore, RedisStore, routingConfig, ...errors };

@@ -26,6 +26,16 @@ async function usage(rt: z.Runtime): Promise<void> {
     }
   }
 
+  // JSON of results: bigints and bytes become strings.
+  const route = await rt.resolve('actor', 'a');
+  const json = z.toJSON(route);
+  if (json.kind === 'ReadyRoute') {
+    const node: string = json.node;
+    const fence: string = json.fence.storeVersion;
+    void node; void fence;
+  }
+  const text: string = JSON.stringify(rt.identity(), z.jsonReplacer);
+
   // A copied Operation is still one.
   const d = await rt.onFrame(1n, Buffer.alloc(0));
   if (d.kind === 'Deliver') rt.reply(structuredClone(d.operation), 'pong');
@@ -35,7 +45,7 @@ async function usage(rt: z.Runtime): Promise<void> {
   const { lookupCached } = rt;
   lookupCached('actor', 'a');
 
-  void relays; void reads; void wrong;
+  void relays; void reads; void wrong; void text;
 }
 
 void usage;

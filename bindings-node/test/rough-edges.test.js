@@ -210,6 +210,28 @@ test('a spread or a structuredClone of an Operation is taken by reply, replyErro
   close();
 });
 
+test('toJSON and jsonReplacer write bigints as decimal strings and bytes as base64', async () => {
+  const { owner, sender, close } = await world();
+  const { d } = await deliver(owner, sender, true, 'hi');
+  assert.throws(() => JSON.stringify(d), TypeError, 'plain JSON.stringify throws on bigints');
+  const text = JSON.stringify(d, z.jsonReplacer);
+  const parsed = JSON.parse(text);
+  assert.equal(parsed.operation.operationId, d.operation.operationId.toString());
+  assert.equal(parsed.operation.correlation, d.operation.correlation.toString());
+  assert.equal(parsed.operation.payload, Buffer.from('hi').toString('base64'));
+  assert.equal(parsed.operation.frame, d.operation.frame.toString('base64'));
+  assert.equal(parsed.operation.origin.rid, '2');
+  assert.deepEqual(z.toJSON(d), parsed);
+  assert.deepEqual(z.toJSON(structuredClone(d)), parsed, 'Uint8Arrays as Buffers');
+  assert.deepEqual(z.toJSON([1n, null, 'x', 2 ** 64 * 0 + 5]), ['1', null, 'x', 5]);
+  assert.equal(z.toJSON(2n ** 64n - 1n), '18446744073709551615');
+  assert.equal(z.toJSON(undefined), undefined);
+  assert.equal(JSON.stringify({ n: 1n, b: Buffer.from([255]) }, z.jsonReplacer, 1), '{\n "n": "1",\n "b": "/w=="\n}');
+  assert.equal(BigInt.prototype.toJSON, undefined, 'nothing global is patched');
+  assert.equal(typeof z.toJSON(sender.stats()).follow.relays, 'number');
+  close();
+});
+
 test('a Runtime\'s methods work detached from it', async () => {
   const { owner, sender, close } = await world();
   const { lookupCached, resolve, stats, lookupCachedMany } = sender;
