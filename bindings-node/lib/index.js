@@ -665,4 +665,35 @@ const wire = {
   },
 };
 
-module.exports = { wire, onLog, registerMetrics, toJSON, jsonReplacer, Runtime, ManualClock, SystemClock, MemoryStore, RedisStore, routingConfig, ...errors };
+// Every name written out (no spread), so Node's CommonJS export detection
+// sees each one and `import { InputError } from 'zlink'` works in ESM.
+const {
+  ZlinkError, InputError, ConfigError, StoreError, LifecycleError, WireError, ReplyRouteError, SessionError,
+  RelocationError, ClosedError, ForkedRuntimeError, AbortError,
+} = errors;
+
+module.exports = {
+  wire,
+  onLog,
+  registerMetrics,
+  toJSON,
+  jsonReplacer,
+  Runtime,
+  ManualClock,
+  SystemClock,
+  MemoryStore,
+  RedisStore,
+  routingConfig,
+  ZlinkError,
+  InputError,
+  ConfigError,
+  StoreError,
+  LifecycleError,
+  WireError,
+  ReplyRouteError,
+  SessionError,
+  RelocationError,
+  ClosedError,
+  ForkedRuntimeError,
+  AbortError,
+};

@@ -3,10 +3,11 @@
 # (release, the workspace's target dir; the loader index.js and index.d.ts
 # are generated) and the zlink-failover kit, runs the node:test suite (with
 # test/failover.test.js: issue 27's failover on a real Sentinel group and
-# Cluster), type-checks lib/index.d.ts (tsc --strict), then packs the
-# package and installs the tarball into a fresh project that uses it, then
-# runs the example (examples/node: two Node processes on a real
-# redis-server, TCP between them).
+# Cluster), type-checks lib/index.d.ts and a usage file (tsc --strict),
+# then packs the package and installs the tarball into a fresh project that
+# uses it (require, ESM named imports, and TypeScript through the exports
+# map from an .mts and a .cts file), then runs the example (examples/node:
+# two Node processes on a real redis-server, TCP between them).
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 root="$(cd "$here/.." && pwd)"
@@ -41,4 +42,27 @@ const z = require("zlink");
   owner.close(); sender.close();
   console.log("node: the packed zlink package works in a fresh project");
 })().catch((e) => { console.error(e); process.exit(1); });'
+node --input-type=module -e '
+import { Runtime, MemoryStore, InputError, ZlinkError, registerMetrics } from "zlink";
+const rt = new Runtime({ mesh: "main", rid: 1 }, { store: new MemoryStore() });
+try { rt.lookupCached("actor", ""); } catch (e) { if (!(e instanceof InputError && e instanceof ZlinkError)) throw e; }
+if (typeof registerMetrics !== "function") throw new Error("registerMetrics");
+rt.close();
+console.log("node: ESM named imports of the packed package work");'
+cat >check.mts <<'EOF'
+import { Runtime, MemoryStore, AbortError, toJSON, type Stats } from 'zlink';
+const rt = new Runtime({ mesh: 'main', rid: 1 }, { store: new MemoryStore() });
+const stats: Stats = rt.stats();
+const relays: number = stats.follow.relays;
+const rid: string = toJSON(rt.identity()).rid;
+const e: AbortError | null = null;
+void relays; void rid; void e;
+EOF
+cat >check.cts <<'EOF'
+import z = require('zlink');
+const sessions: number = new z.Runtime({ mesh: 'main', rid: 1 }).stats().tables.sessions;
+void sessions;
+EOF
+"$here/node_modules/.bin/tsc" --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext \
+  --typeRoots "$here/node_modules/@types" --types node check.mts check.cts
 bash "$root/examples/node/run.sh"

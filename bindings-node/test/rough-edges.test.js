@@ -66,6 +66,35 @@ function node(dir, ...argv) {
   return run.stdout;
 }
 
+test('ESM imports every value lib/index.d.ts exports by name; the exports map resolves', (t) => {
+  const dir = project();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const declared = declaredValues();
+  for (const name of ['InputError', 'Runtime', 'registerMetrics', 'ZlinkError', 'AbortError', 'toJSON', 'wire']) {
+    assert.ok(declared.includes(name), `${name} is declared`);
+  }
+  // Named imports are linked before the code runs: a missing one is a SyntaxError.
+  const out = node(dir, '--input-type=module', '-e', `
+    import { InputError, Runtime, registerMetrics, ZlinkError } from 'zlink';
+    import * as ns from 'zlink';
+    import zlink from 'zlink';
+    if (!(new InputError('x', 'y') instanceof ZlinkError) || typeof registerMetrics !== 'function') process.exit(2);
+    if (zlink.Runtime !== Runtime || ns.Runtime !== Runtime) process.exit(3);
+    console.log(JSON.stringify(Object.keys(ns).filter((k) => k !== 'default')));`);
+  const names = JSON.parse(out);
+  for (const name of declared) assert.ok(names.includes(name), `${name} is importable from ESM`);
+  for (const name of names) assert.ok(declared.includes(name), `${name} is declared in lib/index.d.ts`);
+  // The same classes from require and import, and package.json reachable.
+  const cjs = JSON.parse(node(dir, '-e', `
+    const z = require('zlink');
+    console.log(JSON.stringify([Object.keys(z).sort(), require('zlink/package.json').name]));`));
+  assert.deepEqual(cjs, [declared, 'zlink']);
+  node(dir, '--input-type=module', '-e', `
+    import { createRequire } from 'node:module';
+    import { InputError } from 'zlink';
+    if (createRequire(import.meta.url)('zlink').InputError !== InputError) process.exit(4);`);
+});
+
 test('updateConfig merges the fields given into the config in force', async () => {
   const rt = new z.Runtime({ mesh: 'main', rid: 9 }, { config: { routeCacheMaxAge: 1000, storeAttempts: 5 } });
   rt.updateConfig({ maxFollowHops: 4 });
