@@ -13,7 +13,6 @@ use cluster::{Cluster, ready, sender};
 use zlink_core::mesh::{Carried, Mesh};
 use zlink_core::wire::{
     self, DecodeLimits, Frame, MessageFollowFrame, Operation, RejectionCode, ReplyRoute, RouteEnd,
-    WireError,
 };
 use zlink_core::*;
 
@@ -855,18 +854,32 @@ fn each_relayed_message_must_respect_the_negotiated_message_bound() {
     delivered(c.node(2).on_frame(sender(&forward.bytes), &forward.bytes));
 
     let over = request(&c, 3, "p", &route, &[1; 1025]);
+    // Not relayed: undecodable over the bound, and answered on its reply
+    // route with a Decode error reply (§4.3).
     match c.node(1).on_frame(
         sender(&wire::encode(&Frame::Request(over.clone()))),
         &wire::encode(&Frame::Request(over)),
     ) {
-        Inbound::Dropped(WireError::TooLong { field, len, max }) => {
-            assert_eq!((field, len, max), ("payload", 1025, 1024));
+        Inbound::Send(frames) => {
+            let [reply] = frames.as_slice() else {
+                panic!("one error reply, got {frames:?}")
+            };
+            assert_eq!(reply.to.rid, NodeRid(3), "the requester");
+            match decode(&reply.bytes) {
+                Frame::Reply(r) => assert!(matches!(
+                    r.result,
+                    wire::ReplyResult::Error(ref e) if e.kind == wire::ReplyErrorKind::Decode
+                        && e.message.contains("payload is 1025 bytes, over the 1024-byte bound")
+                )),
+                other => panic!("expected a reply, got {other:?}"),
+            }
         }
-        other => panic!("expected a dropped frame, got {other:?}"),
+        other => panic!("expected the Decode error reply, got {other:?}"),
     }
     let follow = c.node(1).stats().follow;
     assert_eq!(follow.relays, 1, "the oversized one was not relayed");
     assert_eq!(follow.frames_dropped, 1);
+    assert_eq!(c.node(1).stats().requests.undecodable_answered, 1);
 }
 
 // §2.5 / DESIGN §5.5: the notification dedup registry -------------------------
