@@ -3,7 +3,12 @@
 # io.zlink:zlink jar (bindings-jvm/scripts/test.sh installs it), starts a
 # redis-server on a free loopback port, runs two JVM processes
 # (example.Demo and its child) and prints their tally. Fails unless nothing
-# was lost or duplicated and every request ended once.
+# was lost or duplicated and every request ended once. Then, on the same
+# redis-server (its own key prefix), two JVM processes again for manual
+# object peers (example.PeersDemo, spec §2.3): an endpoint-only intent, the
+# descriptor found later, a replacement installed only after the old intent
+# closes, frames refused by the admission fence before that. Each step is
+# checked; a check that fails makes the run fail.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
@@ -18,4 +23,8 @@ for _ in $(seq 100); do
     redis-cli -p "$port" ping >/dev/null 2>&1 && break
     sleep 0.05
 done
-java -cp "$here/target/classes:$(cat "$work/cp.txt")" example.Demo "redis://127.0.0.1:$port"
+cp="$here/target/classes:$(cat "$work/cp.txt")"
+java -cp "$cp" example.Demo "redis://127.0.0.1:$port"
+echo
+echo "manual object peers (examples/jvm PeersDemo):"
+java -cp "$cp" example.PeersDemo "redis://127.0.0.1:$port"

@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -20,6 +21,11 @@ import java.util.function.Supplier;
  * and for every frame that arrives asks {@link ZlinkRuntime#onFrame} what to do. Relocation is
  * the runtime's handoff: the host only captures and restores an Actor's state. Everything a node
  * does runs on its one event loop thread, so Actors need no locks.
+ *
+ * <p>Manual object peers (spec §2.3): {@link #mesh} is the node's {@link ZLinkJavaRawMeshNode}
+ * (the connections to manual endpoints, the admission fence on their frames), {@link
+ * #ensureManualObjectPeer} looks one endpoint's descriptor up, and {@link #restart} starts the
+ * node again under a new lifecycle generation over the same transport.
  */
 final class ZLinkSpotRuntime implements AutoCloseable {
     /** An Actor: what it received (payloads, in order). Its state moves with it. */
@@ -41,8 +47,12 @@ final class ZLinkSpotRuntime implements AutoCloseable {
     }
 
     final long rid;
-    final ZlinkRuntime rt;
+    final LocationStore store;
+    /** The runtime of the node's current lifecycle generation ({@link #restart} replaces it). */
+    volatile ZlinkRuntime rt;
+    volatile long generation;
     final Transport transport;
+    final ZLinkJavaRawMeshNode mesh;
     private final BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
     private final Thread loop;
     private volatile boolean running = true;
@@ -54,11 +64,21 @@ final class ZLinkSpotRuntime implements AutoCloseable {
     long delivered;
     long relayed;
     long sendFailures;
+    /** Frames a manual peer connection's admission fence refused ({@link PeerRefused}). */
+    long peerRefused;
 
     ZLinkSpotRuntime(long rid, LocationStore store) throws IOException {
+        this(rid, 1, store, "node-" + rid + ".demo");
+    }
+
+    /** Node {@code rid} at lifecycle {@code generation}; its peers' handshakes show {@code securityIdentity}. */
+    ZLinkSpotRuntime(long rid, long generation, LocationStore store, String securityIdentity) throws IOException {
         this.rid = rid;
-        this.rt = ZlinkRuntime.builder(new NodeIdentity("demo", rid)).store(store).build();
+        this.store = store;
+        this.generation = generation;
+        this.rt = ZlinkRuntime.builder(new NodeIdentity("demo", rid, generation, 1)).store(store).build();
         this.transport = new Transport(rid, inbox);
+        this.mesh = new ZLinkJavaRawMeshNode(this, securityIdentity);
         this.loop = new Thread(this::run, "zlink-spot-" + rid);
         this.loop.start();
     }
@@ -76,6 +96,11 @@ final class ZLinkSpotRuntime implements AutoCloseable {
         return done;
     }
 
+    /** Queues a transport event for the event loop. */
+    void post(Object event) {
+        inbox.add(event);
+    }
+
     private void run() {
         while (running) {
             try {
@@ -84,6 +109,10 @@ final class ZLinkSpotRuntime implements AutoCloseable {
                 Object next = inbox.poll(Math.min(wait, 10), TimeUnit.MILLISECONDS);
                 if (next instanceof Transport.Arrival a) {
                     handle(rt.onFrame(a.from(), a.frame()));
+                } else if (next instanceof ZLinkJavaRawMeshNode.PeerFrame f) {
+                    mesh.onFrame(f).ifPresent(this::handle);
+                } else if (next instanceof ZLinkJavaRawMeshNode.PeerGone g) {
+                    mesh.onGone(g);
                 } else if (next instanceof Runnable r) {
                     r.run();
                 }
@@ -98,12 +127,13 @@ final class ZLinkSpotRuntime implements AutoCloseable {
         }
     }
 
-    /** Carries a frame: to this node's own loop, or over TCP. */
+    /** Carries a frame: to this node's own loop, to a mesh peer, or over TCP. */
     boolean carry(Outbound o) {
         if (o.to().rid() == rid) {
             return inbox.add(new Transport.Arrival(rid, o.bytes()));
         }
-        boolean sent = transport.send(o.to().rid(), o.bytes());
+        boolean sent = mesh.reaches(o.to().rid()) ? mesh.send(o.to().rid(), o.bytes())
+                : transport.send(o.to().rid(), o.bytes());
         if (!sent) {
             sendFailures++;
         }
@@ -133,6 +163,8 @@ final class ZLinkSpotRuntime implements AutoCloseable {
             }
         } else if (d instanceof Relocation r) {
             relocation(r);
+        } else if (d instanceof PeerRefused) {
+            peerRefused++;
         } else {
             events.add(d.getClass().getSimpleName());
         }
@@ -182,6 +214,31 @@ final class ZLinkSpotRuntime implements AutoCloseable {
         started.send().forEach(this::carry);
     }
 
+    /**
+     * {@code ensureManualObjectPeer}: registers {@code endpoint} if needed and looks its
+     * descriptor up ({@code ensureManualPeer}); a replacement to perform now is performed
+     * ({@link ZLinkJavaRawMeshNode#replacePeerConnection}). Empty when there is no descriptor,
+     * it is installed already, or it waits for the installed intent to close.
+     */
+    Optional<PeerReplacement> ensureManualObjectPeer(String endpoint) {
+        Optional<PeerReplacement> r = rt.ensureManualPeer(endpoint);
+        r.ifPresent(mesh::replace);
+        return r;
+    }
+
+    /**
+     * Starts this node again as lifecycle {@code generation}: a new runtime, no Actors, the same
+     * transport (connections stay up; {@link ZLinkJavaRawMeshNode} answers new handshakes with
+     * the new generation).
+     */
+    void restart(long generation) {
+        ZlinkRuntime old = rt;
+        rt = ZlinkRuntime.builder(new NodeIdentity("demo", rid, generation, 1)).store(store).build();
+        this.generation = generation;
+        actors.clear();
+        old.close();
+    }
+
     /** Sends a message (or a request) to an Actor by global ID; whether it left. */
     boolean send(String id, String payload, boolean request) {
         byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
@@ -202,6 +259,7 @@ final class ZLinkSpotRuntime implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        mesh.close();
         transport.close();
         rt.close();
     }
