@@ -2,7 +2,7 @@
 CARGO ?= cargo
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: demo deps test bench bench-compare lint fmt header header-check install test-c interop sim schema
+.PHONY: demo deps dist test bench bench-compare lint fmt header header-check install test-c interop sim schema
 
 demo:
 	$(CARGO) run -q -p zlink-cli -- demo
@@ -36,6 +36,8 @@ test: deps lint header-check
 	$(CARGO) run -q -p zlink-cli -- demo --json > /dev/null
 	bash scripts/check-metrics.sh
 	bash scripts/check-diagrams.sh
+	bash scripts/dist.sh
+	bash scripts/check-dist.sh
 
 lint:
 	$(CARGO) fmt --all --check
@@ -109,6 +111,13 @@ header-check:
 PREFIX ?= /usr/local
 install:
 	bash ffi-c/scripts/install.sh $(PREFIX)
+
+# Every artifact a user installs, in dist/: the manylinux wheel, the npm
+# tarball, the jar with its sources and javadoc jars, the C tarball
+# (scripts/dist.sh); scripts/check-dist.sh installs each in a clean place
+# with no Rust toolchain and uses it (make test runs both).
+dist:
+	bash scripts/dist.sh
 
 # The C tests alone (debug library, shared and static, under valgrind).
 test-c:
