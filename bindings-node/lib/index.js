@@ -381,14 +381,9 @@ class Runtime {
    */
   noticeSettled(token, sent) {
     if (!(token instanceof Uint8Array)) throw notANoticeToken(token);
-    try {
-      this.native.noticeSettled(args.bytes(token), Boolean(sent));
-    } catch (e) {
-      // The addon reads the token before anything else and reports bytes
-      // it did not write as NotADelivery (bridge/src/decode.rs).
-      if (e instanceof errors.InputError && e.code === 'NotADelivery') throw notANoticeToken(token);
-      throw e;
-    }
+    // Bytes the library did not make are refused by the bridge as
+    // NotANoticeToken (bridge/src/decode.rs).
+    this.native.noticeSettled(args.bytes(token), Boolean(sent));
   }
 
   /** Cancels a pending request: its Completion, or null if it had already ended. */

@@ -1,7 +1,7 @@
 //! What hosts give back, read again: the operation a host holds as the
 //! frame its `Operation` value carries, and the notification token it holds
 //! as the blob [`crate::encode`] wrote. Anything not made by this library
-//! is `NotADelivery`.
+//! is `NotADelivery` (an operation) or `NotANoticeToken` (a token).
 
 use zlink_core::wire::{Frame, NodeRef, Operation};
 use zlink_core::{NoticeParts, NoticeToken, ObjectKey, RouteFence};
@@ -38,9 +38,12 @@ pub fn notice_token(blob: &[u8]) -> Result<NoticeToken> {
             destination_fence,
         })
     })();
-    parts
-        .map(NoticeToken::from)
-        .ok_or_else(|| not_given("notice token"))
+    parts.map(NoticeToken::from).ok_or_else(|| {
+        Error::input(
+            ErrorKind::NotANoticeToken,
+            "the notice token was not made by this library",
+        )
+    })
 }
 
 fn not_given(what: &str) -> Error {

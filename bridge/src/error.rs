@@ -394,6 +394,8 @@ kinds! {
     Refused = 75 => RelocationRefused,
     /// The object was closed: calls after `close()` are refused.
     Closed = 76 => InvalidHandle,
+    /// Bytes given back as a notice token that this library did not make.
+    NotANoticeToken = 77 => InvalidArgument,
 }
 
 impl ErrorKind {
