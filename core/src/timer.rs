@@ -1,10 +1,11 @@
 //! Deadlines of one machine (DESIGN §3 "One clock surface"): a min-heap of
-//! `(instant, key)` the machine reports its earliest entry from and pops due
-//! entries off. Entries are never removed early: the machine checks a popped
-//! key against its own state (the work may have ended otherwise), and the
-//! heap is rebuilt from the live keys each time it doubles since the last
-//! rebuild, so it stays within twice the machine's live state (DESIGN §5.9)
-//! at an amortised O(1) per entry.
+//! `(instant, key)` the machine reports its earliest live entry from and
+//! pops due entries off. Entries are not removed when their work ends: the
+//! machine checks a popped key against its own state, the dead entries at
+//! the top are dropped when it reports its deadline, and the heap is rebuilt
+//! from the live keys each time it doubles since the last rebuild, so it
+//! stays within twice the machine's live state (DESIGN §5.9) at an
+//! amortised O(1) per entry.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -36,13 +37,6 @@ impl<K: Ord + Clone> Deadlines<K> {
     /// Wakes `key` at `at`.
     pub(crate) fn schedule(&mut self, at: MonoTime, key: K) {
         self.heap.push(Reverse((at, key)));
-    }
-
-    /// The earliest entry, live or not: a wake-up there may find nothing
-    /// to do, never miss something.
-    #[cfg(test)]
-    pub(crate) fn next(&self) -> Option<MonoTime> {
-        self.heap.peek().map(|Reverse((at, _))| *at)
     }
 
     /// The earliest entry whose key `live` keeps: the dead ones before it
@@ -113,12 +107,24 @@ mod tests {
         d.schedule(MonoTime(30), 'c');
         d.schedule(MonoTime(10), 'a');
         d.schedule(MonoTime(20), 'b');
-        assert_eq!(d.next(), Some(MonoTime(10)));
+        assert_eq!(d.next_live(|_| true), Some(MonoTime(10)));
         assert_eq!(d.pop_due(MonoTime(5)), None, "nothing due yet");
         assert_eq!(d.pop_due(MonoTime(20)), Some('a'));
         assert_eq!(d.pop_due(MonoTime(20)), Some('b'));
         assert_eq!(d.pop_due(MonoTime(20)), None);
-        assert_eq!(d.next(), Some(MonoTime(30)));
+        assert_eq!(d.next_live(|_| true), Some(MonoTime(30)));
+    }
+
+    #[test]
+    fn the_earliest_live_entry_is_reported_and_dead_ones_before_it_go() {
+        let mut d = Deadlines::default();
+        d.schedule(MonoTime(10), 'a');
+        d.schedule(MonoTime(20), 'b');
+        d.schedule(MonoTime(30), 'c');
+        assert_eq!(d.next_live(|k| *k != 'a'), Some(MonoTime(20)));
+        assert_eq!(d.len(), 2, "the dead top went, once");
+        assert_eq!(d.next_live(|_| false), None, "nothing live: no deadline");
+        assert_eq!(d.len(), 0);
     }
 
     #[test]

@@ -54,8 +54,8 @@ def _metric(f: MetricFamily) -> Metric:
 
     if f.kind == "histogram":
         histogram = HistogramMetricFamily(f.name, f.help, labels=labels)
+        bounds = [repr(b / _NANOS) for b in f.bounds_ns] + ["+Inf"]
         for s in f.samples:
-            bounds = [repr(b / _NANOS) for b in f.bounds_ns] + ["+Inf"]
             counts = list(s.buckets) + [s.value]
             histogram.add_metric(
                 label_values(s.label_value),
