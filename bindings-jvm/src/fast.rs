@@ -240,12 +240,24 @@ fn ascii_of<'b>(env: &EnvUnowned<'_>, id: &JString<'_>, buf: &'b mut [u8]) -> Op
 }
 
 crate::entry_points! {
-    /// Interns a key: a boxed core ObjectKey, freed by `keyFree`.
-    fn Java_io_zlink_Native_keyNew(env, kind: jint, id: JByteArray<'local>) -> jlong {
+    /// Interns a key: a boxed core ObjectKey, freed by `keyFree`. The ID
+    /// is checked as a runtime whose cap is `cap` (-1: the default
+    /// config's) checks it, with the runtime's errors: over the global cap
+    /// or not UTF-8 (the bridge), empty, then over `cap` (the core).
+    fn Java_io_zlink_Native_keyNew(env, kind: jint, id: JByteArray<'local>, cap: jlong) -> jlong {
         let id = env.convert_byte_array(&id)?;
         let kind: zlink_bridge::core::ObjectKind = zlink_bridge::args::Arg::get(kind as u32)?;
         let id = zlink_bridge::args::id(&id[..])?;
         let key = ObjectKey::new(kind, id).map_err(zlink_bridge::Error::from)?;
+        let cap = usize::try_from(cap)
+            .unwrap_or(zlink_bridge::core::RoutingConfig::default().max_object_id_bytes);
+        // The core's rule against a cap with no runtime: its check
+        // (`ids::check_object_id`) is crate-private and `Runtime::key` needs
+        // a runtime, so only the comparison is here; the error is the core's.
+        if id.len() > cap {
+            let e = zlink_bridge::core::InputError::ObjectIdTooLong { len: id.len(), max: cap };
+            return Err(zlink_bridge::Error::from(e).into());
+        }
         Ok(Box::into_raw(Box::new(key)) as jlong)
     }
 

@@ -7,11 +7,18 @@
 //! (`PayloadTooLarge`) and reply-route (`TooLarge`: a reply or its error
 //! message) families report it too, and those are `ZlinkInputException`s
 //! as well, as from `send` (the kind stays the bridge's).
+//!
+//! The classes are resolved once, by the thread that loads the library
+//! (`on_load`): a completion pool thread, which fails the future of an
+//! asynchronous call with the same exception, would find them only through
+//! the system class loader.
 
 use std::any::Any;
+use std::sync::OnceLock;
 
 use jni::errors::{Error as JniError, ErrorPolicy};
-use jni::objects::{JString, JThrowable};
+use jni::objects::{JClass, JString, JThrowable};
+use jni::refs::Global;
 use jni::strings::JNIStr;
 use jni::{Env, JValue, jni_sig, jni_str};
 use zlink_bridge::{Error, ErrorKind, Family};
@@ -64,20 +71,55 @@ impl<T: Default> ErrorPolicy<T, Fail> for Throw {
         _: &mut (),
         payload: Box<dyn Any + Send>,
     ) -> jni::errors::Result<T> {
-        let text = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic".to_owned());
-        let e = Error::host(
-            ErrorKind::Panic,
-            format!("zlink bug (please report): {text}"),
-        );
+        let e = panicked(&*payload);
         if !env.exception_check() {
             let _ = throw(env, &e);
         }
         Ok(T::default())
     }
+}
+
+/// A panic's payload as the error Java sees: a `ZlinkException` of kind
+/// `Panic`.
+pub(crate) fn panicked(payload: &(dyn Any + Send)) -> Error {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic".to_owned());
+    Error::host(
+        ErrorKind::Panic,
+        format!("zlink bug (please report): {text}"),
+    )
+}
+
+/// Every class `class` names.
+const CLASS_NAMES: [&JNIStr; 11] = [
+    jni_str!("java/lang/NullPointerException"),
+    jni_str!("io/zlink/ZlinkInputException"),
+    jni_str!("io/zlink/ZlinkConfigException"),
+    jni_str!("io/zlink/ZlinkClosedException"),
+    jni_str!("io/zlink/StoreException"),
+    jni_str!("io/zlink/LifecycleException"),
+    jni_str!("io/zlink/WireException"),
+    jni_str!("io/zlink/ReplyRouteException"),
+    jni_str!("io/zlink/SessionException"),
+    jni_str!("io/zlink/RelocationException"),
+    jni_str!("io/zlink/ZlinkException"),
+];
+
+/// The classes of `CLASS_NAMES`, resolved by `on_load`, with their names.
+static CLASSES: OnceLock<Vec<(&'static JNIStr, Global<JClass<'static>>)>> = OnceLock::new();
+
+/// Resolves the exception classes, on the thread that loads the library.
+pub(crate) fn on_load(env: &mut Env<'_>) -> jni::errors::Result<()> {
+    let mut classes = Vec::with_capacity(CLASS_NAMES.len());
+    for name in CLASS_NAMES {
+        let class = env.find_class(name)?;
+        classes.push((name, env.new_global_ref(&class)?));
+    }
+    let _ = CLASSES.set(classes);
+    Ok(())
 }
 
 /// The Java class of an error.
@@ -101,27 +143,45 @@ fn class(e: &Error) -> &'static JNIStr {
     }
 }
 
+/// `e` as its Java exception, not thrown: on any thread attached to the
+/// JVM (a completion pool thread fails a future with it).
+pub(crate) fn exception<'l>(env: &mut Env<'l>, e: &Error) -> jni::errors::Result<JThrowable<'l>> {
+    let name = class(e);
+    let (_, class) = CLASSES
+        .get()
+        .and_then(|all| all.iter().find(|(n, _)| *n == name))
+        .ok_or(JniError::NullPtr(
+            "an exception class (resolved by JNI_OnLoad)",
+        ))?;
+    let message = env.new_string(&e.message)?;
+    let made = if e.kind == ErrorKind::NullPointer {
+        env.new_object(
+            class,
+            jni_sig!((message: JString) -> void),
+            &[JValue::Object(&message)],
+        )?
+    } else {
+        let kind = env.new_string(e.kind.name())?;
+        let refusal = match e.refusal {
+            Some(r) => env.new_string(r)?,
+            None => JString::null(),
+        };
+        env.new_object(
+            class,
+            jni_sig!((message: JString, kind: JString, refusal: JString) -> void),
+            &[
+                JValue::Object(&message),
+                JValue::Object(&kind),
+                JValue::Object(&refusal),
+            ],
+        )?
+    };
+    env.cast_local::<JThrowable<'_>>(made)
+}
+
 /// Throws `e` as its Java exception. Returns the JNI error that says an
 /// exception is now pending.
 pub(crate) fn throw(env: &mut Env<'_>, e: &Error) -> jni::errors::Result<()> {
-    if e.kind == ErrorKind::NullPointer {
-        return env.throw_new(class(e), jni::strings::JNIString::from(e.message.as_str()));
-    }
-    let message = env.new_string(&e.message)?;
-    let kind = env.new_string(e.kind.name())?;
-    let refusal = match e.refusal {
-        Some(r) => env.new_string(r)?,
-        None => JString::null(),
-    };
-    let made = env.new_object(
-        class(e),
-        jni_sig!((message: JString, kind: JString, refusal: JString) -> void),
-        &[
-            JValue::Object(&message),
-            JValue::Object(&kind),
-            JValue::Object(&refusal),
-        ],
-    )?;
-    let throwable = env.cast_local::<JThrowable<'_>>(made)?;
+    let throwable = exception(env, e)?;
     env.throw(throwable)
 }

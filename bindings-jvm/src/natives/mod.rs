@@ -18,6 +18,7 @@ use jni::sys::{jboolean, jint, jlong};
 use jni::{Env, JValue, JavaVM, jni_sig, jni_str};
 use zlink_bridge::args::{Arg, request_options};
 use zlink_bridge::core::wire::{ActorRoute, NodeRef, Operation, SessionRef};
+use zlink_bridge::core::{Endpoint, ObjectKind, PeerDescriptor};
 use zlink_bridge::decode;
 use zlink_bridge::encode::{self, Encode};
 use zlink_bridge::setup::RedisFields;
@@ -39,16 +40,10 @@ type JRunnable<'l> = JObject<'l>;
 /// A `byte[][]`.
 type JByteArrays<'l> = JObjectArray<'l>;
 
-/// `io.zlink.ZlinkException`, for failing a future from a Rust thread
-/// (whose class loader would not find it).
-static ZLINK_EXCEPTION: std::sync::OnceLock<Global<jni::objects::JClass<'static>>> =
-    std::sync::OnceLock::new();
-
-/// Keeps the classes Rust threads use, resolved by the loading thread.
+/// Resolves what Rust threads need (the exception classes), on the thread
+/// that loads the library.
 pub(crate) fn on_load(env: &mut Env<'_>) -> jni::errors::Result<()> {
-    let class = env.find_class(jni_str!("io/zlink/ZlinkException"))?;
-    let _ = ZLINK_EXCEPTION.set(env.new_global_ref(&class)?);
-    Ok(())
+    crate::throw::on_load(env)
 }
 
 fn bytes(env: &mut Env<'_>, array: &JByteArray<'_>) -> Result<Vec<u8>> {
@@ -150,6 +145,16 @@ fn given(v: jlong) -> Option<u64> {
     u64::try_from(v).ok()
 }
 
+/// An instant of the runtime clock (ns) as Java gives it, a signed `long`:
+/// a negative one is refused (`Negative`), as `args::millis` refuses a
+/// negative duration.
+fn nanos(v: jlong) -> Result<u64> {
+    u64::try_from(v).map_err(|_| {
+        let e = Error::input(ErrorKind::Negative, format!("now must be >= 0 ns, got {v}"));
+        e.into()
+    })
+}
+
 /// `-1` as None; another negative value is refused, naming `field`.
 fn given_checked(v: jlong, field: &str) -> Result<Option<u64>> {
     match v {
@@ -181,44 +186,123 @@ const RUNTIME: &str = "ZlinkRuntime";
 
 /// Completes `future` with `value`'s bytes, on a Rust thread.
 fn complete(vm: &JavaVM, future: &Global<JObject<'static>>, value: &impl Encode) {
+    settle(vm, future, Ok(Some(value.to_bytes())));
+}
+
+/// Settles `future` on a Rust thread: completes it with the bytes (None:
+/// with null), or completes it exceptionally with the error's Java
+/// exception, as the blocking call would have thrown it.
+fn settle(
+    vm: &JavaVM,
+    future: &Global<JObject<'static>>,
+    result: zlink_bridge::Result<Option<Vec<u8>>>,
+) {
     let done = vm.attach_current_thread(|env| -> jni::errors::Result<()> {
-        let bytes = env.byte_array_from_slice(&value.to_bytes())?;
-        env.call_method(
-            future,
-            jni_str!("complete"),
-            jni_sig!((value: JObject) -> jboolean),
-            &[JValue::Object(&bytes)],
-        )?;
+        match &result {
+            Ok(bytes) => {
+                let value = match bytes {
+                    Some(b) => JObject::from(env.byte_array_from_slice(b)?),
+                    None => JObject::null(),
+                };
+                env.call_method(
+                    future,
+                    jni_str!("complete"),
+                    jni_sig!((value: JObject) -> jboolean),
+                    &[JValue::Object(&value)],
+                )?;
+            }
+            Err(e) => fail(env, future, e)?,
+        }
         Ok(())
     });
     if let Err(e) = done {
         // The future must not hang: fail it with what went wrong.
-        let failed = vm.attach_current_thread(|env| -> jni::errors::Result<()> {
+        let failed = vm.attach_current_thread(|env| {
             let error = Error::host(ErrorKind::Panic, format!("completing a future failed: {e}"));
-            let message = env.new_string(&error.message)?;
-            let kind = env.new_string(error.kind.name())?;
-            let class = ZLINK_EXCEPTION
-                .get()
-                .ok_or(jni::errors::Error::NullPtr("ZlinkException"))?;
-            let exception = env.new_object(
-                class,
-                jni_sig!((message: JString, kind: JString, refusal: JString) -> void),
-                &[
-                    JValue::Object(&message),
-                    JValue::Object(&kind),
-                    JValue::Object(&JObject::null()),
-                ],
-            )?;
-            env.call_method(
-                future,
-                jni_str!("completeExceptionally"),
-                jni_sig!((ex: java.lang.Throwable) -> jboolean),
-                &[JValue::Object(&exception)],
-            )?;
-            Ok(())
+            fail(env, future, &error)
         });
         if let Err(e) = failed {
             eprintln!("zlink: a CompletableFuture could not be completed: {e}");
         }
     }
+}
+
+/// Completes `future` exceptionally with `e`'s Java exception.
+fn fail(
+    env: &mut Env<'_>,
+    future: &Global<JObject<'static>>,
+    e: &Error,
+) -> jni::errors::Result<()> {
+    let exception = crate::throw::exception(env, e)?;
+    env.call_method(
+        future,
+        jni_str!("completeExceptionally"),
+        jni_sig!((ex: java.lang.Throwable) -> jboolean),
+        &[JValue::Object(&exception)],
+    )?;
+    Ok(())
+}
+
+/// The asynchronous form of a blocking call whose arguments the entry point
+/// has read and checked: `work` runs on a thread of `runtime`'s completion
+/// pool (`bridge::Runtime::spawn`; `close` waits for it), on the runtime of
+/// handle `rt` then (closed by then: `ZlinkClosedException`), and settles
+/// `future` with its result's bytes or its error, a panic included.
+fn settle_later(
+    env: &mut Env<'_>,
+    runtime: &zlink_bridge::Runtime,
+    rt: jlong,
+    future: &JFuture<'_>,
+    work: impl FnOnce(&zlink_bridge::Runtime) -> zlink_bridge::Result<Option<Vec<u8>>> + Send + 'static,
+) -> Result<()> {
+    let future = env.new_global_ref(future)?;
+    let vm = env.get_java_vm()?;
+    let job = move || {
+        let run = || pin(&RUNTIMES, rt, RUNTIME).and_then(|rt| work(&rt));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+            .unwrap_or_else(|panic| Err(crate::throw::panicked(&*panic)));
+        settle(&vm, &future, result);
+    };
+    Ok(runtime.spawn(job)?)
+}
+
+/// A result's bytes, for `settle_later`.
+fn bytes_of(value: &(impl Encode + ?Sized)) -> Option<Vec<u8>> {
+    Some(value.to_bytes())
+}
+
+/// The kind and ID of a call, checked as `runtime` checks them before it
+/// starts the work: the kind, the ID against the global cap and as UTF-8
+/// (`args::id`), then against this runtime's cap (`core::Runtime::key`).
+fn checked_kind(runtime: &zlink_bridge::Runtime, kind: jint, id: &[u8]) -> Result<ObjectKind> {
+    let kind: ObjectKind = Arg::get(kind as u32)?;
+    let id = zlink_bridge::args::id(id)?;
+    runtime.core()?.key(kind, id).map_err(Error::from)?;
+    Ok(kind)
+}
+
+/// A send's or request's options from Java's numbers (-1: each default)
+/// and origin (null or a Spot's ID, with its generation), checked by the
+/// bridge (`args::request_options`, `runtime::spot_execution`).
+fn request_args(
+    env: &mut Env<'_>,
+    instance_intent: jboolean,
+    deadline_ms: jlong,
+    timeout_ms: jlong,
+    origin: &JByteArray<'_>,
+    origin_generation: jlong,
+) -> Result<zlink_bridge::core::RequestOptions> {
+    let mut options =
+        request_options(instance_intent, optional(deadline_ms), optional(timeout_ms))?;
+    if !origin.is_null() {
+        let spot = bytes(env, origin)?;
+        let spot = zlink_bridge::runtime::spot_execution(&spot[..], origin_generation as u64)?;
+        options.origin = Some(spot);
+    }
+    Ok(options)
+}
+
+/// A peer endpoint, checked by the core's rule (1..=1024 bytes).
+fn endpoint_of(endpoint: &str) -> Result<Endpoint> {
+    Ok(Endpoint::new(endpoint).map_err(Error::from)?)
 }

@@ -11,6 +11,31 @@ entry_points! {
         encoded(env, &owned)
     }
 
+    /// A lifecycle write (`op` as for `write`) on a runtime thread:
+    /// completes `future` with the owned object's bytes, or fails it with
+    /// the write's refusal. The kind and ID are checked here first, as the
+    /// write checks them: bad input throws from this call.
+    fn Java_io_zlink_Native_writeAsync(env, rt: jlong, op: jint, kind: jint, id: JByteArray<'local>, future: JFuture<'local>) -> () {
+        let (id, write) = (bytes(env, &id)?, write_of(op)?);
+        let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
+        let kind = checked_kind(&runtime, kind, &id)?;
+        settle_later(env, &runtime, rt, &future, move |rt| {
+            Ok(bytes_of(&rt.write(kind, &id[..], write)?))
+        })
+    }
+
+    /// `completeRelease` on a runtime thread, checked here as `writeAsync`
+    /// is: completes `future` with null.
+    fn Java_io_zlink_Native_completeReleaseAsync(env, rt: jlong, kind: jint, id: JByteArray<'local>, future: JFuture<'local>) -> () {
+        let id = bytes(env, &id)?;
+        let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
+        let kind = checked_kind(&runtime, kind, &id)?;
+        settle_later(env, &runtime, rt, &future, move |rt| {
+            rt.complete_release(kind, &id[..])?;
+            Ok(None)
+        })
+    }
+
     /// Completes a release: the ID resolves Missing.
     fn Java_io_zlink_Native_completeRelease(env, rt: jlong, kind: jint, id: JByteArray<'local>) -> () {
         let id = bytes(env, &id)?;

@@ -33,15 +33,83 @@ entry_points! {
         origin_generation: jlong,
     ) -> JByteArray<'local> {
         let (id, payload) = (bytes(env, &id)?, bytes(env, &payload)?);
-        let mut options =
-            request_options(instance_intent, optional(deadline_ms), optional(timeout_ms))?;
-        if !origin.is_null() {
-            let spot = bytes(env, &origin)?;
-            let spot = zlink_bridge::runtime::spot_execution(&spot[..], origin_generation as u64)?;
-            options.origin = Some(spot);
-        }
+        let options =
+            request_args(env, instance_intent, deadline_ms, timeout_ms, &origin, origin_generation)?;
         let sent = pin(&RUNTIMES, rt, RUNTIME)?.request(kind as u32, &id[..], &payload, options)?;
         encoded(env, &sent)
+    }
+
+    /// `send` on a runtime thread: completes `future` with the result's
+    /// bytes. The arguments are read and checked here first, as `send`
+    /// checks them (the deadline, the kind, the ID, the ID against this
+    /// runtime's cap): bad input throws from this call. Java checked the
+    /// rest first (see `checkRequest`).
+    fn Java_io_zlink_Native_sendAsync(
+        env,
+        rt: jlong,
+        kind: jint,
+        id: JByteArray<'local>,
+        payload: JByteArray<'local>,
+        instance_intent: jboolean,
+        deadline_ms: jlong,
+        future: JFuture<'local>,
+    ) -> () {
+        let (id, payload) = (bytes(env, &id)?, bytes(env, &payload)?);
+        let options = request_options(instance_intent, optional(deadline_ms), None)?;
+        let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
+        let kind = checked_kind(&runtime, kind, &id)?;
+        settle_later(env, &runtime, rt, &future, move |rt| {
+            Ok(bytes_of(&rt.send(kind, &id[..], &payload, options.send)?))
+        })
+    }
+
+    /// `request` on a runtime thread, checked here as `sendAsync` is (and
+    /// the timeout and the origin, as `request` checks them).
+    fn Java_io_zlink_Native_requestAsync(
+        env,
+        rt: jlong,
+        kind: jint,
+        id: JByteArray<'local>,
+        payload: JByteArray<'local>,
+        instance_intent: jboolean,
+        deadline_ms: jlong,
+        timeout_ms: jlong,
+        origin: JByteArray<'local>,
+        origin_generation: jlong,
+        future: JFuture<'local>,
+    ) -> () {
+        let (id, payload) = (bytes(env, &id)?, bytes(env, &payload)?);
+        let options =
+            request_args(env, instance_intent, deadline_ms, timeout_ms, &origin, origin_generation)?;
+        let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
+        let kind = checked_kind(&runtime, kind, &id)?;
+        settle_later(env, &runtime, rt, &future, move |rt| {
+            Ok(bytes_of(&rt.request(kind, &id[..], &payload, options)?))
+        })
+    }
+
+    /// The bridge's checks of a send's or request's arguments, which run
+    /// before the core's: the deadline and timeout (-1: the defaults), the
+    /// origin (null or a Spot's ID), the kind, the ID against the global
+    /// cap. The core's own checks before the work (the payload bound, a
+    /// zero timeout, instance intent on an Actor, a zero deadline) have no
+    /// call that runs them without sending, so Java runs them (`Checks`);
+    /// when one refuses, Java calls this first, so that the fault the
+    /// runtime meets first is the one thrown.
+    fn Java_io_zlink_Native_checkRequest(
+        env,
+        kind: jint,
+        id: JByteArray<'local>,
+        deadline_ms: jlong,
+        timeout_ms: jlong,
+        origin: JByteArray<'local>,
+        origin_generation: jlong,
+    ) -> () {
+        let id = bytes(env, &id)?;
+        request_args(env, false, deadline_ms, timeout_ms, &origin, origin_generation)?;
+        let _: zlink_bridge::core::ObjectKind = Arg::get(kind as u32)?;
+        zlink_bridge::args::id(&id[..])?;
+        Ok(())
     }
 
     /// What to do with one frame from node `from`.
@@ -120,9 +188,25 @@ entry_points! {
         Ok(pin(&RUNTIMES, rt, RUNTIME)?.next_deadline()?.map_or(-1, |t| t as jlong))
     }
 
-    /// Runs the deadlines due at `now_ns` (-1: the clock's now).
-    fn Java_io_zlink_Native_onTimeout(env, rt: jlong, now_ns: jlong) -> JByteArray<'local> {
-        let ds = pin(&RUNTIMES, rt, RUNTIME)?.on_timeout(given(now_ns))?;
+    /// Runs the deadlines due now (the runtime's clock).
+    fn Java_io_zlink_Native_onTimeoutNow(env, rt: jlong) -> JByteArray<'local> {
+        let ds = pin(&RUNTIMES, rt, RUNTIME)?.on_timeout(None)?;
         encoded(env, &surface::decisions(ds)[..])
+    }
+
+    /// Runs the deadlines due at `now_ns` (a negative one is refused).
+    fn Java_io_zlink_Native_onTimeout(env, rt: jlong, now_ns: jlong) -> JByteArray<'local> {
+        let now = nanos(now_ns)?;
+        let ds = pin(&RUNTIMES, rt, RUNTIME)?.on_timeout(Some(now))?;
+        encoded(env, &surface::decisions(ds)[..])
+    }
+
+    /// `onTimeout` on a runtime thread: a negative `now_ns` throws here.
+    fn Java_io_zlink_Native_onTimeoutAsync(env, rt: jlong, now_ns: jlong, future: JFuture<'local>) -> () {
+        let now = nanos(now_ns)?;
+        let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
+        settle_later(env, &runtime, rt, &future, move |rt| {
+            Ok(bytes_of(&surface::decisions(rt.on_timeout(Some(now))?)[..]))
+        })
     }
 }

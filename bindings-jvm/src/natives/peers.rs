@@ -10,6 +10,27 @@ entry_points! {
         encoded(env, &d)
     }
 
+    /// `publishDescriptor` on a runtime thread: completes `future` with the
+    /// descriptor's bytes. Both fields are checked here first, by the
+    /// core's own rules (`Endpoint::new`, `PeerDescriptor::new`, in
+    /// `publish_descriptor`'s order): bad input throws from this call.
+    fn Java_io_zlink_Native_publishDescriptorAsync(
+        env,
+        rt: jlong,
+        endpoint: JString<'local>,
+        identity: JString<'local>,
+        future: JFuture<'local>,
+    ) -> () {
+        let (endpoint, identity) = (text(env, &endpoint)?, text(env, &identity)?);
+        let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
+        let me = runtime.identity()?;
+        PeerDescriptor::new(endpoint_of(&endpoint)?, me.rid, me.generation, &identity)
+            .map_err(Error::from)?;
+        settle_later(env, &runtime, rt, &future, move |rt| {
+            Ok(bytes_of(&rt.publish_descriptor(&endpoint, &identity)?))
+        })
+    }
+
     /// Registers a manually configured endpoint.
     fn Java_io_zlink_Native_addManualPeer(env, rt: jlong, endpoint: JString<'local>) -> () {
         let endpoint = text(env, &endpoint)?;
@@ -27,6 +48,18 @@ entry_points! {
         let endpoint = text(env, &endpoint)?;
         let r = pin(&RUNTIMES, rt, RUNTIME)?.ensure_manual_peer(&endpoint)?;
         encoded_opt(env, r)
+    }
+
+    /// `ensureManualPeer` on a runtime thread: completes `future` with the
+    /// replacement's bytes or null. The endpoint is checked here first, by
+    /// the core's rule (`Endpoint::new`): bad input throws from this call.
+    fn Java_io_zlink_Native_ensureManualPeerAsync(env, rt: jlong, endpoint: JString<'local>, future: JFuture<'local>) -> () {
+        let endpoint = text(env, &endpoint)?;
+        let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
+        endpoint_of(&endpoint)?;
+        settle_later(env, &runtime, rt, &future, move |rt| {
+            Ok(rt.ensure_manual_peer(&endpoint)?.map(|r| r.to_bytes()))
+        })
     }
 
     /// The transport connected `endpoint`; its handshake showed `rid`.

@@ -48,6 +48,20 @@ final class Native {
      */
     static native byte[] write(long rt, int op, int kind, byte[] id);
 
+    /**
+     * A lifecycle write ({@code op} as for {@code write}) on a runtime thread:
+     * completes {@code future} with the owned object's bytes, or fails it with
+     * the write's refusal. The kind and ID are checked here first, as the
+     * write checks them: bad input throws from this call.
+     */
+    static native void writeAsync(long rt, int op, int kind, byte[] id, CompletableFuture<byte[]> future);
+
+    /**
+     * {@code completeRelease} on a runtime thread, checked here as {@code writeAsync}
+     * is: completes {@code future} with null.
+     */
+    static native void completeReleaseAsync(long rt, int kind, byte[] id, CompletableFuture<byte[]> future);
+
     /** Completes a release: the ID resolves Missing. */
     static native void completeRelease(long rt, int kind, byte[] id);
 
@@ -77,6 +91,33 @@ final class Native {
 
     /** Sends a request; -1 for the defaults; {@code origin} null or a Spot's ID. */
     static native byte[] request(long rt, int kind, byte[] id, byte[] payload, boolean instanceIntent, long deadlineMs, long timeoutMs, byte[] origin, long originGeneration);
+
+    /**
+     * {@code send} on a runtime thread: completes {@code future} with the result's
+     * bytes. The arguments are read and checked here first, as {@code send}
+     * checks them (the deadline, the kind, the ID, the ID against this
+     * runtime's cap): bad input throws from this call. Java checked the
+     * rest first (see {@code checkRequest}).
+     */
+    static native void sendAsync(long rt, int kind, byte[] id, byte[] payload, boolean instanceIntent, long deadlineMs, CompletableFuture<byte[]> future);
+
+    /**
+     * {@code request} on a runtime thread, checked here as {@code sendAsync} is (and
+     * the timeout and the origin, as {@code request} checks them).
+     */
+    static native void requestAsync(long rt, int kind, byte[] id, byte[] payload, boolean instanceIntent, long deadlineMs, long timeoutMs, byte[] origin, long originGeneration, CompletableFuture<byte[]> future);
+
+    /**
+     * The bridge's checks of a send's or request's arguments, which run
+     * before the core's: the deadline and timeout (-1: the defaults), the
+     * origin (null or a Spot's ID), the kind, the ID against the global
+     * cap. The core's own checks before the work (the payload bound, a
+     * zero timeout, instance intent on an Actor, a zero deadline) have no
+     * call that runs them without sending, so Java runs them ({@code Checks});
+     * when one refuses, Java calls this first, so that the fault the
+     * runtime meets first is the one thrown.
+     */
+    static native void checkRequest(int kind, byte[] id, long deadlineMs, long timeoutMs, byte[] origin, long originGeneration);
 
     /** What to do with one frame from node {@code from}. */
     static native byte[] onFrame(long rt, long from, byte[] frame);
@@ -111,11 +152,25 @@ final class Native {
     /** The earliest deadline (ns), or -1. */
     static native long nextDeadline(long rt);
 
-    /** Runs the deadlines due at {@code nowNs} (-1: the clock's now). */
+    /** Runs the deadlines due now (the runtime's clock). */
+    static native byte[] onTimeoutNow(long rt);
+
+    /** Runs the deadlines due at {@code nowNs} (a negative one is refused). */
     static native byte[] onTimeout(long rt, long nowNs);
+
+    /** {@code onTimeout} on a runtime thread: a negative {@code nowNs} throws here. */
+    static native void onTimeoutAsync(long rt, long nowNs, CompletableFuture<byte[]> future);
 
     /** Publishes this node's object-peer descriptor (writes the store). */
     static native byte[] publishDescriptor(long rt, String endpoint, String identity);
+
+    /**
+     * {@code publishDescriptor} on a runtime thread: completes {@code future} with the
+     * descriptor's bytes. Both fields are checked here first, by the
+     * core's own rules ({@code Endpoint::new}, {@code PeerDescriptor::new}, in
+     * {@code publishDescriptor}'s order): bad input throws from this call.
+     */
+    static native void publishDescriptorAsync(long rt, String endpoint, String identity, CompletableFuture<byte[]> future);
 
     /** Registers a manually configured endpoint. */
     static native void addManualPeer(long rt, String endpoint);
@@ -125,6 +180,13 @@ final class Native {
 
     /** Registers {@code endpoint} if needed and looks it up: a replacement or null. */
     static native byte[] ensureManualPeer(long rt, String endpoint);
+
+    /**
+     * {@code ensureManualPeer} on a runtime thread: completes {@code future} with the
+     * replacement's bytes or null. The endpoint is checked here first, by
+     * the core's rule ({@code Endpoint::new}): bad input throws from this call.
+     */
+    static native void ensureManualPeerAsync(long rt, String endpoint, CompletableFuture<byte[]> future);
 
     /** The transport connected {@code endpoint}; its handshake showed {@code rid}. */
     static native void peerOpened(long rt, String endpoint, long rid);
@@ -279,8 +341,13 @@ final class Native {
      */
     static native int lookupString(long rt, int kind, String id, long[] out);
 
-    /** Interns a key: a boxed core ObjectKey, freed by {@code keyFree}. */
-    static native long keyNew(int kind, byte[] id);
+    /**
+     * Interns a key: a boxed core ObjectKey, freed by {@code keyFree}. The ID
+     * is checked as a runtime whose cap is {@code cap} (-1: the default
+     * config's) checks it, with the runtime's errors: over the global cap
+     * or not UTF-8 (the bridge), empty, then over {@code cap} (the core).
+     */
+    static native long keyNew(int kind, byte[] id, long cap);
 
     /** Frees an interned key (its Java object's cleaning, once). */
     static native void keyFree(long key);

@@ -8,8 +8,8 @@ import java.util.Objects;
  * {@code long} per key instead of the ID's bytes. Immutable and thread-safe; its native copy is
  * freed when the key is collected. Make one per ID a host looks up often.
  *
- * <p>The ID is checked when the key is made, as a runtime checks an ID: empty is a {@link
- * ZlinkInputException} of kind {@code EmptyObjectId}, over the cap one of kind {@code
+ * <p>The ID is checked when the key is made, by the library, as a runtime checks an ID: empty is
+ * a {@link ZlinkInputException} of kind {@code EmptyObjectId}, over the cap one of kind {@code
  * ObjectIdTooLong}, not valid Unicode one of kind {@code InvalidUtf8}, with the runtime's
  * messages. The cap is the default config's (1,024 bytes); for a runtime configured with another
  * {@link RoutingConfig#maxObjectIdBytes()}, make keys with {@link #of(ObjectKind, String,
@@ -21,11 +21,12 @@ public final class ObjectKey {
     final byte[] utf8;
     final Handle handle;
 
+    /** The key of {@code id}, checked by the library against {@code cap} (-1: the default config's). */
     private ObjectKey(ObjectKind kind, String id, long cap) {
         this.kind = Objects.requireNonNull(kind, "kind");
         this.id = Objects.requireNonNull(id, "id");
-        this.utf8 = Checks.id(Utf8.of(id, "id"), cap);
-        this.handle = new Handle(this, Native.keyNew(kind.code(), utf8), Native::keyFree);
+        this.utf8 = Utf8.of(id, "id");
+        this.handle = new Handle(this, Native.keyNew(kind.code(), utf8, cap), Native::keyFree);
     }
 
     /**
@@ -36,7 +37,7 @@ public final class ObjectKey {
      * @throws NullPointerException {@code kind} or {@code id} is null
      */
     public static ObjectKey of(ObjectKind kind, String id) {
-        return new ObjectKey(kind, id, Checks.DEFAULT_OBJECT_ID_BYTES);
+        return new ObjectKey(kind, id, -1);
     }
 
     /**

@@ -9,6 +9,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -260,14 +262,10 @@ public final class ZlinkRuntime implements AutoCloseable {
      * @throws NullPointerException an argument is null
      */
     public CompletableFuture<Resolution> resolveAsync(ObjectKind kind, String id) {
-        CompletableFuture<byte[]> raw = new CompletableFuture<>();
-        try {
-            // The runtime checks the arguments before it starts: bad input throws here.
-            Native.resolveAsync(handle.value, kind(kind), id(id), raw);
-        } finally {
-            Reference.reachabilityFence(this);
-        }
-        return raw.thenApply(bytes -> Decoder.read(bytes, Decoder::resolution));
+        int k = kind(kind);
+        byte[] utf8 = id(id);
+        return started(raw -> Native.resolveAsync(handle.value, k, utf8, raw),
+                bytes -> Decoder.read(bytes, Decoder::resolution));
     }
 
     /** Cache only: a recent route, never blocking, never reading the store. */
@@ -290,8 +288,9 @@ public final class ZlinkRuntime implements AutoCloseable {
 
     /**
      * Runs a blocking call on a runtime thread: the future completes from that thread with the
-     * result or the call's exception. The caller never blocks. The caller checks the arguments
-     * first (bad input throws at the call, not in the future); a closed runtime throws here.
+     * result or the call's exception. The caller never blocks; a closed runtime throws here. For
+     * the calls with no asynchronous entry point of their own: those with no argument to check,
+     * and the frame calls, whose bound the caller checks first (see {@link Checks}).
      */
     private <T> CompletableFuture<T> async(Supplier<T> call) {
         CompletableFuture<T> future = new CompletableFuture<>();
@@ -310,37 +309,50 @@ public final class ZlinkRuntime implements AutoCloseable {
     }
 
     /**
-     * The arguments of a send or request, checked as the runtime checks them, in its order,
-     * before the call goes to a runtime thread: bad input throws at the {@code ...Async} call.
+     * Starts an asynchronous native call: {@code start} hands its entry point the future it
+     * settles from a runtime thread, with the result's bytes (read by {@code result}) or with the
+     * exception the blocking form would throw. The entry point reads and checks the arguments
+     * (the bridge's and the core's own checks) before it starts the work: bad input and a closed
+     * runtime throw from {@code start}, here, and the future carries only the work's outcome.
      */
-    private void checkSend(ObjectKind kind, String id, byte[] payload, SendOptions options, boolean request) {
-        Objects.requireNonNull(options, "options");
-        byte[] origin = request ? options.origin().map(o -> id(o.spot())).orElse(null) : null;
-        kind(kind);
-        byte[] utf8 = id(id);
-        payload(payload);
-        Checks.millis(options.deadlineMs(), "deadline");
-        if (request) {
-            Checks.millis(options.timeoutMs(), "timeout");
-            if (origin != null) {
-                Checks.id(origin, Checks.MAX_OBJECT_ID_BYTES);
+    private <T> CompletableFuture<T> started(Consumer<CompletableFuture<byte[]>> start, Function<byte[], T> result) {
+        CompletableFuture<byte[]> raw = new CompletableFuture<>();
+        CompletableFuture<T> future = new CompletableFuture<>();
+        raw.whenComplete((bytes, failure) -> {
+            if (failure != null) {
+                future.completeExceptionally(failure);
+                return;
             }
+            try {
+                future.complete(result.apply(bytes));
+            } catch (Throwable t) {
+                future.completeExceptionally(t);
+            }
+        });
+        try {
+            start.accept(raw);
+        } finally {
+            Reference.reachabilityFence(this);
         }
-        Checks.idBound(utf8);
-        RoutingConfig config = config();
-        Checks.payload(payload, config.maxMessageBytes());
-        if (request) {
-            Checks.positive(options.timeoutMs());
-        }
-        Checks.intent(kind, options);
-        Checks.positive(options.deadlineMs());
-        Checks.id(utf8, config.maxObjectIdBytes());
+        return future;
     }
 
-    /** An object's kind and ID, checked as the runtime checks them (see {@link #checkSend}). */
-    private void checkId(ObjectKind kind, String id) {
-        kind(kind);
-        Checks.id(id(id), config().maxObjectIdBytes());
+    /**
+     * Throws what the runtime throws for a send's or request's checks that no native call runs
+     * without sending ({@link Checks#send}: the payload bound, a zero timeout, instance intent on
+     * an Actor, a zero deadline). The bridge's checks come before them in the runtime, so when one
+     * refuses, {@link Native#checkRequest} runs those first: the fault the runtime meets first is
+     * the one thrown. The rest (the ID against this runtime's cap) is checked by the {@code
+     * ...Async} entry point.
+     */
+    private void checkSend(int k, ObjectKind kind, byte[] id, byte[] payload, SendOptions options, byte[] origin,
+            long originGeneration, boolean request) {
+        ZlinkInputException refused = Checks.send(kind, payload, options, request, config().maxMessageBytes());
+        if (refused != null) {
+            Native.checkRequest(k, id, options.deadlineMs(), request ? options.timeoutMs() : -1, origin,
+                    originGeneration);
+            throw refused;
+        }
     }
 
     // ---- 7-13: operations, frames, replies, timers ------------------------
@@ -388,8 +400,13 @@ public final class ZlinkRuntime implements AutoCloseable {
      * @throws NullPointerException an argument is null
      */
     public CompletableFuture<SendResult> sendAsync(ObjectKind kind, String id, byte[] payload, SendOptions options) {
-        checkSend(kind, id, payload, options, false);
-        return async(() -> send(kind, id, payload, options));
+        Objects.requireNonNull(options, "options");
+        int k = kind(kind);
+        byte[] utf8 = id(id);
+        payload(payload);
+        checkSend(k, kind, utf8, payload, options, null, 0, false);
+        return started(raw -> Native.sendAsync(handle.value, k, utf8, payload, options.instanceIntent(),
+                options.deadlineMs(), raw), bytes -> Decoder.read(bytes, Decoder::sent));
     }
 
     /** Sends a request with the default options. */
@@ -435,8 +452,16 @@ public final class ZlinkRuntime implements AutoCloseable {
      * @throws NullPointerException an argument is null
      */
     public CompletableFuture<SendResult> requestAsync(ObjectKind kind, String id, byte[] payload, SendOptions options) {
-        checkSend(kind, id, payload, options, true);
-        return async(() -> request(kind, id, payload, options));
+        Objects.requireNonNull(options, "options");
+        byte[] origin = options.origin().map(o -> id(o.spot())).orElse(null);
+        long originGeneration = options.origin().map(SpotExecution::objectGeneration).orElse(0L);
+        int k = kind(kind);
+        byte[] utf8 = id(id);
+        payload(payload);
+        checkSend(k, kind, utf8, payload, options, origin, originGeneration, true);
+        return started(raw -> Native.requestAsync(handle.value, k, utf8, payload, options.instanceIntent(),
+                options.deadlineMs(), options.timeoutMs(), origin, originGeneration, raw),
+                bytes -> Decoder.read(bytes, Decoder::sent));
     }
 
     /**
@@ -586,16 +611,19 @@ public final class ZlinkRuntime implements AutoCloseable {
      * due now; without the call the move never commits).
      */
     public List<Inbound> onTimeout() {
-        return onTimeoutAt(-1);
+        try {
+            return Decoder.read(Native.onTimeoutNow(handle.value), Decoder::inbounds);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
-    /** Runs every deadline due at {@code nowNs} (runtime clock): their decisions, in order. */
+    /**
+     * Runs every deadline due at {@code nowNs} (runtime clock): their decisions, in order.
+     *
+     * @throws ZlinkInputException {@code nowNs} is negative (kind {@code Negative})
+     */
     public List<Inbound> onTimeout(long nowNs) {
-        Checks.now(nowNs);
-        return onTimeoutAt(nowNs);
-    }
-
-    private List<Inbound> onTimeoutAt(long nowNs) {
         try {
             return Decoder.read(Native.onTimeout(handle.value, nowNs), Decoder::inbounds);
         } finally {
@@ -610,8 +638,8 @@ public final class ZlinkRuntime implements AutoCloseable {
 
     /** {@link #onTimeout(long)} on a runtime thread; a negative {@code nowNs} throws here. */
     public CompletableFuture<List<Inbound>> onTimeoutAsync(long nowNs) {
-        Checks.now(nowNs);
-        return async(() -> onTimeout(nowNs));
+        return started(raw -> Native.onTimeoutAsync(handle.value, nowNs, raw),
+                bytes -> Decoder.read(bytes, Decoder::inbounds));
     }
 
     // ---- 4-6 with interned keys: the fast path -----------------------------
@@ -746,41 +774,41 @@ public final class ZlinkRuntime implements AutoCloseable {
      * @throws NullPointerException an argument is null
      */
     public CompletableFuture<OwnedObject> activateAsync(ObjectKind kind, String id) {
-        checkId(kind, id);
-        return async(() -> activate(kind, id));
+        return writeAsync(3, kind, id);
     }
 
     /** {@link #create} on a runtime thread; bad input throws here (see {@link #activateAsync}). */
     public CompletableFuture<OwnedObject> createAsync(ObjectKind kind, String id) {
-        checkId(kind, id);
-        return async(() -> create(kind, id));
+        return writeAsync(1, kind, id);
     }
 
     /** {@link #publishReady} on a runtime thread; bad input throws here (see {@link #activateAsync}). */
     public CompletableFuture<OwnedObject> publishReadyAsync(ObjectKind kind, String id) {
-        checkId(kind, id);
-        return async(() -> publishReady(kind, id));
+        return writeAsync(2, kind, id);
     }
 
     /** {@link #renewLease} on a runtime thread; bad input throws here (see {@link #activateAsync}). */
     public CompletableFuture<OwnedObject> renewLeaseAsync(ObjectKind kind, String id) {
-        checkId(kind, id);
-        return async(() -> renewLease(kind, id));
+        return writeAsync(4, kind, id);
     }
 
     /** {@link #beginRelease} on a runtime thread; bad input throws here (see {@link #activateAsync}). */
     public CompletableFuture<OwnedObject> beginReleaseAsync(ObjectKind kind, String id) {
-        checkId(kind, id);
-        return async(() -> beginRelease(kind, id));
+        return writeAsync(5, kind, id);
+    }
+
+    private CompletableFuture<OwnedObject> writeAsync(int op, ObjectKind kind, String id) {
+        int k = kind(kind);
+        byte[] utf8 = id(id);
+        return started(raw -> Native.writeAsync(handle.value, op, k, utf8, raw),
+                bytes -> Decoder.read(bytes, Decoder::owned));
     }
 
     /** {@link #completeRelease} on a runtime thread; bad input throws here (see {@link #activateAsync}). */
     public CompletableFuture<Void> completeReleaseAsync(ObjectKind kind, String id) {
-        checkId(kind, id);
-        return async(() -> {
-            completeRelease(kind, id);
-            return null;
-        });
+        int k = kind(kind);
+        byte[] utf8 = id(id);
+        return started(raw -> Native.completeReleaseAsync(handle.value, k, utf8, raw), bytes -> (Void) null);
     }
 
     /** Completes the release: the ID resolves Missing. */
@@ -1008,11 +1036,10 @@ public final class ZlinkRuntime implements AutoCloseable {
      * 1..=1024 UTF-8 bytes throws here ({@link ZlinkInputException}, kind {@code BadPeerField}).
      */
     public CompletableFuture<PeerDescriptor> publishDescriptorAsync(String endpoint, String securityIdentity) {
-        text(endpoint, "endpoint");
-        text(securityIdentity, "securityIdentity");
-        Checks.peerField(endpoint, "endpoint");
-        Checks.peerField(securityIdentity, "security identity");
-        return async(() -> publishDescriptor(endpoint, securityIdentity));
+        String e = text(endpoint, "endpoint");
+        String s = text(securityIdentity, "securityIdentity");
+        return started(raw -> Native.publishDescriptorAsync(handle.value, e, s, raw),
+                bytes -> Decoder.read(bytes, Decoder::peerDescriptor));
     }
 
     /** Registers a manually configured endpoint (an intent only). */
@@ -1053,8 +1080,9 @@ public final class ZlinkRuntime implements AutoCloseable {
      * throws here ({@link ZlinkInputException}, kind {@code BadPeerField}).
      */
     public CompletableFuture<Optional<PeerReplacement>> ensureManualPeerAsync(String endpoint) {
-        Checks.peerField(text(endpoint, "endpoint"), "endpoint");
-        return async(() -> ensureManualPeer(endpoint));
+        String e = text(endpoint, "endpoint");
+        return started(raw -> Native.ensureManualPeerAsync(handle.value, e, raw), bytes -> bytes == null
+                ? Optional.empty() : Optional.of(Decoder.read(bytes, Decoder::peerReplacement)));
     }
 
     /** The transport connected {@code endpoint}; its handshake showed {@code rid}. */

@@ -2,9 +2,11 @@ package io.zlink;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +20,10 @@ import org.junit.jupiter.api.function.Executable;
 
 /**
  * The {@code ...Async} forms refuse bad input at the call, as their blocking forms do (same
- * exception, kind and message), and keep only the runtime's own outcomes for the future.
+ * exception, kind and message), and keep only the runtime's own outcomes for the future. Each
+ * input the Java API once checked itself (before the library did) has a case here: object IDs
+ * (and {@code ObjectKeyTest}), the payload bound, durations, a zero deadline and timeout, instance
+ * intent on an Actor, peer fields, the frame bound, a negative {@code now}.
  */
 class AsyncInputTest {
     /** An async call: its future (the call itself may throw). */
@@ -104,9 +109,23 @@ class AsyncInputTest {
             var intent = d.withInstanceIntent(true);
             add(op + " instance intent on an actor", () -> sync.call(actor, "a", ok, intent),
                     () -> async.call(actor, "a", ok, intent));
-            // Two faults: the runtime's order decides which one is reported.
+            // Two faults: the runtime's order decides which one is reported. The bridge's checks
+            // (durations, the ID's global cap) run in the library, the core's payload bound, zero
+            // deadline and intent in Java (Checks), the ID's runtime cap in the library again.
             var both = d.withDeadlineMs(0).withInstanceIntent(true);
             add(op + " two faults", () -> sync.call(actor, "", big, both), () -> async.call(actor, "", big, both));
+            add(op + " huge id, big payload", () -> sync.call(actor, HUGE_ID, big, d),
+                    () -> async.call(actor, HUGE_ID, big, d));
+            var negative = d.withDeadlineMs(-2);
+            add(op + " negative deadline, big payload", () -> sync.call(actor, "a", big, negative),
+                    () -> async.call(actor, "a", big, negative));
+            add(op + " negative deadline, huge id", () -> sync.call(actor, HUGE_ID, ok, negative),
+                    () -> async.call(actor, HUGE_ID, ok, negative));
+            add(op + " long id, intent", () -> sync.call(actor, LONG_ID, ok, intent),
+                    () -> async.call(actor, LONG_ID, ok, intent));
+            var zero = d.withDeadlineMs(0);
+            add(op + " long id, zero deadline", () -> sync.call(spot, LONG_ID, ok, zero),
+                    () -> async.call(spot, LONG_ID, ok, zero));
             // The three-argument forms.
             Sync3 sync3 = request ? rt::request : rt::send;
             Async3 async3 = request ? rt::requestAsync : rt::sendAsync;
@@ -121,7 +140,15 @@ class AsyncInputTest {
             var o = SendOptions.DEFAULT.withOrigin(new SpotExecution(origin, 1));
             add("request origin of " + origin.length(), () -> rt.request(actor, "a", ok, o),
                     () -> rt.requestAsync(actor, "a", ok, o));
+            add("request origin of " + origin.length() + ", big payload", () -> rt.request(actor, "a", big, o),
+                    () -> rt.requestAsync(actor, "a", big, o));
         }
+        var zeroTimeout = SendOptions.DEFAULT.withTimeoutMs(0);
+        add("request zero timeout, long id", () -> rt.request(actor, LONG_ID, ok, zeroTimeout),
+                () -> rt.requestAsync(actor, LONG_ID, ok, zeroTimeout));
+        var negativeTimeout = SendOptions.DEFAULT.withTimeoutMs(-2).withDeadlineMs(0);
+        add("request negative timeout, zero deadline", () -> rt.request(actor, "a", big, negativeTimeout),
+                () -> rt.requestAsync(actor, "a", big, negativeTimeout));
         checkAll();
     }
 
@@ -190,6 +217,7 @@ class AsyncInputTest {
         add("onPeerFrame null endpoint", () -> rt.onPeerFrame(null, new byte[1]),
                 () -> rt.onPeerFrameAsync(null, new byte[1]));
         add("onTimeout negative", () -> rt.onTimeout(-1), () -> rt.onTimeoutAsync(-1));
+        add("onTimeout most negative", () -> rt.onTimeout(Long.MIN_VALUE), () -> rt.onTimeoutAsync(Long.MIN_VALUE));
         String tooLong = "e".repeat(1025);
         for (String[] args : new String[][] {{"", "me"}, {tooLong, "me"}, {"ep:1", ""}, {"ep:1", tooLong},
                 {null, "me"}, {"ep:1", null}, {"", null}}) {
@@ -204,6 +232,20 @@ class AsyncInputTest {
         checkAll();
         assertEquals("BadPeerField", assertThrows(ZlinkInputException.class,
                 () -> rt.publishDescriptorAsync("ep:1", "")).kind());
+        assertEquals("Negative", assertThrows(ZlinkInputException.class, () -> rt.onTimeout(-1)).kind());
+    }
+
+    @Test
+    void anOverLongFrameThrowsAtTheCall() {
+        // One byte over the bridge's frame bound (1 GiB + 1 MiB): a 1 GiB array, and the blocking
+        // forms copy it to the library once each before refusing it.
+        assumeTrue(Runtime.getRuntime().maxMemory() > (3L << 30), "a heap of more than 3 GiB");
+        byte[] frame = new byte[Math.toIntExact(Checks.MAX_FRAME_BYTES + 1)];
+        add("onFrame over-long frame", () -> rt.onFrame(2, frame), () -> rt.onFrameAsync(2, frame));
+        add("onPeerFrame over-long frame", () -> rt.onPeerFrame("ep:1", frame),
+                () -> rt.onPeerFrameAsync("ep:1", frame));
+        checkAll();
+        assertEquals("FrameTooLong", assertThrows(ZlinkInputException.class, () -> rt.onFrameAsync(2, frame)).kind());
     }
 
     @Test
@@ -216,10 +258,19 @@ class AsyncInputTest {
         assertEquals(NotFound.INSTANCE, rt.sendAsync(ObjectKind.ACTOR, "nobody", new byte[1]).get(10, TimeUnit.SECONDS));
         assertInstanceOf(Dropped.class, rt.onFrameAsync(2, new byte[] {1, 2, 3}).get(10, TimeUnit.SECONDS));
         assertEquals(List.of(), rt.onTimeoutAsync(0).get(10, TimeUnit.SECONDS));
+        var published = rt.publishDescriptorAsync("ep:1", "me").get(10, TimeUnit.SECONDS);
+        assertEquals(new PeerDescriptor("ep:1", 1, published.lifecycleGeneration(), "me"), published);
+        assertTrue(rt.ensureManualPeerAsync("ep:2").get(10, TimeUnit.SECONDS).isEmpty(), "no descriptor for ep:2");
+        rt.activate(ObjectKind.SPOT, "gone");
+        rt.beginReleaseAsync(ObjectKind.SPOT, "gone").get(10, TimeUnit.SECONDS);
+        assertNull(rt.completeReleaseAsync(ObjectKind.SPOT, "gone").get(10, TimeUnit.SECONDS));
+        assertEquals(Missing.INSTANCE, rt.resolve(ObjectKind.SPOT, "gone"));
         // The runtime's refusal of the work itself: in the future.
         var again = rt.activateAsync(ObjectKind.ACTOR, "a");
         var e = assertThrows(ExecutionException.class, () -> again.get(10, TimeUnit.SECONDS));
         assertInstanceOf(LifecycleException.class, e.getCause());
+        // As the blocking call throws it, not wrapped: what handle() and exceptionally() see.
+        assertInstanceOf(LifecycleException.class, again.handle((v, t) -> t).get(10, TimeUnit.SECONDS));
         var notOwned = rt.renewLeaseAsync(ObjectKind.ACTOR, "nobody");
         var n = assertThrows(ExecutionException.class, () -> notOwned.get(10, TimeUnit.SECONDS));
         assertInstanceOf(LifecycleException.class, n.getCause());

@@ -94,7 +94,8 @@ class ObjectKeyTest {
 
     @Test
     void aKeyIsCheckedWhenItIsMadeAsARuntimeChecksTheId() {
-        assertEquals(Checks.DEFAULT_OBJECT_ID_BYTES, RoutingConfig.defaults().maxObjectIdBytes());
+        // ObjectKey.of(kind, id) checks against the default config's cap, as documented.
+        assertEquals(1024, RoutingConfig.defaults().maxObjectIdBytes());
         try (var rt = ZlinkRuntime.builder(new NodeIdentity("main", 1)).build()) {
             // 1..=1024 UTF-8 bytes, counted in bytes: 512 two-byte characters fit, one more byte does not.
             ObjectKey.of(ObjectKind.ACTOR, "x".repeat(1024));
