@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs every artifact of `make dist` into a clean place, as a user
 # would, with no Rust toolchain on PATH, and uses it: the wheel in a fresh
-# venv; the npm tarball in a fresh project, imported from CommonJS and from
-# an ES module and compiled with tsc; the jar alone on a class path; the C
-# tarball through pkg-config. Fails on the first thing that does not work.
+# venv; the two npm tarballs (the package, and the platform package with
+# the addon) together in a fresh project, imported from CommonJS and from
+# an ES module and compiled with tsc, and the package alone, which must
+# refuse to load with a message naming the platform package; the jar alone
+# on a class path; the C tarball through pkg-config. Fails on the first
+# thing that does not work.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dist="$root/dist"
@@ -36,12 +39,26 @@ print("python: the wheel resolves", zlink.__version__)
 PY
 )
 
-echo "== Node: the tarball in a fresh project (CommonJS, ES module, tsc)"
+echo "== Node: the two tarballs in a fresh project (CommonJS, ES module, tsc)"
+npm_version="$(node -p "require('$root/bindings-node/package.json').version")"
+npm_main="$dist/zlink-$npm_version.tgz"
+npm_platform="$dist/zlink-linux-x64-gnu-$npm_version.tgz"
+if tar tzf "$npm_main" | grep '\.node$' >&2; then
+    echo "check-dist: $npm_main has an addon inside" >&2
+    exit 1
+fi
+tar tzf "$npm_platform" | grep -qx 'package/zlink.linux-x64-gnu.node' ||
+    { echo "check-dist: $npm_platform has no zlink.linux-x64-gnu.node" >&2; exit 1; }
 mkdir "$work/app"
 cd "$work/app"
 npm init -y >/dev/null
+# Both tarballs at once, offline: the platform one is the main one's
+# optional dependency, so no registry is asked.
+npm install --offline --no-audit --no-fund --loglevel=error "$npm_platform" "$npm_main"
+[[ -f node_modules/zlink-linux-x64-gnu/zlink.linux-x64-gnu.node ]] ||
+    { echo "check-dist: npm did not install the platform package" >&2; exit 1; }
 # A TypeScript service on Node has its types (@types/node) already.
-npm install --no-audit --no-fund --loglevel=error "$dist/zlink-$version.tgz" "typescript@5" "@types/node@20"
+npm install --no-audit --no-fund --loglevel=error "typescript@5" "@types/node@20"
 cat > cjs.cjs <<'JS'
 const z = require('zlink');
 (async () => {
@@ -82,6 +99,25 @@ node cjs.cjs
 node esm.mjs
 npx tsc --strict --module nodenext --moduleResolution nodenext --target es2022 --outDir out use.ts
 node out/use.js
+# The main tarball alone (its optional dependency not to be had offline):
+# requiring it throws an Error naming the platform package.
+mkdir "$work/alone"
+cd "$work/alone"
+npm init -y >/dev/null
+npm install --offline --no-audit --no-fund --loglevel=error "$npm_main"
+[[ ! -e node_modules/zlink-linux-x64-gnu ]] ||
+    { echo "check-dist: the platform package came from somewhere" >&2; exit 1; }
+node - "zlink-linux-x64-gnu@$npm_version" <<'JS'
+const wanted = `install the platform package ${process.argv[2]}`;
+try {
+  require('zlink');
+} catch (e) {
+  if (!(e instanceof Error) || !e.message.includes(wanted)) throw e;
+  console.log(`node (no platform package): ${e.message}`);
+  process.exit(0);
+}
+throw new Error('zlink loaded without its platform package');
+JS
 
 echo "== JVM: the jar alone on the class path"
 mkdir -p "$work/jvm"

@@ -6,7 +6,7 @@
 // `signal` rejects with an AbortError (code 'Aborted', name 'AbortError',
 // the signal's reason as its `cause`).
 
-const native = require('../index.js');
+const native = require('./native.js');
 
 /**
  * The classes: this thread's first copy of this module makes them and

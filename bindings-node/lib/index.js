@@ -7,7 +7,7 @@
 // are plain objects with a `kind` (see index.d.ts); 64-bit IDs and
 // generations are bigints; payloads are Buffers.
 
-const native = require('../index.js');
+const native = require('./native.js');
 const errors = require('./errors.js');
 const decode = require('./decode.js');
 const args = require('./args.js');

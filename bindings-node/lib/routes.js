@@ -10,7 +10,7 @@
 // this module has its own scratch and names, so copies never disturb each
 // other.
 
-const native = require('../index.js');
+const native = require('./native.js');
 
 const RECORD = 88;
 /** The most IDs one native batch call takes. */
