@@ -18,7 +18,6 @@
 
 use std::sync::atomic::Ordering;
 
-use super::mesh_numbers::MESHES;
 use super::probe::{Array, EMPTY, HI, free};
 use super::slot::{EXPIRES, KEY, MESH, SlotKey, WORDS, snapshot, store};
 use super::table::{Counts, GROUP, LEVELS, SPARE, Table};
@@ -111,7 +110,7 @@ impl Table {
     fn move_to(&self, from: usize, to: usize, target: &Array, counts: &mut Counts, now: MonoTime) {
         let source = self.array(from);
         let mut live = 0;
-        let mut mesh_uses = [0; MESHES];
+        counts.meshes.recount();
         for group in 0..=source.mask {
             for lane in 0..GROUP {
                 let words = snapshot(source.slot(group, lane));
@@ -122,7 +121,7 @@ impl Table {
                 let (group, lane) = target.free_slot(h);
                 store(target.slot(group, lane), &words);
                 target.set_tag(group, lane, tag);
-                mesh_uses[words[MESH] as usize] += 1;
+                counts.meshes.add(words[MESH]);
                 live += 1;
             }
         }
@@ -144,7 +143,7 @@ impl Table {
         }
         counts.live = live;
         counts.used = live;
-        counts.mesh_uses = mesh_uses;
+        counts.meshes.recounted();
         self.live.store(live, Ordering::Relaxed);
     }
 }

@@ -183,10 +183,8 @@ impl Table {
 
     /// Stores `entry` for `key` unless `keep(old)` says the entry there now
     /// stays. Returns whether it was stored and how many live entries (at
-    /// `now`) were evicted to make room. A route of a mesh when entries
-    /// already name [`MESHES`](super::mesh_numbers::MESHES) others (the
-    /// key's own older one aside) is not stored, and the key's older one
-    /// goes.
+    /// `now`) were evicted to make room. Any number of meshes is kept
+    /// (see [`mesh_numbers`](super::mesh_numbers)).
     pub(crate) fn insert(
         &self,
         key: &SlotKey,
@@ -195,33 +193,18 @@ impl Table {
         keep: impl Fn(&Entry) -> bool,
     ) -> (bool, usize) {
         let mut counts = self.lock();
-        let mesh = match self.mesh_number(entry.route.route.mesh, &counts) {
-            Some(mesh) => mesh,
-            None => {
-                // Every number is in use. The key's route there now stays
-                // if `keep` says so; else it goes (an older route may not
-                // stay), and the number it held may be free then.
-                let Some((group, lane, old)) = self.find(key) else {
-                    return (false, 0);
-                };
-                if keep(&old) {
-                    return (false, 0);
-                }
-                self.remove_at(self.current(), group, lane, &mut counts);
-                match self.mesh_number(entry.route.route.mesh, &counts) {
-                    Some(mesh) => mesh,
-                    None => return (false, 0),
-                }
-            }
+        let Some(mesh) = self.mesh_number(entry.route.route.mesh, &mut counts.meshes) else {
+            // Unreachable: there are cells for one number per slot.
+            return (false, 0);
         };
         if let Some((group, lane, old)) = self.find(key) {
             if keep(&old) {
                 return (false, 0);
             }
             let slot = self.current().slot(group, lane);
-            counts.forget_mesh(slot.0[MESH].load(Ordering::Relaxed));
+            counts.meshes.forget(slot.0[MESH].load(Ordering::Relaxed));
             store(slot, &encode(key, &entry, mesh));
-            counts.mesh_uses[mesh as usize] += 1;
+            counts.meshes.add(mesh);
             return (true, 0);
         }
         let mut evicted = 0;
@@ -237,7 +220,7 @@ impl Table {
         // the words (and checks them anyway).
         store(array.slot(group, lane), &encode(key, &entry, mesh));
         array.set_tag(group, lane, tag);
-        counts.mesh_uses[mesh as usize] += 1;
+        counts.meshes.add(mesh);
         counts.live += 1;
         counts.used += usize::from(was == EMPTY);
         self.live.store(counts.live, Ordering::Relaxed);
@@ -296,7 +279,7 @@ impl Table {
         let mark = if has_empty(tags) { EMPTY } else { DELETED };
         array.set_tag(group, lane, mark);
         let slot = array.slot(group, lane);
-        counts.forget_mesh(slot.0[MESH].load(Ordering::Relaxed));
+        counts.meshes.forget(slot.0[MESH].load(Ordering::Relaxed));
         store(slot, &[0; WORDS]);
         counts.live -= 1;
         counts.used -= usize::from(mark == EMPTY);

@@ -144,7 +144,7 @@ impl Table {
         let at = |i: usize| e[i - NODE];
         // The name of the slot's mesh number, read before the sequence is
         // checked again: the check then covers it too (`mesh_number`).
-        let Some(name) = self.meshes.get(at(MESH) as usize).map(MeshCell::load) else {
+        let Some(name) = self.meshes.get(at(MESH)).map(MeshCell::load) else {
             return Read::Torn;
         };
         // Orders the loads above before the second look at the sequence.
@@ -177,7 +177,7 @@ impl Table {
     /// The entry of a slot's words (read consistently; the key words are
     /// not looked at).
     pub(super) fn entry(&self, w: &[u64; WORDS]) -> Option<Entry> {
-        let mesh = MeshName::from_words(self.meshes.get(w[MESH] as usize)?.load())?;
+        let mesh = MeshName::from_words(self.meshes.get(w[MESH])?.load())?;
         let route = ReadyRoute {
             route: OwnerRoute {
                 mesh,

@@ -22,10 +22,10 @@
 //! scattered lookup in 4 KiB pages misses the TLB on top of the cache.
 
 use std::hash::BuildHasher;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use super::mesh_numbers::{MESHES, MeshCell};
+use super::mesh_numbers::{MeshCells, MeshUses};
 use super::probe::Array;
 use crate::clock::MonoTime;
 use crate::route::ReadyRoute;
@@ -54,9 +54,8 @@ pub(super) struct Counts {
     pub(super) live: usize,
     /// Slots holding an entry or a deleted mark (probes pass both).
     pub(super) used: usize,
-    /// Entries naming each mesh number: a number at 0 may name another
-    /// mesh.
-    pub(super) mesh_uses: [u32; MESHES],
+    /// The mesh numbers given and the entries naming each.
+    pub(super) meshes: MeshUses,
 }
 
 /// The table.
@@ -66,7 +65,7 @@ pub(crate) struct Table {
     pub(super) spare: OnceLock<Array>,
     /// The array readers use: an index of `arrays`, or [`SPARE`].
     pub(super) current: AtomicUsize,
-    pub(super) meshes: [MeshCell; MESHES],
+    pub(super) meshes: MeshCells,
     /// The hash's random seeds (per table).
     pub(super) seeds: [u64; 7],
     pub(super) capacity: usize,
@@ -93,7 +92,8 @@ impl Table {
             arrays: [const { OnceLock::new() }; LEVELS],
             spare: OnceLock::new(),
             current: AtomicUsize::new(0),
-            meshes: std::array::from_fn(|_| MeshCell([const { AtomicU64::new(0) }; 3])),
+            // One number per slot at most: a number in use names a slot.
+            meshes: MeshCells::new(max_groups * GROUP + 1),
             seeds,
             capacity,
             max_groups,
@@ -102,7 +102,7 @@ impl Table {
             writing: Mutex::new(Counts {
                 live: 0,
                 used: 0,
-                mesh_uses: [0; MESHES],
+                meshes: MeshUses::default(),
             }),
         };
         let _ = table.arrays[0].set(Array::new(FIRST_GROUPS.min(max_groups)));
