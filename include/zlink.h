@@ -973,6 +973,105 @@ typedef uint32_t zlink_write_acks_mode;
 #endif // __cplusplus
 
 /**
+ * The command of a frame a runtime made (an `Outbound`'s), named as the
+ * wire names it (`Frame::command_name`). Its number is this set's own,
+ * not the command byte of the frame's header.
+ */
+enum zlink_frame_command
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /**
+   * A one-way direct message.
+   */
+  ZLINK_FRAME_COMMAND_MESSAGE = 1,
+  /**
+   * A direct request.
+   */
+  ZLINK_FRAME_COMMAND_REQUEST = 2,
+  /**
+   * A request's terminal reply.
+   */
+  ZLINK_FRAME_COMMAND_REPLY = 3,
+  /**
+   * A target's refusal of an operation.
+   */
+  ZLINK_FRAME_COMMAND_REJECTION = 4,
+  /**
+   * A bind of a Session to an Actor.
+   */
+  ZLINK_FRAME_COMMAND_SESSION_BIND = 5,
+  /**
+   * The Actor owner's answer to a bind.
+   */
+  ZLINK_FRAME_COMMAND_SESSION_BIND_REPLY = 6,
+  /**
+   * Drop a registration the Session owner does not hold.
+   */
+  ZLINK_FRAME_COMMAND_SESSION_TOMBSTONE = 7,
+  /**
+   * The tombstone was applied.
+   */
+  ZLINK_FRAME_COMMAND_SESSION_TOMBSTONE_ACK = 8,
+  /**
+   * A session relay to the bound Actor.
+   */
+  ZLINK_FRAME_COMMAND_SESSION_RELAY = 9,
+  /**
+   * A push from the Actor to the Session.
+   */
+  ZLINK_FRAME_COMMAND_SESSION_PUSH = 10,
+  /**
+   * A session relay refused.
+   */
+  ZLINK_FRAME_COMMAND_SESSION_REFUSED = 11,
+  /**
+   * Command 42: the Actor is moving; seal the binding.
+   */
+  ZLINK_FRAME_COMMAND_SESSION_RELOCATION_SEAL = 12,
+  /**
+   * Command 43: the binding is sealed.
+   */
+  ZLINK_FRAME_COMMAND_SESSION_RELOCATION_SEALED = 13,
+  /**
+   * Command 44: the binding's new (or restored) route.
+   */
+  ZLINK_FRAME_COMMAND_SESSION_RELOCATION_ROUTE = 14,
+  /**
+   * Command 45: the object's state, to the relocation target.
+   */
+  ZLINK_FRAME_COMMAND_RELOCATION_RESTORE = 15,
+  /**
+   * Command 46: the target rebuilt the object.
+   */
+  ZLINK_FRAME_COMMAND_RELOCATION_RELAY_READY = 16,
+  /**
+   * Command 47: the source relays from now on.
+   */
+  ZLINK_FRAME_COMMAND_RELOCATION_CUTOVER = 17,
+  /**
+   * Command 48: the target owns the object.
+   */
+  ZLINK_FRAME_COMMAND_RELOCATION_COMMITTED = 18,
+  /**
+   * Command 49: the relocation is abandoned.
+   */
+  ZLINK_FRAME_COMMAND_RELOCATION_ABORT = 19,
+  /**
+   * Command 50 messageFollow: an operation was relayed to a new owner.
+   */
+  ZLINK_FRAME_COMMAND_MESSAGE_FOLLOW = 20,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum zlink_frame_command zlink_frame_command;
+#else
+typedef uint32_t zlink_frame_command;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/**
  * A clock: the system's, or a manual one that moves only when advanced.
  * Opaque; freed by `zlink_clock_free` (runtimes and stores keep it alive).
  */
@@ -1051,9 +1150,18 @@ typedef struct {
  */
 typedef struct {
   /**
+   * The node that made them (this runtime): the receiver passes its
+   * `rid` as `from` to `zlink_on_frame`.
+   */
+  zlink_node sender;
+  /**
    * The node they go to.
    */
   zlink_node to;
+  /**
+   * The frame's command.
+   */
+  zlink_frame_command command;
   /**
    * One encoded frame; free with `zlink_bytes_free`.
    */

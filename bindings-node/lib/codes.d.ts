@@ -159,3 +159,26 @@ export type MetricKindName =
   | 'counter'
   | 'gauge'
   | 'histogram';
+
+/** The command of a frame a runtime made (an `Outbound`'s), named as the wire names it (`Frame::command_name`). */
+export type FrameCommandName =
+  | 'Message'
+  | 'Request'
+  | 'Reply'
+  | 'Rejection'
+  | 'SessionBind'
+  | 'SessionBindReply'
+  | 'SessionTombstone'
+  | 'SessionTombstoneAck'
+  | 'SessionRelay'
+  | 'SessionPush'
+  | 'SessionRefused'
+  | 'SessionRelocationSeal'
+  | 'SessionRelocationSealed'
+  | 'SessionRelocationRoute'
+  | 'RelocationRestore'
+  | 'RelocationRelayReady'
+  | 'RelocationCutover'
+  | 'RelocationCommitted'
+  | 'RelocationAbort'
+  | 'MessageFollow';

@@ -66,3 +66,6 @@ exports.WriteAcksMode = Object.freeze([null, 'all_replicas', 'replicas', 'primar
 
 /** What a metric family is: a running total, a level that goes up and down, or a latency histogram. */
 exports.MetricKind = Object.freeze([null, 'counter', 'gauge', 'histogram']);
+
+/** The command of a frame a runtime made (an `Outbound`'s), named as the wire names it (`Frame::command_name`). */
+exports.FrameCommand = Object.freeze([null, 'Message', 'Request', 'Reply', 'Rejection', 'SessionBind', 'SessionBindReply', 'SessionTombstone', 'SessionTombstoneAck', 'SessionRelay', 'SessionPush', 'SessionRefused', 'SessionRelocationSeal', 'SessionRelocationSealed', 'SessionRelocationRoute', 'RelocationRestore', 'RelocationRelayReady', 'RelocationCutover', 'RelocationCommitted', 'RelocationAbort', 'MessageFollow']);

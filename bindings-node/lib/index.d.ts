@@ -185,7 +185,7 @@ export class Runtime {
   resolve(kind: Kind, id: string, options?: { signal?: AbortSignal }): Promise<Resolution>;
   send(kind: Kind, id: string, payload: Bytes, options?: SendOptions): Promise<SendResult>;
   request(kind: Kind, id: string, payload: Bytes, options?: SendOptions): Promise<SendResult>;
-  beginRelocation(kind: Kind, id: string, targetRid: bigint | number, targetGeneration?: bigint | number,
+  beginRelocation(kind: Kind, id: string, targetRid: bigint | number, targetGeneration: bigint | number,
     options?: { saved?: Operation[]; state?: Bytes }): { identity: RelocationIdentity; send: Outbound[] };
   openSession(session: bigint | number, generation?: bigint | number): SessionRef;
   bind(session: bigint | number, actor: string, route: ActorRoute | RouteEnd): Outbound;

@@ -432,8 +432,11 @@ class Runtime {
     return e === null ? null : decode.read(e, decode.routeEnd);
   }
 
-  /** Source: starts moving an object to runtime `targetRid`; carry every frame of `send`. */
-  beginRelocation(kind, objectId, targetRid, targetGeneration = 1n, handoff = {}) {
+  /**
+   * Source: starts moving an object to runtime `targetRid` whose node generation is
+   * `targetGeneration` (required: a restarted target refuses another); carry every frame of `send`.
+   */
+  beginRelocation(kind, objectId, targetRid, targetGeneration, handoff = {}) {
     const { saved = [], state = Buffer.alloc(0) } = args.options(handoff, 'the handoff', ['saved', 'state']);
     if (!Array.isArray(saved)) throw new errors.InputError('saved must be an array of Operations', 'NotADelivery');
     const started = this.native.beginRelocation(kindCode(kind), id(objectId), args.u64(targetRid, 'targetRid'),

@@ -24,8 +24,8 @@ const storeFailure = (r) => ({ kind: 'StoreFailure', error: r.code(codes.StoreEr
 /** A runtime on the wire: mesh, routing ID, node generation. */
 const nodeRef = (r) => ({ mesh: r.str(), rid: r.u64(), generation: r.u64() });
 
-/** One encoded frame for the host to carry to node `to`. */
-const outbound = (r) => ({ to: nodeRef(r), bytes: r.bytes() });
+/** One encoded frame for the host to carry to node `to`; the receiver passes `sender`'s routing ID as the `from` of `on_frame`. */
+const outbound = (r) => ({ sender: nodeRef(r), to: nodeRef(r), command: r.code(codes.FrameCommand), bytes: r.bytes() });
 
 /** The operation is on its way: carry `outbound`. */
 const submitted = (r) => ({ kind: 'Submitted', operationId: r.u64(), outbound: outbound(r), correlation: r.opt(() => r.u64()) });

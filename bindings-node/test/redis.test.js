@@ -75,7 +75,7 @@ test('on a real redis-server', async (t) => {
     const source = new z.Runtime({ mesh: 'main', rid: 1 }, { store });
     const target = new z.Runtime({ mesh: 'main', rid: 3 }, { store });
     await source.activate('actor', 'x');
-    const started = source.beginRelocation('actor', 'x', 3);
+    const started = source.beginRelocation('actor', 'x', 3, 1);
     const restored = await target.onFrame(1, started.send[0].bytes);
     assert.equal(restored.kind, 'Relocation');
     const [ready] = target.relocationRestored('actor', 'x');

@@ -327,3 +327,19 @@ test('a mesh name is at most 23 bytes of UTF-8: a longer one is an InputError sa
     tooLong);
   close();
 });
+
+test('beginRelocation needs the target\'s node generation: a restarted target is named with its own', async () => {
+  const clock = new z.ManualClock();
+  const store = new z.MemoryStore({ clock });
+  const owner = new z.Runtime({ mesh: 'main', rid: 1 }, { store, clock });
+  const restarted = new z.Runtime({ mesh: 'main', rid: 3, generation: 2 }, { store, clock });
+  await owner.activate('actor', 'a');
+  assert.throws(() => owner.beginRelocation('actor', 'a', 3n), { code: 'NotAnInteger', message: /targetGeneration/ });
+  const started = owner.beginRelocation('actor', 'a', 3n, restarted.identity().generation);
+  assert.equal(started.send[0].to.generation, 2n);
+  await restarted.onFrame(1, started.send[0].bytes);
+  const [ready] = restarted.relocationRestored('actor', 'a');
+  assert.equal((await owner.onFrame(3, ready.bytes)).event.kind, 'Cutover');
+  restarted.close();
+  owner.close();
+});

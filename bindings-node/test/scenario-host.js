@@ -194,6 +194,9 @@ class ScenarioHost {
       // The Node decoder reads these as optional; a host has nothing to carry then.
       throw fail(`node ${from} decided a frame to post but gave none`);
     }
+    // A frame names the node that made it and its command.
+    if (Number(out.sender.rid) !== Number(from)) throw fail(`a frame of node ${from} names ${out.sender.rid} as its sender`);
+    if (COMMANDS[out.command] !== out.bytes[3]) throw fail(`command ${out.command} on a frame of command ${out.bytes[3]}`);
     const e = { from, to: Number(out.to.rid), bytes: out.bytes };
     if (this.dropRule !== null && this.dropRule.matches(e)) {
       this.ledger.dropped++;

@@ -86,7 +86,7 @@ def main() -> None:
     target = zlink.Runtime(zlink.NodeIdentity("main", 3), store=store, clock=clock)
     nodes = {1: owner, 2: sender, 3: target}
     started: zlink.RelocationStarted = owner.begin_relocation(
-        "actor", "user-42", 3, state=b"counter=1")
+        "actor", "user-42", 3, target.identity.generation, state=b"counter=1")
     moved = carry(nodes, 1, started.send)
     print("delivered after the move:", [d.operation.payload for d in moved])
     try:

@@ -401,7 +401,7 @@ impl PyRuntime {
     /// `saved`: the Operations the host accepted and has not run, in queue
     /// order; `state`: the object's application state. From now on nothing
     /// for it is delivered here. Carry every frame of the result's `send`.
-    #[pyo3(signature = (kind, id, target_rid, target_generation = 1, *, saved = None, state = <&[u8]>::default()))]
+    #[pyo3(signature = (kind, id, target_rid, target_generation, *, saved = None, state = <&[u8]>::default()))]
     #[allow(clippy::too_many_arguments)]
     fn begin_relocation(
         &self,

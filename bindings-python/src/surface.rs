@@ -48,9 +48,12 @@ record! {
 }
 
 record! {
-    /// One encoded frame for the host to carry to node `to`.
+    /// One encoded frame for the host to carry to node `to`; the receiver
+    /// passes `sender`'s routing ID as the `from` of `on_frame`.
     "Outbound" PyOutbound(surface::Outbound as v) [hash] {
+        sender: PyNodeRef(v.sender.clone()),
         to: PyNodeRef(v.to.clone()),
+        command: v.command.name(),
         bytes: crate::values::BytesRef(v.bytes.as_slice()),
     }
 }

@@ -72,7 +72,9 @@ class Carrier:
         return self.nodes[rid]
 
     def post(self, sender: int, frames: Iterable[Outbound]) -> None:
-        self.queue.extend((sender, f) for f in frames)
+        for f in frames:
+            assert f.sender.rid == sender, f"a frame of node {sender} names {f.sender} as its sender"
+            self.queue.append((sender, f))
 
     def run(self) -> None:
         """Carries every queued frame and every answer until none is left;

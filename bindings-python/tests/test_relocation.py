@@ -64,7 +64,7 @@ def test_a_move_holds_work_on_the_source_and_delivers_it_on_the_target_after_com
     b.resolve(ACTOR, "x")
     d0 = accepted(a, b, b"saved")
 
-    started = a.begin_relocation(ACTOR, "x", 3, saved=[d0.operation], state=b"state-1")
+    started = a.begin_relocation(ACTOR, "x", 3, 1, saved=[d0.operation], state=b"state-1")
     assert isinstance(started, RelocationStarted)
     identity = started.identity
     match identity:
@@ -154,7 +154,7 @@ def test_abort_before_relay_ready_gives_the_held_work_back_on_the_source_in_orde
     a, b, c = world.node(1), world.node(2), world.node(3)
     owned = a.activate(ACTOR, "x")
     d0 = accepted(a, b, b"m0")
-    started = a.begin_relocation(ACTOR, "x", 3, saved=[d0.operation], state=b"s")
+    started = a.begin_relocation(ACTOR, "x", 3, 1, saved=[d0.operation], state=b"s")
     assert a.on_frame(2, sent_to(b, b"m1").outbound.bytes) == Held()
     restored = c.on_frame(1, started.send[0].bytes)
     assert isinstance(restored, Relocation) and isinstance(restored.event, RelocationRestore)
@@ -207,7 +207,7 @@ def test_a_target_that_cannot_restore_aborts_and_the_source_takes_its_work_back(
         world: World) -> None:
     a, b, c = world.node(1), world.node(2), world.node(3)
     a.activate(ACTOR, "x")
-    started = a.begin_relocation(ACTOR, "x", 3, state=b"corrupt")
+    started = a.begin_relocation(ACTOR, "x", 3, 1, state=b"corrupt")
     assert a.on_frame(2, sent_to(b, b"m1").outbound.bytes) == Held()
     c.on_frame(1, started.send[0].bytes)
     match c.abort_relocation(ACTOR, "x"):
@@ -223,10 +223,24 @@ def test_a_target_that_cannot_restore_aborts_and_the_source_takes_its_work_back(
     assert a.owned(ACTOR, "x") is not None and c.owned(ACTOR, "x") is None
 
 
+def test_a_restarted_target_is_named_with_its_generation(world: World) -> None:
+    """The target's node generation is required: a default of 1 was refused
+    by a target that had restarted (generation 2)."""
+    a, c = world.node(1), world.node(3, generation=2)
+    a.activate(ACTOR, "x")
+    with pytest.raises(TypeError):
+        a.begin_relocation(ACTOR, "x", 3)  # type: ignore[call-arg]
+    started = a.begin_relocation(ACTOR, "x", 3, c.identity.generation)
+    assert started.send[0].to.generation == 2
+    c.on_frame(1, started.send[0].bytes)
+    [ready] = c.relocation_restored(ACTOR, "x")
+    assert isinstance(a.on_frame(3, ready.bytes).event, RelocationCutover)  # type: ignore[union-attr]
+
+
 def test_past_relay_ready_a_move_does_not_roll_back(world: World) -> None:
     a, c = world.node(1), world.node(3)
     a.activate(ACTOR, "x")
-    started = a.begin_relocation(ACTOR, "x", 3)
+    started = a.begin_relocation(ACTOR, "x", 3, 1)
     c.on_frame(1, started.send[0].bytes)
     [ready] = c.relocation_restored(ACTOR, "x")
     with pytest.raises(RelocationError) as e:
@@ -254,7 +268,7 @@ def test_without_a_restore_within_relocation_timeout_the_source_takes_its_work_b
     a, b, c = world.node(1), world.node(2), world.node(3)
     assert a.config.relocation_timeout == 1_000
     a.activate(ACTOR, "x")
-    started = a.begin_relocation(ACTOR, "x", 3, state=b"s")
+    started = a.begin_relocation(ACTOR, "x", 3, 1, state=b"s")
     assert a.on_frame(2, sent_to(b, b"held").outbound.bytes) == Held()
     restore = c.on_frame(1, started.send[0].bytes)
     assert isinstance(restore, Relocation)
@@ -293,7 +307,7 @@ def test_a_target_that_never_answers_is_fenced_off_in_the_store(
     world = make_world(RoutingConfig(relocation_timeout=1_000))
     a, b = world.node(1), world.node(2)
     owned = a.activate(ACTOR, "x")
-    started = a.begin_relocation(ACTOR, "x", 3)  # node 3 never hears of it
+    started = a.begin_relocation(ACTOR, "x", 3, 1)  # node 3 never hears of it
     assert a.on_frame(2, sent_to(b, b"held").outbound.bytes) == Held()
     world.clock.advance(1_000)
     [aborting] = a.on_timeout()
@@ -326,35 +340,35 @@ def test_relocation_calls_refuse_bad_input(world: World) -> None:
     a.activate(ACTOR, "y")
 
     with pytest.raises(RelocationError) as e:
-        a.begin_relocation(ACTOR, "x", 3, state=b"z" * 17)
+        a.begin_relocation(ACTOR, "x", 3, 1, state=b"z" * 17)
     assert e.value.kind == "StateTooLarge" and isinstance(e.value, zlink.ZlinkError)
     assert "17" in str(e.value)
     with pytest.raises(RelocationError) as e:
-        a.begin_relocation(ACTOR, "nobody", 3)
+        a.begin_relocation(ACTOR, "nobody", 3, 1)
     assert e.value.kind == "NotOwned"
     with pytest.raises(RelocationError) as e:
-        a.begin_relocation(ACTOR, "x", 1)
+        a.begin_relocation(ACTOR, "x", 1, 1)
     assert e.value.kind == "TargetIsSelf"
     for_x = accepted(a, b, b"for x")
     with pytest.raises(RelocationError) as e:
         # An operation for another object is not this one's saved work.
-        a.begin_relocation(ACTOR, "y", 3, saved=[for_x.operation])
+        a.begin_relocation(ACTOR, "y", 3, 1, saved=[for_x.operation])
     assert e.value.kind == "ForeignOperation"
     with pytest.raises(TypeError):
-        a.begin_relocation(ACTOR, "x", 3, saved=[b"not an operation"])  # type: ignore[list-item]
+        a.begin_relocation(ACTOR, "x", 3, 1, saved=[b"not an operation"])  # type: ignore[list-item]
     with pytest.raises(zlink.InputError) as ie:
-        a.begin_relocation(ACTOR, "", 3)
+        a.begin_relocation(ACTOR, "", 3, 1)
     assert ie.value.kind == "EmptyObjectId"
     with pytest.raises(zlink.InputError):
-        a.begin_relocation("user", "x", 3)  # type: ignore[arg-type]
+        a.begin_relocation("user", "x", 3, 1)  # type: ignore[arg-type]
     with pytest.raises(RelocationError) as e:
         c.relocation_restored(ACTOR, "x")
     assert e.value.kind == "NotRelocating"
     assert a.stats()["relocation"]["begun"] == 0, "nothing changed"
 
-    a.begin_relocation(ACTOR, "x", 3, state=b"z" * 16)
+    a.begin_relocation(ACTOR, "x", 3, 1, state=b"z" * 16)
     with pytest.raises(RelocationError) as e:
-        a.begin_relocation(ACTOR, "x", 3)
+        a.begin_relocation(ACTOR, "x", 3, 1)
     assert e.value.kind == "AlreadyRelocating"
     assert a.stats()["relocation"]["begun"] == 1
 
@@ -366,7 +380,7 @@ def test_results_are_values() -> None:
     a = zlink.Runtime(zlink.NodeIdentity("main", 1), store=store, clock=clock)
     c = zlink.Runtime(zlink.NodeIdentity("main", 3), store=store, clock=clock)
     a.activate(ACTOR, "x")
-    started = a.begin_relocation(ACTOR, "x", 3)
+    started = a.begin_relocation(ACTOR, "x", 3, 1)
     ident = started.identity
     assert ident == ident and hash(ident) == hash(started.identity)
     assert repr(ident).startswith(f"RelocationIdentity(relocation={ident.relocation}, "
@@ -400,7 +414,7 @@ def test_relocation_config_and_frames() -> None:
     store = zlink.MemoryStore(clock)
     a = zlink.Runtime(zlink.NodeIdentity("main", 1), store=store, clock=clock)
     a.activate(ACTOR, "x")
-    restore = a.begin_relocation(ACTOR, "x", 3, state=b"0123456789").send[0].bytes
+    restore = a.begin_relocation(ACTOR, "x", 3, 1, state=b"0123456789").send[0].bytes
     frame = wire.decode(restore)
     assert frame.command and wire.encode(frame) == restore
     assert isinstance(frame.to_dict(), dict)
@@ -422,7 +436,7 @@ def test_an_owner_cas_on_a_paused_redis_never_blocks_the_asyncio_loop(own_redis_
     a = zlink.Runtime(zlink.NodeIdentity("main", 1), store=store)
     c = zlink.Runtime(zlink.NodeIdentity("main", 3), store=store)
     a.activate(ACTOR, "x")
-    started = a.begin_relocation(ACTOR, "x", 3)
+    started = a.begin_relocation(ACTOR, "x", 3, 1)
     [restore] = started.send
     assert isinstance(c.on_frame(1, restore.bytes), Relocation)
     [ready] = c.relocation_restored(ACTOR, "x")

@@ -341,6 +341,9 @@ class Run:
     # ---- the host ----------------------------------------------------------
 
     def post(self, sender: int, out: zlink.Outbound) -> None:
+        # A frame names the node that made it and its command.
+        assert out.sender.rid == sender, (out.sender, sender)
+        assert COMMANDS[out.command] == out.bytes[3], out.command
         e = Envelope(sender, out.to.rid, out.bytes)
         if self.drop_rule is not None and self.drop_rule.matches(e):
             self.ledger.dropped += 1

@@ -93,7 +93,7 @@ def seal(c: Cluster, actor: str, source: int, target: int) -> tuple[RelocationId
     """Begins moving `actor` from `source` to `target` and carries only its
     command 42 to the Session owner: returns the relocation and its Restore,
     not carried yet."""
-    started = c[source].begin_relocation("actor", actor, target)
+    started = c[source].begin_relocation("actor", actor, target, 1)
     restore, *frames = started.send
     assert restore.to.rid == target
     assert [f.to.rid for f in frames] == [1]

@@ -681,6 +681,120 @@ named!(MetricKind {
     Histogram = "histogram"
 });
 
+/// The command of a frame a runtime made (an `Outbound`'s), named as the
+/// wire names it (`Frame::command_name`). Its number is this set's own,
+/// not the command byte of the frame's header.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FrameCommand {
+    /// A one-way direct message.
+    Message = 1,
+    /// A direct request.
+    Request = 2,
+    /// A request's terminal reply.
+    Reply = 3,
+    /// A target's refusal of an operation.
+    Rejection = 4,
+    /// A bind of a Session to an Actor.
+    SessionBind = 5,
+    /// The Actor owner's answer to a bind.
+    SessionBindReply = 6,
+    /// Drop a registration the Session owner does not hold.
+    SessionTombstone = 7,
+    /// The tombstone was applied.
+    SessionTombstoneAck = 8,
+    /// A session relay to the bound Actor.
+    SessionRelay = 9,
+    /// A push from the Actor to the Session.
+    SessionPush = 10,
+    /// A session relay refused.
+    SessionRefused = 11,
+    /// Command 42: the Actor is moving; seal the binding.
+    SessionRelocationSeal = 12,
+    /// Command 43: the binding is sealed.
+    SessionRelocationSealed = 13,
+    /// Command 44: the binding's new (or restored) route.
+    SessionRelocationRoute = 14,
+    /// Command 45: the object's state, to the relocation target.
+    RelocationRestore = 15,
+    /// Command 46: the target rebuilt the object.
+    RelocationRelayReady = 16,
+    /// Command 47: the source relays from now on.
+    RelocationCutover = 17,
+    /// Command 48: the target owns the object.
+    RelocationCommitted = 18,
+    /// Command 49: the relocation is abandoned.
+    RelocationAbort = 19,
+    /// Command 50 messageFollow: an operation was relayed to a new owner.
+    MessageFollow = 20,
+}
+named!(FrameCommand {
+    Message,
+    Request,
+    Reply,
+    Rejection,
+    SessionBind,
+    SessionBindReply,
+    SessionTombstone,
+    SessionTombstoneAck,
+    SessionRelay,
+    SessionPush,
+    SessionRefused,
+    SessionRelocationSeal,
+    SessionRelocationSealed,
+    SessionRelocationRoute,
+    RelocationRestore,
+    RelocationRelayReady,
+    RelocationCutover,
+    RelocationCommitted,
+    RelocationAbort,
+    MessageFollow
+});
+
+impl FrameCommand {
+    /// The command byte of its frames' header.
+    pub fn wire(self) -> u8 {
+        match self {
+            FrameCommand::Message => 1,
+            FrameCommand::Request => 2,
+            FrameCommand::Reply => 3,
+            FrameCommand::Rejection => 4,
+            FrameCommand::SessionBind => 10,
+            FrameCommand::SessionBindReply => 11,
+            FrameCommand::SessionTombstone => 12,
+            FrameCommand::SessionTombstoneAck => 13,
+            FrameCommand::SessionRelay => 14,
+            FrameCommand::SessionPush => 15,
+            FrameCommand::SessionRefused => 16,
+            FrameCommand::SessionRelocationSeal => 42,
+            FrameCommand::SessionRelocationSealed => 43,
+            FrameCommand::SessionRelocationRoute => 44,
+            FrameCommand::RelocationRestore => 45,
+            FrameCommand::RelocationRelayReady => 46,
+            FrameCommand::RelocationCutover => 47,
+            FrameCommand::RelocationCommitted => 48,
+            FrameCommand::RelocationAbort => 49,
+            FrameCommand::MessageFollow => 50,
+        }
+    }
+
+    /// The command of an encoded frame (`frame`, as the core made it), by
+    /// its header's command byte.
+    pub fn of(frame: &[u8]) -> FrameCommand {
+        let byte = frame.get(COMMAND_BYTE).copied();
+        // Every frame a runtime makes has a known command, so the fallback
+        // is never taken (a test walks every frame the wire vectors hold).
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|c| Some(c.wire()) == byte)
+            .unwrap_or(FrameCommand::Message)
+    }
+}
+
+/// Where a frame's header keeps its command: after the magic and version.
+const COMMAND_BYTE: usize = zlink_core::wire::MAGIC.len() + 1;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -702,6 +816,27 @@ mod tests {
         for r in RelocationRefusal::ALL {
             assert_eq!(RelocationRefusal::from_code(*r as u32), Some(*r));
         }
+    }
+
+    #[test]
+    fn a_frame_command_is_the_headers_byte_and_the_wires_name_for_every_vector() {
+        use zlink_core::wire::{DecodeLimits, decode};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/wire");
+        let mut seen = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(dir).expect("the wire vectors") {
+            let path = entry.expect("an entry").path();
+            if path.extension().is_none_or(|e| e != "bin") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).expect("a vector");
+            let frame = decode(&bytes, &DecodeLimits::default()).expect("a valid vector");
+            let command = FrameCommand::of(&bytes);
+            assert_eq!(command.name(), frame.command_name(), "{}", path.display());
+            seen.insert(command as u32);
+        }
+        let all: std::collections::BTreeSet<u32> =
+            FrameCommand::ALL.iter().map(|c| *c as u32).collect();
+        assert_eq!(seen, all, "every command has a vector");
     }
 
     #[test]

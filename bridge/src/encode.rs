@@ -21,6 +21,7 @@ use zlink_core::{
     ReadyRoute, RouteFence,
 };
 
+use crate::codes::FrameCommand;
 use crate::decision::{Resolved, Sent, SessionSent};
 use crate::stats::Counter;
 use crate::surface;
@@ -153,7 +154,10 @@ impl Encode for NodeRef {
 
 impl Encode for Outbound {
     fn encode(&self, w: &mut Writer) {
-        w.put(&self.to).bytes(&self.bytes);
+        w.put(&self.sender)
+            .put(&self.to)
+            .u8(code(FrameCommand::of(&self.bytes) as u32))
+            .bytes(&self.bytes);
     }
 }
 
@@ -342,13 +346,18 @@ mod tests {
 
     #[test]
     fn a_frame_is_written_as_the_surface_schema_says() {
+        let node = |rid| NodeRef {
+            mesh: zlink_core::MeshName::new("m").expect("valid"),
+            rid: zlink_core::NodeRid(rid),
+            generation: zlink_core::NodeGeneration(2),
+        };
+        let mut bytes = zlink_core::wire::MAGIC.to_vec();
+        bytes.extend([zlink_core::wire::WIRE_VERSION, 3]);
         let out = Outbound {
-            to: NodeRef {
-                mesh: zlink_core::MeshName::new("m").expect("valid"),
-                rid: zlink_core::NodeRid(7),
-                generation: zlink_core::NodeGeneration(2),
-            },
-            bytes: vec![1, 2, 3],
+            sender: node(5),
+            to: node(7),
+            command: "Reply",
+            bytes,
         };
         assert_eq!(out.to_bytes(), surface::Outbound::from(&out).to_bytes());
     }

@@ -11,7 +11,9 @@ use crate::*;
 impl From<surface::Outbound> for zlink_outbound {
     fn from(v: surface::Outbound) -> Self {
         zlink_outbound {
+            sender: v.sender.into(),
             to: v.to.into(),
+            command: v.command,
             bytes: v.bytes.into(),
         }
     }

@@ -10,7 +10,9 @@ use std::ops::RangeInclusive;
 use std::time::Duration;
 
 use zlink_bridge::args::{Arg, missing};
-use zlink_bridge::codes::{ObjectKind, SentTag, StoreError, UnavailableReason};
+use zlink_bridge::codes::{
+    FrameCommand as zlink_frame_command, ObjectKind, SentTag, StoreError, UnavailableReason,
+};
 use zlink_bridge::core::wire::Operation;
 use zlink_bridge::core::{NoticeToken, Outbound, RequestOptions, SendOptions};
 use zlink_bridge::{Error, ErrorKind, Sent, surface};
@@ -100,18 +102,36 @@ exported! {
 
 /// Bytes to carry to a node.
 #[repr(C)]
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct zlink_outbound {
+    /// The node that made them (this runtime): the receiver passes its
+    /// `rid` as `from` to `zlink_on_frame`.
+    pub sender: zlink_node,
     /// The node they go to.
     pub to: zlink_node,
+    /// The frame's command.
+    pub command: zlink_frame_command,
     /// One encoded frame; free with `zlink_bytes_free`.
     pub bytes: zlink_bytes,
+}
+
+impl Default for zlink_outbound {
+    fn default() -> Self {
+        zlink_outbound {
+            sender: zlink_node::default(),
+            to: zlink_node::default(),
+            command: zlink_frame_command::Message,
+            bytes: zlink_bytes::default(),
+        }
+    }
 }
 
 impl From<Outbound> for zlink_outbound {
     fn from(o: Outbound) -> Self {
         zlink_outbound {
+            sender: (&o.sender).into(),
             to: (&o.to).into(),
+            command: zlink_frame_command::of(&o.bytes),
             bytes: o.bytes.into(),
         }
     }

@@ -174,8 +174,9 @@ pub use zlink_bridge::Code as zlink_result;
 /// The C names of the bridge's enums, for Rust users of this crate.
 pub use zlink_bridge::codes::{
     AbortReason as zlink_abort_reason, AuthorityState as zlink_authority_state,
-    BindRefusal as zlink_bind_refusal, Failure as zlink_failure, Liveness as zlink_liveness,
-    LogLevel as zlink_log_level, ObjectKind as zlink_object_kind, RelayKind as zlink_relay_kind,
+    BindRefusal as zlink_bind_refusal, Failure as zlink_failure,
+    FrameCommand as zlink_frame_command, Liveness as zlink_liveness, LogLevel as zlink_log_level,
+    ObjectKind as zlink_object_kind, RelayKind as zlink_relay_kind,
     RelocationRefusal as zlink_relocation_refusal, ReplyErrorKind as zlink_reply_error_kind,
     RequestErrorKind as zlink_request_error_kind, ResolutionTag as zlink_resolution_tag,
     SentTag as zlink_sent_tag, SessionRefusal as zlink_session_refusal,

@@ -186,7 +186,7 @@ class Host:
             case ["move", actor, target]:
                 state = "\n".join(self.actors[actor]).encode()
                 self.running.discard(actor)
-                for o in self.rt.begin_relocation("actor", actor, int(target), state=state).send:
+                for o in self.rt.begin_relocation("actor", actor, int(target), 1, state=state).send:
                     self.carry(o)
             case ["status", actor]:
                 return {"owns": actor in self.running}

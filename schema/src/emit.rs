@@ -16,6 +16,7 @@ pub(crate) const JAVA_ENUMS: &[(&str, &str)] = &[
     ("StoreError", "StoreErrorKind"),
     ("AuthorityState", "AuthorityState"),
     ("LostReason", "LostReason"),
+    ("FrameCommand", "FrameCommand"),
 ];
 
 /// A generated file: its path from the repository root and its text.

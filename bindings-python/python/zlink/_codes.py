@@ -180,3 +180,27 @@ MetricKindName: TypeAlias = Literal[
     "gauge",
     "histogram",
 ]
+
+# The command of a frame a runtime made (an `Outbound`'s), named as the wire names it (`Frame::command_name`).
+FrameCommandName: TypeAlias = Literal[
+    "Message",
+    "Request",
+    "Reply",
+    "Rejection",
+    "SessionBind",
+    "SessionBindReply",
+    "SessionTombstone",
+    "SessionTombstoneAck",
+    "SessionRelay",
+    "SessionPush",
+    "SessionRefused",
+    "SessionRelocationSeal",
+    "SessionRelocationSealed",
+    "SessionRelocationRoute",
+    "RelocationRestore",
+    "RelocationRelayReady",
+    "RelocationCutover",
+    "RelocationCommitted",
+    "RelocationAbort",
+    "MessageFollow",
+]

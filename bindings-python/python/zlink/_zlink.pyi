@@ -12,6 +12,7 @@ from zlink._codes import (
     AuthorityStateName,
     BindRefusalName,
     FailureName,
+    FrameCommandName,
     LivenessName,
     LostReasonName,
     MetricKindName,
@@ -200,7 +201,7 @@ class Runtime:
         kind: _Kind,
         id: str,
         target_rid: int,
-        target_generation: int = 1,
+        target_generation: int,
         *,
         saved: Iterable[Operation] | None = None,
         state: bytes = ...
@@ -548,9 +549,13 @@ class NodeRef:
 
 @final
 class Outbound:
-    __match_args__: ClassVar[tuple[str, str]]
+    __match_args__: ClassVar[tuple[str, str, str, str]]
+    @property
+    def sender(self) -> NodeRef: ...
     @property
     def to(self) -> NodeRef: ...
+    @property
+    def command(self) -> FrameCommandName: ...
     @property
     def bytes(self) -> bytes: ...
     def __eq__(self, other: object, /) -> bool: ...

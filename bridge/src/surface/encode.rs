@@ -51,7 +51,9 @@ impl Encode for NodeRef {
 
 impl Encode for Outbound {
     fn encode(&self, w: &mut Writer) {
+        self.sender.encode(w);
         self.to.encode(w);
+        w.u8(code(self.command as u32));
         w.bytes(&self.bytes);
     }
 }

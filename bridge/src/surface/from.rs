@@ -51,7 +51,9 @@ impl From<&CoreNodeRef> for NodeRef {
 impl From<&CoreOutbound> for Outbound {
     fn from(o: &CoreOutbound) -> Self {
         Outbound {
+            sender: NodeRef::from(&o.sender),
             to: NodeRef::from(&o.to),
+            command: FrameCommand::of(&o.bytes),
             bytes: o.bytes.clone(),
         }
     }
@@ -170,7 +172,9 @@ impl From<&FlatSessionSent> for SessionSendResult {
 impl From<CoreOutbound> for Outbound {
     fn from(o: CoreOutbound) -> Self {
         Outbound {
+            sender: NodeRef::from(&o.sender),
             to: NodeRef::from(&o.to),
+            command: FrameCommand::of(&o.bytes),
             bytes: o.bytes,
         }
     }

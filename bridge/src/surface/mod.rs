@@ -28,9 +28,9 @@ mod from;
 pub mod operations;
 
 use crate::codes::{
-    AbortReason, AuthorityState, BindRefusal, Failure, LostReason, MetricKind, ObjectKind,
-    RelayKind, RelocationRefusal, RequestErrorKind, SessionRefusal, StoreError, UnavailableReason,
-    WireErrorKind,
+    AbortReason, AuthorityState, BindRefusal, Failure, FrameCommand, LostReason, MetricKind,
+    ObjectKind, RelayKind, RelocationRefusal, RequestErrorKind, SessionRefusal, StoreError,
+    UnavailableReason, WireErrorKind,
 };
 
 /// Bytes (a frame, a payload).
@@ -112,11 +112,16 @@ pub struct NodeRef {
     pub generation: u64,
 }
 
-/// One encoded frame for the host to carry to node `to`.
+/// One encoded frame for the host to carry to node `to`; the receiver
+/// passes `sender`'s routing ID as the `from` of `on_frame`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Outbound {
+    /// The node that made it (this runtime).
+    pub sender: NodeRef,
     /// The node it goes to.
     pub to: NodeRef,
+    /// The frame's command.
+    pub command: FrameCommand,
     /// The frame.
     pub bytes: Bytes,
 }

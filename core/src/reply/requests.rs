@@ -10,7 +10,7 @@ use crate::latency::Histogram;
 use crate::route::ReadyRoute;
 use crate::send::Outbound;
 use crate::stats::RequestCounters;
-use crate::wire::{Frame, NodeRef, Operation, ReplyFrame, ReplyResult, ReplyRoute, encode};
+use crate::wire::{Frame, NodeRef, Operation, ReplyFrame, ReplyResult, ReplyRoute};
 
 use super::pending::PendingRequests;
 use super::{
@@ -71,10 +71,7 @@ impl Requests {
         Requested::Submitted {
             correlation,
             operation_id,
-            outbound: Outbound {
-                to,
-                bytes: encode(&Frame::Request(op)),
-            },
+            outbound: Outbound::frame(me, to, &Frame::Request(op)),
         }
     }
 
@@ -204,8 +201,5 @@ pub(crate) fn reply(
         replier: me,
         result,
     };
-    Ok(Outbound {
-        to: route.node,
-        bytes: encode(&Frame::Reply(frame)),
-    })
+    Ok(Outbound::frame(me, route.node, &Frame::Reply(frame)))
 }

@@ -14,7 +14,7 @@ use crate::send::Outbound;
 use crate::wire::{
     Command, Frame, MAX_ERROR_MESSAGE_BYTES, MessageFollowFrame, Operation, RejectionCode,
     RejectionFrame, ReplyError, ReplyErrorKind, ReplyFrame, ReplyResult, ReplyRoute,
-    SalvagedRequest, WireError, decode, encode, last_sender, salvage_request,
+    SalvagedRequest, WireError, decode, last_sender, salvage_request,
 };
 
 use super::Runtime;
@@ -104,10 +104,11 @@ impl Runtime {
                 message,
             }),
         };
-        Inbound::Send(vec![Outbound {
-            to: request.reply_route.node,
-            bytes: encode(&Frame::Reply(frame)),
-        }])
+        Inbound::Send(vec![Outbound::frame(
+            self.node_ref(),
+            request.reply_route.node,
+            &Frame::Reply(frame),
+        )])
     }
 
     /// The host's report on a notification it was given: sent, or failed
@@ -193,10 +194,7 @@ impl Runtime {
                 reply_route: op.reply_route,
             };
             Notice {
-                outbound: Outbound {
-                    to: op.origin,
-                    bytes: encode(&Frame::MessageFollow(frame)),
-                },
+                outbound: Outbound::frame(self.node_ref(), op.origin, &Frame::MessageFollow(frame)),
                 token: NoticeToken {
                     target: op.target.clone(),
                     key,
@@ -204,12 +202,8 @@ impl Runtime {
             }
         });
         let destination = plan.destination;
-        let bytes = op.relayed_to(destination.node, destination.fence, self.node_ref());
         Inbound::Relay {
-            forward: Outbound {
-                to: destination.node,
-                bytes,
-            },
+            forward: op.relayed_to(destination.node, destination.fence, self.node_ref()),
             notice,
         }
     }
@@ -224,10 +218,11 @@ impl Runtime {
             code,
             reply_route: op.reply_route,
         };
-        Inbound::Reject(Outbound {
-            to: op.origin,
-            bytes: encode(&Frame::Rejection(frame)),
-        })
+        Inbound::Reject(Outbound::frame(
+            self.node_ref(),
+            op.origin,
+            &Frame::Rejection(frame),
+        ))
     }
 
     /// A reply completes its pending request, unless that already ended.

@@ -7,7 +7,7 @@ use crate::error::InputError;
 use crate::ids::{ObjectKind, OperationId};
 use crate::route::ReadyRoute;
 use crate::send::{DirectSend, Outbound, SendOptions, Sent, check_send, send_direct};
-use crate::wire::{Frame, NodeRef, Operation, encode};
+use crate::wire::{Frame, NodeRef, Operation};
 
 use super::Runtime;
 
@@ -72,10 +72,7 @@ impl Runtime {
             reply_route: None,
             payload: payload.to_vec(),
         };
-        let outbound = Outbound {
-            to,
-            bytes: encode(&Frame::Message(op)),
-        };
+        let outbound = Outbound::frame(self.node_ref(), to, &Frame::Message(op));
         Ok(Sent::Submitted {
             operation_id,
             outbound,

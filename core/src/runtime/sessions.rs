@@ -94,7 +94,7 @@ impl Runtime {
             .sessions
             .on_timeout(&self.ctx_at(now), &mut steps);
         actions.extend(steps.into_iter().map(|s| self.act(self.identity().rid, s)));
-        let refusals = self.inner().bindings.expire_parked(now);
+        let refusals = self.inner().bindings.expire_parked(self.node_ref(), now);
         if !refusals.is_empty() {
             actions.push(Inbound::Send(refusals));
         }
@@ -168,6 +168,7 @@ impl Runtime {
             return Vec::new();
         };
         self.inner().bindings.route_change(
+            self.node_ref(),
             actor,
             relocation,
             change(route),
@@ -186,6 +187,7 @@ impl Runtime {
             return Vec::new();
         };
         self.inner().bindings.route_change(
+            self.node_ref(),
             actor,
             relocation,
             RouteChange::Abort,
@@ -230,9 +232,9 @@ impl Runtime {
                 actor,
                 binding,
                 by,
-            } => bindings.on_tombstone(operation_id, session, actor, binding, by),
+            } => bindings.on_tombstone(self.node_ref(), operation_id, session, actor, binding, by),
             SessionFrame::TombstoneAck { operation_id, .. } => {
-                bindings.on_tombstone_ack(from, operation_id)
+                bindings.on_tombstone_ack(self.node_ref(), from, operation_id)
             }
             SessionFrame::Relay {
                 operation_id,

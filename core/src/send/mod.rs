@@ -10,15 +10,34 @@ pub(crate) use direct::{check_send, send_direct};
 use crate::ids::OperationId;
 use crate::resolve::UnavailableReason;
 use crate::store::StoreError;
-use crate::wire::NodeRef;
+use crate::wire::{Frame, NodeRef, encode};
 
 /// Bytes for the host to carry to a node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outbound {
+    /// The node that made them (this runtime): the receiver's `on_frame`
+    /// takes its routing ID as `from`, so a host need not remember who
+    /// produced each frame.
+    pub sender: NodeRef,
     /// The node they go to.
     pub to: NodeRef,
+    /// The frame's command ([`Frame::command_name`]), for logs and hosts
+    /// that dispatch on it without decoding.
+    pub command: &'static str,
     /// One encoded frame.
     pub bytes: Vec<u8>,
+}
+
+impl Outbound {
+    /// `frame`, encoded, from `sender` to `to`.
+    pub(crate) fn frame(sender: NodeRef, to: NodeRef, frame: &Frame) -> Outbound {
+        Outbound {
+            sender,
+            to,
+            command: frame.command_name(),
+            bytes: encode(frame),
+        }
+    }
 }
 
 /// What became of a direct send.

@@ -100,7 +100,7 @@ impl ActorBindings {
     /// Refuses every parked rebind whose previous owner did not ACK its
     /// tombstone by `now`: the registration goes and the Session owner gets
     /// a terminal refusal.
-    pub(crate) fn expire_parked(&self, now: MonoTime) -> Vec<Outbound> {
+    pub(crate) fn expire_parked(&self, me: NodeRef, now: MonoTime) -> Vec<Outbound> {
         let mut state = self.lock();
         let mut refusals = Vec::new();
         while let Some(operation_id) = state.timers.pop_due(now) {
@@ -119,7 +119,7 @@ impl ActorBindings {
                 actor: parked.actor,
                 result: BindResult::Refused(BindRefusal::Timeout),
             };
-            refusals.push(out(parked.reply_to, refused));
+            refusals.push(out(me, parked.reply_to, refused));
         }
         refusals
     }
@@ -205,7 +205,7 @@ impl ActorBindings {
                     actor,
                     result: BindResult::Refused(why),
                 };
-                return SessionStep::Send(vec![out(session.owner, refused)]);
+                return SessionStep::Send(vec![out(ctx.me, session.owner, refused)]);
             }
         };
         let mut state = self.lock();
@@ -253,9 +253,9 @@ impl ActorBindings {
                     binding: old,
                     by: ctx.me,
                 };
-                SessionStep::Send(vec![out(old_owner, tombstone)])
+                SessionStep::Send(vec![out(ctx.me, old_owner, tombstone)])
             }
-            _ => SessionStep::Send(vec![out(session.owner, reply)]),
+            _ => SessionStep::Send(vec![out(ctx.me, session.owner, reply)]),
         }
     }
 
@@ -263,6 +263,7 @@ impl ActorBindings {
     /// identity of the same Session) and ACKs to `by`.
     pub(crate) fn on_tombstone(
         &self,
+        me: NodeRef,
         operation_id: OperationId,
         session: SessionRef,
         actor: ObjectKey,
@@ -277,12 +278,17 @@ impl ActorBindings {
             actor,
             binding,
         };
-        SessionStep::Send(vec![out(by, ack)])
+        SessionStep::Send(vec![out(me, by, ack)])
     }
 
     /// The ACK that releases a parked bind reply; only the node the
     /// tombstone went to ACKs.
-    pub(crate) fn on_tombstone_ack(&self, from: NodeRid, operation_id: OperationId) -> SessionStep {
+    pub(crate) fn on_tombstone_ack(
+        &self,
+        me: NodeRef,
+        from: NodeRid,
+        operation_id: OperationId,
+    ) -> SessionStep {
         let mut state = self.lock();
         if let Some(p) = state.parked.get(&operation_id)
             && p.tombstoned_at != from
@@ -297,7 +303,7 @@ impl ActorBindings {
         } = &mut *state;
         timers.shed(|op| left.contains_key(op));
         match parked {
-            Some(parked) => SessionStep::Send(vec![out(parked.reply_to, parked.frame)]),
+            Some(parked) => SessionStep::Send(vec![out(me, parked.reply_to, parked.frame)]),
             None => SessionStep::Send(Vec::new()),
         }
     }
@@ -314,6 +320,7 @@ impl ActorBindings {
     ) -> SessionStep {
         let refuse = |reason| {
             SessionStep::Send(vec![out(
+                ctx.me,
                 r.session.owner,
                 SessionFrame::Refused {
                     operation_id: r.operation_id,
@@ -341,7 +348,7 @@ impl ActorBindings {
                             payload: r.payload,
                         };
                         ctx.counters.follow.relays.incr();
-                        SessionStep::Send(vec![out(next.owner, forward)])
+                        SessionStep::Send(vec![out(ctx.me, next.owner, forward)])
                     }
                     None => refuse(SessionRefusal::StaleRoute),
                 };
@@ -427,7 +434,7 @@ impl ActorBindings {
             object_generation: owned.object_generation,
             payload: payload.to_vec(),
         };
-        Some(out(session.owner, frame))
+        Some(out(ctx.me, session.owner, frame))
     }
 
     /// Source coordinator, relocation step 1: command 42 to every Session
@@ -453,7 +460,7 @@ impl ActorBindings {
                     relocation,
                     source: ctx.me,
                 };
-                out(reg.session.owner, seal)
+                out(ctx.me, reg.session.owner, seal)
             })
             .collect()
     }
@@ -477,6 +484,7 @@ impl ActorBindings {
     /// Session bound to `actor`.
     pub(crate) fn route_change(
         &self,
+        me: NodeRef,
         actor: &ObjectKey,
         relocation: RelocationId,
         change: RouteChange,
@@ -493,7 +501,7 @@ impl ActorBindings {
                     relocation,
                     change,
                 };
-                out(reg.session.owner, frame)
+                out(me, reg.session.owner, frame)
             })
             .collect()
     }

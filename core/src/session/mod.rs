@@ -23,7 +23,6 @@ use crate::send::Outbound;
 use crate::stats::Counters;
 use crate::wire::{
     ActorRoute, BindRefusal, Frame, NodeRef, RelayKind, SessionFrame, SessionRef, SessionRefusal,
-    encode,
 };
 
 /// What the session machines need from their runtime for one call: time
@@ -207,9 +206,7 @@ pub enum SessionEvent {
     Ignored(&'static str),
 }
 
-fn out(to: NodeRef, frame: SessionFrame) -> Outbound {
-    Outbound {
-        to,
-        bytes: encode(&Frame::Session(frame)),
-    }
+/// A session frame from `from` (this runtime) to `to`.
+fn out(from: NodeRef, to: NodeRef, frame: SessionFrame) -> Outbound {
+    Outbound::frame(from, to, &Frame::Session(frame))
 }

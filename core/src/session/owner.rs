@@ -109,7 +109,7 @@ impl SessionOwner {
         };
         let deadline = now.after(ctx.config.session_bind_timeout);
         sessions.schedule(deadline, SessionTimer::Bind(session, operation_id));
-        Ok(out(actor_ref.route.owner, frame))
+        Ok(out(ctx.me, actor_ref.route.owner, frame))
     }
 
     /// The stored binding route of `actor` in `session`.
@@ -179,7 +179,7 @@ impl SessionOwner {
         Ok(SessionSend::Sent {
             operation_id,
             sequence,
-            outbound: out(bound.route.owner, frame),
+            outbound: out(ctx.me, bound.route.owner, frame),
         })
     }
 
@@ -322,7 +322,7 @@ fn tombstone(
         binding,
         by: ctx.me,
     };
-    out(to, frame)
+    out(ctx.me, to, frame)
 }
 
 /// A Session closed by the seal timeout: binding, held and seal state go,
@@ -355,7 +355,7 @@ fn close_on_seal_timeout(ctx: &Ctx<'_>, mut s: SessionState, actions: &mut Vec<S
             s.next_sequence += 1;
             let op = OperationId(ctx.ids.next());
             let frame = relay_frame(s.session, b, op, sequence, kind, Vec::new());
-            out(b.route.owner, frame)
+            out(ctx.me, b.route.owner, frame)
         })
         .collect();
     actions.push(SessionStep::Event(SessionEvent::Closed {

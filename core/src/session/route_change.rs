@@ -63,7 +63,7 @@ impl SessionOwner {
             relocation,
             sealed,
         };
-        SessionStep::Send(vec![out(source, reply)])
+        SessionStep::Send(vec![out(ctx.me, source, reply)])
     }
 
     /// Command 44 (one-way): on commit switch the route atomically and send
@@ -136,6 +136,7 @@ impl SessionOwner {
             .into_iter()
             .map(|h| {
                 out(
+                    ctx.me,
                     bound.route.owner,
                     relay_frame(
                         session,

@@ -119,7 +119,12 @@ impl Operation {
     /// This operation relayed by `relayer` to `to` on `fence`, one hop
     /// further: identity, origin, payload and reply route unchanged, and
     /// encoded as the Message or Request it is.
-    pub fn relayed_to(self, to: NodeRef, fence: RouteFence, relayer: NodeRef) -> Vec<u8> {
+    pub fn relayed_to(
+        self,
+        to: NodeRef,
+        fence: RouteFence,
+        relayer: NodeRef,
+    ) -> crate::send::Outbound {
         let forwarded = Operation {
             to_node: to.rid,
             fence,
@@ -127,11 +132,12 @@ impl Operation {
             relayer: Some(relayer),
             ..self
         };
-        encode(&if forwarded.reply_route.is_some() {
+        let frame = if forwarded.reply_route.is_some() {
             Frame::Request(forwarded)
         } else {
             Frame::Message(forwarded)
-        })
+        };
+        crate::send::Outbound::frame(relayer, to, &frame)
     }
 }
 

@@ -96,6 +96,7 @@ typedef struct {
 static int enqueue(frame_queue *q, uint64_t from, const zlink_outbound *frames, size_t count) {
     for (size_t i = 0; i < count; i++) {
         CHECK(q->n < 64);
+        CHECK(frames[i].sender.rid == from); /* a frame names the node that made it */
         frame_copy *f = &q->q[q->n++];
         f->from = from;
         f->to = frames[i].to.rid;
@@ -381,6 +382,7 @@ static int test_relocation_with_a_stale_route_is_rejected_then_refreshed(void) {
     OK(zlink_send(c.node[1], ZLINK_OBJECT_KIND_ACTOR, ID("actor-7"), ID("hi"), NULL, &sent,
                   NULL));
     CHECK(sent.tag == ZLINK_SENT_TAG_SUBMITTED && sent.outbound.to.rid == 1);
+    CHECK(sent.outbound.sender.rid == 2 && sent.outbound.command == ZLINK_FRAME_COMMAND_MESSAGE);
 
     zlink_decision at_old;
     OK(zlink_on_frame(c.node[0], 2, sent.outbound.bytes.data, sent.outbound.bytes.len, &at_old,

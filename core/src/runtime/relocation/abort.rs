@@ -42,7 +42,7 @@ impl Runtime {
                 by: self.node_ref(),
                 reason,
             };
-            action.send.push(frame_to(target, abort));
+            action.send.push(self.frame_to(target, abort));
         }
         tracing::info!(object = %key, relocation = %identity.relocation, ?reason, "relocation given up; waiting for the target to confirm");
         action
@@ -236,7 +236,7 @@ impl Runtime {
             by: self.node_ref(),
             reason,
         };
-        action.send.push(frame_to(source, confirm));
+        action.send.push(self.frame_to(source, confirm));
         action
     }
 
@@ -277,7 +277,7 @@ impl Runtime {
             }
         };
         let mut action = self.ignored(identity, Refusal::NotRelocating);
-        action.send.push(frame_to(by, answer));
+        action.send.push(self.frame_to(by, answer));
         action
     }
     /// Source, before relay-ready: the move is abandoned and the target

@@ -65,10 +65,7 @@ impl Runtime {
     /// target will hold, so it passes admission there after the switch.
     pub(super) fn relay_to(&self, op: Operation, link: &SourceLink) -> Outbound {
         let fence = link.destination().unwrap_or(link.tenure());
-        Outbound {
-            to: link.target(),
-            bytes: op.relayed_to(link.target(), fence, self.node_ref()),
-        }
+        op.relayed_to(link.target(), fence, self.node_ref())
     }
 
     /// A session relay for an Actor relocating here or from here: held

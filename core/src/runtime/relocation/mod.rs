@@ -33,7 +33,7 @@ use crate::send::Outbound;
 use crate::store::WriteError;
 use crate::wire::{
     AbortReason, Frame, MAX_SAVED_OPERATIONS, NodeRef, Operation, RejectionCode, RelocationFrame,
-    Restore, RouteEnd, encode,
+    Restore, RouteEnd,
 };
 
 use super::Runtime;
@@ -56,14 +56,12 @@ use store_step::{RecordRead, Step};
 /// CAS could not be answered.
 const COMMIT_RETRY: Duration = Duration::from_millis(200);
 
-fn frame_to(to: NodeRef, frame: RelocationFrame) -> Outbound {
-    Outbound {
-        to,
-        bytes: encode(&Frame::Relocation(frame)),
-    }
-}
-
 impl Runtime {
+    /// A relocation frame from this runtime to `to`.
+    fn frame_to(&self, to: NodeRef, frame: RelocationFrame) -> Outbound {
+        Outbound::frame(self.node_ref(), to, &Frame::Relocation(frame))
+    }
+
     /// Source, §3.3 step 1: starts moving the object this node owns to
     /// `target`, after the host's current handler ended. From this call on
     /// nothing for the object is delivered here: arrivals are held, then
@@ -131,10 +129,7 @@ impl Runtime {
             registrations,
             state: capture.state,
         };
-        let mut send = vec![frame_to(
-            target,
-            RelocationFrame::Restore(Box::new(restore)),
-        )];
+        let mut send = vec![self.frame_to(target, RelocationFrame::Restore(Box::new(restore)))];
         send.extend(self.seal_sessions(&key, identity.relocation));
         tracing::info!(object = %key, relocation = %identity.relocation, target = %target.rid, "relocation begun: sealed");
         Ok(RelocationStarted { identity, send })
@@ -210,7 +205,7 @@ impl Runtime {
             target: self.node_ref(),
             destination,
         };
-        Ok(vec![frame_to(link.source(), ready)])
+        Ok(vec![self.frame_to(link.source(), ready)])
     }
 
     /// Abandons a relocation before relay-ready. On the target (the host

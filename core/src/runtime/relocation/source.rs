@@ -30,7 +30,7 @@ impl Runtime {
                 reason: AbortReason::Timeout,
             };
             let mut action = self.ignored(identity, Refusal::NotRelocating);
-            action.send.push(frame_to(target, abort));
+            action.send.push(self.frame_to(target, abort));
             return action;
         };
         let Some((mut send, relayed)) = self.pass_relay_ready(&key, &identity, link, destination)
@@ -42,7 +42,7 @@ impl Runtime {
             source: self.node_ref(),
             relayed,
         };
-        send.push(frame_to(target, cutover));
+        send.push(self.frame_to(target, cutover));
         RelocationAction {
             event: RelocationEvent::Cutover { identity, relayed },
             deliver: Vec::new(),

@@ -18,7 +18,7 @@ impl Runtime {
                 reason: AbortReason::Refused,
             };
             let mut action = this.ignored(identity.clone(), refusal);
-            action.send.push(frame_to(r.source, abort));
+            action.send.push(this.frame_to(r.source, abort));
             action
         };
         if r.target != me || self.owned(key.as_ref()).is_some() {
@@ -206,7 +206,7 @@ impl Runtime {
                 target: self.node_ref(),
                 destination,
             };
-            send.insert(0, frame_to(link.source(), notice));
+            send.insert(0, self.frame_to(link.source(), notice));
         }
         let deliver = merged
             .into_iter()
@@ -251,7 +251,7 @@ impl Runtime {
                 by: self.node_ref(),
                 reason: AbortReason::CommitFailed,
             };
-            send.push(frame_to(link.source(), abort));
+            send.push(self.frame_to(link.source(), abort));
         }
         RelocationAction {
             event: RelocationEvent::Failed {
@@ -320,7 +320,7 @@ impl Runtime {
                 by: self.node_ref(),
                 reason,
             };
-            send.push(frame_to(link.source(), abort));
+            send.push(self.frame_to(link.source(), abort));
         }
         RelocationAction {
             event: RelocationEvent::Aborted {

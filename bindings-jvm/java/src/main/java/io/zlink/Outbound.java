@@ -3,29 +3,36 @@ package io.zlink;
 
 import java.util.Objects;
 
-/** One encoded frame for the host to carry to node {@code to}. */
-public record Outbound(NodeRef to, byte[] bytes) {
-    /** The record; {@code to}, {@code bytes} required. */
+/**
+ * One encoded frame for the host to carry to node {@code to}; the receiver
+ * passes {@code sender}'s routing ID as the {@code from} of {@code onFrame}.
+ */
+public record Outbound(NodeRef sender, NodeRef to, FrameCommand command, byte[] bytes) {
+    /** The record; {@code sender}, {@code to}, {@code command}, {@code bytes} required. */
     public Outbound {
+        Objects.requireNonNull(sender, "sender");
         Objects.requireNonNull(to, "to");
+        Objects.requireNonNull(command, "command");
         Objects.requireNonNull(bytes, "bytes");
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Outbound x && Objects.equals(to, x.to) && Bytes.same(bytes, x.bytes);
+        return o instanceof Outbound x && Objects.equals(sender, x.sender) && Objects.equals(to, x.to) && Objects.equals(command, x.command) && Bytes.same(bytes, x.bytes);
     }
 
     @Override
     public int hashCode() {
         int h = 0;
+        h = 31 * h + Objects.hashCode(sender);
         h = 31 * h + Objects.hashCode(to);
+        h = 31 * h + Objects.hashCode(command);
         h = 31 * h + Bytes.hash(bytes);
         return h;
     }
 
     @Override
     public String toString() {
-        return "Outbound[" + "to=" + to + ", " + "bytes=" + Bytes.describe(bytes) + "]";
+        return "Outbound[" + "sender=" + sender + ", " + "to=" + to + ", " + "command=" + command + ", " + "bytes=" + Bytes.describe(bytes) + "]";
     }
 }

@@ -26,7 +26,7 @@ final class Surface {
     }
 
     static Outbound outbound(Decoder d) {
-        return new Outbound(nodeRef(d), d.bytes());
+        return new Outbound(nodeRef(d), nodeRef(d), FrameCommand.of(d.u8()), d.bytes());
     }
 
     static Submitted submitted(Decoder d) {

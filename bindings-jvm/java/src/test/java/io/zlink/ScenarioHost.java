@@ -226,6 +226,13 @@ final class ScenarioHost implements AutoCloseable {
 
     /** Puts a frame of node {@code from} on the network, unless a rule drops or holds it. */
     void post(long from, Outbound out) {
+        // A frame names the node that made it and its command.
+        if (out.sender().rid() != from) {
+            throw new AssertionError("a frame of node " + from + " names " + out.sender() + " as its sender");
+        }
+        if (COMMANDS.get(out.command().wireName()) != Byte.toUnsignedInt(out.bytes()[3])) {
+            throw new AssertionError("command " + out.command() + " on a frame of command " + out.bytes()[3]);
+        }
         Envelope e = new Envelope(from, out.to().rid(), out.bytes());
         if (dropRule != null && dropRule.matches(e)) {
             ledger.dropped++;
