@@ -484,6 +484,32 @@ impl Runtime {
         Ok(self.core()?.request(kind, id, payload, options)?.into())
     }
 
+    /// Refuses what `send` refuses for this input, in the same order,
+    /// without sending: a host that answers later (a future) refuses bad
+    /// input at the call with it.
+    pub fn check_send<'a>(
+        &self,
+        kind: impl Arg<ObjectKind>,
+        id: impl Text<'a>,
+        payload_len: usize,
+        options: SendOptions,
+    ) -> Result<()> {
+        let (kind, id) = (kind.get()?, args::id(id)?);
+        Ok(self.core()?.check_send(kind, id, payload_len, options)?)
+    }
+
+    /// Refuses what `request` refuses for this input, without sending.
+    pub fn check_request<'a>(
+        &self,
+        kind: impl Arg<ObjectKind>,
+        id: impl Text<'a>,
+        payload_len: usize,
+        options: &RequestOptions,
+    ) -> Result<()> {
+        let (kind, id) = (kind.get()?, args::id(id)?);
+        Ok(self.core()?.check_request(kind, id, payload_len, options)?)
+    }
+
     /// Cancels a pending request: its `Completed` decision, or None if it
     /// had already ended.
     pub fn cancel(&self, correlation: u64) -> Result<Option<Inbound>> {
@@ -506,13 +532,13 @@ impl Runtime {
 
     /// What to do with one frame from the connection to node `from`.
     pub fn on_frame(&self, from: u64, bytes: &[u8]) -> Result<Inbound> {
-        frame_bound(bytes)?;
+        check_frame(bytes.len())?;
         Ok(self.core()?.on_frame(NodeRid(from), bytes))
     }
 
     /// `on_frame` behind a manual peer connection's admission fence.
     pub fn on_peer_frame(&self, endpoint: &str, bytes: &[u8]) -> Result<Inbound> {
-        frame_bound(bytes)?;
+        check_frame(bytes.len())?;
         Ok(self.core()?.on_peer_frame(endpoint, bytes))
     }
 
@@ -905,16 +931,14 @@ fn wait<F: std::future::Future>(future: F) -> F::Output {
     }
 }
 
-/// Frames longer than the largest payload plus headers are refused before
-/// they are read.
-fn frame_bound(bytes: &[u8]) -> Result<()> {
-    if bytes.len() > MAX_FRAME_BYTES {
+/// Refuses a frame of `len` bytes that `on_frame` refuses by its length
+/// alone (longer than the largest payload plus headers), before it is read:
+/// a host that hands frames on later refuses it at the call.
+pub fn check_frame(len: usize) -> Result<()> {
+    if len > MAX_FRAME_BYTES {
         return Err(Error::input(
             ErrorKind::FrameTooLong,
-            format!(
-                "frame is {} bytes, over the {MAX_FRAME_BYTES}-byte bound",
-                bytes.len()
-            ),
+            format!("frame is {len} bytes, over the {MAX_FRAME_BYTES}-byte bound"),
         ));
     }
     Ok(())

@@ -23,16 +23,8 @@ impl Runtime {
         payload: &[u8],
         options: RequestOptions,
     ) -> Result<Requested, InputError> {
-        let max = self.inner().config.max_message_bytes();
-        if payload.len() > max {
-            return Err(InputError::PayloadTooLarge {
-                len: payload.len(),
-                max,
-            });
-        }
-        if options.timeout.is_zero() {
-            return Err(InputError::ZeroDeadline);
-        }
+        self.check_payload(payload.len())?;
+        check_timeout(&options)?;
         Ok(match self.send_direct(kind, id, options.send)? {
             DirectSend::Submit(route) => {
                 self.submit_request(self.key(kind, id)?, &route, payload, options)
@@ -42,6 +34,20 @@ impl Runtime {
             DirectSend::Unavailable(reason) => Requested::Unavailable(reason),
             DirectSend::StoreFailure(e) => Requested::StoreFailure(e),
         })
+    }
+
+    /// Refuses what [`request`](Self::request) refuses for its input, in
+    /// the same order, without sending (see [`check_send`](Self::check_send)).
+    pub fn check_request(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        payload_len: usize,
+        options: &RequestOptions,
+    ) -> Result<(), InputError> {
+        self.check_payload(payload_len)?;
+        check_timeout(options)?;
+        self.check_send(kind, id, payload_len, options.send)
     }
 
     fn submit_request(
@@ -125,4 +131,12 @@ impl Runtime {
     fn incarnation(&self, object: &ObjectKey) -> Option<ObjectGeneration> {
         self.owned(object.as_ref()).map(|o| o.object_generation)
     }
+}
+
+/// A request's timeout must be positive.
+fn check_timeout(options: &RequestOptions) -> Result<(), InputError> {
+    if options.timeout.is_zero() {
+        return Err(InputError::ZeroDeadline);
+    }
+    Ok(())
 }

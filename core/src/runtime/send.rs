@@ -31,13 +31,7 @@ impl Runtime {
         payload: &[u8],
         options: SendOptions,
     ) -> Result<Sent, InputError> {
-        let max = self.inner().config.max_message_bytes();
-        if payload.len() > max {
-            return Err(InputError::PayloadTooLarge {
-                len: payload.len(),
-                max,
-            });
-        }
+        self.check_payload(payload.len())?;
         Ok(match self.send_direct(kind, id, options)? {
             DirectSend::Submit(route) => self.submit(kind, id, &route, payload)?,
             DirectSend::NotFound => Sent::NotFound,
@@ -45,6 +39,30 @@ impl Runtime {
             DirectSend::Unavailable(reason) => Sent::Unavailable(reason),
             DirectSend::StoreFailure(e) => Sent::StoreFailure(e),
         })
+    }
+
+    /// Refuses what [`send`](Self::send) refuses for its input, in the
+    /// same order, without sending: for a host that answers later (a
+    /// future) but refuses bad input at the call.
+    pub fn check_send(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+        payload_len: usize,
+        options: SendOptions,
+    ) -> Result<(), InputError> {
+        self.check_payload(payload_len)?;
+        check_send(kind, options)?;
+        self.key(kind, id).map(drop)
+    }
+
+    /// A payload of `len` bytes within the message bound in force.
+    pub(crate) fn check_payload(&self, len: usize) -> Result<(), InputError> {
+        let max = self.inner().config.max_message_bytes();
+        if len > max {
+            return Err(InputError::PayloadTooLarge { len, max });
+        }
+        Ok(())
     }
 
     fn submit(
