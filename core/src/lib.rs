@@ -44,7 +44,7 @@ pub use authority::{
     AuthorityRecord, AuthorityState, Owner, OwnerClaim, OwnerLease, StoreEpoch, StoreTime,
     WriteFence,
 };
-pub use cache::INLINE_ID_BYTES;
+pub use cache::{INLINE_ID_BYTES, NEAR_SHARDS, NearHit};
 pub use clock::{COARSE_SLACK, Clock, ManualClock, MonoTime, SystemClock};
 pub use config::{
     CACHE_FOLLOW_GAP, DEFAULT_MAX_RELOCATION_STATE_BYTES, MAX_MESSAGE_BYTES, RoutingConfig,

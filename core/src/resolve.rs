@@ -169,6 +169,21 @@ impl Resolver {
         hit
     }
 
+    /// A cache hit of `key` as a host's near cache keeps it (counted as a
+    /// hit); None on a miss or for a long ID.
+    pub(crate) fn lookup_near(&self, key: KeyRef<'_>) -> Option<crate::cache::NearHit> {
+        let hit = self.cache.near_get(key, self.clock.now_coarse());
+        if hit.is_some() {
+            self.counters.cache_hits.incr();
+        }
+        hit
+    }
+
+    /// The change epochs near caches check.
+    pub(crate) fn near_epochs(&self) -> &[std::sync::atomic::AtomicU64] {
+        self.cache.near_epochs()
+    }
+
     /// Starts fetching the cache entry of `key` (a hint for batches).
     #[inline(always)]
     pub(crate) fn prefetch(&self, key: KeyRef<'_>) {

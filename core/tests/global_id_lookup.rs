@@ -588,3 +588,37 @@ fn target_admission_ends_unavailable_past_the_local_admission_deadline() {
         }
     );
 }
+
+// A host's near cache (issue 31) ----------------------------------------------
+
+/// The epoch a near hit keeps, as the host reads it.
+fn epoch_of(rt: &Runtime, hit: &NearHit) -> u64 {
+    rt.near_epochs()[hit.shard as usize].load(std::sync::atomic::Ordering::SeqCst)
+}
+
+#[test]
+fn a_near_hit_holds_while_the_core_serves_its_route_and_fails_once_the_core_changed_it() {
+    let c = Cluster::with_defaults(3);
+    c.node(1).activate(ACTOR, "p1").unwrap();
+    let sender = c.node(3);
+    assert_eq!(sender.lookup_near(ACTOR, "p1").unwrap(), None, "a miss");
+    let first = ready(sender.resolve(ACTOR, "p1").unwrap());
+    let hit = sender.lookup_near(ACTOR, "p1").unwrap().expect("a hit");
+    assert_eq!((hit.route, hit.epoch % 2), (first, 0));
+    assert_eq!(sender.near_epochs().len(), NEAR_SHARDS);
+    assert!(hit.expires_at > c.clock.now());
+    assert_eq!(epoch_of(&sender, &hit), hit.epoch, "nothing changed");
+
+    // The core changes the route (a rejection after a move): the epoch moves.
+    relocate(&c, ACTOR, "p1", 1, 2);
+    let stale = rejection(c.node(1).admit(&inbound(key(ACTOR, "p1"), &first)));
+    sender.on_rejection(key(ACTOR, "p1"), &stale);
+    assert_ne!(epoch_of(&sender, &hit), hit.epoch);
+    assert_eq!(sender.lookup_near(ACTOR, "p1").unwrap(), None);
+    // Long IDs are not offered to near caches.
+    let long = "x".repeat(INLINE_ID_BYTES + 1);
+    c.node(1).activate(ACTOR, &long).unwrap();
+    ready(sender.resolve(ACTOR, &long).unwrap());
+    assert!(sender.lookup_cached(ACTOR, &long).unwrap().is_some());
+    assert_eq!(sender.lookup_near(ACTOR, &long).unwrap(), None);
+}

@@ -10,6 +10,7 @@
 
 mod growth;
 mod mesh_numbers;
+mod near;
 mod pages;
 mod probe;
 mod slot;
@@ -27,6 +28,7 @@ use crate::route::{ReadyRoute, RouteFence};
 use slot::SlotKey;
 use table::{Entry, Table};
 
+pub use near::{NEAR_SHARDS, NearHit};
 pub use slot::INLINE_ID_BYTES;
 
 /// A long ID's key in the map.
@@ -99,6 +101,18 @@ impl RouteCache {
                 (now < entry.expires_at).then_some(entry.route)
             }
         }
+    }
+
+    /// The cached route of `key` live at `now`, as a host's near cache
+    /// keeps it (see [`near`]); None for a long ID, which near caches do
+    /// not keep.
+    pub(crate) fn near_get(&self, key: KeyRef<'_>, now: MonoTime) -> Option<NearHit> {
+        self.table.near_get(&SlotKey::new(key)?, now)
+    }
+
+    /// The change epochs a near cache checks, [`NEAR_SHARDS`] words.
+    pub(crate) fn near_epochs(&self) -> &[std::sync::atomic::AtomicU64] {
+        self.table.near_epochs()
     }
 
     /// Starts fetching the entry of `key` (see [`Table::prefetch`]); long IDs

@@ -138,7 +138,7 @@ impl Table {
     /// holds the key (its answer), a read was torn (a miss), or a group with
     /// an empty slot ends the run (a miss).
     #[inline(always)]
-    fn probe<T>(
+    pub(super) fn probe<T>(
         &self,
         array: &Array,
         key: &SlotKey,
@@ -203,7 +203,8 @@ impl Table {
             }
             let slot = self.current().slot(group, lane);
             counts.meshes.forget(slot.0[MESH].load(Ordering::Relaxed));
-            store(slot, &encode(key, &entry, mesh));
+            let words = encode(key, &entry, mesh);
+            self.epochs.change(self.shard(key), || store(slot, &words));
             counts.meshes.add(mesh);
             return (true, 0);
         }
@@ -279,8 +280,10 @@ impl Table {
         let mark = if has_empty(tags) { EMPTY } else { DELETED };
         array.set_tag(group, lane, mark);
         let slot = array.slot(group, lane);
-        counts.meshes.forget(slot.0[MESH].load(Ordering::Relaxed));
-        store(slot, &[0; WORDS]);
+        let words = snapshot(slot);
+        counts.meshes.forget(words[MESH]);
+        let shard = self.shard(&SlotKey::from_words(&words));
+        self.epochs.change(shard, || store(slot, &[0; WORDS]));
         counts.live -= 1;
         counts.used -= usize::from(mark == EMPTY);
         self.live.store(counts.live, Ordering::Relaxed);

@@ -174,28 +174,55 @@ impl Table {
         })
     }
 
+    /// The entry of a slot holding `key` and live at `now`, read as the
+    /// hot path reads (the sequence checked around every word kept, the
+    /// mesh's name included), with its expiry: for a host's near cache,
+    /// which keeps both. Not the hot path: it copies the words first.
+    pub(super) fn read_entry_if(&self, slot: &Slot, key: &SlotKey, now: MonoTime) -> Read<Entry> {
+        let w = &slot.0;
+        let before = w[SEQ].load(Ordering::Acquire);
+        let words: [u64; WORDS] = std::array::from_fn(|i| w[i].load(Ordering::Relaxed));
+        if !same_key(&words, key) {
+            return Read::Other;
+        }
+        let name = self.meshes.get(words[MESH]).map(MeshCell::load);
+        fence(Ordering::Acquire);
+        if w[SEQ].load(Ordering::Relaxed) != before || before & 1 == 1 || now.0 >= words[EXPIRES] {
+            return Read::Torn;
+        }
+        match name.and_then(MeshName::from_words) {
+            Some(mesh) => Read::Hit(entry_in(&words, mesh)),
+            None => Read::Torn,
+        }
+    }
+
     /// The entry of a slot's words (read consistently; the key words are
     /// not looked at).
     pub(super) fn entry(&self, w: &[u64; WORDS]) -> Option<Entry> {
         let mesh = MeshName::from_words(self.meshes.get(w[MESH])?.load())?;
-        let route = ReadyRoute {
-            route: OwnerRoute {
-                mesh,
-                node: NodeRid(w[NODE]),
-            },
-            fence: RouteFence {
-                object_generation: ObjectGeneration(w[FENCE]),
-                authority_owner_generation: AuthorityOwnerGeneration(w[FENCE + 1]),
-                owner_lease_generation: OwnerLeaseGeneration(w[FENCE + 2]),
-                node_generation: NodeGeneration(w[FENCE + 3]),
-                store_version: StoreVersion(w[FENCE + 4]),
-            },
-            admission_deadline: MonoTime(w[ADMISSION]),
-        };
-        Some(Entry {
-            route,
-            expires_at: MonoTime(w[EXPIRES]),
-        })
+        Some(entry_in(w, mesh))
+    }
+}
+
+/// The entry of a slot's words, its mesh being `mesh`.
+fn entry_in(w: &[u64; WORDS], mesh: MeshName) -> Entry {
+    let route = ReadyRoute {
+        route: OwnerRoute {
+            mesh,
+            node: NodeRid(w[NODE]),
+        },
+        fence: RouteFence {
+            object_generation: ObjectGeneration(w[FENCE]),
+            authority_owner_generation: AuthorityOwnerGeneration(w[FENCE + 1]),
+            owner_lease_generation: OwnerLeaseGeneration(w[FENCE + 2]),
+            node_generation: NodeGeneration(w[FENCE + 3]),
+            store_version: StoreVersion(w[FENCE + 4]),
+        },
+        admission_deadline: MonoTime(w[ADMISSION]),
+    };
+    Entry {
+        route,
+        expires_at: MonoTime(w[EXPIRES]),
     }
 }
 

@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 use super::mesh_numbers::{MeshCells, MeshUses};
+use super::near::Epochs;
 use super::probe::Array;
 use crate::clock::MonoTime;
 use crate::route::ReadyRoute;
@@ -66,6 +67,8 @@ pub(crate) struct Table {
     /// The array readers use: an index of `arrays`, or [`SPARE`].
     pub(super) current: AtomicUsize,
     pub(super) meshes: MeshCells,
+    /// The change epochs near caches check (see [`near`](super::near)).
+    pub(super) epochs: Epochs,
     /// The hash's random seeds (per table).
     pub(super) seeds: [u64; 7],
     pub(super) capacity: usize,
@@ -94,6 +97,7 @@ impl Table {
             current: AtomicUsize::new(0),
             // One number per slot at most: a number in use names a slot.
             meshes: MeshCells::new(max_groups * GROUP + 1),
+            epochs: Epochs::new(),
             seeds,
             capacity,
             max_groups,

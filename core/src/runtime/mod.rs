@@ -295,6 +295,29 @@ impl Runtime {
         Ok(self.inner.resolver.lookup_cached(key))
     }
 
+    /// A cache hit as a host's near cache keeps it: the route with its
+    /// expiry (on [`Clock::now_coarse`](crate::Clock::now_coarse)), its
+    /// shard and that shard's epoch. A near cache serves it again without
+    /// calling in while `near_epochs()[shard]` still holds `epoch` and the
+    /// clock has not reached `expires_at`; the core serves the same route
+    /// until then. None on a miss or for an ID longer than
+    /// [`INLINE_ID_BYTES`](crate::INLINE_ID_BYTES).
+    pub fn lookup_near(
+        &self,
+        kind: ObjectKind,
+        id: &str,
+    ) -> Result<Option<crate::cache::NearHit>, InputError> {
+        let key = self.key(kind, id)?;
+        Ok(self.inner.resolver.lookup_near(key))
+    }
+
+    /// The change epochs of the route cache, [`NEAR_SHARDS`](crate::NEAR_SHARDS)
+    /// words that live as long as the runtime's state (see
+    /// [`lookup_near`](Self::lookup_near)).
+    pub fn near_epochs(&self) -> &[std::sync::atomic::AtomicU64] {
+        self.inner.resolver.near_epochs()
+    }
+
     /// A hint for batch loops: starts bringing the cache entry of `id` into
     /// the CPU cache, so a [`lookup_cached`](Self::lookup_cached) or
     /// [`resolve`](Self::resolve) of it a few calls later does not wait on
