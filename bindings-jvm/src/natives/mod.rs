@@ -21,6 +21,7 @@ use zlink_bridge::core::wire::{ActorRoute, NodeRef, Operation, SessionRef};
 use zlink_bridge::core::{Endpoint, ObjectKind, PeerDescriptor};
 use zlink_bridge::decode;
 use zlink_bridge::encode::{self, Encode};
+use zlink_bridge::runtime::check_frame;
 use zlink_bridge::setup::RedisFields;
 use zlink_bridge::surface;
 use zlink_bridge::{Clock, Error, ErrorKind, Options, Resolved, Store, Write, config, setup};

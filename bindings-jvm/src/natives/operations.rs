@@ -40,10 +40,11 @@ entry_points! {
     }
 
     /// `send` on a runtime thread: completes `future` with the result's
-    /// bytes. The arguments are read and checked here first, as `send`
-    /// checks them (the deadline, the kind, the ID, the ID against this
-    /// runtime's cap): bad input throws from this call. Java checked the
-    /// rest first (see `checkRequest`).
+    /// bytes. The arguments are read and checked here first, by `send`'s
+    /// own checks in its order (the deadline, then `Runtime::check_send`:
+    /// the kind, the ID, the payload bound, instance intent on an Actor, a
+    /// zero deadline, the ID against this runtime's cap): bad input throws
+    /// from this call.
     fn Java_io_zlink_Native_sendAsync(
         env,
         rt: jlong,
@@ -57,14 +58,14 @@ entry_points! {
         let (id, payload) = (bytes(env, &id)?, bytes(env, &payload)?);
         let options = request_options(instance_intent, optional(deadline_ms), None)?;
         let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
-        let kind = checked_kind(&runtime, kind, &id)?;
+        runtime.check_send(kind as u32, &id[..], payload.len(), options.send)?;
         settle_later(env, &runtime, rt, &future, move |rt| {
-            Ok(bytes_of(&rt.send(kind, &id[..], &payload, options.send)?))
+            Ok(bytes_of(&rt.send(kind as u32, &id[..], &payload, options.send)?))
         })
     }
 
-    /// `request` on a runtime thread, checked here as `sendAsync` is (and
-    /// the timeout and the origin, as `request` checks them).
+    /// `request` on a runtime thread, checked here as `sendAsync` is (the
+    /// timeout and the origin too, then `Runtime::check_request`).
     fn Java_io_zlink_Native_requestAsync(
         env,
         rt: jlong,
@@ -82,34 +83,10 @@ entry_points! {
         let options =
             request_args(env, instance_intent, deadline_ms, timeout_ms, &origin, origin_generation)?;
         let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
-        let kind = checked_kind(&runtime, kind, &id)?;
+        runtime.check_request(kind as u32, &id[..], payload.len(), &options)?;
         settle_later(env, &runtime, rt, &future, move |rt| {
-            Ok(bytes_of(&rt.request(kind, &id[..], &payload, options)?))
+            Ok(bytes_of(&rt.request(kind as u32, &id[..], &payload, options)?))
         })
-    }
-
-    /// The bridge's checks of a send's or request's arguments, which run
-    /// before the core's: the deadline and timeout (-1: the defaults), the
-    /// origin (null or a Spot's ID), the kind, the ID against the global
-    /// cap. The core's own checks before the work (the payload bound, a
-    /// zero timeout, instance intent on an Actor, a zero deadline) have no
-    /// call that runs them without sending, so Java runs them (`Checks`);
-    /// when one refuses, Java calls this first, so that the fault the
-    /// runtime meets first is the one thrown.
-    fn Java_io_zlink_Native_checkRequest(
-        env,
-        kind: jint,
-        id: JByteArray<'local>,
-        deadline_ms: jlong,
-        timeout_ms: jlong,
-        origin: JByteArray<'local>,
-        origin_generation: jlong,
-    ) -> () {
-        let id = bytes(env, &id)?;
-        request_args(env, false, deadline_ms, timeout_ms, &origin, origin_generation)?;
-        let _: zlink_bridge::core::ObjectKind = Arg::get(kind as u32)?;
-        zlink_bridge::args::id(&id[..])?;
-        Ok(())
     }
 
     /// What to do with one frame from node `from`.
@@ -117,6 +94,17 @@ entry_points! {
         let frame = bytes(env, &frame)?;
         let d = pin(&RUNTIMES, rt, RUNTIME)?.on_frame(from as u64, &frame)?;
         encoded(env, &surface::Inbound::from(d))
+    }
+
+    /// `onFrame` on a runtime thread: an over-long frame throws here, as
+    /// from `onFrame` (`runtime::check_frame`, before the frame is copied).
+    fn Java_io_zlink_Native_onFrameAsync(env, rt: jlong, from: jlong, frame: JByteArray<'local>, future: JFuture<'local>) -> () {
+        let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
+        check_frame(frame.len(env)?)?;
+        let frame = bytes(env, &frame)?;
+        settle_later(env, &runtime, rt, &future, move |rt| {
+            Ok(bytes_of(&surface::Inbound::from(rt.on_frame(from as u64, &frame)?)))
+        })
     }
 
     /// Answers a delivered request: `payload`, or (payload null) an error

@@ -96,6 +96,17 @@ entry_points! {
         encoded(env, &surface::Inbound::from(d))
     }
 
+    /// `onPeerFrame` on a runtime thread, checked here as `onFrameAsync` is.
+    fn Java_io_zlink_Native_onPeerFrameAsync(env, rt: jlong, endpoint: JString<'local>, frame: JByteArray<'local>, future: JFuture<'local>) -> () {
+        let endpoint = text(env, &endpoint)?;
+        let runtime = pin(&RUNTIMES, rt, RUNTIME)?;
+        check_frame(frame.len(env)?)?;
+        let frame = bytes(env, &frame)?;
+        settle_later(env, &runtime, rt, &future, move |rt| {
+            Ok(bytes_of(&surface::Inbound::from(rt.on_peer_frame(&endpoint, &frame)?)))
+        })
+    }
+
     /// Live handles of every type (the leak check of the tests).
     fn Java_io_zlink_Native_liveHandles(_env) -> jlong {
         Ok((RUNTIMES.live() + STORES.live() + CLOCKS.live()) as jlong)

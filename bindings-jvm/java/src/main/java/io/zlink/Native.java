@@ -94,33 +94,28 @@ final class Native {
 
     /**
      * {@code send} on a runtime thread: completes {@code future} with the result's
-     * bytes. The arguments are read and checked here first, as {@code send}
-     * checks them (the deadline, the kind, the ID, the ID against this
-     * runtime's cap): bad input throws from this call. Java checked the
-     * rest first (see {@code checkRequest}).
+     * bytes. The arguments are read and checked here first, by {@code send}'s
+     * own checks in its order (the deadline, then {@code Runtime::check_send}:
+     * the kind, the ID, the payload bound, instance intent on an Actor, a
+     * zero deadline, the ID against this runtime's cap): bad input throws
+     * from this call.
      */
     static native void sendAsync(long rt, int kind, byte[] id, byte[] payload, boolean instanceIntent, long deadlineMs, CompletableFuture<byte[]> future);
 
     /**
-     * {@code request} on a runtime thread, checked here as {@code sendAsync} is (and
-     * the timeout and the origin, as {@code request} checks them).
+     * {@code request} on a runtime thread, checked here as {@code sendAsync} is (the
+     * timeout and the origin too, then {@code Runtime::check_request}).
      */
     static native void requestAsync(long rt, int kind, byte[] id, byte[] payload, boolean instanceIntent, long deadlineMs, long timeoutMs, byte[] origin, long originGeneration, CompletableFuture<byte[]> future);
 
-    /**
-     * The bridge's checks of a send's or request's arguments, which run
-     * before the core's: the deadline and timeout (-1: the defaults), the
-     * origin (null or a Spot's ID), the kind, the ID against the global
-     * cap. The core's own checks before the work (the payload bound, a
-     * zero timeout, instance intent on an Actor, a zero deadline) have no
-     * call that runs them without sending, so Java runs them ({@code Checks});
-     * when one refuses, Java calls this first, so that the fault the
-     * runtime meets first is the one thrown.
-     */
-    static native void checkRequest(int kind, byte[] id, long deadlineMs, long timeoutMs, byte[] origin, long originGeneration);
-
     /** What to do with one frame from node {@code from}. */
     static native byte[] onFrame(long rt, long from, byte[] frame);
+
+    /**
+     * {@code onFrame} on a runtime thread: an over-long frame throws here, as
+     * from {@code onFrame} ({@code runtime::check_frame}, before the frame is copied).
+     */
+    static native void onFrameAsync(long rt, long from, byte[] frame, CompletableFuture<byte[]> future);
 
     /**
      * Answers a delivered request: {@code payload}, or (payload null) an error
@@ -202,6 +197,9 @@ final class Native {
 
     /** {@code onFrame} behind a manual peer connection's admission fence. */
     static native byte[] onPeerFrame(long rt, String endpoint, byte[] frame);
+
+    /** {@code onPeerFrame} on a runtime thread, checked here as {@code onFrameAsync} is. */
+    static native void onPeerFrameAsync(long rt, String endpoint, byte[] frame, CompletableFuture<byte[]> future);
 
     /** Live handles of every type (the leak check of the tests). */
     static native long liveHandles();

@@ -289,8 +289,7 @@ public final class ZlinkRuntime implements AutoCloseable {
     /**
      * Runs a blocking call on a runtime thread: the future completes from that thread with the
      * result or the call's exception. The caller never blocks; a closed runtime throws here. For
-     * the calls with no asynchronous entry point of their own: those with no argument to check,
-     * and the frame calls, whose bound the caller checks first (see {@link Checks}).
+     * the calls with no asynchronous entry point of their own, those with no argument to check.
      */
     private <T> CompletableFuture<T> async(Supplier<T> call) {
         CompletableFuture<T> future = new CompletableFuture<>();
@@ -335,24 +334,6 @@ public final class ZlinkRuntime implements AutoCloseable {
             Reference.reachabilityFence(this);
         }
         return future;
-    }
-
-    /**
-     * Throws what the runtime throws for a send's or request's checks that no native call runs
-     * without sending ({@link Checks#send}: the payload bound, a zero timeout, instance intent on
-     * an Actor, a zero deadline). The bridge's checks come before them in the runtime, so when one
-     * refuses, {@link Native#checkRequest} runs those first: the fault the runtime meets first is
-     * the one thrown. The rest (the ID against this runtime's cap) is checked by the {@code
-     * ...Async} entry point.
-     */
-    private void checkSend(int k, ObjectKind kind, byte[] id, byte[] payload, SendOptions options, byte[] origin,
-            long originGeneration, boolean request) {
-        ZlinkInputException refused = Checks.send(kind, payload, options, request, config().maxMessageBytes());
-        if (refused != null) {
-            Native.checkRequest(k, id, options.deadlineMs(), request ? options.timeoutMs() : -1, origin,
-                    originGeneration);
-            throw refused;
-        }
     }
 
     // ---- 7-13: operations, frames, replies, timers ------------------------
@@ -404,7 +385,6 @@ public final class ZlinkRuntime implements AutoCloseable {
         int k = kind(kind);
         byte[] utf8 = id(id);
         payload(payload);
-        checkSend(k, kind, utf8, payload, options, null, 0, false);
         return started(raw -> Native.sendAsync(handle.value, k, utf8, payload, options.instanceIntent(),
                 options.deadlineMs(), raw), bytes -> Decoder.read(bytes, Decoder::sent));
     }
@@ -458,7 +438,6 @@ public final class ZlinkRuntime implements AutoCloseable {
         int k = kind(kind);
         byte[] utf8 = id(id);
         payload(payload);
-        checkSend(k, kind, utf8, payload, options, origin, originGeneration, true);
         return started(raw -> Native.requestAsync(handle.value, k, utf8, payload, options.instanceIntent(),
                 options.deadlineMs(), options.timeoutMs(), origin, originGeneration, raw),
                 bytes -> Decoder.read(bytes, Decoder::sent));
@@ -493,8 +472,9 @@ public final class ZlinkRuntime implements AutoCloseable {
      * connection the frame came on). A null or over-long frame throws here.
      */
     public CompletableFuture<Inbound> onFrameAsync(long fromNode, byte[] frame) {
-        Checks.frame(Objects.requireNonNull(frame, "frame"));
-        return async(() -> onFrame(fromNode, frame));
+        Objects.requireNonNull(frame, "frame");
+        return started(raw -> Native.onFrameAsync(handle.value, fromNode, frame, raw),
+                bytes -> Decoder.read(bytes, Decoder::inbound));
     }
 
     /** Answers a delivered request with {@code payload}: the frame to carry back. */
@@ -1141,8 +1121,8 @@ public final class ZlinkRuntime implements AutoCloseable {
     public CompletableFuture<Inbound> onPeerFrameAsync(String endpoint, byte[] frame) {
         Objects.requireNonNull(frame, "frame");
         text(endpoint, "endpoint");
-        Checks.frame(frame);
-        return async(() -> onPeerFrame(endpoint, frame));
+        return started(raw -> Native.onPeerFrameAsync(handle.value, endpoint, frame, raw),
+                bytes -> Decoder.read(bytes, Decoder::inbound));
     }
 
     // ---- 31-32: invalidation events and counters ---------------------------

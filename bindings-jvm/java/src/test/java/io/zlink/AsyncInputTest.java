@@ -81,6 +81,8 @@ class AsyncInputTest {
     private static final String LONG_ID = "x".repeat(17); // over the config's 16-byte cap
     private static final String HUGE_ID = "x".repeat(70_000); // over any cap (65,535)
     private static final String LONE_SURROGATE = "\ud800";
+    /** The bridge's frame bound: the largest payload (1 GiB) plus 1 MiB of headers. */
+    private static final long MAX_FRAME_BYTES = (1L << 30) + (1L << 20);
 
     @Test
     void sendAndRequestRefuseBadInputAtTheCall() {
@@ -109,9 +111,9 @@ class AsyncInputTest {
             var intent = d.withInstanceIntent(true);
             add(op + " instance intent on an actor", () -> sync.call(actor, "a", ok, intent),
                     () -> async.call(actor, "a", ok, intent));
-            // Two faults: the runtime's order decides which one is reported. The bridge's checks
-            // (durations, the ID's global cap) run in the library, the core's payload bound, zero
-            // deadline and intent in Java (Checks), the ID's runtime cap in the library again.
+            // Two faults: the runtime's order decides which one is reported: the bridge's checks
+            // (durations, the ID's global cap), then the core's (the payload bound, a zero
+            // deadline, intent, the ID's runtime cap), all run by the library at the call.
             var both = d.withDeadlineMs(0).withInstanceIntent(true);
             add(op + " two faults", () -> sync.call(actor, "", big, both), () -> async.call(actor, "", big, both));
             add(op + " huge id, big payload", () -> sync.call(actor, HUGE_ID, big, d),
@@ -240,7 +242,7 @@ class AsyncInputTest {
         // One byte over the bridge's frame bound (1 GiB + 1 MiB): a 1 GiB array, and the blocking
         // forms copy it to the library once each before refusing it.
         assumeTrue(Runtime.getRuntime().maxMemory() > (3L << 30), "a heap of more than 3 GiB");
-        byte[] frame = new byte[Math.toIntExact(Checks.MAX_FRAME_BYTES + 1)];
+        byte[] frame = new byte[Math.toIntExact(MAX_FRAME_BYTES + 1)];
         add("onFrame over-long frame", () -> rt.onFrame(2, frame), () -> rt.onFrameAsync(2, frame));
         add("onPeerFrame over-long frame", () -> rt.onPeerFrame("ep:1", frame),
                 () -> rt.onPeerFrameAsync("ep:1", frame));
@@ -257,6 +259,8 @@ class AsyncInputTest {
         assertInstanceOf(Submitted.class, rt.requestAsync(ObjectKind.ACTOR, "a", new byte[8]).get(10, TimeUnit.SECONDS));
         assertEquals(NotFound.INSTANCE, rt.sendAsync(ObjectKind.ACTOR, "nobody", new byte[1]).get(10, TimeUnit.SECONDS));
         assertInstanceOf(Dropped.class, rt.onFrameAsync(2, new byte[] {1, 2, 3}).get(10, TimeUnit.SECONDS));
+        assertEquals(rt.onPeerFrame("ep:9", new byte[] {1, 2, 3}),
+                rt.onPeerFrameAsync("ep:9", new byte[] {1, 2, 3}).get(10, TimeUnit.SECONDS));
         assertEquals(List.of(), rt.onTimeoutAsync(0).get(10, TimeUnit.SECONDS));
         var published = rt.publishDescriptorAsync("ep:1", "me").get(10, TimeUnit.SECONDS);
         assertEquals(new PeerDescriptor("ep:1", 1, published.lifecycleGeneration(), "me"), published);
@@ -280,6 +284,8 @@ class AsyncInputTest {
         assertThrows(ZlinkClosedException.class, () -> rt.sendAsync(ObjectKind.ACTOR, "a", new byte[1]));
         assertThrows(ZlinkClosedException.class, () -> rt.activateAsync(ObjectKind.ACTOR, "b"));
         assertThrows(ZlinkClosedException.class, () -> rt.onTimeoutAsync());
+        assertThrows(ZlinkClosedException.class, () -> rt.onFrameAsync(2, new byte[1]));
+        assertThrows(ZlinkClosedException.class, () -> rt.onPeerFrameAsync("ep:1", new byte[1]));
         assertThrows(ZlinkClosedException.class, () -> rt.connectManualPeersAsync());
     }
 }
