@@ -37,6 +37,7 @@ pub mod handles;
 pub mod lifecycle;
 pub mod logs;
 pub mod metrics;
+pub mod near;
 pub mod runtime;
 pub mod setup;
 pub mod stats;

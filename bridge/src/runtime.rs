@@ -63,6 +63,8 @@ const MAX_BLOCKING_THREADS: usize = 64;
 
 struct Inner {
     core: Arc<zlink_core::Runtime>,
+    /// The runtime's clock when it is a manual one (near caches read it).
+    manual: Option<zlink_core::ManualClock>,
     /// Runs the completions of asynchronous calls (made on first use; None
     /// once stopped).
     completions: Mutex<Completions>,
@@ -156,6 +158,10 @@ impl Runtime {
         if let Some(s) = options.store {
             builder = builder.store(s);
         }
+        let manual = options
+            .clock
+            .as_ref()
+            .and_then(|c| c.manual_clock().cloned());
         if let Some(c) = options.clock {
             builder = builder.clock(c.core());
         }
@@ -172,6 +178,7 @@ impl Runtime {
         Ok(Runtime {
             inner: ForkBound::new(Inner {
                 core,
+                manual,
                 completions: Mutex::new(Completions::NotStarted),
                 pending: Arc::new(AtomicUsize::new(0)),
             }),
@@ -181,6 +188,11 @@ impl Runtime {
     #[inline]
     fn inner(&self) -> Result<&Inner> {
         self.inner.get()
+    }
+
+    /// The runtime's clock when it is a manual one.
+    pub(crate) fn manual_clock(&self) -> Result<Option<zlink_core::ManualClock>> {
+        Ok(self.inner()?.manual.clone())
     }
 
     /// The core runtime, or `Forked`.

@@ -56,6 +56,11 @@ impl Clock {
         }
     }
 
+    /// The manual clock, if it is one.
+    pub(crate) fn manual_clock(&self) -> Option<&ManualClock> {
+        self.manual.as_ref()
+    }
+
     /// Whether it is a manual clock.
     pub fn is_manual(&self) -> bool {
         self.manual.is_some()
