@@ -607,13 +607,13 @@ fn a_near_hit_holds_while_the_core_serves_its_route_and_fails_once_the_core_chan
     assert_eq!((hit.route, hit.epoch % 2), (first, 0));
     assert_eq!(sender.near_epochs().len(), NEAR_SHARDS);
     assert!(hit.expires_at > c.clock.now());
-    assert_eq!(epoch_of(&sender, &hit), hit.epoch, "nothing changed");
+    assert_eq!(epoch_of(sender, &hit), hit.epoch, "nothing changed");
 
     // The core changes the route (a rejection after a move): the epoch moves.
     relocate(&c, ACTOR, "p1", 1, 2);
     let stale = rejection(c.node(1).admit(&inbound(key(ACTOR, "p1"), &first)));
     sender.on_rejection(key(ACTOR, "p1"), &stale);
-    assert_ne!(epoch_of(&sender, &hit), hit.epoch);
+    assert_ne!(epoch_of(sender, &hit), hit.epoch);
     assert_eq!(sender.lookup_near(ACTOR, "p1").unwrap(), None);
     // Long IDs are not offered to near caches.
     let long = "x".repeat(INLINE_ID_BYTES + 1);
