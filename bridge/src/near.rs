@@ -36,6 +36,14 @@ impl NearMemory {
         self.core.near_epochs()
     }
 
+    /// Where the near cache counts the hits it serves, so that
+    /// `stats().cache_hits` counts them: add 1 to word
+    /// `HOST_COUNTER_STRIDE * (thread % HOST_COUNTER_CELLS)` with an
+    /// atomic add.
+    pub fn hits(&self) -> &[AtomicU64] {
+        self.core.near_hit_counter()
+    }
+
     /// The manual clock's word (ns), if the runtime runs on one.
     pub fn manual_now(&self) -> Option<&AtomicU64> {
         self.manual.as_ref().map(ManualClock::nanos_word)
@@ -108,6 +116,13 @@ mod tests {
             hit.epoch
         );
         assert_eq!(memory.slack_ns(), 0);
+        let hits = sender.core().expect("open").stats().cache_hits;
+        memory.hits()[zlink_core::HOST_COUNTER_STRIDE].fetch_add(2, Ordering::Relaxed);
+        assert_eq!(
+            sender.core().expect("open").stats().cache_hits,
+            hits + 2,
+            "near hits count"
+        );
         let word = memory.manual_now().expect("a manual clock");
         clock.advance(5).expect("manual");
         assert_eq!(word.load(Ordering::SeqCst), 5_000_000);

@@ -80,8 +80,8 @@ pub use session::{
     ActorRef, BindingRoute, Registration, SessionDelivery, SessionError, SessionEvent, SessionSend,
 };
 pub use stats::{
-    FollowStats, InvalidationReason, RelocationStats, RequestStats, ResolutionCounts, SessionStats,
-    Stats, TableStats,
+    FollowStats, HOST_COUNTER_CELLS, HOST_COUNTER_STRIDE, InvalidationReason, RelocationStats,
+    RequestStats, ResolutionCounts, SessionStats, Stats, TableStats,
 };
 pub use store::{LocationStore, MemoryStore, StoreError};
 pub use wire::{AbortReason, RelocationIdentity};

@@ -103,6 +103,46 @@ impl StripedCounter {
     }
 }
 
+/// Cells of a [`HostCounter`], and the words from one cell to the next.
+pub const HOST_COUNTER_CELLS: usize = 16;
+/// Words (8 bytes) from one [`HostCounter`] cell to the next: one 128-byte
+/// line pair each, so host threads on different cells share no line.
+pub const HOST_COUNTER_STRIDE: usize = 16;
+
+#[repr(C, align(128))]
+struct HostCells([AtomicU64; HOST_COUNTER_CELLS * HOST_COUNTER_STRIDE]);
+
+/// A counter a host bumps in place (a near cache's hits, which never call
+/// in): it adds to cell `HOST_COUNTER_STRIDE * (thread % HOST_COUNTER_CELLS)`
+/// with an atomic add (threads may share a cell), and the snapshot reads
+/// the sum.
+pub(crate) struct HostCounter(Box<HostCells>);
+
+impl Default for HostCounter {
+    fn default() -> Self {
+        HostCounter(Box::new(HostCells(std::array::from_fn(|_| {
+            AtomicU64::new(0)
+        }))))
+    }
+}
+
+impl std::fmt::Debug for HostCounter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("HostCounter").field(&self.get()).finish()
+    }
+}
+
+impl HostCounter {
+    pub(crate) fn get(&self) -> u64 {
+        self.0.0.iter().map(|w| w.load(Ordering::Relaxed)).sum()
+    }
+
+    /// The words, for the host to add to in place.
+    pub(crate) fn words(&self) -> &[AtomicU64] {
+        &self.0.0
+    }
+}
+
 /// A counter bumped on cold paths only.
 #[derive(Debug, Default)]
 pub(crate) struct Counter(AtomicU64);
@@ -163,6 +203,9 @@ impl InvalidationReason {
 #[derive(Debug, Default)]
 pub(crate) struct Counters {
     pub(crate) cache_hits: StripedCounter,
+    /// Hits a host's near cache served without calling in (counted in
+    /// `cache_hits` too).
+    pub(crate) near_hits: HostCounter,
     pub(crate) cache_misses: Counter,
     pub(crate) store_reads: Counter,
     pub(crate) store_failures: Counter,
@@ -187,7 +230,7 @@ impl Counters {
     }
 
     pub(crate) fn snapshot(&self, cache_entries: usize) -> Stats {
-        let hits = self.cache_hits.get();
+        let hits = self.cache_hits.get() + self.near_hits.get();
         Stats {
             cache_hits: hits,
             cache_misses: self.cache_misses.get(),

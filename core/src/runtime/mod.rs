@@ -318,6 +318,14 @@ impl Runtime {
         self.inner.resolver.near_epochs()
     }
 
+    /// Where a host's near cache counts the hits it serves without calling
+    /// in, so that `stats().cache_hits` counts them too: add 1 (an atomic
+    /// add) to word [`HOST_COUNTER_STRIDE`](crate::HOST_COUNTER_STRIDE)` *
+    /// (thread % `[`HOST_COUNTER_CELLS`](crate::HOST_COUNTER_CELLS)`)`.
+    pub fn near_hit_counter(&self) -> &[std::sync::atomic::AtomicU64] {
+        self.counters().near_hits.words()
+    }
+
     /// A hint for batch loops: starts bringing the cache entry of `id` into
     /// the CPU cache, so a [`lookup_cached`](Self::lookup_cached) or
     /// [`resolve`](Self::resolve) of it a few calls later does not wait on
