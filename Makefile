@@ -57,12 +57,14 @@ lint:
 schema:
 	$(CARGO) run -q -p zlink-schema
 
-# Every bench appends its figures to $(BENCH_RECORDS); the last step prints
-# them as one table and writes target/bench-summary.json.
+# Every bench appends its figures to $(BENCH_RECORDS); bench-summary.py
+# prints them as one table and writes target/bench-summary.json, and
+# perf-doc.py rewrites the generated table of docs/performance.md from it.
 BENCH_RECORDS := $(CURDIR)/target/bench-records.jsonl
 bench: deps
 	mkdir -p target && rm -f $(BENCH_RECORDS)
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-core --bench resolve
+	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-core --bench peers
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-core --bench redis
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-core --bench durability
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) $(CARGO) bench -p zlink-ffi --bench c_abi
@@ -70,6 +72,7 @@ bench: deps
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) bash bindings-jvm/scripts/bench.sh
 	ZLINK_BENCH_OUT=$(BENCH_RECORDS) bash bindings-node/scripts/bench.sh
 	python3 scripts/bench-summary.py $(BENCH_RECORDS) target/bench-summary.json
+	python3 scripts/perf-doc.py
 
 # interop/run.sh (docs/interop.md): one redis-server and one host process per
 # language (Java, Python, Node, C, Rust); an Actor moves across all five under
