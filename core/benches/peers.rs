@@ -30,9 +30,10 @@ use common::{Figure, record};
 const IDS: usize = 100_000;
 const BATCH: usize = 100_000;
 const SAMPLES: usize = 31;
-/// Untimed batches before a contender's samples: a cache's data takes about
-/// ten passes to settle in the CPU caches again after another's ran.
-const WARMUP: usize = 10;
+/// Untimed batches before a contender's samples: after another cache ran,
+/// each takes up to about 30 passes over the 100k IDs (zlink's the most) to
+/// settle again in the CPU caches.
+const WARMUP: usize = 30;
 /// The hot set: IDs that stay in the CPU caches.
 const HOT: usize = 1_000;
 /// Routes cached for the memory figure.
