@@ -43,6 +43,7 @@ lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) run -q -p zlink-schema -- --check
+	python3 scripts/perf-doc.py --check
 
 # schema/ (zlink-schema): every binding's copy of the closed sets (Java
 # enums, Node's codes.js/codes.d.ts, Python's zlink/_codes.py, from
