@@ -22,11 +22,11 @@ use crate::throw::Fail;
 /// version, admission deadline (ms).
 pub(crate) const ROUTE_LONGS: usize = 7;
 
-const HIT: jint = 1;
-const MISS: jint = 0;
-const SLOW: jint = -1;
+pub(crate) const HIT: jint = 1;
+pub(crate) const MISS: jint = 0;
+pub(crate) const SLOW: jint = -1;
 
-fn longs(route: &ReadyRoute) -> [jlong; ROUTE_LONGS] {
+pub(crate) fn longs(route: &ReadyRoute) -> [jlong; ROUTE_LONGS] {
     let f = &route.fence;
     [
         route.route.node.get() as jlong,
@@ -48,20 +48,25 @@ fn lookup(rt: jlong, key: jlong) -> Option<Option<ReadyRoute>> {
 
 /// `lookup` on a pinned runtime's core.
 fn lookup_in(core: &zlink_bridge::core::Runtime, key: jlong) -> Option<Option<ReadyRoute>> {
+    let key = interned(key)?;
+    lookup_id(core, key.kind(), key.id())
+}
+
+/// The interned key behind `key` (None for 0).
+pub(crate) fn interned<'k>(key: jlong) -> Option<&'k ObjectKey> {
     if key == 0 {
         return None;
     }
     // SAFETY: `key` is the pointer `Native.keyNew` made with Box::into_raw,
     // held by the io.zlink.ObjectKey the caller holds and keeps reachable
     // through the call; it is freed only by that object's cleaning.
-    let key = unsafe { &*(key as *const ObjectKey) };
-    lookup_id(core, key.kind(), key.id())
+    Some(unsafe { &*(key as *const ObjectKey) })
 }
 
 /// The cached route of `(kind, id)`: `Some(None)` for a miss, `None` for
 /// an ID the checked path must refuse or a route into another mesh (the
 /// fast answer carries no mesh: Java fills in the runtime's own).
-fn lookup_id(
+pub(crate) fn lookup_id(
     core: &zlink_bridge::core::Runtime,
     kind: zlink_bridge::core::ObjectKind,
     id: &str,
@@ -184,7 +189,7 @@ extern "system" fn Java_io_zlink_Native_lookupKeys<'local>(
 
 /// Longest String ID the fast path reads (on the stack); longer ones take
 /// the checked path.
-const STRING_ID_BYTES: usize = 128;
+pub(crate) const STRING_ID_BYTES: usize = 128;
 
 /// Cache only, for a String ID of ASCII characters (read straight from the
 /// String, no `byte[]`): HIT (the route's numbers in `out`), MISS, or SLOW
@@ -215,7 +220,11 @@ extern "system" fn Java_io_zlink_Native_lookupString<'local>(
 /// two non-zero bytes) and may not terminate it, so the copy ends at the
 /// first zero byte of the zeroed buffer; as many bytes as characters means
 /// every character was one ASCII byte, which is plain UTF-8.
-fn ascii_of<'b>(env: &EnvUnowned<'_>, id: &JString<'_>, buf: &'b mut [u8]) -> Option<&'b str> {
+pub(crate) fn ascii_of<'b>(
+    env: &EnvUnowned<'_>,
+    id: &JString<'_>,
+    buf: &'b mut [u8],
+) -> Option<&'b str> {
     if id.is_null() {
         return None;
     }

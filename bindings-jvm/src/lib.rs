@@ -13,6 +13,7 @@
 mod fast;
 mod handles;
 mod natives;
+mod near;
 mod throw;
 
 use std::ffi::{c_char, c_void};

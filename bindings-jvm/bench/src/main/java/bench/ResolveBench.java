@@ -30,11 +30,13 @@ import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
- * Cache-hit resolve through JNI against Caffeine {@code getIfPresent}, on the same 100,000
- * 32-byte IDs visited in the same scattered order, in one run. Key forms: the ID as a String
- * (its UTF-8 bytes cross JNI), an interned {@link ObjectKey} (one long crosses), and a batch of
- * 64 interned keys per call (cost per ID). Prints ns per lookup and each ratio to Caffeine
- * (target <= 1.5x); never fails on a timing.
+ * Cache hits of {@code lookupCached} against Caffeine {@code getIfPresent}, on the same IDs in
+ * the same order, in one run: 100,000 32-byte IDs visited scattered, 1,000 hot IDs, and one hot
+ * ID. The runtime answers hits from its near cache (in Java, no JNI call; docs/jvm.md); key
+ * forms: the ID as a String, an interned {@link ObjectKey}, and a batch of 64 interned keys per
+ * call (cost per ID). {@code ...NoNear}: a runtime built with {@code nearCache(false)}, every
+ * hit a JNI call (for comparison, no target). Prints ns per lookup and each ratio to Caffeine
+ * (issue 31's targets: <= 1.0x scattered, <= 1.5x hot); never fails on a timing.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -44,6 +46,7 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 @Fork(1)
 public class ResolveBench {
     static final int IDS = 100_000;
+    static final int HOT = 1_000;
     static final int BATCH = 64;
 
     String[] ids;
@@ -53,7 +56,10 @@ public class ResolveBench {
     MemoryStore store;
     ZlinkRuntime owner;
     ZlinkRuntime sender;
+    /** The same, without a near cache: every hit crosses JNI. */
+    ZlinkRuntime native_;
     int next;
+    int nextHot;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -75,10 +81,13 @@ public class ResolveBench {
         store = new MemoryStore();
         owner = ZlinkRuntime.builder(new NodeIdentity("bench", 1)).config(hour).store(store).build();
         sender = ZlinkRuntime.builder(new NodeIdentity("bench", 2)).config(hour).store(store).build();
+        native_ = ZlinkRuntime.builder(new NodeIdentity("bench", 3)).config(hour).store(store).nearCache(false)
+                .build();
         caffeine = Caffeine.newBuilder().maximumSize(2L * IDS).build();
         for (String id : ids) {
             owner.activate(ObjectKind.ACTOR, id);
             ReadyRoute r = (ReadyRoute) sender.resolve(ObjectKind.ACTOR, id);
+            native_.resolve(ObjectKind.ACTOR, id);
             caffeine.put(id, r);
         }
     }
@@ -86,6 +95,7 @@ public class ResolveBench {
     @TearDown(Level.Trial)
     public void tearDown() {
         sender.close();
+        native_.close();
         owner.close();
         store.close();
     }
@@ -93,6 +103,12 @@ public class ResolveBench {
     private int nextIndex() {
         int i = next;
         next = i + 1 == IDS ? 0 : i + 1;
+        return i;
+    }
+
+    private int nextHotIndex() {
+        int i = nextHot;
+        nextHot = i + 1 == HOT ? 0 : i + 1;
         return i;
     }
 
@@ -104,6 +120,31 @@ public class ResolveBench {
     @Benchmark
     public Object zlinkStringId() {
         return sender.lookupCached(ObjectKind.ACTOR, ids[nextIndex()]);
+    }
+
+    @Benchmark
+    public Object zlinkStringIdNoNear() {
+        return native_.lookupCached(ObjectKind.ACTOR, ids[nextIndex()]);
+    }
+
+    @Benchmark
+    public ReadyRoute caffeineGetIfPresentHot1000() {
+        return caffeine.getIfPresent(ids[nextHotIndex()]);
+    }
+
+    @Benchmark
+    public Object zlinkStringIdHot1000() {
+        return sender.lookupCached(ObjectKind.ACTOR, ids[nextHotIndex()]);
+    }
+
+    @Benchmark
+    public Object zlinkInternedKeyHot1000() {
+        return sender.lookupCached(keys[nextHotIndex()]);
+    }
+
+    @Benchmark
+    public Object zlinkStringIdNoNearHot1000() {
+        return native_.lookupCached(ObjectKind.ACTOR, ids[nextHotIndex()]);
     }
 
     @Benchmark
@@ -119,7 +160,7 @@ public class ResolveBench {
         return sender.lookupCachedMany(batches[b]);
     }
 
-    /** The fixed cost of a crossing: one ID, always in the CPU's caches. */
+    /** The fixed cost of a hit: one ID, always in the CPU's caches. */
     @Benchmark
     public Object zlinkInternedKeyHot() {
         return sender.lookupCached(keys[0]);
@@ -138,29 +179,44 @@ public class ResolveBench {
             String name = r.getParams().getBenchmark().replaceAll(".*\\.", "");
             ns.put(name, r.getPrimaryResult().getScore());
         }
-        System.out.printf("%ncache-hit lookup, %d scattered 32-byte IDs (ns per ID; ratio to Caffeine, target <= 1.5x)%n",
-                IDS);
+        System.out.printf("%ncache-hit lookup (ns per ID; ratio to Caffeine getIfPresent on the same IDs; "
+                + "targets: <= 1.0x on %d scattered IDs, <= 1.5x hot)%n", IDS);
         for (var e : ns.entrySet()) {
-            boolean hot = e.getKey().endsWith("Hot");
-            double base = ns.get(hot ? "caffeineGetIfPresentHot" : "caffeineGetIfPresent");
-            System.out.printf("  %-24s %8.1f ns   %.2fx%s%n", e.getKey(), e.getValue(), e.getValue() / base,
-                    hot ? " (one hot ID, vs Caffeine's hot ID)" : "");
-            if (!e.getKey().startsWith("caffeine")) {
-                record(e.getKey(), e.getValue(), e.getValue() / base, hot ? "Caffeine, hot ID" : "Caffeine");
+            String name = e.getKey();
+            String set = name.endsWith("Hot1000") ? "Hot1000" : name.endsWith("Hot") ? "Hot" : "";
+            Double base = ns.get("caffeineGetIfPresent" + set);
+            if (base == null) {
+                continue;
+            }
+            double ratio = e.getValue() / base;
+            String vs = switch (set) {
+                case "Hot1000" -> "Caffeine, 1,000 hot IDs";
+                case "Hot" -> "Caffeine, one hot ID";
+                default -> "Caffeine, 100k scattered IDs";
+            };
+            // The near path has the issue's targets; the JNI path is shown for comparison.
+            Double target = name.startsWith("caffeine") || name.contains("NoNear") ? null
+                    : set.isEmpty() ? 1.0 : 1.5;
+            System.out.printf("  %-28s %8.1f ns   %.2fx  %s%s%n", name, e.getValue(), ratio, vs,
+                    target == null ? "" : String.format(" (target <= %.1fx: %s)", target, ratio <= target ? "met" : "NOT met"));
+            if (!name.startsWith("caffeine")) {
+                record(name, e.getValue(), ratio, vs, target);
             }
         }
     }
 
     /** Appends one figure to the summary `make bench` ends with (the file ZLINK_BENCH_OUT names). */
-    private static void record(String figure, double ns, double ratio, String vs) throws java.io.IOException {
+    private static void record(String figure, double ns, double ratio, String vs, Double target)
+            throws java.io.IOException {
         String out = System.getenv("ZLINK_BENCH_OUT");
         if (out == null || out.isEmpty()) {
             return;
         }
         String line = String.format(java.util.Locale.ROOT,
                 "{\"bench\": \"jvm\", \"figure\": \"%s\", \"value\": %.3f, \"unit\": \"ns\", \"ratio\": %.4f, "
-                        + "\"vs\": \"%s\", \"target\": \"<= 1.5x\", \"met\": %b}%n",
-                figure, ns, ratio, vs, ratio <= 1.5);
+                        + "\"vs\": \"%s\", \"target\": %s, \"met\": %s}%n",
+                figure, ns, ratio, vs, target == null ? "null" : String.format(java.util.Locale.ROOT, "\"<= %.1fx\"", target),
+                target == null ? "null" : Boolean.toString(ratio <= target));
         java.nio.file.Files.writeString(java.nio.file.Path.of(out), line, java.nio.file.StandardOpenOption.CREATE,
                 java.nio.file.StandardOpenOption.APPEND);
     }

@@ -349,4 +349,35 @@ final class Native {
 
     /** Frees an interned key (its Java object's cleaning, once). */
     static native void keyFree(long key);
+
+    /**
+     * Cache only, for the near cache, a String ID of ASCII characters read
+     * straight from the String: 2 (a hit to keep) or 1 (a hit to serve once),
+     * the numbers in {@code out} (10 longs: the route's 7, its expiry, shard and
+     * epoch); 0 (not cached); or -1 (the checked path answers).
+     */
+    static native int lookupNear(long rt, int kind, String id, long[] out);
+
+    /** {@code lookupNear} for one interned key. */
+    static native int lookupNearKey(long rt, long key, long[] out);
+
+    /**
+     * {@code lookupNear} for {@code n} interned keys ({@code keys[0..n]}): per key, its status
+     * then its 10 numbers, in {@code out} ({@code n * 11} longs). One JNI call for the
+     * keys a batch did not find in the near cache.
+     */
+    static native void lookupNearKeys(long rt, long[] keys, int n, long[] out);
+
+    /**
+     * The memory a near cache reads in place, boxed (freed by
+     * {@code nearMemoryFree}); {@code out} gets 8 numbers: the slack (ns), 1 if the
+     * runtime runs on a manual clock, the longest ID the near table holds
+     * (bytes), the epochs (words), the hit counter's cells and the words
+     * from one to the next, the route cache's capacity and the config's
+     * ID cap (bytes).
+     */
+    static native long nearMemory(long rt, long[] out);
+
+    /** Frees what {@code nearMemory} made (its Java holder's cleaning, once). */
+    static native void nearMemoryFree(long memory);
 }

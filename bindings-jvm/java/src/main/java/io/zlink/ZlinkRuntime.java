@@ -93,10 +93,24 @@ public final class ZlinkRuntime implements AutoCloseable {
     private final String mesh;
     /** Per thread, the numbers of one route (the fast path's out-parameter). */
     private static final ThreadLocal<long[]> ROUTE = ThreadLocal.withInitial(() -> new long[7]);
+    /**
+     * The near cache, answering cache hits without a JNI call ({@link NearCache}); null if the
+     * builder turned it off, and once closed, so that later calls take the native path, which
+     * throws.
+     */
+    private volatile NearCache near;
+    private final Object configLock = new Object();
 
-    private ZlinkRuntime(long handle, String mesh) {
+    private ZlinkRuntime(long handle, String mesh, boolean nearCache) {
         this.handle = new Handle(this, handle, Native::runtimeFree);
         this.mesh = mesh;
+        if (nearCache) {
+            try {
+                this.near = new NearCache(handle);
+            } finally {
+                Reference.reachabilityFence(this);
+            }
+        }
     }
 
     /** A builder of the runtime of node {@code identity}. */
@@ -111,6 +125,7 @@ public final class ZlinkRuntime implements AutoCloseable {
         private LocationStore store;
         private Clock clock;
         private int workerThreads;
+        private boolean nearCache = true;
 
         private Builder(NodeIdentity identity) {
             this.identity = Objects.requireNonNull(identity, "identity");
@@ -143,6 +158,16 @@ public final class ZlinkRuntime implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether cache hits are answered by a near cache in Java, without a JNI call (default
+         * true; see {@code docs/jvm.md}, "The near cache"). Off, every lookup calls into the
+         * library; the answers are the same.
+         */
+        public Builder nearCache(boolean enabled) {
+            this.nearCache = enabled;
+            return this;
+        }
+
         /** Starts the runtime. */
         public ZlinkRuntime build() {
             try {
@@ -150,7 +175,7 @@ public final class ZlinkRuntime implements AutoCloseable {
                         identity.lease(), config == null ? null : config.values(),
                         store == null ? 0 : Handle.of(store), clock == null ? 0 : Handle.of(clock),
                         workerThreads);
-                return new ZlinkRuntime(h, identity.mesh());
+                return new ZlinkRuntime(h, identity.mesh(), nearCache);
             } finally {
                 Reference.reachabilityFence(store);
                 Reference.reachabilityFence(clock);
@@ -180,6 +205,11 @@ public final class ZlinkRuntime implements AutoCloseable {
         } finally {
             Reference.reachabilityFence(this);
         }
+        NearCache n = near;
+        near = null;
+        if (n != null) {
+            n.clear();
+        }
         handle.close();
     }
 
@@ -207,7 +237,15 @@ public final class ZlinkRuntime implements AutoCloseable {
     public void updateConfig(RoutingConfig config) {
         Objects.requireNonNull(config, "config");
         try {
-            Native.updateConfig(handle.value, config.values());
+            // One update at a time, so the near cache's ID cap (the one
+            // setting a cache hit checks) ends as the core's.
+            synchronized (configLock) {
+                Native.updateConfig(handle.value, config.values());
+                NearCache n = near;
+                if (n != null) {
+                    n.idCap(config.maxObjectIdBytes());
+                }
+            }
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -223,9 +261,16 @@ public final class ZlinkRuntime implements AutoCloseable {
     public Resolution resolve(ObjectKind kind, String id) {
         try {
             int k = kind(kind);
-            long[] out = ROUTE.get();
-            if (fast(k, id, out) == 1) {
-                return route(out, 0);
+            Optional<ReadyRoute> hit = near(k, id);
+            if (hit != null) {
+                if (hit.isPresent()) {
+                    return hit.get();
+                }
+            } else if (!nearTried(id)) {
+                long[] out = ROUTE.get();
+                if (fast(k, id, out) == 1) {
+                    return route(out, 0);
+                }
             }
             return Decoder.read(Native.resolve(handle.value, k, id(id)), Decoder::resolution);
         } finally {
@@ -268,16 +313,27 @@ public final class ZlinkRuntime implements AutoCloseable {
                 bytes -> Decoder.read(bytes, Decoder::resolution));
     }
 
-    /** Cache only: a recent route, never blocking, never reading the store. */
+    /**
+     * Cache only: a recent route, never blocking, never reading the store. A route the runtime's
+     * near cache holds and may still serve is answered in Java, with no native call and no
+     * allocation (see {@code docs/jvm.md}, "The near cache").
+     */
     public Optional<ReadyRoute> lookupCached(ObjectKind kind, String id) {
         try {
-            long[] out = ROUTE.get();
-            int status = fast(kind(kind), id, out);
-            if (status == 1) {
-                return Optional.of(route(out, 0));
+            int k = kind(kind);
+            Optional<ReadyRoute> answer = near(k, id);
+            if (answer != null) {
+                return answer;
             }
-            if (status == 0) {
-                return Optional.empty();
+            if (!nearTried(id)) {
+                long[] out = ROUTE.get();
+                int status = fast(k, id, out);
+                if (status == 1) {
+                    return Optional.of(route(out, 0));
+                }
+                if (status == 0) {
+                    return Optional.empty();
+                }
             }
             byte[] hit = Native.lookupCached(handle.value, kind(kind), id(id));
             return hit == null ? Optional.empty() : Optional.of(Decoder.read(hit, Decoder::readyRoute));
@@ -634,8 +690,62 @@ public final class ZlinkRuntime implements AutoCloseable {
     }
 
     private ReadyRoute route(long[] v, int at) {
+        return route(mesh, v, at);
+    }
+
+    /** A route of {@code mesh} from the fast path's numbers at {@code v[at..at + 7]}. */
+    static ReadyRoute route(String mesh, long[] v, int at) {
         return new ReadyRoute(mesh, v[at], new RouteFence(v[at + 1], v[at + 2], v[at + 3], v[at + 4], v[at + 5]),
                 v[at + 6]);
+    }
+
+    /**
+     * The near cache's answer for {@code (kind, id)}: a hit; else, for an ID short enough for it
+     * (its UTF-8 is at least as long as its characters; a longer one the near table never holds),
+     * the core's answer through it (kept if it may be). Null when the near cache cannot answer
+     * (closed or off, a null, long or non-ASCII ID, anything the checked path must handle).
+     */
+    private Optional<ReadyRoute> near(int kind, String id) {
+        NearCache n = near;
+        if (n == null || id == null) {
+            return null;
+        }
+        NearCache.Entry e = n.get(kind, id);
+        if (e != null) {
+            return e.some;
+        }
+        return id.length() <= n.maxIdBytes ? n.fill(handle.value, mesh, kind, id) : null;
+    }
+
+    /** Whether {@link #near(int, String)} asked the core already (so the fast path need not). */
+    private boolean nearTried(String id) {
+        NearCache n = near;
+        return n != null && id != null && id.length() <= n.maxIdBytes;
+    }
+
+    /** {@link #near(int, String)} for an interned key. */
+    private Optional<ReadyRoute> near(ObjectKey key) {
+        NearCache n = near;
+        if (n == null) {
+            return null;
+        }
+        NearCache.Entry e = n.get(key.kind().code(), key.id());
+        if (e != null) {
+            return e.some;
+        }
+        return key.utf8.length <= n.maxIdBytes ? n.fill(handle.value, mesh, key) : null;
+    }
+
+    /** Near hits served so far (tests). */
+    long nearHits() {
+        NearCache n = near;
+        return n == null ? 0 : n.hits();
+    }
+
+    /** Entries in the near cache (tests). */
+    long nearSize() {
+        NearCache n = near;
+        return n == null ? 0 : n.size();
     }
 
     /**
@@ -643,12 +753,33 @@ public final class ZlinkRuntime implements AutoCloseable {
      * nothing is copied or allocated on the native side.
      */
     public Optional<ReadyRoute> lookupCached(ObjectKey key) {
-        ReadyRoute r = lookup(key);
-        return Optional.ofNullable(r);
+        Objects.requireNonNull(key, "key");
+        try {
+            Optional<ReadyRoute> hit = near(key);
+            if (hit != null) {
+                return hit;
+            }
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        return Optional.ofNullable(checked(key));
     }
 
     private ReadyRoute lookup(ObjectKey key) {
         Objects.requireNonNull(key, "key");
+        try {
+            Optional<ReadyRoute> hit = near(key);
+            if (hit != null) {
+                return hit.orElse(null);
+            }
+        } finally {
+            Reference.reachabilityFence(this);
+        }
+        return checked(key);
+    }
+
+    /** {@link #lookup} off the near cache: the fast path, then the checked one. */
+    private ReadyRoute checked(ObjectKey key) {
         long[] out = ROUTE.get();
         try {
             int status = Native.lookupKey(handle.value, key.handle.value, out);
@@ -687,25 +818,73 @@ public final class ZlinkRuntime implements AutoCloseable {
         // (and its native copy alive) until the call is over.
         ObjectKey[] keys = Objects.requireNonNull(given, "keys").clone();
         int n = keys.length;
-        long[] handles = new long[n];
         for (int i = 0; i < n; i++) {
-            handles[i] = Objects.requireNonNull(keys[i], "keys[" + i + "]").handle.value;
+            Objects.requireNonNull(keys[i], "keys[" + i + "]");
         }
-        long[] out = new long[n * 8];
         ReadyRoute[] routes = new ReadyRoute[n];
+        NearCache near = this.near;
         try {
-            Native.lookupKeys(handle.value, handles, n, out);
-            for (int i = 0; i < n; i++) {
-                long status = out[i * 8];
+            // The near cache first (one clock reading for the batch, after every epoch); the keys
+            // it has not, in one JNI call.
+            int[] asked = new int[n];
+            int m = 0;
+            if (near != null) {
+                NearCache.Entry[] held = new NearCache.Entry[n];
+                for (int i = 0; i < n; i++) {
+                    held[i] = near.held(keys[i].kind().code(), keys[i].id());
+                }
+                long now = near.now();
+                long served = 0;
+                for (int i = 0; i < n; i++) {
+                    if (held[i] != null && near.unexpired(held[i], now)) {
+                        routes[i] = held[i].route;
+                        served++;
+                    } else {
+                        asked[m++] = i;
+                    }
+                }
+                if (served > 0) {
+                    near.counted(served);
+                }
+            } else {
+                for (int i = 0; i < n; i++) {
+                    asked[i] = i;
+                }
+                m = n;
+            }
+            if (m == 0) {
+                return routes;
+            }
+            long[] handles = new long[m];
+            for (int j = 0; j < m; j++) {
+                handles[j] = keys[asked[j]].handle.value;
+            }
+            if (near != null) {
+                int stride = NearCache.LONGS + 1;
+                long[] out = new long[m * stride];
+                Native.lookupNearKeys(handle.value, handles, m, out);
+                for (int j = 0; j < m; j++) {
+                    ObjectKey key = keys[asked[j]];
+                    Optional<ReadyRoute> r = near.settle(key.kind().code(), key.id(), key.utf8.length,
+                            (int) out[j * stride], out, j * stride + 1, mesh);
+                    routes[asked[j]] = r != null ? r.orElse(null) : checked(key);
+                }
+                return routes;
+            }
+            long[] out = new long[m * 8];
+            Native.lookupKeys(handle.value, handles, m, out);
+            for (int j = 0; j < m; j++) {
+                long status = out[j * 8];
                 if (status == 1) {
-                    routes[i] = route(out, i * 8 + 1);
+                    routes[asked[j]] = route(out, j * 8 + 1);
                 } else if (status < 0) {
-                    routes[i] = lookup(keys[i]);
+                    routes[asked[j]] = checked(keys[asked[j]]);
                 }
             }
             return routes;
         } finally {
             Reference.reachabilityFence(keys);
+            Reference.reachabilityFence(near);
             Reference.reachabilityFence(this);
         }
     }

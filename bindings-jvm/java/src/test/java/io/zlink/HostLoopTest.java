@@ -206,6 +206,11 @@ class HostLoopTest {
         assertEquals(1, sender.send("a", "m1"));
         settle();
         assertEquals(List.of("m1"), owner.actors.get("a"));
+        // The sender's near cache holds the route (a hit crosses no JNI).
+        assertEquals(1, sender.rt.lookupCached(ObjectKind.ACTOR, "a").orElseThrow().node());
+        long nearHits = sender.rt.nearHits();
+        assertEquals(1, sender.rt.lookupCached(ObjectKind.ACTOR, "a").orElseThrow().node());
+        assertEquals(nearHits + 1, sender.rt.nearHits());
 
         // The move: Restore, relay-ready, Cutover, CommitDue (the target runs its timers at once),
         // Committed; the source hands off.
@@ -225,7 +230,13 @@ class HostLoopTest {
         assertEquals(1, owner.stat("follow.relays"));
         assertEquals(1, owner.stat("follow.notifications_sent"));
         assertTrue(sender.events.contains("RouteRefreshed"), sender.events.toString());
+        // The notice took the route to node 1 out of the core: the near cache no longer serves it.
+        assertTrue(sender.rt.lookupCached(ObjectKind.ACTOR, "a").isEmpty(), "the stale route is not served near");
+        assertEquals(nearHits + 1, sender.rt.nearHits());
         assertEquals(2, sender.send("a", "m3"));
+        assertEquals(2, sender.rt.lookupCached(ObjectKind.ACTOR, "a").orElseThrow().node());
+        assertEquals(2, sender.rt.lookupCached(ObjectKind.ACTOR, "a").orElseThrow().node());
+        assertEquals(nearHits + 2, sender.rt.nearHits(), "the new route, served near");
         settle();
         assertEquals(List.of("m1", "m2", "m3"), target.actors.get("a"));
         assertEquals(1, owner.stat("follow.relays"), "no detour any more");
