@@ -12,6 +12,7 @@ const errors = require('./errors.js');
 const decode = require('./decode.js');
 const args = require('./args.js');
 const routes = require('./routes.js');
+const { NearCache } = require('./near.js');
 const { registerMetrics } = require('./metrics.js');
 const { jsonReplacer, toJSON } = require('./json.js');
 
@@ -20,6 +21,10 @@ const kindCode = args.kind;
 const id = (value) => args.text(value, 'id');
 
 const FIELDS = native.configFields().map((f) => f.replace(/_(\w)/g, (_, c) => c.toUpperCase()));
+/** Where routeCacheCapacity is in a config's values. */
+const CAPACITY = FIELDS.indexOf('routeCacheCapacity');
+/** Kind names by code. */
+const KIND_NAMES = { 1: 'spot', 2: 'actor' };
 
 /**
  * The routing settings, checked (a broken rule throws a ConfigError naming it; a field that is
@@ -153,6 +158,7 @@ class Runtime {
       args.instance(o.clock, [ManualClock, SystemClock], 'clock', 'NotAClock'));
     /** Its number for the cache-hit functions (lib/routes.js). */
     this.number = this.native.number;
+    this.#near = NearCache.open(this.native, this.number, this.native.config()[CAPACITY]);
     // Every public method bound to this runtime, so a detached one
     // (`const { lookupCached } = rt`, `ids.forEach(rt.forgetBindings)`)
     // works; not enumerable, so the instance prints as before.
@@ -167,8 +173,16 @@ class Runtime {
    */
   #watched = new Map();
 
+  /**
+   * The near cache (lib/near.js): cache hits answered without a native call. Null once closed
+   * (every lookup then calls in, and throws the ClosedError), or where the engine shares no memory.
+   */
+  #near = null;
+
   /** Refuses every later call; work already on the pool finishes. Closing twice is allowed. */
   close() {
+    this.#near?.flush();
+    this.#near = null;
     this.native.close();
     for (const correlation of [...this.#watched.keys()]) this.#ended(correlation);
   }
@@ -193,12 +207,24 @@ class Runtime {
     }
     const merged = configOver(this.native.config(), partial);
     this.native.updateConfig(FIELDS.map((f) => merged[f]));
+    // A new config changes no kept route's expiry, but start over: a
+    // config change is rare, and a smaller capacity bounds the near cache.
+    this.#near?.clear();
+    this.#near?.resize(merged.routeCacheCapacity);
   }
 
   /** Cache only: the ReadyRoute, or null. Never blocks. */
-  lookupCached(kind, objectId) {
-    native.lookupRoute(this.number, kindCode(kind), id(objectId), routes.scratch);
-    return routes.route(0);
+  lookupCached(kind, objectId) { return this.#cached(kind, objectId); }
+
+  /** lookupCached: a near hit, else the core's answer (kept by the near cache when it may be). */
+  #cached(kind, objectId) {
+    const near = this.#near;
+    if (near === null) {
+      native.lookupRoute(this.number, kindCode(kind), id(objectId), routes.scratch);
+      return routes.route(0);
+    }
+    // Only checked IDs are kept: a hit needs no check.
+    return near.get(kind, objectId) ?? near.fetch(kindCode(kind), id(objectId));
   }
 
   /** Cache only, for many IDs: each one's ReadyRoute or null, in order. Never blocks. */
@@ -207,6 +233,8 @@ class Runtime {
     if (!Array.isArray(objectIds)) throw new errors.InputError('ids must be an array of strings', 'NotAnArray');
     const n = objectIds.length;
     const out = new Array(n);
+    const near = this.#near;
+    if (near !== null) return this.#nearMany(near, code, objectIds, out);
     for (let start = 0; start < n; start += routes.BATCH) {
       // A plain array of the checked strings, read once: the addon sees
       // exactly what was checked, however the caller's array behaves.
@@ -214,6 +242,44 @@ class Runtime {
       for (let i = 0; i < chunk.length; i++) chunk[i] = id(objectIds[start + i]);
       native.lookupRoutes(this.number, code, chunk, routes.scratch);
       for (let i = 0; i < chunk.length; i++) out[start + i] = routes.route(i);
+    }
+    return out;
+  }
+
+  /**
+   * lookupCachedMany through the near cache: the hits at once (one clock reading for the batch:
+   * each is the core's answer at that instant), then the others from the core in batches.
+   */
+  #nearMany(near, code, objectIds, out) {
+    const map = near.mapOf(KIND_NAMES[code]);
+    const n = out.length;
+    // Each element read once (the addon sees exactly what was checked);
+    // all the map lookups first, so their cache misses overlap.
+    const given = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const one = objectIds[i];
+      given[i] = one;
+      out[i] = map.get(one);
+    }
+    const now = near.now();
+    let hits = 0;
+    const misses = [];
+    for (let i = 0; i < n; i++) {
+      const slot = out[i];
+      if (slot !== undefined && near.holds(slot, now)) {
+        out[i] = near.routes[slot];
+        hits++;
+      } else {
+        out[i] = null;
+        misses.push(i);
+      }
+    }
+    near.pending += hits;
+    // Only now, when no slot read above is in use: asking the core keeps
+    // routes, which may give a slot to another ID.
+    for (let start = 0; start < misses.length; start += routes.BATCH) {
+      const at = misses.slice(start, start + routes.BATCH);
+      near.fetchMany(code, at.map((i) => id(given[i])), out, at);
     }
     return out;
   }
@@ -248,8 +314,7 @@ class Runtime {
     const signal = abortSignal(args.options(options, 'the resolve options', ['signal']));
     if (signal?.aborted) throw abortError(signal, 'resolve');
     const code = kindCode(kind);
-    native.lookupRoute(this.number, code, id(objectId), routes.scratch);
-    const hit = routes.route(0);
+    const hit = this.#cached(kind, objectId);
     if (hit !== null) return hit;
     const read = this.native.resolve(code, objectId);
     return decode.read(await (signal === undefined ? read : abortable(read, signal, 'resolve')), decode.resolution);
@@ -283,7 +348,10 @@ class Runtime {
   }
 
   /** Every counter: `{ store_reads, resolutions: { ready_route, ... }, ... }`. */
-  stats() { return decode.read(this.native.stats(), decode.stats); }
+  stats() {
+    this.#near?.flush();
+    return decode.read(this.native.stats(), decode.stats);
+  }
 
   // ---- 7-13: operations, frames, replies, timers ------------------------
 
@@ -396,10 +464,16 @@ class Runtime {
 
   /** Ends every pending request with Shutdown: their Completions. */
   /** Every metric family, read now: the counters, then the latency histograms. */
-  metrics() { return decode.read(this.native.metrics(), decode.list(decode.metricFamily)); }
+  metrics() {
+    this.#near?.flush();
+    return decode.read(this.native.metrics(), decode.list(decode.metricFamily));
+  }
 
   /** Every metric in the Prometheus text exposition format. */
-  metricsText() { return this.native.metricsText(); }
+  metricsText() {
+    this.#near?.flush();
+    return this.native.metricsText();
+  }
 
   shutdownRequests() {
     return this.#completed(decode.read(this.native.shutdownRequests(), decode.list(decode.inbound)))

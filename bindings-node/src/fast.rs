@@ -8,7 +8,9 @@
 //! `ArrayBuffer` the caller passes (lib/routes.js keeps one per copy of the
 //! module and reads it through typed-array views): no object, string or
 //! `Buffer` per call. The buffer is looked up on every call, so one that
-//! was detached (transferred) is refused, never written.
+//! was detached (transferred) is refused, never written. The near cache's
+//! lookups and shared memory (`near`) are plain napi functions too, made
+//! the same way and exported with these.
 //!
 //! A route record is `RECORD` bytes, 8-aligned (lib/routes.js reads the
 //! same layout): node and the five fence numbers (u64 each), the admission
@@ -35,9 +37,9 @@ use zlink_bridge::lifecycle::Closable;
 use crate::js_error;
 
 /// Bytes of one route record (a mesh name is at most 23 bytes).
-const RECORD: usize = 88;
+pub(crate) const RECORD: usize = 88;
 /// The most IDs one batch call takes (lib/routes.js splits bigger ones).
-const BATCH: usize = 64;
+pub(crate) const BATCH: usize = 64;
 /// The scratch's size: `BATCH` records.
 const SCRATCH_BYTES: usize = BATCH * RECORD;
 /// IDs up to this many UTF-8 bytes are copied into the per-thread buffer;
@@ -48,18 +50,18 @@ const ID_BYTES: usize = 4096;
 const SLOT_BITS: u32 = 24;
 
 /// A record's state.
-const MISS: u32 = 0;
+pub(crate) const MISS: u32 = 0;
 const HIT: u32 = 1;
 
-type Shared = Arc<Closable<zlink_bridge::Runtime>>;
+pub(crate) type Shared = Arc<Closable<zlink_bridge::Runtime>>;
 
 #[derive(Default)]
-struct Slot {
+pub(crate) struct Slot {
     generation: u32,
     runtime: Option<Shared>,
 }
 
-struct Thread {
+pub(crate) struct Thread {
     /// The mesh names of this thread's routes, by number.
     meshes: Vec<MeshName>,
     /// The number of the last mesh written.
@@ -67,7 +69,7 @@ struct Thread {
 }
 
 thread_local! {
-    static THREAD: RefCell<Thread> = const { RefCell::new(Thread {
+    pub(crate) static THREAD: RefCell<Thread> = const { RefCell::new(Thread {
         meshes: Vec::new(),
         last_mesh: 0,
     }) };
@@ -75,7 +77,7 @@ thread_local! {
     static ID: RefCell<Vec<u8>> = RefCell::new(vec![0; ID_BYTES]);
     /// The runtimes made on this thread, by number: borrowed (never
     /// cloned, no shared write) by each call.
-    static RUNTIMES: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
+    pub(crate) static RUNTIMES: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
     /// Numbers whose runtime went while `RUNTIMES` was borrowed (a
     /// finalizer running inside a call): freed at the next `register`.
     static GONE: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
@@ -123,7 +125,11 @@ pub(crate) fn unregister(number: f64) {
 
 /// The runtime a number names: `InvalidHandle` for a number that is not
 /// one of this thread's live runtimes.
-fn runtime<'a>(env: &Env, slots: &'a [Slot], number: sys::napi_value) -> Result<&'a Shared> {
+pub(crate) fn runtime<'a>(
+    env: &Env,
+    slots: &'a [Slot],
+    number: sys::napi_value,
+) -> Result<&'a Shared> {
     let mut n = 0f64;
     check(
         // SAFETY: live env and value; napi checks it is a number.
@@ -152,10 +158,13 @@ pub(crate) fn route_layout() -> Vec<u32> {
 /// Adds the plain napi functions to the module's exports.
 #[napi(module_exports)]
 pub(crate) fn fast_exports(exports: Object<'_>, env: Env) -> Result<()> {
-    let functions: [(&std::ffi::CStr, sys::napi_callback); 3] = [
+    let functions: [(&std::ffi::CStr, sys::napi_callback); 6] = [
         (c"lookupRoute", Some(lookup_route)),
         (c"lookupRoutes", Some(lookup_routes)),
         (c"emptyCall", Some(empty_call)),
+        (c"lookupNear", Some(crate::near::lookup_near)),
+        (c"lookupNearMany", Some(crate::near::lookup_near_many)),
+        (c"nearMemory", Some(crate::near::near_memory)),
     ];
     for (name, callback) in functions {
         let mut f = ptr::null_mut();
@@ -254,7 +263,7 @@ fn lookup_call(
 
 /// The caller's scratch: an `ArrayBuffer` of exactly `SCRATCH_BYTES`,
 /// 8-aligned (a detached one has no bytes and is refused).
-fn scratch_of<'a>(env: &Env, value: sys::napi_value) -> Result<&'a mut [u8]> {
+pub(crate) fn scratch_of<'a>(env: &Env, value: sys::napi_value) -> Result<&'a mut [u8]> {
     let (mut data, mut len) = (ptr::null_mut(), 0usize);
     check(
         // SAFETY: live env and value; napi checks it is an ArrayBuffer and
@@ -275,7 +284,11 @@ fn scratch_of<'a>(env: &Env, value: sys::napi_value) -> Result<&'a mut [u8]> {
 
 /// Runs `f` with the ID's text: copied into the thread's buffer with one
 /// napi call, or converted whole when it may not have fit.
-fn with_id<R>(env: &Env, id: sys::napi_value, f: impl FnOnce(&str) -> Result<R>) -> Result<R> {
+pub(crate) fn with_id<R>(
+    env: &Env,
+    id: sys::napi_value,
+    f: impl FnOnce(&str) -> Result<R>,
+) -> Result<R> {
     ID.with(|buf| {
         let mut buf = buf.borrow_mut();
         let mut len = 0usize;
@@ -337,6 +350,17 @@ fn call<const N: usize>(
     info: sys::napi_callback_info,
     body: impl FnOnce(&Env, [sys::napi_value; N]) -> Result<()>,
 ) -> sys::napi_value {
+    call_returning(env, info, |env, argv| {
+        body(env, argv).map(|()| ptr::null_mut())
+    })
+}
+
+/// [`call`] for a body that returns a value (null: undefined).
+pub(crate) fn call_returning<const N: usize>(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    body: impl FnOnce(&Env, [sys::napi_value; N]) -> Result<sys::napi_value>,
+) -> sys::napi_value {
     let mut argc = N;
     let mut argv = [ptr::null_mut(); N];
     // SAFETY: napi's own env and info; argv has room for argc values.
@@ -364,14 +388,17 @@ fn call<const N: usize>(
             },
         )
     };
-    if let Err(e) = out {
-        // SAFETY: the env of this call, on its thread.
-        unsafe { JsError::from(e).throw_into(env) };
+    match out {
+        Ok(value) => value,
+        Err(e) => {
+            // SAFETY: the env of this call, on its thread.
+            unsafe { JsError::from(e).throw_into(env) };
+            ptr::null_mut()
+        }
     }
-    ptr::null_mut()
 }
 
-fn check(status: sys::napi_status, what: &str) -> Result<()> {
+pub(crate) fn check(status: sys::napi_status, what: &str) -> Result<()> {
     if status == sys::Status::napi_ok {
         Ok(())
     } else {
@@ -379,7 +406,7 @@ fn check(status: sys::napi_status, what: &str) -> Result<()> {
     }
 }
 
-fn read_u32(env: &Env, value: sys::napi_value) -> Result<u32> {
+pub(crate) fn read_u32(env: &Env, value: sys::napi_value) -> Result<u32> {
     let mut v = 0u32;
     check(
         // SAFETY: live env and value; napi checks it is a number.
@@ -405,7 +432,7 @@ impl Thread {
     }
 
     /// Writes `route` as `record`.
-    fn write(&mut self, record: &mut [u8], route: &ReadyRoute) {
+    pub(crate) fn write(&mut self, record: &mut [u8], route: &ReadyRoute) {
         let f = &route.fence;
         let numbers = [
             route.route.node.get(),

@@ -13,6 +13,7 @@
 //! waits on the JavaScript thread: the stop runs on a thread of its own.
 
 mod fast;
+mod near;
 mod ops;
 
 use std::cell::RefCell;
