@@ -278,12 +278,16 @@ impl Table {
     pub(super) fn remove_at(&self, array: &Array, group: usize, lane: usize, counts: &mut Counts) {
         let tags = array.tags[group].load(Ordering::Relaxed);
         let mark = if has_empty(tags) { EMPTY } else { DELETED };
-        array.set_tag(group, lane, mark);
         let slot = array.slot(group, lane);
         let words = snapshot(slot);
         counts.meshes.forget(words[MESH]);
         let shard = self.shard(&SlotKey::from_words(&words));
-        self.epochs.change(shard, || store(slot, &[0; WORDS]));
+        // The tag too inside the change: a core read that misses on it
+        // already sees the shard's epoch moved.
+        self.epochs.change(shard, || {
+            array.set_tag(group, lane, mark);
+            store(slot, &[0; WORDS]);
+        });
         counts.live -= 1;
         counts.used -= usize::from(mark == EMPTY);
         self.live.store(counts.live, Ordering::Relaxed);
