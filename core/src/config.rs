@@ -38,9 +38,11 @@ pub struct RoutingConfig {
     pub session_bind_timeout: Duration,
     /// Most entries the positive route cache holds; past it, it evicts.
     /// Default 1,000,000. Memory: routes of IDs up to 38 bytes take a
-    /// 128-byte slot in a table kept at most half full, grown by doubling
-    /// (resident about 256 bytes per entry held; address space reserved up
-    /// to three times 256 bytes × capacity, touched only as entries land).
+    /// 128-byte slot. The table grows by doubling while at most half full;
+    /// its largest size holds the capacity in 7/8 of its slots: about 150
+    /// bytes per route at capacity, up to 256 while it grows. Address space
+    /// is reserved up to about four times 147 bytes × capacity, touched only
+    /// as entries land.
     pub route_cache_capacity: usize,
     /// Owner lease length granted by create, transfer and renewal. Default 30 s.
     pub owner_lease_duration: Duration,

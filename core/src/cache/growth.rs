@@ -5,9 +5,10 @@
 //! one if there is one). A route kept outside the table (a long ID) evicts
 //! one the same way, from a group that moves on with every call.
 //!
-//! The slot array doubles when half full, up to twice the capacity; at that
-//! size, when deleted slots pile up, it is rebuilt into a second array of
-//! the same size. Readers still on an old array find it emptied (through
+//! The slot array doubles when half full, up to the largest size, which
+//! the capacity fills to 7/8 (the bytes a route costs are mostly its slot
+//! over the load factor); at that size, when deleted slots pile up, it is
+//! rebuilt into a second array of the same size. Readers still on an old array find it emptied (through
 //! the sequences) right after the switch; arrays are freed only with the
 //! table, and the two largest are reused in turn, so nothing is ever freed
 //! under a reader; a smaller array's pages go back to the system when it is
@@ -36,20 +37,20 @@ impl Table {
     /// every call. True if a live entry went.
     pub(crate) fn evict_one(&self, now: MonoTime) -> bool {
         let mut counts = self.lock();
-        let start = self.evict_cursor.fetch_add(1, Ordering::Relaxed);
+        let start = self.evict_cursor.fetch_add(1, Ordering::Relaxed) as u64;
         // Spread over the array: consecutive calls land far apart.
-        self.evict_from(start.wrapping_mul(0x9e37_79b9), now, &mut counts)
+        self.evict_from(start.wrapping_mul(0x9e37_79b9_7f4a_7c15), now, &mut counts)
     }
 
-    fn evict_from(&self, h: usize, now: MonoTime, counts: &mut Counts) -> bool {
+    /// Evicts from the groups from the one hash `h` starts at on.
+    fn evict_from(&self, h: u64, now: MonoTime, counts: &mut Counts) -> bool {
         /// Groups with entries looked at: enough to find an expired entry
         /// where there are some, few enough to keep an insert cheap.
         const LOOK: usize = 4;
         let array = self.current();
         let mut victim: Option<(u64, usize, usize)> = None;
         let mut looked = 0;
-        for i in 0..=array.mask {
-            let group = h.wrapping_add(i) & array.mask;
+        for group in array.run(array.start(h)) {
             let full = !free(array.tags[group].load(Ordering::Relaxed)) & HI;
             if full == 0 {
                 continue;
@@ -72,35 +73,40 @@ impl Table {
         now.0 < expires
     }
 
-    /// Before an insert: doubles the array when it would be over half full
-    /// or deleted marks fill a quarter of it, up to the largest size; at
-    /// that size, rebuilds it into its twin (the spare, or back).
+    /// Before an insert: below the largest size, doubles the array when it
+    /// would be over half full or deleted marks fill a quarter of it (a
+    /// sparse array keeps probe runs short while the table fills); at the
+    /// largest size, which the capacity fills to 7/8, rebuilds it into its
+    /// twin (the spare, or back) once deleted marks fill half the rest.
     pub(super) fn make_room(&self, counts: &mut Counts, now: MonoTime) {
         let at = self.current.load(Ordering::Relaxed);
         let array = self.array(at);
         let slots = array.slot_count();
-        let over_half = (counts.live + 1) * 2 > slots;
-        let clogged = (counts.used + 1) * 4 > slots * 3;
-        if !over_half && !clogged {
+        let largest = at == SPARE || array.groups >= self.max_groups || at + 1 == LEVELS;
+        if !largest {
+            let over_half = (counts.live + 1) * 2 > slots;
+            let clogged = (counts.used + 1) * 4 > slots * 3;
+            if over_half || clogged {
+                let groups = (array.groups * 2).min(self.max_groups);
+                let bigger = self.arrays[at + 1].get_or_init(|| Array::new(groups));
+                self.move_to(at, at + 1, bigger, counts, now);
+            }
             return;
         }
-        let groups = array.mask + 1;
-        if at != SPARE && groups < self.max_groups && at + 1 < LEVELS {
-            let bigger = self.arrays[at + 1].get_or_init(|| Array::new(groups * 2));
-            self.move_to(at, at + 1, bigger, counts, now);
-        } else if clogged {
-            let (to, twin) = if at == SPARE {
-                // The largest level array: the last one made.
-                let level = (0..LEVELS)
-                    .rev()
-                    .find(|i| self.arrays[*i].get().is_some())
-                    .unwrap_or(0);
-                (level, self.array(level))
-            } else {
-                (SPARE, self.spare.get_or_init(|| Array::new(groups)))
-            };
-            self.move_to(at, to, twin, counts, now);
+        if (counts.used + 1) * 2 <= self.capacity + slots {
+            return;
         }
+        let (to, twin) = if at == SPARE {
+            // The largest level array: the last one made.
+            let level = (0..LEVELS)
+                .rev()
+                .find(|i| self.arrays[*i].get().is_some())
+                .unwrap_or(0);
+            (level, self.array(level))
+        } else {
+            (SPARE, self.spare.get_or_init(|| Array::new(array.groups)))
+        };
+        self.move_to(at, to, twin, counts, now);
     }
 
     /// Copies every live entry of array `from` into the empty array `to`,
@@ -111,7 +117,7 @@ impl Table {
         let source = self.array(from);
         let mut live = 0;
         counts.meshes.recount();
-        for group in 0..=source.mask {
+        for group in 0..source.groups {
             for lane in 0..GROUP {
                 let words = snapshot(source.slot(group, lane));
                 if words[KEY] == 0 || words[EXPIRES] <= now.0 {
@@ -126,7 +132,7 @@ impl Table {
             }
         }
         self.current.store(to, Ordering::Release);
-        for group in 0..=source.mask {
+        for group in 0..source.groups {
             let tags = source.tags[group].load(Ordering::Relaxed);
             for lane in (0..GROUP).filter(|l| (tags >> (l * 8)) & 0xff != 0) {
                 source.set_tag(group, lane, EMPTY);
@@ -235,6 +241,29 @@ mod tests {
         // Small: at the largest size soon, deleted marks pile up and the
         // array is rebuilt into its twin, back and forth.
         agree_with_a_plain_map(40, 60, 60_000);
+        // A largest array of 143 groups (not a power of two), filled to
+        // the capacity: 7/8 of its slots.
+        agree_with_a_plain_map(1000, 1500, 60_000);
+    }
+
+    #[test]
+    fn the_largest_array_fits_the_capacity() {
+        let t = Table::new(1000);
+        for i in 0..3000 {
+            t.insert(
+                &key(&format!("id-{i}")),
+                entry(i, 1, 100),
+                MonoTime(0),
+                |_| false,
+            );
+        }
+        assert_eq!(t.len(), 1000);
+        assert_eq!((t.max_groups, t.current().groups), (143, 143));
+        assert!(t.current().slot_count() * 7 >= 1000 * 8);
+        let kept = (0..3000)
+            .filter(|i| t.entry_of(&key(&format!("id-{i}"))).is_some())
+            .count();
+        assert_eq!(kept, 1000, "every route the table counts is found");
     }
 
     #[test]
@@ -296,7 +325,7 @@ mod tests {
     fn keys_homed_at(t: &Table, home: usize, count: usize, prefix: &str) -> Vec<SlotKey> {
         (0..)
             .map(|i| key(&format!("{prefix}{i}")))
-            .filter(|k| t.hash(k).0 & 7 == home)
+            .filter(|k| t.array(0).start(t.hash(k).0) == home)
             .take(count)
             .collect()
     }

@@ -76,7 +76,9 @@ impl Epochs {
 impl Table {
     /// The shard of `key`: bits of its hash the probe does not start from.
     pub(super) fn shard(&self, key: &SlotKey) -> usize {
-        (self.hash(key).0 >> 40) & (NEAR_SHARDS - 1)
+        // Bits apart from the tag's (the lowest seven) and the group's (the
+        // highest).
+        (self.hash(key).0 >> 8) as usize & (NEAR_SHARDS - 1)
     }
 
     /// The route of `key` live at `now`, with what a near cache needs to

@@ -32,8 +32,9 @@ pub(super) const HI: u64 = 0x8080_8080_8080_8080;
 pub(super) struct Array {
     pub(super) tags: Box<[AtomicU64]>,
     pub(super) slots: Zeroed<Slot>,
-    /// Groups − 1 (a power of two less one).
-    pub(super) mask: usize,
+    /// How many groups (any number: a hash is mapped onto them by a
+    /// multiply, not a mask, so the largest array fits the capacity).
+    pub(super) groups: usize,
 }
 
 impl Array {
@@ -41,7 +42,31 @@ impl Array {
         Array {
             tags: (0..groups).map(|_| AtomicU64::new(0)).collect(),
             slots: Zeroed::new(groups * GROUP),
-            mask: groups - 1,
+            groups,
+        }
+    }
+
+    /// The group a probe run for hash `h` starts at: the high half of
+    /// `h × groups` (Lemire's range reduction), so any group count is
+    /// uniform. The tag takes the hash's low bits, apart from these.
+    #[inline(always)]
+    pub(super) fn start(&self, h: u64) -> usize {
+        ((u128::from(h) * self.groups as u128) >> 64) as usize
+    }
+
+    /// Every group once, from `first` on, wrapping at the end.
+    pub(super) fn run(&self, first: usize) -> impl Iterator<Item = usize> + use<> {
+        let groups = self.groups;
+        (first..groups).chain(0..first)
+    }
+
+    /// The group after `group` on a probe run, wrapping at the end.
+    #[inline(always)]
+    pub(super) fn next(&self, group: usize) -> usize {
+        if group + 1 == self.groups {
+            0
+        } else {
+            group + 1
         }
     }
 
@@ -55,14 +80,14 @@ impl Array {
 
     /// The first empty or deleted slot on the probe run from `h`'s group
     /// (writers only; the table is never full, so there is one).
-    pub(super) fn free_slot(&self, h: usize) -> (usize, usize) {
-        let mut group = h & self.mask;
+    pub(super) fn free_slot(&self, h: u64) -> (usize, usize) {
+        let mut group = self.start(h);
         loop {
             let spaces = free(self.tags[group].load(Ordering::Relaxed));
             if spaces != 0 {
                 return (group, first_lane(spaces));
             }
-            group = (group + 1) & self.mask;
+            group = self.next(group);
         }
     }
 
@@ -109,19 +134,20 @@ fn first_lane(bits: u64) -> usize {
 }
 
 impl Table {
-    /// The key's hash: the low bits pick the group, the top seven the tag.
+    /// The key's hash: the high bits pick the group ([`Array::start`]),
+    /// the low seven the tag.
     /// Folded multiplies (foldhash's mixing step) of seeded word pairs: three
     /// independent multiplies, inlined, where hashing the bytes through the
     /// `Hasher` interface costs a call and a longer dependency chain.
     #[inline]
-    pub(super) fn hash(&self, key: &SlotKey) -> (usize, u8) {
+    pub(super) fn hash(&self, key: &SlotKey) -> (u64, u8) {
         let [w0, w1, w2, w3, w4] = key.0;
         let s = &self.seeds;
         let a = fold(w0 ^ s[0], w1 ^ s[1]);
         let b = fold(w2 ^ s[2], w3 ^ s[3]);
         let c = fold(w4 ^ s[4], s[5]);
         let h = fold(a ^ c, b ^ s[6]);
-        (h as usize, (h >> 57) as u8 | 0x80)
+        (h, h as u8 | 0x80)
     }
 
     /// The route of `key`, if there is one and it has not expired at `now`.
@@ -146,8 +172,8 @@ impl Table {
         mut read: impl FnMut(&Slot, usize, usize) -> Read<T>,
     ) -> Option<T> {
         let (h, tag) = self.hash(key);
-        let mut group = h & array.mask;
-        for _ in 0..=array.mask {
+        let mut group = array.start(h);
+        for _ in 0..array.groups {
             let tags = array.tags[group].load(tag_order);
             let mut found = matching(tags, tag);
             while found != 0 {
@@ -161,7 +187,7 @@ impl Table {
             if has_empty(tags) {
                 return None;
             }
-            group = (group + 1) & array.mask;
+            group = array.next(group);
         }
         None
     }
@@ -174,7 +200,7 @@ impl Table {
     pub(crate) fn prefetch(&self, key: &SlotKey) {
         let array = self.current();
         let (h, tag) = self.hash(key);
-        let group = h & array.mask;
+        let group = array.start(h);
         let found = matching(array.tags[group].load(Ordering::Relaxed), tag);
         let slot = array.slot(group, if found == 0 { 0 } else { first_lane(found) });
         prefetch(&slot.0[SEQ]);
@@ -244,7 +270,7 @@ impl Table {
         let mut counts = self.lock();
         let array = self.current();
         let mut removed = 0;
-        for group in 0..=array.mask {
+        for group in 0..array.groups {
             for lane in 0..GROUP {
                 let words = snapshot(array.slot(group, lane));
                 if words[KEY] != 0 && self.entry(&words).is_some_and(|e| pred(&e)) {

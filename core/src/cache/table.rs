@@ -72,7 +72,8 @@ pub(crate) struct Table {
     /// The hash's random seeds (per table).
     pub(super) seeds: [u64; 7],
     pub(super) capacity: usize,
-    /// Groups of the largest array (twice the capacity in slots).
+    /// Groups of the largest array (8/7 of the capacity in slots, and more
+    /// than it).
     pub(super) max_groups: usize,
     /// `Counts::live`, readable without the lock.
     pub(super) live: AtomicUsize,
@@ -84,9 +85,9 @@ pub(crate) struct Table {
 impl Table {
     /// A table for at most `capacity` routes.
     pub(crate) fn new(capacity: usize) -> Self {
-        let max_groups = (capacity.max(1) * 2)
+        // The capacity fills at most 7/8 of the largest array's slots.
+        let max_groups = (capacity.max(1).saturating_mul(8) / 7 + 1)
             .div_ceil(GROUP)
-            .next_power_of_two()
             .max(FIRST_GROUPS);
         let random = foldhash::fast::RandomState::default();
         // Odd seeds: a zero factor would fold a word away.
