@@ -41,7 +41,7 @@ pub(crate) const RECORD: usize = 88;
 /// The most IDs one batch call takes (lib/routes.js splits bigger ones).
 pub(crate) const BATCH: usize = 64;
 /// The scratch's size: `BATCH` records.
-const SCRATCH_BYTES: usize = BATCH * RECORD;
+pub(crate) const SCRATCH_BYTES: usize = BATCH * RECORD;
 /// IDs up to this many UTF-8 bytes are copied into the per-thread buffer;
 /// longer ones are converted whole.
 const ID_BYTES: usize = 4096;
@@ -50,7 +50,7 @@ const ID_BYTES: usize = 4096;
 const SLOT_BITS: u32 = 24;
 
 /// A record's state.
-pub(crate) const MISS: u32 = 0;
+const MISS: u32 = 0;
 const HIT: u32 = 1;
 
 pub(crate) type Shared = Arc<Closable<zlink_bridge::Runtime>>;
@@ -61,7 +61,7 @@ pub(crate) struct Slot {
     runtime: Option<Shared>,
 }
 
-pub(crate) struct Thread {
+struct Thread {
     /// The mesh names of this thread's routes, by number.
     meshes: Vec<MeshName>,
     /// The number of the last mesh written.
@@ -69,7 +69,7 @@ pub(crate) struct Thread {
 }
 
 thread_local! {
-    pub(crate) static THREAD: RefCell<Thread> = const { RefCell::new(Thread {
+    static THREAD: RefCell<Thread> = const { RefCell::new(Thread {
         meshes: Vec::new(),
         last_mesh: 0,
     }) };
@@ -210,28 +210,7 @@ unsafe extern "C" fn lookup_routes(
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
     lookup_call(env, info, |env, rt, kind, ids, scratch| {
-        let mut n = 0u32;
-        check(
-            // SAFETY: live env and value; napi checks it is an array.
-            unsafe { sys::napi_get_array_length(env.raw(), ids, &mut n) },
-            "ids must be an array",
-        )?;
-        if n as usize > BATCH {
-            return Err(napi::Error::from_reason(format!(
-                "at most {BATCH} IDs per call"
-            )));
-        }
-        (0..n).try_for_each(|i| {
-            let mut id = ptr::null_mut();
-            check(
-                // SAFETY: live env and array; `id` receives the element.
-                unsafe { sys::napi_get_element(env.raw(), ids, i, &mut id) },
-                "no such ID",
-            )?;
-            with_id(env, id, |text| {
-                lookup(env, rt, scratch, i as usize, kind, text)
-            })
-        })
+        for_each_id(env, ids, |i, id| lookup(env, rt, scratch, i, kind, id))
     })
 }
 
@@ -253,32 +232,94 @@ fn lookup_call(
     body: impl FnOnce(&Env, &Shared, u32, sys::napi_value, &mut [u8]) -> Result<()>,
 ) -> sys::napi_value {
     call::<4>(env, info, |env, [number, kind, ids, scratch]| {
-        RUNTIMES.with(|r| {
-            let slots = r.borrow();
-            let (rt, kind) = (runtime(env, &slots, number)?, read_u32(env, kind)?);
-            body(env, rt, kind, ids, scratch_of(env, scratch)?)
+        with_lookup_args(env, number, kind, scratch, |rt, kind, scratch| {
+            body(env, rt, kind, ids, scratch)
         })
+    })
+}
+
+/// Runs `body` with what every lookup (this module's and the near
+/// cache's) reads first, in this order: the runtime its number names, the
+/// kind, the scratch. The runtime is borrowed from this thread's table
+/// for the call, never cloned.
+pub(crate) fn with_lookup_args<R>(
+    env: &Env,
+    number: sys::napi_value,
+    kind: sys::napi_value,
+    scratch: sys::napi_value,
+    body: impl FnOnce(&Shared, u32, &mut [u8]) -> Result<R>,
+) -> Result<R> {
+    RUNTIMES.with(|r| {
+        let slots = r.borrow();
+        let (rt, kind) = (runtime(env, &slots, number)?, read_u32(env, kind)?);
+        body(rt, kind, scratch_of(env, scratch)?)
+    })
+}
+
+/// Runs `f` with each ID of the array `ids` (at most `BATCH`) and its
+/// index, in order, stopping at the first error.
+pub(crate) fn for_each_id(
+    env: &Env,
+    ids: sys::napi_value,
+    mut f: impl FnMut(usize, &str) -> Result<()>,
+) -> Result<()> {
+    let mut n = 0u32;
+    check(
+        // SAFETY: live env and value; napi checks it is an array.
+        unsafe { sys::napi_get_array_length(env.raw(), ids, &mut n) },
+        "ids must be an array",
+    )?;
+    if n as usize > BATCH {
+        return Err(napi::Error::from_reason(format!(
+            "at most {BATCH} IDs per call"
+        )));
+    }
+    (0..n).try_for_each(|i| {
+        let mut id = ptr::null_mut();
+        check(
+            // SAFETY: live env and array; `id` receives the element.
+            unsafe { sys::napi_get_element(env.raw(), ids, i, &mut id) },
+            "no such ID",
+        )?;
+        with_id(env, id, |text| f(i as usize, text))
     })
 }
 
 /// The caller's scratch: an `ArrayBuffer` of exactly `SCRATCH_BYTES`,
 /// 8-aligned (a detached one has no bytes and is refused).
 pub(crate) fn scratch_of<'a>(env: &Env, value: sys::napi_value) -> Result<&'a mut [u8]> {
+    buffer_of(env, value, SCRATCH_BYTES, "the scratch")
+}
+
+/// The bytes of `what`, an `ArrayBuffer` argument of this call that must
+/// hold exactly `bytes` bytes, 8-aligned (a detached one has no bytes and
+/// is refused). A call takes at most one buffer of each size: the route
+/// scratch and the near scratch differ in size (near.rs asserts it), so
+/// one buffer is never both.
+pub(crate) fn buffer_of<'a>(
+    env: &Env,
+    value: sys::napi_value,
+    bytes: usize,
+    what: &str,
+) -> Result<&'a mut [u8]> {
     let (mut data, mut len) = (ptr::null_mut(), 0usize);
-    check(
-        // SAFETY: live env and value; napi checks it is an ArrayBuffer and
-        // gives its bytes' address and length.
-        unsafe { sys::napi_get_arraybuffer_info(env.raw(), value, &mut data, &mut len) },
-        "the scratch must be an ArrayBuffer",
-    )?;
-    if len != SCRATCH_BYTES || data.is_null() || !(data as usize).is_multiple_of(8) {
+    // SAFETY: live env and value; napi checks it is an ArrayBuffer and
+    // gives its bytes' address and length.
+    let status = unsafe { sys::napi_get_arraybuffer_info(env.raw(), value, &mut data, &mut len) };
+    if status != sys::Status::napi_ok {
         return Err(napi::Error::from_reason(format!(
-            "the scratch must be {SCRATCH_BYTES} aligned bytes"
+            "{what} must be an ArrayBuffer"
+        )));
+    }
+    if len != bytes || data.is_null() || !(data as usize).is_multiple_of(8) {
+        return Err(napi::Error::from_reason(format!(
+            "{what} must be {bytes} aligned bytes"
         )));
     }
     // SAFETY: the ArrayBuffer is this call's argument, so it lives through
     // the call; no JavaScript that could detach it runs before the call
-    // returns; nothing else in this call holds its bytes.
+    // returns; nothing else in this call holds its bytes (the call's other
+    // buffer, if any, has another size, so is another buffer).
     Ok(unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), len) })
 }
 
@@ -329,12 +370,17 @@ fn lookup(
 ) -> Result<()> {
     let rt = rt.get().map_err(|e| js_error(env, &e))?;
     let hit = rt.lookup_cached(kind, id).map_err(|e| js_error(env, &e))?;
+    write_route(scratch, slot, hit.as_ref());
+    Ok(())
+}
+
+/// Writes record `slot` of `scratch`: the route, or a miss.
+pub(crate) fn write_route(scratch: &mut [u8], slot: usize, route: Option<&ReadyRoute>) {
     let record = &mut scratch[slot * RECORD..(slot + 1) * RECORD];
-    match hit {
-        Some(route) => THREAD.with(|t| t.borrow_mut().write(record, &route)),
+    match route {
+        Some(route) => THREAD.with(|t| t.borrow_mut().write(record, route)),
         None => record[56..60].copy_from_slice(&MISS.to_le_bytes()),
     }
-    Ok(())
 }
 
 /// For bench/bench.js only: an empty call taking a kind and an ID as
@@ -345,7 +391,7 @@ pub(crate) fn empty_string_call(_kind: u32, _id: String) {}
 /// Runs a plain napi callback's body with its `N` arguments: an error
 /// (or a panic, caught here) is thrown as the JavaScript error; the call
 /// returns undefined.
-fn call<const N: usize>(
+pub(crate) fn call<const N: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
     body: impl FnOnce(&Env, [sys::napi_value; N]) -> Result<()>,
@@ -432,7 +478,7 @@ impl Thread {
     }
 
     /// Writes `route` as `record`.
-    pub(crate) fn write(&mut self, record: &mut [u8], route: &ReadyRoute) {
+    fn write(&mut self, record: &mut [u8], route: &ReadyRoute) {
         let f = &route.fence;
         let numbers = [
             route.route.node.get(),

@@ -34,16 +34,17 @@ use zlink_bridge::core::{INLINE_ID_BYTES, NearHit};
 use zlink_bridge::near::NearMemory;
 
 use crate::fast::{
-    BATCH, MISS, RECORD, RUNTIMES, Shared, THREAD, call_returning, check, read_u32, runtime,
-    scratch_of, with_id,
+    BATCH, RUNTIMES, SCRATCH_BYTES, Shared, buffer_of, call, call_returning, check, for_each_id,
+    runtime, with_id, with_lookup_args, write_route,
 };
 use crate::js_error;
 
 /// Bytes of one near record.
 const NEAR_RECORD: usize = 24;
 /// The near scratch's size: `BATCH` near records (never the route
-/// scratch's size, so one buffer is never both).
+/// scratch's size, so one buffer is never both: `buffer_of` counts on it).
 const NEAR_BYTES: usize = BATCH * NEAR_RECORD;
+const _: () = assert!(NEAR_BYTES != SCRATCH_BYTES);
 
 /// The sizes lib/near.js checks its layout against: `[near record, batch]`.
 #[napi_derive::napi(catch_unwind)]
@@ -70,70 +71,32 @@ pub(crate) unsafe extern "C" fn lookup_near_many(
     info: sys::napi_callback_info,
 ) -> sys::napi_value {
     near_call(env, info, |env, rt, kind, ids, scratch, near| {
-        let mut n = 0u32;
-        check(
-            // SAFETY: live env and value; napi checks it is an array.
-            unsafe { sys::napi_get_array_length(env.raw(), ids, &mut n) },
-            "ids must be an array",
-        )?;
-        if n as usize > BATCH {
-            return Err(napi::Error::from_reason(format!(
-                "at most {BATCH} IDs per call"
-            )));
-        }
-        (0..n).try_for_each(|i| {
-            let mut id = ptr::null_mut();
-            check(
-                // SAFETY: live env and array; `id` receives the element.
-                unsafe { sys::napi_get_element(env.raw(), ids, i, &mut id) },
-                "no such ID",
-            )?;
-            with_id(env, id, |text| {
-                lookup(env, rt, scratch, near, i as usize, kind, text)
-            })
+        for_each_id(env, ids, |i, id| {
+            lookup(env, rt, scratch, near, i, kind, id)
         })
     })
 }
 
-/// The arguments of the near lookups: the runtime (by number), the kind,
-/// the ID or IDs, the route scratch, the near scratch.
+/// The arguments of the near lookups: those of `lookupRoute` /
+/// `lookupRoutes`, then the near scratch.
 fn near_call(
     env: sys::napi_env,
     info: sys::napi_callback_info,
     body: impl FnOnce(&Env, &Shared, u32, sys::napi_value, &mut [u8], &mut [u8]) -> Result<()>,
 ) -> sys::napi_value {
-    call_returning::<5>(env, info, |env, [number, kind, ids, scratch, near]| {
-        RUNTIMES.with(|r| {
-            let slots = r.borrow();
-            let (rt, kind) = (runtime(env, &slots, number)?, read_u32(env, kind)?);
+    call::<5>(env, info, |env, [number, kind, ids, scratch, near]| {
+        with_lookup_args(env, number, kind, scratch, |rt, kind, scratch| {
             // Two slices of one buffer are impossible: the two sizes differ.
-            let scratch = scratch_of(env, scratch)?;
-            body(env, rt, kind, ids, scratch, near_scratch_of(env, near)?)?;
-            Ok(ptr::null_mut())
+            body(
+                env,
+                rt,
+                kind,
+                ids,
+                scratch,
+                buffer_of(env, near, NEAR_BYTES, "the near scratch")?,
+            )
         })
     })
-}
-
-/// The caller's near scratch: an `ArrayBuffer` of exactly `NEAR_BYTES`,
-/// 8-aligned.
-fn near_scratch_of<'a>(env: &Env, value: sys::napi_value) -> Result<&'a mut [u8]> {
-    let (mut data, mut len) = (ptr::null_mut(), 0usize);
-    check(
-        // SAFETY: live env and value; napi checks it is an ArrayBuffer and
-        // gives its bytes' address and length.
-        unsafe { sys::napi_get_arraybuffer_info(env.raw(), value, &mut data, &mut len) },
-        "the near scratch must be an ArrayBuffer",
-    )?;
-    if len != NEAR_BYTES || data.is_null() || !(data as usize).is_multiple_of(8) {
-        return Err(napi::Error::from_reason(format!(
-            "the near scratch must be {NEAR_BYTES} aligned bytes"
-        )));
-    }
-    // SAFETY: the ArrayBuffer is this call's argument, so it lives through
-    // the call; no JavaScript runs before the call returns; the route
-    // scratch is another buffer (its size differs), so nothing else in
-    // this call holds these bytes.
-    Ok(unsafe { std::slice::from_raw_parts_mut(data.cast::<u8>(), len) })
 }
 
 /// Looks one ID up: its route into record `slot` of `scratch`, what the
@@ -156,11 +119,7 @@ fn lookup(
         let hit = rt.lookup_near(kind, id).map_err(fail)?;
         (hit.map(|h| h.route), hit)
     };
-    let record = &mut scratch[slot * RECORD..(slot + 1) * RECORD];
-    match route {
-        Some(route) => THREAD.with(|t| t.borrow_mut().write(record, &route)),
-        None => record[56..60].copy_from_slice(&MISS.to_le_bytes()),
-    }
+    write_route(scratch, slot, route.as_ref());
     write_near(
         &mut near[slot * NEAR_RECORD..(slot + 1) * NEAR_RECORD],
         hit.as_ref(),
