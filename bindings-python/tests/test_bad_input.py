@@ -97,6 +97,19 @@ def test_update_config_validates(rt: zlink.Runtime) -> None:
     assert rt.config.route_cache_max_age == 5_000
 
 
+def test_cache_capacity_goes_down_and_back_up_but_not_above_the_built_one(
+    rt: zlink.Runtime,
+) -> None:
+    built = rt.config.route_cache_capacity
+    rt.update_config(rt.config.replace(route_cache_capacity=8))
+    assert rt.config.route_cache_capacity == 8
+    rt.update_config(rt.config.replace(route_cache_capacity=built))
+    with pytest.raises(ConfigError) as caught:
+        rt.update_config(rt.config.replace(route_cache_capacity=built + 1))
+    assert caught.value.kind == "CapacityAboveBuilt"
+    assert rt.config.route_cache_capacity == built
+
+
 def test_payload_over_the_bound(rt: zlink.Runtime) -> None:
     small = zlink.Runtime(zlink.NodeIdentity("main", 1), config=RoutingConfig(max_message_bytes=4))
     with pytest.raises(InputError) as caught:

@@ -396,6 +396,8 @@ kinds! {
     Closed = 76 => InvalidHandle,
     /// Bytes given back as a notice token that this library did not make.
     NotANoticeToken = 77 => InvalidArgument,
+    /// route_cache_capacity raised above the one the runtime was built with.
+    CapacityAboveBuilt = 78 => InvalidConfig,
 }
 
 impl ErrorKind {
@@ -518,6 +520,7 @@ impl From<ConfigError> for Error {
             ConfigError::MessageBound { .. } => ErrorKind::MessageBound,
             ConfigError::ZeroStoreAttempts => ErrorKind::ZeroStoreAttempts,
             ConfigError::StateBound { .. } => ErrorKind::StateBound,
+            ConfigError::CapacityAboveBuilt { .. } => ErrorKind::CapacityAboveBuilt,
         };
         Error::new(Family::Config, kind, e)
     }

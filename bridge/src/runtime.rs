@@ -252,7 +252,8 @@ impl Runtime {
         Ok(self.core()?.config())
     }
 
-    /// Replaces the config (validated; the cache capacity stays).
+    /// Replaces the config (validated; the cache capacity may go down, or
+    /// back up to the one at build).
     pub fn update_config(&self, config: RoutingConfig) -> Result<()> {
         Ok(self.core()?.update_config(config)?)
     }

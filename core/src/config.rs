@@ -171,6 +171,8 @@ pub(crate) struct LiveConfig {
     max_message_bytes: AtomicU64,
     max_follow_hops: AtomicU64,
     max_state_bytes: AtomicU64,
+    /// The route cache capacity at construction: the most it can be set to.
+    built_capacity: usize,
 }
 
 impl LiveConfig {
@@ -182,6 +184,7 @@ impl LiveConfig {
             max_message_bytes: AtomicU64::new(0),
             max_follow_hops: AtomicU64::new(0),
             max_state_bytes: AtomicU64::new(0),
+            built_capacity: config.route_cache_capacity,
             full: RwLock::new(Arc::new(config.clone())),
         };
         live.mirror(&config);
@@ -189,9 +192,16 @@ impl LiveConfig {
     }
 
     /// Replaces the config after validating it. Existing cache entries keep
-    /// the lifetime they were inserted with (§2.2).
+    /// the lifetime they were inserted with (§2.2). The route cache capacity
+    /// may not exceed the one at construction (the caller applies it).
     pub(crate) fn replace(&self, config: RoutingConfig) -> Result<(), ConfigError> {
         config.validate()?;
+        if config.route_cache_capacity > self.built_capacity {
+            return Err(ConfigError::CapacityAboveBuilt {
+                got: config.route_cache_capacity,
+                built: self.built_capacity,
+            });
+        }
         self.mirror(&config);
         *self.full.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(config);
         Ok(())

@@ -121,4 +121,17 @@ pub enum ConfigError {
         /// The largest bound allowed.
         max: usize,
     },
+    /// A running runtime's route cache can shrink, or grow back, but not
+    /// past the capacity it was built with (its table is sized then): build
+    /// a new runtime for a larger cache.
+    #[error(
+        "route_cache_capacity can be changed at runtime up to the {built} \
+         the runtime was built with, got {got}"
+    )]
+    CapacityAboveBuilt {
+        /// The capacity given.
+        got: usize,
+        /// The capacity the runtime was built with.
+        built: usize,
+    },
 }

@@ -179,6 +179,11 @@ impl Resolver {
         hit
     }
 
+    /// Applies a new route cache capacity (at most the one at build).
+    pub(crate) fn set_cache_capacity(&self, capacity: usize, now: MonoTime) {
+        self.cache.set_capacity(capacity, now);
+    }
+
     /// The change epochs near caches check.
     pub(crate) fn near_epochs(&self) -> &[std::sync::atomic::AtomicU64] {
         self.cache.near_epochs()

@@ -491,6 +491,59 @@ fn invalid_config_is_a_build_error() {
     }
 }
 
+/// The route cache capacity changes at runtime: lower, the entries past it
+/// go at once; back up to the capacity at build, room again; above it,
+/// refused (the table is sized at build), the config kept.
+#[test]
+fn a_route_cache_capacity_update_applies_at_once_up_to_the_built_one() {
+    let clock = started_clock();
+    let store: Arc<dyn LocationStore> = Arc::new(MemoryStore::with_clock(Arc::new(clock.clone())));
+    let built = RoutingConfig {
+        route_cache_capacity: 64,
+        ..RoutingConfig::default()
+    };
+    let owner = node(1, 11, &clock, store.clone(), RoutingConfig::default());
+    let sender = node(2, 22, &clock, store, built.clone());
+    let ids: Vec<String> = (0..64).map(|i| format!("cap-{i}")).collect();
+    for id in &ids {
+        owner.activate(ObjectKind::Actor, id).expect("activation");
+        sender.resolve(ObjectKind::Actor, id).expect("valid id");
+    }
+    assert_eq!(sender.stats().cache_entries, 64);
+
+    let lower = RoutingConfig {
+        route_cache_capacity: 8,
+        ..built.clone()
+    };
+    sender
+        .update_config(lower.clone())
+        .expect("a lower capacity");
+    assert!(sender.stats().cache_entries <= 8);
+    for id in &ids {
+        sender.resolve(ObjectKind::Actor, id).expect("valid id");
+    }
+    assert!(sender.stats().cache_entries <= 8);
+
+    sender
+        .update_config(built.clone())
+        .expect("back to the built capacity");
+    for id in &ids {
+        sender.resolve(ObjectKind::Actor, id).expect("valid id");
+    }
+    assert_eq!(sender.stats().cache_entries, 64);
+
+    let above = RoutingConfig {
+        route_cache_capacity: 65,
+        ..built.clone()
+    };
+    let err = sender
+        .update_config(above)
+        .expect_err("above the built capacity");
+    assert_eq!(err, ConfigError::CapacityAboveBuilt { got: 65, built: 64 });
+    assert!(err.to_string().contains("route_cache_capacity"));
+    assert_eq!(sender.config(), built, "kept as it was");
+}
+
 #[test]
 fn faulty_store_outage_refuses_writes_without_reaching_the_store() {
     let clock = started_clock();

@@ -212,6 +212,7 @@ fn config_error_name(e: &ConfigError) -> &'static str {
         ConfigError::FollowHops(_) => "FollowHops",
         ConfigError::ZeroDuration { .. } => "ZeroDuration",
         ConfigError::ZeroCapacity => "ZeroCapacity",
+        ConfigError::CapacityAboveBuilt { .. } => "CapacityAboveBuilt",
         ConfigError::ObjectIdCap { .. } => "ObjectIdCap",
         ConfigError::ZeroStoreAttempts => "ZeroStoreAttempts",
         ConfigError::MessageBound { .. } => "MessageBound",

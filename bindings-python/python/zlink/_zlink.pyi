@@ -214,8 +214,9 @@ class Runtime:
         """Stops the runtime: later calls fail as closed; calls running finish
         first. Closing twice is allowed."""
     def update_config(self, config: RoutingConfig) -> None:
-        """Replaces the config in force (the cache's capacity stays); a broken
-        rule fails and changes nothing."""
+        """Replaces the config in force; a broken rule fails and changes
+        nothing. A lower cache capacity evicts at once; it can go back up
+        to the capacity at build, not above (`CapacityAboveBuilt`)."""
     def metrics(self) -> list[MetricFamily]:
         """Every metric family, read now (the counters, then the latency
         histograms), for the host's metrics library."""

@@ -54,8 +54,9 @@ pub trait Operations {
     fn identity(&self) -> NodeIdentity;
     /// The config in force.
     fn config(&self) -> RoutingConfig;
-    /// Replaces the config in force (the cache's capacity stays); a broken
-    /// rule fails and changes nothing.
+    /// Replaces the config in force; a broken rule fails and changes
+    /// nothing. A lower cache capacity evicts at once; it can go back up
+    /// to the capacity at build, not above (`CapacityAboveBuilt`).
     fn update_config(&self, config: RoutingConfig);
     /// Every counter, read now (`store_reads`, `resolutions.ready_route`, ...).
     fn stats(&self) -> Stats;

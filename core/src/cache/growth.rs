@@ -36,13 +36,28 @@ impl Table {
     /// as [`evict_near`](Self::evict_near), from a group that moves on with
     /// every call. True if a live entry went.
     pub(crate) fn evict_one(&self, now: MonoTime) -> bool {
-        let mut counts = self.lock();
+        self.evict_spread(now, &mut self.lock())
+    }
+
+    /// As [`evict_one`](Self::evict_one), under the lock already held.
+    fn evict_spread(&self, now: MonoTime, counts: &mut Counts) -> bool {
         let start = self.evict_cursor.fetch_add(1, Ordering::Relaxed) as u64;
         // Spread over the array: consecutive calls land far apart.
-        self.evict_from(start.wrapping_mul(0x9e37_79b9_7f4a_7c15), now, &mut counts)
+        self.evict_from(start.wrapping_mul(0x9e37_79b9_7f4a_7c15), now, counts)
     }
 
     /// Evicts from the groups from the one hash `h` starts at on.
+    /// Sets the most entries held (at most the capacity at construction:
+    /// the arrays are sized for that) and evicts down to it at once.
+    pub(crate) fn set_capacity(&self, capacity: usize, now: MonoTime) {
+        let mut counts = self.lock();
+        let capacity = capacity.clamp(1, self.built);
+        self.capacity.store(capacity, Ordering::Relaxed);
+        while counts.live > capacity {
+            self.evict_spread(now, &mut counts);
+        }
+    }
+
     fn evict_from(&self, h: u64, now: MonoTime, counts: &mut Counts) -> bool {
         /// Groups with entries looked at: enough to find an expired entry
         /// where there are some, few enough to keep an insert cheap.
@@ -93,7 +108,7 @@ impl Table {
             }
             return;
         }
-        if (counts.used + 1) * 2 <= self.capacity + slots {
+        if (counts.used + 1) * 2 <= self.built + slots {
             return;
         }
         let (to, twin) = if at == SPARE {

@@ -18,7 +18,7 @@ mod table;
 
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use papaya::{Equivalent, HashMap, Operation};
 
@@ -68,7 +68,9 @@ pub(crate) enum Inserted {
 pub(crate) struct RouteCache {
     table: Table,
     long: HashMap<LongKey, Entry, foldhash::fast::RandomState>,
-    capacity: usize,
+    /// The most entries held, short and long IDs together; at most the
+    /// capacity the table was built with.
+    capacity: AtomicUsize,
     evicting: Mutex<()>,
     /// Bumped by every invalidation, so a store read that started before
     /// one never leaves its (possibly stale) route behind.
@@ -84,7 +86,7 @@ impl RouteCache {
         RouteCache {
             table: Table::new(capacity),
             long,
-            capacity,
+            capacity: AtomicUsize::new(capacity),
             evicting: Mutex::new(()),
             invalidations: AtomicU64::new(0),
         }
@@ -312,6 +314,23 @@ impl RouteCache {
         removed
     }
 
+    /// Sets the capacity (at most the one at build: the config checks) and
+    /// evicts what is past it, so the cache holds at most `capacity`
+    /// entries once this returns (inserts racing with it may briefly add
+    /// one each, as at any capacity).
+    pub(crate) fn set_capacity(&self, capacity: usize, now: MonoTime) {
+        self.capacity.store(capacity, Ordering::Relaxed);
+        self.table.set_capacity(capacity, now);
+        // Long IDs: the side holding more gives one up each time.
+        let excess = self.len().saturating_sub(capacity);
+        for _ in 0..excess * 2 {
+            if self.len() <= capacity {
+                break;
+            }
+            self.make_room(now);
+        }
+    }
+
     /// Entries held now (expired ones not yet swept included).
     pub(crate) fn len(&self) -> usize {
         self.table.len() + self.long.len()
@@ -323,7 +342,7 @@ impl RouteCache {
     /// the live entries evicted. (The table also keeps itself within the
     /// capacity on its own.)
     fn make_room(&self, now: MonoTime) -> usize {
-        if self.len() < self.capacity {
+        if self.len() < self.capacity.load(Ordering::Relaxed) {
             return 0;
         }
         let (short, long) = (self.table.len(), self.long.len());
@@ -520,6 +539,30 @@ mod tests {
             assert!(cache.len() <= 16, "cache grew to {}", cache.len());
         }
         assert!(cache.get(key("id-99"), MonoTime(0)).is_some());
+    }
+
+    /// A lower capacity evicts at once, short and long IDs alike; raised
+    /// again (up to the capacity at build), the cache fills up to it.
+    #[test]
+    fn a_capacity_set_at_runtime_holds_at_once() {
+        let cache = RouteCache::new(100);
+        let long = |i: usize| format!("{i}{}", "L".repeat(INLINE_ID_BYTES));
+        for i in 0..30 {
+            cache.insert(key(&long(i)), route(1, 1), MonoTime(100), MonoTime(0));
+        }
+        fill_short(&cache, 70);
+        assert_eq!(cache.len(), 100);
+        cache.set_capacity(10, MonoTime(0));
+        assert!(cache.len() <= 10, "kept {}", cache.len());
+        fill_short(&cache, 70);
+        assert!(cache.len() <= 10, "grew to {}", cache.len());
+        cache.set_capacity(100, MonoTime(0));
+        fill_short(&cache, 90);
+        let short = (0..90)
+            .filter(|i| cache.get(key(&format!("id-{i}")), MonoTime(0)).is_some())
+            .count();
+        assert_eq!(short, 90, "room again up to the capacity at build");
+        assert!(cache.len() <= 100);
     }
 
     /// The capacity bounds short and long IDs together (as it did when one

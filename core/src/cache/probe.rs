@@ -235,7 +235,7 @@ impl Table {
             return (true, 0);
         }
         let mut evicted = 0;
-        if counts.live >= self.capacity {
+        if counts.live >= self.capacity.load(Ordering::Relaxed) {
             evicted += usize::from(self.evict_near(key, now, &mut counts));
         }
         self.make_room(&mut counts, now);

@@ -71,7 +71,11 @@ pub(crate) struct Table {
     pub(super) epochs: Epochs,
     /// The hash's random seeds (per table).
     pub(super) seeds: [u64; 7],
-    pub(super) capacity: usize,
+    /// The capacity the largest array is sized for (at construction).
+    pub(super) built: usize,
+    /// The most entries held: `built` or less ([`Table::set_capacity`]);
+    /// changed under the writers' lock.
+    pub(super) capacity: AtomicUsize,
     /// Groups of the largest array (8/7 of the capacity in slots, and more
     /// than it).
     pub(super) max_groups: usize,
@@ -100,7 +104,8 @@ impl Table {
             meshes: MeshCells::new(max_groups * GROUP + 1),
             epochs: Epochs::new(),
             seeds,
-            capacity,
+            built: capacity,
+            capacity: AtomicUsize::new(capacity),
             max_groups,
             live: AtomicUsize::new(0),
             evict_cursor: AtomicUsize::new(0),

@@ -257,10 +257,17 @@ impl Runtime {
     }
 
     /// Replaces the config. Existing cache entries keep the lifetime they
-    /// were given; Message Follow routes keep theirs (§2.2, §2.5). The cache
-    /// capacity is fixed at build.
+    /// were given; Message Follow routes keep theirs (§2.2, §2.5). The route
+    /// cache capacity may go down (entries past it are evicted at once) or
+    /// back up, but not above the capacity at build
+    /// ([`ConfigError::CapacityAboveBuilt`]).
     pub fn update_config(&self, config: RoutingConfig) -> Result<(), ConfigError> {
-        self.inner.config.replace(config)
+        let capacity = config.route_cache_capacity;
+        self.inner.config.replace(config)?;
+        self.inner
+            .resolver
+            .set_cache_capacity(capacity, self.inner.clock.now());
+        Ok(())
     }
 
     pub(crate) fn clock(&self) -> &dyn Clock {
