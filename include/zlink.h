@@ -3420,7 +3420,7 @@ zlink_result zlink_shutdown_requests(const zlink_runtime *rt,
  * the level.
  *
  * Records are formatted where the core logs and put into a bounded queue
- * that never blocks the core: when it is full or busy the record is
+ * that never waits on the host: when it is full the record is
  * dropped, counted, and the count is reported later by a
  * `ZLINK_LOG_LEVEL_WARN` record with target `zlink::log`.
  *

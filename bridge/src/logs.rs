@@ -3,8 +3,11 @@
 //! locks, so host code that called back into the runtime from inside the
 //! event could deadlock (or, in Python, wait for the GIL). A global
 //! subscriber, enabled only at or above the level the host chose, formats
-//! each event into one bounded queue, never blocking: a contended or full
-//! queue drops the record and counts it. A host takes the records on a
+//! each event into one bounded queue, never waiting on the host: a full
+//! queue drops the record and counts it. (The queue's lock is a leaf, held
+//! only to push or to take the records out, never while calling anything,
+//! so waiting for it is short and cannot deadlock; dropping a record
+//! because a reader held it for a moment lost records the host asked for.) A host takes the records on a
 //! thread of its own, holding no core lock, in one of two ways:
 //!
 //! - `take`: the host's thread polls (Python's daemon thread);
@@ -117,10 +120,7 @@ impl Subscriber for Forward {
         let meta = event.metadata();
         let mut text = Text(String::new());
         event.record(&mut text);
-        let Ok(mut queue) = QUEUE.try_lock() else {
-            DROPPED.fetch_add(1, Ordering::Relaxed);
-            return;
-        };
+        let mut queue = lock(&QUEUE);
         if queue.len() >= CAPACITY {
             DROPPED.fetch_add(1, Ordering::Relaxed);
             return;
@@ -221,8 +221,7 @@ fn drain(epoch: u64) {
         }
         let dropped = DROPPED.swap(0, Ordering::Relaxed);
         if dropped > 0 {
-            let message =
-                format!("{dropped} log record(s) dropped: the log queue was full or busy");
+            let message = format!("{dropped} log record(s) dropped: the log queue was full");
             if !deliver(epoch, LogLevel::Warn, DROP_TARGET, &message) {
                 return;
             }

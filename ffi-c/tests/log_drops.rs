@@ -85,7 +85,7 @@ fn a_full_queue_drops_and_reports_the_count() {
         (
             zlink_log_level::Warn,
             "zlink::log".to_owned(),
-            "904 log record(s) dropped: the log queue was full or busy".to_owned()
+            "904 log record(s) dropped: the log queue was full".to_owned()
         )
     );
     assert_eq!(lines[2].2, "more n=1");
