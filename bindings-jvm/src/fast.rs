@@ -5,6 +5,11 @@
 //! closed runtime, an ID over this runtime's cap, a route into another mesh,
 //! a panic) answers `SLOW`: Java then makes the same call on the checked
 //! path, which throws the right exception or builds the full value.
+//!
+//! The near cache's lookups (`near.rs`) answer other numbers through the
+//! same JNI shells: [`by_string`], [`by_key`] and [`by_keys`] read the
+//! arguments, pin the runtime, catch panics and write the answer, around
+//! the lookup each is given.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -12,7 +17,7 @@ use jni::EnvUnowned;
 use jni::objects::{JByteArray, JClass, JLongArray, JString};
 use jni::refs::Reference as _;
 use jni::sys::{jint, jlong, jsize};
-use zlink_bridge::core::{ObjectKey, ReadyRoute};
+use zlink_bridge::core::{ObjectKey, ObjectKind, ReadyRoute, Runtime as Core};
 
 use crate::handles::RUNTIMES;
 use crate::throw::Fail;
@@ -24,7 +29,7 @@ pub(crate) const ROUTE_LONGS: usize = 7;
 
 pub(crate) const HIT: jint = 1;
 pub(crate) const MISS: jint = 0;
-pub(crate) const SLOW: jint = -1;
+const SLOW: jint = -1;
 
 pub(crate) fn longs(route: &ReadyRoute) -> [jlong; ROUTE_LONGS] {
     let f = &route.fence;
@@ -39,21 +44,8 @@ pub(crate) fn longs(route: &ReadyRoute) -> [jlong; ROUTE_LONGS] {
     ]
 }
 
-/// The cached route of `key` on runtime `rt`: `Some(None)` for a miss,
-/// `None` for anything the checked path must handle.
-fn lookup(rt: jlong, key: jlong) -> Option<Option<ReadyRoute>> {
-    let pinned = RUNTIMES.get(rt as usize).ok()?;
-    lookup_in(pinned.core().ok()?, key)
-}
-
-/// `lookup` on a pinned runtime's core.
-fn lookup_in(core: &zlink_bridge::core::Runtime, key: jlong) -> Option<Option<ReadyRoute>> {
-    let key = interned(key)?;
-    lookup_id(core, key.kind(), key.id())
-}
-
 /// The interned key behind `key` (None for 0).
-pub(crate) fn interned<'k>(key: jlong) -> Option<&'k ObjectKey> {
+fn interned<'k>(key: jlong) -> Option<&'k ObjectKey> {
     if key == 0 {
         return None;
     }
@@ -66,11 +58,7 @@ pub(crate) fn interned<'k>(key: jlong) -> Option<&'k ObjectKey> {
 /// The cached route of `(kind, id)`: `Some(None)` for a miss, `None` for
 /// an ID the checked path must refuse or a route into another mesh (the
 /// fast answer carries no mesh: Java fills in the runtime's own).
-pub(crate) fn lookup_id(
-    core: &zlink_bridge::core::Runtime,
-    kind: zlink_bridge::core::ObjectKind,
-    id: &str,
-) -> Option<Option<ReadyRoute>> {
+pub(crate) fn lookup_id(core: &Core, kind: ObjectKind, id: &str) -> Option<Option<ReadyRoute>> {
     let hit = core.lookup_cached(kind, id).ok()?;
     match hit {
         Some(route) if route.route.mesh == core.identity().mesh => Some(Some(route)),
@@ -79,22 +67,146 @@ pub(crate) fn lookup_id(
     }
 }
 
-/// Writes a hit's numbers to `out` (a `long[]` of `ROUTE_LONGS`).
-fn put_route(env: &EnvUnowned<'_>, out: &JLongArray<'_>, route: &ReadyRoute) {
-    let values = longs(route);
+/// One answer of a cache-only lookup: its status (HIT, MISS or a caller's
+/// own) and `N` numbers, written to Java unless a MISS (zero then); None:
+/// SLOW, the checked path answers.
+pub(crate) type Answer<const N: usize> = Option<(jint, [jlong; N])>;
+
+/// The fast answer of `(kind, id)` on `core`: HIT and the route's numbers,
+/// MISS, or None.
+fn route_of(core: &Core, kind: ObjectKind, id: &str) -> Answer<ROUTE_LONGS> {
+    Some(match lookup_id(core, kind, id)? {
+        Some(route) => (HIT, longs(&route)),
+        None => (MISS, [0; ROUTE_LONGS]),
+    })
+}
+
+/// Writes `values` to `out` from element 0, with one JNI call.
+fn put(env: &EnvUnowned<'_>, out: &JLongArray<'_>, values: &[jlong]) {
     let raw = env.as_raw();
-    // SAFETY: a valid JNIEnv for this call; `out` is a long[] of at least
-    // ROUTE_LONGS elements (Java makes it); on a too short array the JVM
-    // throws ArrayIndexOutOfBoundsException itself.
+    // SAFETY: a valid JNIEnv for this call; Java makes `out` at least as
+    // long as `values` (a shorter one makes the JVM throw
+    // ArrayIndexOutOfBoundsException itself, writing nothing).
     unsafe {
         ((**raw).v1_1.SetLongArrayRegion)(
             raw,
             out.as_raw(),
             0,
-            ROUTE_LONGS as jsize,
+            values.len() as jsize,
             values.as_ptr(),
         );
     }
+}
+
+/// A single lookup's status, its numbers written to `out` unless a miss;
+/// a panic or anything unusual is SLOW.
+#[inline(always)]
+fn answer<const N: usize>(
+    env: &EnvUnowned<'_>,
+    out: &JLongArray<'_>,
+    found: std::thread::Result<Answer<N>>,
+) -> jint {
+    match found {
+        Ok(Some((status, values))) => {
+            if status != MISS {
+                put(env, out, &values);
+            }
+            status
+        }
+        _ => SLOW,
+    }
+}
+
+/// The shell of a single lookup by String ID of ASCII characters, read
+/// straight from the String (no `byte[]`): `lookup` answers on the pinned
+/// runtime's core; another kind code, a non-ASCII, empty or long ID, a
+/// closed runtime or a panic is SLOW (Java then takes the checked path).
+#[inline(always)]
+pub(crate) fn by_string<const N: usize>(
+    env: &EnvUnowned<'_>,
+    rt: jlong,
+    kind: jint,
+    id: &JString<'_>,
+    out: &JLongArray<'_>,
+    lookup: impl FnOnce(&Core, ObjectKind, &str) -> Answer<N>,
+) -> jint {
+    let found = catch_unwind(AssertUnwindSafe(|| {
+        let kind = zlink_bridge::codes::ObjectKind::from_code(kind as u32)?.into();
+        let mut buf = [0u8; 3 * STRING_ID_BYTES + 1];
+        let id = ascii_of(env, id, &mut buf)?;
+        let pinned = RUNTIMES.get(rt as usize).ok()?;
+        lookup(pinned.core().ok()?, kind, id)
+    }));
+    answer(env, out, found)
+}
+
+/// The shell of a single lookup by interned key: as [`by_string`].
+#[inline(always)]
+pub(crate) fn by_key<const N: usize>(
+    env: &EnvUnowned<'_>,
+    rt: jlong,
+    key: jlong,
+    out: &JLongArray<'_>,
+    lookup: impl FnOnce(&Core, ObjectKind, &str) -> Answer<N>,
+) -> jint {
+    let found = catch_unwind(AssertUnwindSafe(|| {
+        let key = interned(key)?;
+        let pinned = RUNTIMES.get(rt as usize).ok()?;
+        lookup(pinned.core().ok()?, key.kind(), key.id())
+    }));
+    answer(env, out, found)
+}
+
+/// The shell of a lookup of `n` interned keys (`keys[0..n]`): per key, its
+/// status then its `N` numbers, in `out` (`n * (N + 1)` longs). One JNI
+/// call for many IDs.
+pub(crate) fn by_keys<const N: usize>(
+    env: &EnvUnowned<'_>,
+    rt: jlong,
+    keys: &JLongArray<'_>,
+    n: jint,
+    out: &JLongArray<'_>,
+    lookup: impl Fn(&Core, ObjectKind, &str) -> Answer<N>,
+) {
+    let stride = N + 1;
+    let n = usize::try_from(n).unwrap_or(0);
+    let raw = env.as_raw();
+    let mut ks = vec![0 as jlong; n];
+    let mut values = vec![0 as jlong; n * stride];
+    // SAFETY: a valid JNIEnv; Java passes arrays of at least n and
+    // n * (N + 1) elements (an overrun makes the JVM throw, and nothing is
+    // written).
+    unsafe {
+        ((**raw).v1_1.GetLongArrayRegion)(raw, keys.as_raw(), 0, n as jsize, ks.as_mut_ptr());
+    }
+    let filled = catch_unwind(AssertUnwindSafe(|| {
+        // One pin for the whole batch; a closed runtime leaves every
+        // status SLOW (0 = MISS is never left unset: see below).
+        let Ok(pinned) = RUNTIMES.get(rt as usize) else {
+            return false;
+        };
+        let Ok(core) = pinned.core() else {
+            return false;
+        };
+        for (key, slot) in ks.iter().zip(values.chunks_exact_mut(stride)) {
+            let found = interned(*key).and_then(|k| lookup(core, k.kind(), k.id()));
+            slot[0] = match found {
+                Some((status, numbers)) => {
+                    slot[1..].copy_from_slice(&numbers);
+                    status.into()
+                }
+                None => SLOW.into(),
+            };
+        }
+        true
+    }));
+    if !matches!(filled, Ok(true)) {
+        values
+            .iter_mut()
+            .step_by(stride)
+            .for_each(|s| *s = SLOW.into());
+    }
+    put(env, out, &values);
 }
 
 /// Cache only, for one interned key: HIT (the route's numbers in `out`),
@@ -107,24 +219,7 @@ extern "system" fn Java_io_zlink_Native_lookupKey<'local>(
     key: jlong,
     out: JLongArray<'local>,
 ) -> jint {
-    answer(&env, &out, catch_unwind(|| lookup(rt, key)))
-}
-
-/// A single lookup's status, its route written to `out` on a hit; a panic
-/// or anything unusual is SLOW.
-fn answer(
-    env: &EnvUnowned<'_>,
-    out: &JLongArray<'_>,
-    found: std::thread::Result<Option<Option<ReadyRoute>>>,
-) -> jint {
-    match found {
-        Ok(Some(Some(route))) => {
-            put_route(env, out, &route);
-            HIT
-        }
-        Ok(Some(None)) => MISS,
-        _ => SLOW,
-    }
+    by_key(&env, rt, key, &out, route_of)
 }
 
 /// Cache only, for `n` interned keys (`keys[0..n]`): per key, its status
@@ -139,57 +234,12 @@ extern "system" fn Java_io_zlink_Native_lookupKeys<'local>(
     n: jint,
     out: JLongArray<'local>,
 ) {
-    let n = usize::try_from(n).unwrap_or(0);
-    let raw = env.as_raw();
-    let mut ks = vec![0 as jlong; n];
-    let mut values = vec![0 as jlong; n * (ROUTE_LONGS + 1)];
-    // SAFETY: a valid JNIEnv; Java passes arrays of at least n and n * 8
-    // elements (an overrun makes the JVM throw, and nothing is written).
-    unsafe {
-        ((**raw).v1_1.GetLongArrayRegion)(raw, keys.as_raw(), 0, n as jsize, ks.as_mut_ptr());
-    }
-    let filled = catch_unwind(AssertUnwindSafe(|| {
-        // One pin for the whole batch; a closed runtime leaves every
-        // status SLOW (0 = MISS is never left unset: see below).
-        let Ok(pinned) = RUNTIMES.get(rt as usize) else {
-            return false;
-        };
-        let Ok(core) = pinned.core() else {
-            return false;
-        };
-        for (key, slot) in ks.iter().zip(values.chunks_exact_mut(ROUTE_LONGS + 1)) {
-            slot[0] = match lookup_in(core, *key) {
-                Some(Some(route)) => {
-                    slot[1..].copy_from_slice(&longs(&route));
-                    HIT.into()
-                }
-                Some(None) => MISS.into(),
-                None => SLOW.into(),
-            };
-        }
-        true
-    }));
-    if !matches!(filled, Ok(true)) {
-        values
-            .iter_mut()
-            .step_by(ROUTE_LONGS + 1)
-            .for_each(|s| *s = SLOW.into());
-    }
-    // SAFETY: as above.
-    unsafe {
-        ((**raw).v1_1.SetLongArrayRegion)(
-            raw,
-            out.as_raw(),
-            0,
-            values.len() as jsize,
-            values.as_ptr(),
-        );
-    }
+    by_keys(&env, rt, &keys, n, &out, route_of);
 }
 
 /// Longest String ID the fast path reads (on the stack); longer ones take
 /// the checked path.
-pub(crate) const STRING_ID_BYTES: usize = 128;
+const STRING_ID_BYTES: usize = 128;
 
 /// Cache only, for a String ID of ASCII characters (read straight from the
 /// String, no `byte[]`): HIT (the route's numbers in `out`), MISS, or SLOW
@@ -204,14 +254,7 @@ extern "system" fn Java_io_zlink_Native_lookupString<'local>(
     id: JString<'local>,
     out: JLongArray<'local>,
 ) -> jint {
-    let found = catch_unwind(AssertUnwindSafe(|| {
-        let kind = zlink_bridge::codes::ObjectKind::from_code(kind as u32)?.into();
-        let mut buf = [0u8; 3 * STRING_ID_BYTES + 1];
-        let id = ascii_of(&env, &id, &mut buf)?;
-        let pinned = RUNTIMES.get(rt as usize).ok()?;
-        lookup_id(pinned.core().ok()?, kind, id)
-    }));
-    answer(&env, &out, found)
+    by_string(&env, rt, kind, &id, &out, route_of)
 }
 
 /// The characters of `id` as text in `buf` (zeroed, 3 bytes a character
@@ -220,11 +263,7 @@ extern "system" fn Java_io_zlink_Native_lookupString<'local>(
 /// two non-zero bytes) and may not terminate it, so the copy ends at the
 /// first zero byte of the zeroed buffer; as many bytes as characters means
 /// every character was one ASCII byte, which is plain UTF-8.
-pub(crate) fn ascii_of<'b>(
-    env: &EnvUnowned<'_>,
-    id: &JString<'_>,
-    buf: &'b mut [u8],
-) -> Option<&'b str> {
+fn ascii_of<'b>(env: &EnvUnowned<'_>, id: &JString<'_>, buf: &'b mut [u8]) -> Option<&'b str> {
     if id.is_null() {
         return None;
     }

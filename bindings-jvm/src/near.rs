@@ -9,22 +9,20 @@
 //! buffer, which never leaves it) is unreachable. The module doc of
 //! `bridge::near` is the rule the Java side follows.
 //!
-//! The lookups take the fast path's form (`fast.rs`: no `with_env`, no
-//! allocation, one `SetLongArrayRegion`) and answer, per ID, a status and
-//! `NEAR_LONGS` numbers: the route's `ROUTE_LONGS`, then its expiry (ns,
-//! the runtime clock's coarse reading), its shard and that shard's epoch.
+//! The lookups take the fast path's form and JNI shells (`fast.rs`: no
+//! `with_env`, no allocation, one `SetLongArrayRegion`) and answer, per
+//! ID, a status and `NEAR_LONGS` numbers: the route's `ROUTE_LONGS`, then
+//! its expiry (ns, the runtime clock's coarse reading), its shard and that
+//! shard's epoch.
 //! KEEP: a hit the near cache may keep; HIT: a hit to serve once (its epoch
 //! was odd: a change was under way; or the ID is too long for the near
 //! table, so only `lookup_cached` has it); MISS; SLOW: the checked path
 //! answers (a closed runtime, a bad or non-ASCII ID, a route into another
 //! mesh, a panic).
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use jni::EnvUnowned;
 use jni::objects::{JClass, JLongArray, JObject, JString};
-use jni::refs::Reference as _;
-use jni::sys::{jint, jlong, jsize};
+use jni::sys::{jint, jlong};
 use zlink_bridge::core::{
     HOST_COUNTER_CELLS, HOST_COUNTER_STRIDE, INLINE_ID_BYTES, NEAR_SHARDS, NearHit, ObjectKind,
     ReadyRoute, Runtime as Core,
@@ -32,9 +30,7 @@ use zlink_bridge::core::{
 use zlink_bridge::near::NearMemory;
 
 use crate::entry_points;
-use crate::fast::{
-    HIT, MISS, ROUTE_LONGS, SLOW, STRING_ID_BYTES, ascii_of, interned, longs, lookup_id,
-};
+use crate::fast::{Answer, HIT, MISS, ROUTE_LONGS, by_key, by_keys, by_string, longs, lookup_id};
 use crate::handles::{RUNTIMES, pin};
 use crate::throw::Fail;
 
@@ -43,9 +39,6 @@ const KEEP: jint = 2;
 
 /// The numbers of one answer: the route's, its expiry, shard and epoch.
 const NEAR_LONGS: usize = ROUTE_LONGS + 3;
-
-/// One answer: its status and numbers (zero unless a hit).
-type Answer = (jint, [jlong; NEAR_LONGS]);
 
 /// A hit's numbers.
 fn hit_longs(route: &ReadyRoute, hit: Option<&NearHit>) -> [jlong; NEAR_LONGS] {
@@ -60,7 +53,7 @@ fn hit_longs(route: &ReadyRoute, hit: Option<&NearHit>) -> [jlong; NEAR_LONGS] {
 }
 
 /// The near answer of `(kind, id)` on `core`; None for the checked path.
-fn near_of(core: &Core, kind: ObjectKind, id: &str) -> Option<Answer> {
+fn near_of(core: &Core, kind: ObjectKind, id: &str) -> Answer<NEAR_LONGS> {
     let hit = core.lookup_near(kind, id).ok()?;
     match hit {
         // The fast answer carries no mesh: Java fills in its own.
@@ -78,39 +71,6 @@ fn near_of(core: &Core, kind: ObjectKind, id: &str) -> Option<Answer> {
     }
 }
 
-/// Writes `values` to `out` from element 0.
-fn put(env: &EnvUnowned<'_>, out: &JLongArray<'_>, values: &[jlong]) {
-    let raw = env.as_raw();
-    // SAFETY: a valid JNIEnv for this call; Java makes `out` at least as
-    // long as `values` (a shorter one makes the JVM throw, writing nothing).
-    unsafe {
-        ((**raw).v1_1.SetLongArrayRegion)(
-            raw,
-            out.as_raw(),
-            0,
-            values.len() as jsize,
-            values.as_ptr(),
-        );
-    }
-}
-
-/// A single answer's status, its numbers written to `out` on a hit.
-fn answer(
-    env: &EnvUnowned<'_>,
-    out: &JLongArray<'_>,
-    found: std::thread::Result<Option<Answer>>,
-) -> jint {
-    match found {
-        Ok(Some((status, values))) => {
-            if status != MISS {
-                put(env, out, &values);
-            }
-            status
-        }
-        _ => SLOW,
-    }
-}
-
 /// Cache only, for the near cache, a String ID of ASCII characters read
 /// straight from the String: 2 (a hit to keep) or 1 (a hit to serve once),
 /// the numbers in `out` (10 longs: the route's 7, its expiry, shard and
@@ -124,14 +84,7 @@ extern "system" fn Java_io_zlink_Native_lookupNear<'local>(
     id: JString<'local>,
     out: JLongArray<'local>,
 ) -> jint {
-    let found = catch_unwind(AssertUnwindSafe(|| {
-        let kind = zlink_bridge::codes::ObjectKind::from_code(kind as u32)?.into();
-        let mut buf = [0u8; 3 * STRING_ID_BYTES + 1];
-        let id = ascii_of(&env, &id, &mut buf)?;
-        let pinned = RUNTIMES.get(rt as usize).ok()?;
-        near_of(pinned.core().ok()?, kind, id)
-    }));
-    answer(&env, &out, found)
+    by_string(&env, rt, kind, &id, &out, near_of)
 }
 
 /// `lookupNear` for one interned key.
@@ -143,12 +96,7 @@ extern "system" fn Java_io_zlink_Native_lookupNearKey<'local>(
     key: jlong,
     out: JLongArray<'local>,
 ) -> jint {
-    let found = catch_unwind(|| {
-        let key = interned(key)?;
-        let pinned = RUNTIMES.get(rt as usize).ok()?;
-        near_of(pinned.core().ok()?, key.kind(), key.id())
-    });
-    answer(&env, &out, found)
+    by_key(&env, rt, key, &out, near_of)
 }
 
 /// `lookupNear` for `n` interned keys (`keys[0..n]`): per key, its status
@@ -163,44 +111,7 @@ extern "system" fn Java_io_zlink_Native_lookupNearKeys<'local>(
     n: jint,
     out: JLongArray<'local>,
 ) {
-    const STRIDE: usize = NEAR_LONGS + 1;
-    let n = usize::try_from(n).unwrap_or(0);
-    let raw = env.as_raw();
-    let mut ks = vec![0 as jlong; n];
-    let mut values = vec![0 as jlong; n * STRIDE];
-    // SAFETY: a valid JNIEnv; Java passes arrays of at least n and n * 11
-    // elements (an overrun makes the JVM throw, and nothing is written).
-    unsafe {
-        ((**raw).v1_1.GetLongArrayRegion)(raw, keys.as_raw(), 0, n as jsize, ks.as_mut_ptr());
-    }
-    let filled = catch_unwind(AssertUnwindSafe(|| {
-        // One pin for the whole batch; a closed runtime leaves every
-        // status SLOW.
-        let Ok(pinned) = RUNTIMES.get(rt as usize) else {
-            return false;
-        };
-        let Ok(core) = pinned.core() else {
-            return false;
-        };
-        for (key, slot) in ks.iter().zip(values.chunks_exact_mut(STRIDE)) {
-            let found = interned(*key).and_then(|k| near_of(core, k.kind(), k.id()));
-            slot[0] = match found {
-                Some((status, numbers)) => {
-                    slot[1..].copy_from_slice(&numbers);
-                    status.into()
-                }
-                None => SLOW.into(),
-            };
-        }
-        true
-    }));
-    if !matches!(filled, Ok(true)) {
-        values
-            .iter_mut()
-            .step_by(STRIDE)
-            .for_each(|s| *s = SLOW.into());
-    }
-    put(&env, &out, &values);
+    by_keys(&env, rt, &keys, n, &out, near_of);
 }
 
 /// The box `nearMemory` made.
