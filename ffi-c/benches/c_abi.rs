@@ -1,6 +1,8 @@
 //! `make bench`: cache-hit resolve through the C ABI (`zlink_resolve`,
 //! `zlink_lookup_cached`, called as a C host calls them) against the same
-//! calls in-core, in the same run, over 100,000 cached 32-byte IDs; the
+//! calls in-core on the same runtime (its core behind the C handle: one
+//! table, so the two differ by the crossing only, not by where two tables'
+//! pages landed), passes interleaved, over 100,000 cached 32-byte IDs; the
 //! batch calls' cost per ID; and C ABI hits from 1 and 2 threads at once
 //! (throughput; the handle check must not make threads contend).
 //!
@@ -10,14 +12,10 @@
 //! never fails on a timing.
 
 use std::hint::black_box;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use zlink::*;
-use zlink_bridge::core::{
-    LocationStore, MemoryStore, MeshName, NodeGeneration, NodeIdentity, NodeRid, ObjectKind,
-    OwnerLeaseGeneration, RoutingConfig, Runtime,
-};
+use zlink_bridge::core::ObjectKind;
 
 const IDS: usize = 100_000;
 const SAMPLES: usize = 21;
@@ -33,41 +31,12 @@ fn ids() -> Vec<String> {
         .collect()
 }
 
-fn long_lease() -> RoutingConfig {
-    RoutingConfig {
-        owner_lease_duration: Duration::from_secs(3600),
-        ..RoutingConfig::default()
-    }
-}
-
-/// In-core: an owner with every ID active, a sender with every route cached.
-fn core_sender(ids: &[String]) -> (Runtime, Runtime) {
-    let store: Arc<dyn LocationStore> = Arc::new(MemoryStore::new());
-    let build = |rid| {
-        Runtime::builder(NodeIdentity {
-            mesh: MeshName::new("bench-mesh").expect("valid mesh"),
-            rid: NodeRid(rid),
-            generation: NodeGeneration(1),
-            lease: OwnerLeaseGeneration(rid),
-        })
-        .config(long_lease())
-        .store(store.clone())
-        .build()
-        .expect("valid runtime")
-    };
-    let (owner, sender) = (build(1), build(2));
-    for id in ids {
-        owner.activate(ObjectKind::Actor, id).expect("activation");
-        sender.resolve(ObjectKind::Actor, id).expect("valid id");
-    }
-    (owner, sender)
-}
-
 fn ok(rc: zlink_result) {
     assert_eq!(rc, zlink_result::Ok);
 }
 
-/// The same through the C ABI.
+/// An owner with every ID active and a sender with every route cached,
+/// made through the C ABI.
 fn ffi_sender(ids: &[String]) -> (*mut zlink_runtime, *mut zlink_runtime) {
     let mut store = std::ptr::null_mut();
     let mut config = std::mem::MaybeUninit::<zlink_config>::uninit();
@@ -127,19 +96,35 @@ fn ffi_sender(ids: &[String]) -> (*mut zlink_runtime, *mut zlink_runtime) {
     (owner, sender)
 }
 
-/// Nanoseconds per call of `f` over every ID, median of `SAMPLES` passes.
-fn per_call(ids: &[String], mut f: impl FnMut(&str)) -> f64 {
-    let mut samples: Vec<f64> = (0..SAMPLES)
-        .map(|_| {
-            let start = Instant::now();
-            for id in ids {
-                f(id);
-            }
-            start.elapsed().as_nanos() as f64 / ids.len() as f64
-        })
-        .collect();
+/// Nanoseconds per call of `f`, one pass over every ID.
+fn pass(ids: &[String], f: &mut impl FnMut(&str)) -> f64 {
+    let start = Instant::now();
+    for id in ids {
+        f(id);
+    }
+    start.elapsed().as_nanos() as f64 / ids.len() as f64
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
     samples.sort_by(f64::total_cmp);
-    samples[SAMPLES / 2]
+    samples[samples.len() / 2]
+}
+
+/// Nanoseconds per call of `a` and of `b`, the median of `SAMPLES` passes
+/// of each, interleaved (a then b, then b then a), so what the machine
+/// does meanwhile falls on both alike.
+fn paired(ids: &[String], mut a: impl FnMut(&str), mut b: impl FnMut(&str)) -> (f64, f64) {
+    let (mut xa, mut xb) = (Vec::new(), Vec::new());
+    for sample in 0..SAMPLES {
+        if sample % 2 == 0 {
+            xa.push(pass(ids, &mut a));
+            xb.push(pass(ids, &mut b));
+        } else {
+            xb.push(pass(ids, &mut b));
+            xa.push(pass(ids, &mut a));
+        }
+    }
+    (median(xa), median(xb))
 }
 
 /// Calls per second of `f` (one call per ID) run by `threads` threads at
@@ -232,17 +217,17 @@ fn per_id_batched(rt: Shared, kind: u32, ids: &[String]) -> (f64, f64) {
         .map(|_| std::mem::MaybeUninit::uninit())
         .collect();
     let per_id = |f: &mut dyn FnMut(&[zlink_str])| {
-        let mut samples: Vec<f64> = (0..SAMPLES)
-            .map(|_| {
-                let start = Instant::now();
-                for chunk in strs.chunks(BATCH) {
-                    f(black_box(chunk));
-                }
-                start.elapsed().as_nanos() as f64 / strs.len() as f64
-            })
-            .collect();
-        samples.sort_by(f64::total_cmp);
-        samples[SAMPLES / 2]
+        median(
+            (0..SAMPLES)
+                .map(|_| {
+                    let start = Instant::now();
+                    for chunk in strs.chunks(BATCH) {
+                        f(black_box(chunk));
+                    }
+                    start.elapsed().as_nanos() as f64 / strs.len() as f64
+                })
+                .collect(),
+        )
     };
     let lookup = per_id(&mut |chunk| {
         // SAFETY: `chunk` holds valid IDs; `routes` and `found` hold
@@ -281,19 +266,20 @@ fn per_id_batched(rt: Shared, kind: u32, ids: &[String]) -> (f64, f64) {
 
 fn main() {
     let ids = ids();
-    let (_core_owner, core) = core_sender(&ids);
     let (ffi_owner, ffi) = ffi_sender(&ids);
+    // In-core is the same runtime's core: the same table, the same pages.
+    let core = core_of(ffi).expect("a live runtime handle");
     let kind = zlink_object_kind::Actor as u32;
 
     let mut rows = Vec::new();
     for round in 0..2 {
-        let core_resolve = per_call(&ids, |id| {
+        let core_resolve = |id: &str| {
             black_box(
                 core.resolve(ObjectKind::Actor, black_box(id))
                     .expect("valid id"),
             );
-        });
-        let ffi_resolve = per_call(&ids, |id| {
+        };
+        let ffi_resolve = |id: &str| {
             let mut out = std::mem::MaybeUninit::<zlink_resolution>::uninit();
             // SAFETY: `id` is valid for `len` bytes, `out` is writable.
             let rc = unsafe {
@@ -308,14 +294,16 @@ fn main() {
             };
             assert_eq!(rc, zlink_result::Ok);
             black_box(out);
-        });
-        let core_lookup = per_call(&ids, |id| {
+        };
+        let (core_resolve, ffi_resolve) = paired(&ids, core_resolve, ffi_resolve);
+        let core_lookup = |id: &str| {
             black_box(
                 core.lookup_cached(ObjectKind::Actor, black_box(id))
                     .expect("valid id"),
             );
-        });
-        let ffi_lookup = per_call(&ids, |id| ffi_lookup(Shared(ffi), kind, id));
+        };
+        let ffi_lookup = |id: &str| ffi_lookup(Shared(ffi), kind, id);
+        let (core_lookup, ffi_lookup) = paired(&ids, core_lookup, ffi_lookup);
         let (lookup_many, resolve_many) = per_id_batched(Shared(ffi), kind, &ids);
         if round == 1 {
             let (resolve, lookup) = ("in-core resolve (hit)", "in-core lookup_cached (hit)");
@@ -385,6 +373,7 @@ fn main() {
         "C ABI, 1 thread",
         (">= 1.7x", scaling >= 1.7),
     );
+    drop(core);
     // SAFETY: handles from `ffi_sender`, freed once.
     unsafe {
         ok(zlink_runtime_free(ffi, std::ptr::null_mut()));

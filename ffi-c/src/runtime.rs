@@ -43,6 +43,15 @@ pub(crate) fn runtime_in(
     RUNTIMES.pin(rt as usize, "runtime")
 }
 
+/// The core runtime behind a C runtime handle, for the C ABI bench (Rust
+/// only, not in the C ABI): it times the in-core call on the very table the
+/// C call reads, so the two differ only by the crossing, not by where two
+/// tables' pages landed.
+#[doc(hidden)]
+pub fn core_of(rt: *const zlink_runtime) -> Option<Arc<zlink_bridge::core::Runtime>> {
+    runtime_in(rt).ok()?.core().ok().cloned()
+}
+
 /// An object ID's bytes as text, with the bridge's checks and errors
 /// (`args::id`), but the common ID (ASCII, at most the absolute maximum
 /// length) is recognised with one word-at-a-time pass instead of a full
@@ -377,16 +386,17 @@ entry! {
     ///
     /// # Safety
     /// `id` points to `id_len` readable bytes; `out` is writable.
-    fn zlink_resolve(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
-        -> out: *mut zlink_resolution {
+    fn zlink_resolve(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        out: *mut zlink_resolution) {
+        let out = Out::new(out, "out")?;
         let id = id_in!(id, id_len)?;
         let rt = runtime_in(rt)?;
         let (kind, id) = (kind.get()?, id_text(id)?);
         // A hit is written from the route itself: no flat `Resolved` copy.
-        match cached(rt.core()?, kind, id)? {
-            Some(route) => zlink_resolution::ready(&route),
-            None => (&rt.resolve(kind, id)?).into(),
+        if !cached(rt.core()?, kind, id, out, zlink_resolution::ready)? {
+            out.put((&rt.resolve(kind, id)?).into());
         }
+        Ok(())
     }
 
     /// The cache-only lookup: never blocks, never reads the store. On
@@ -395,25 +405,36 @@ entry! {
     ///
     /// # Safety
     /// `id` points to `id_len` readable bytes; `route` and `found` are writable.
-    fn zlink_lookup_cached(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize)
-        -> found(route: *mut zlink_ready_route, found: *mut bool) {
+    fn zlink_lookup_cached(rt: *const zlink_runtime, kind: u32, id: *const u8, id_len: usize,
+        route: *mut zlink_ready_route, found: *mut bool) {
+        let (route, found) = (Out::new(route, "route")?, Out::new(found, "found")?);
         let id = id_in!(id, id_len)?;
         let rt = runtime_in(rt)?;
         let (kind, id) = (kind.get()?, id_text(id)?);
-        cached(rt.core()?, kind, id)?.as_ref().map(zlink_ready_route::from)
+        found.put(cached(rt.core()?, kind, id, route, |r| r.into())?);
+        Ok(())
     }
 }
 
-/// The core's cache lookup, kept out of line: inlined whole into a
-/// single-call entry point, the route the lookup builds and its C form
-/// then reads back stall on store forwarding (docs/performance.md).
+/// The core's cache lookup, kept out of line, writing a hit's C form
+/// (`c_form` of the route) to `out` itself; whether it hit. The route is
+/// built where the lookup reads it and its C form stored from there: a
+/// route returned by value, then converted, is stored to the stack and
+/// read back in wider loads, which stall on store forwarding (measured:
+/// 1.29–1.34× in-core for `zlink_lookup_cached` against 1.44–1.49×).
 #[inline(never)]
-fn cached(
+fn cached<T>(
     core: &zlink_bridge::core::Runtime,
     kind: ObjectKind,
     id: &str,
-) -> Result<Option<zlink_bridge::core::ReadyRoute>, zlink_bridge::core::InputError> {
-    core.lookup_cached(kind, id)
+    out: Out<T>,
+    c_form: impl FnOnce(&zlink_bridge::core::ReadyRoute) -> T,
+) -> Result<bool, zlink_bridge::core::InputError> {
+    let Some(route) = core.lookup_cached(kind, id)? else {
+        return Ok(false);
+    };
+    out.put(c_form(&route));
+    Ok(true)
 }
 
 /// Bytes lent, `len` at `ptr` (no NUL needed): one object ID of a batch,

@@ -435,6 +435,7 @@ impl From<&OwnedObject> for zlink_owned {
 }
 
 /// An out-parameter, checked non-NULL before any work is done.
+#[derive(Clone, Copy)]
 pub(crate) struct Out<T>(*mut T);
 
 impl<T> Out<T> {
