@@ -54,7 +54,13 @@ impl Table {
         let capacity = capacity.clamp(1, self.built);
         self.capacity.store(capacity, Ordering::Relaxed);
         while counts.live > capacity {
+            let before = counts.live;
             self.evict_spread(now, &mut counts);
+            if counts.live == before {
+                // Nothing left to evict (the count and the tags disagree,
+                // which a write never leaves): stop rather than spin.
+                break;
+            }
         }
     }
 
