@@ -21,7 +21,7 @@
 //! mesh, a panic).
 
 use jni::EnvUnowned;
-use jni::objects::{JClass, JLongArray, JObject, JString};
+use jni::objects::{JByteBuffer, JClass, JLongArray, JString};
 use jni::sys::{jint, jlong};
 use zlink_bridge::core::{
     HOST_COUNTER_CELLS, HOST_COUNTER_STRIDE, INLINE_ID_BYTES, NEAR_SHARDS, NearHit, ObjectKind,
@@ -161,20 +161,18 @@ entry_points! {
         Ok::<(), Fail>(())
     }
 
-    // Declared by hand in NearCache.java, not in Native.java: its result is
-    // a java.nio.ByteBuffer, a type zlink-schema does not map. No other
-    // class calls it, and the buffers never leave their NearCache.
     /// A direct ByteBuffer over part of the near memory `memory`: 0 the
     /// epochs, 1 the hit counter, 2 the manual clock's word (null under
-    /// the system clock). Valid while `memory` is.
-    fn Java_io_zlink_NearCache_buffer(env, memory_ptr: jlong, which: jint) -> JObject<'local> {
+    /// the system clock). Valid while `memory` is; only NearCache calls
+    /// it, and the buffers never leave it.
+    fn Java_io_zlink_Native_nearBuffer(env, memory_ptr: jlong, which: jint) -> JByteBuffer<'local> {
         let m = memory(memory_ptr)?;
         let words: &[std::sync::atomic::AtomicU64] = match which {
             0 => m.epochs(),
             1 => m.hits(),
             2 => match m.manual_now() {
                 Some(word) => std::slice::from_ref(word),
-                None => return Ok(JObject::null()),
+                None => return Ok(JByteBuffer::null()),
             },
             _ => {
                 let e = zlink_bridge::Error::host(
@@ -191,6 +189,6 @@ entry_points! {
         let buffer = unsafe {
             env.new_direct_byte_buffer(words.as_ptr() as *mut u8, std::mem::size_of_val(words))?
         };
-        Ok(buffer.into())
+        Ok(buffer)
     }
 }

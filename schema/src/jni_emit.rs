@@ -6,8 +6,9 @@
 //! would fail at run time; written from one place, they cannot disagree.
 //!
 //! A parameter's Java type comes from its JNI type's name: the primitives
-//! and arrays of `jni`, and the JVM crate's aliases for object parameters
-//! (`JFuture`, `JRunnable`, `JByteArrays`).
+//! and arrays of `jni`, `JByteBuffer` (a direct `java.nio.ByteBuffer`), and
+//! the JVM crate's aliases for object parameters (`JFuture`, `JRunnable`,
+//! `JByteArrays`).
 
 use crate::emit::{Output, javadoc};
 use crate::surface_emit::{camel, camel_spans};
@@ -24,6 +25,7 @@ const TYPES: &[(&str, &str)] = &[
     ("JByteArray", "byte[]"),
     ("JLongArray", "long[]"),
     ("JString", "String"),
+    ("JByteBuffer", "java.nio.ByteBuffer"),
     ("JFuture", "CompletableFuture<byte[]>"),
     ("JRunnable", "Runnable"),
     ("JByteArrays", "byte[][]"),

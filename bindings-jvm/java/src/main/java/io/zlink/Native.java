@@ -380,4 +380,12 @@ final class Native {
 
     /** Frees what {@code nearMemory} made (its Java holder's cleaning, once). */
     static native void nearMemoryFree(long memory);
+
+    /**
+     * A direct ByteBuffer over part of the near memory {@code memory}: 0 the
+     * epochs, 1 the hit counter, 2 the manual clock's word (null under
+     * the system clock). Valid while {@code memory} is; only NearCache calls
+     * it, and the buffers never leave it.
+     */
+    static native java.nio.ByteBuffer nearBuffer(long memoryPtr, int which);
 }

@@ -104,9 +104,9 @@ final class NearCache {
         long m = Native.nearMemory(rt, info);
         this.memory = new Handle(this, m, Native::nearMemoryFree);
         try {
-            this.epochs = buffer(m, 0).asReadOnlyBuffer();
-            this.hits = buffer(m, 1);
-            ByteBuffer word = buffer(m, 2);
+            this.epochs = Native.nearBuffer(m, 0).asReadOnlyBuffer();
+            this.hits = Native.nearBuffer(m, 1);
+            ByteBuffer word = Native.nearBuffer(m, 2);
             this.manual = word == null ? null : word.asReadOnlyBuffer();
         } finally {
             Reference.reachabilityFence(this);
@@ -139,9 +139,6 @@ final class NearCache {
             maps[i] = new ConcurrentHashMap<>();
         }
     }
-
-    /** A direct buffer over part of the near memory {@code memory} (see near.rs). */
-    private static native ByteBuffer buffer(long memory, int which);
 
     /** The runtime clock now, as the near cache reads it (ns). */
     long now() {
