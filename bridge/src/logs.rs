@@ -6,8 +6,9 @@
 //! each event into one bounded queue, never waiting on the host: a full
 //! queue drops the record and counts it. (The queue's lock is a leaf, held
 //! only to push or to take the records out, never while calling anything,
-//! so waiting for it is short and cannot deadlock; dropping a record
-//! because a reader held it for a moment lost records the host asked for.) A host takes the records on a
+//! so a logging thread waits out a moment's hold: dropping a record because
+//! a reader held the lock lost records the host asked for. It gives up, and
+//! drops, only on a lock held far longer, as one held across a `fork`.) A host takes the records on a
 //! thread of its own, holding no core lock, in one of two ways:
 //!
 //! - `take`: the host's thread polls (Python's daemon thread);
@@ -18,7 +19,7 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock, TryLockError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -80,6 +81,25 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// The queue's lock for a logging thread: waits out the short holds (a
+/// push, the reader's drain), but gives up after a while, so a lock that
+/// is never released (held at a `fork` by a thread the child does not
+/// have, or a logging allocator re-entered under it) drops the record
+/// instead of hanging a core thread.
+fn lock_briefly<T>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    /// Tries, with a yield between them: far longer than a drain of a full
+    /// queue takes.
+    const TRIES: usize = 1000;
+    for _ in 0..TRIES {
+        match m.try_lock() {
+            Ok(guard) => return Some(guard),
+            Err(TryLockError::Poisoned(p)) => return Some(p.into_inner()),
+            Err(TryLockError::WouldBlock) => std::thread::yield_now(),
+        }
+    }
+    None
+}
+
 struct Text(String);
 
 impl Visit for Text {
@@ -120,7 +140,10 @@ impl Subscriber for Forward {
         let meta = event.metadata();
         let mut text = Text(String::new());
         event.record(&mut text);
-        let mut queue = lock(&QUEUE);
+        let Some(mut queue) = lock_briefly(&QUEUE) else {
+            DROPPED.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
         if queue.len() >= CAPACITY {
             DROPPED.fetch_add(1, Ordering::Relaxed);
             return;

@@ -191,10 +191,17 @@ impl LiveConfig {
         Ok(live)
     }
 
-    /// Replaces the config after validating it. Existing cache entries keep
-    /// the lifetime they were inserted with (§2.2). The route cache capacity
-    /// may not exceed the one at construction (the caller applies it).
-    pub(crate) fn replace(&self, config: RoutingConfig) -> Result<(), ConfigError> {
+    /// Replaces the config after validating it, and runs `apply` with it
+    /// (what the config sets elsewhere: the cache's capacity) under the
+    /// same lock, so concurrent replacements leave the config and what
+    /// `apply` set agreeing. Existing cache entries keep the lifetime they
+    /// were inserted with (§2.2). The route cache capacity may not exceed
+    /// the one at construction.
+    pub(crate) fn replace(
+        &self,
+        config: RoutingConfig,
+        apply: impl FnOnce(&RoutingConfig),
+    ) -> Result<(), ConfigError> {
         config.validate()?;
         if config.route_cache_capacity > self.built_capacity {
             return Err(ConfigError::CapacityAboveBuilt {
@@ -202,8 +209,10 @@ impl LiveConfig {
                 built: self.built_capacity,
             });
         }
+        let mut full = self.full.write().unwrap_or_else(|p| p.into_inner());
         self.mirror(&config);
-        *self.full.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(config);
+        apply(&config);
+        *full = Arc::new(config);
         Ok(())
     }
 
@@ -344,13 +353,13 @@ mod tests {
             route_cache_max_age: secs(29),
             ..Default::default()
         };
-        assert!(live.replace(bad).is_err());
+        assert!(live.replace(bad, |_| panic!("not applied")).is_err());
         assert_eq!(live.cache_max_age(), secs(15));
         let good = RoutingConfig {
             route_cache_max_age: secs(5),
             ..Default::default()
         };
-        live.replace(good).expect("valid");
+        live.replace(good, |_| ()).expect("valid");
         assert_eq!(live.cache_max_age(), secs(5));
         assert_eq!(live.get().route_cache_max_age, secs(5));
         let frames = RoutingConfig {
@@ -359,7 +368,7 @@ mod tests {
             max_object_id_bytes: 64,
             ..Default::default()
         };
-        live.replace(frames).expect("valid");
+        live.replace(frames, |_| ()).expect("valid");
         assert_eq!((live.max_message_bytes(), live.max_follow_hops()), (512, 3));
         let limits = live.decode_limits();
         assert_eq!(

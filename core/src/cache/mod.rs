@@ -321,13 +321,20 @@ impl RouteCache {
     pub(crate) fn set_capacity(&self, capacity: usize, now: MonoTime) {
         self.capacity.store(capacity, Ordering::Relaxed);
         self.table.set_capacity(capacity, now);
-        // Long IDs: the side holding more gives one up each time.
-        let excess = self.len().saturating_sub(capacity);
-        for _ in 0..excess * 2 {
-            if self.len() <= capacity {
+        // Long IDs: the side holding more gives one up each time. Waits for
+        // a sweep already running (an insert's) instead of skipping, so the
+        // loop ends under the capacity, unless nothing more can go.
+        let _sweeping = self.evicting.lock().unwrap_or_else(|p| p.into_inner());
+        while self.len() > capacity {
+            let before = self.len();
+            if !self.long.is_empty() && self.long.len() >= self.table.len() {
+                self.sweep_long(now);
+            } else {
+                self.table.evict_one(now);
+            }
+            if self.len() >= before {
                 break;
             }
-            self.make_room(now);
         }
     }
 
@@ -361,6 +368,11 @@ impl RouteCache {
         let Ok(_sweeping) = self.evicting.try_lock() else {
             return 0;
         };
+        self.sweep_long(now)
+    }
+
+    /// `evict_long`'s sweep, by the holder of `evicting`.
+    fn sweep_long(&self, now: MonoTime) -> usize {
         let map = self.long.pin();
         let mut expired = 0;
         map.retain(|_, e| {

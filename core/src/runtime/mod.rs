@@ -262,12 +262,11 @@ impl Runtime {
     /// back up, but not above the capacity at build
     /// ([`ConfigError::CapacityAboveBuilt`]).
     pub fn update_config(&self, config: RoutingConfig) -> Result<(), ConfigError> {
-        let capacity = config.route_cache_capacity;
-        self.inner.config.replace(config)?;
-        self.inner
-            .resolver
-            .set_cache_capacity(capacity, self.inner.clock.now());
-        Ok(())
+        let resolver = &self.inner.resolver;
+        let now = self.inner.clock.now();
+        self.inner.config.replace(config, |c| {
+            resolver.set_cache_capacity(c.route_cache_capacity, now);
+        })
     }
 
     pub(crate) fn clock(&self) -> &dyn Clock {
