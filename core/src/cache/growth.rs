@@ -8,12 +8,17 @@
 //! The slot array doubles when half full, up to the largest size, which
 //! the capacity fills to 7/8 (the bytes a route costs are mostly its slot
 //! over the load factor); at that size, when deleted slots pile up, it is
-//! rebuilt into a second array of the same size. Readers still on an old array find it emptied (through
-//! the sequences) right after the switch; arrays are freed only with the
-//! table, and the two largest are reused in turn, so nothing is ever freed
-//! under a reader; a smaller array's pages go back to the system when it is
-//! left for a bigger one (it reads as zeros, empty, after; never reused, so
-//! its restarted sequences cannot fool a late reader). Kept apart from
+//! rebuilt into a second array of the same size (its twin). Readers still
+//! on an old array find it emptied (through the sequences) right after the
+//! switch; arrays are freed only with the table, and the two largest are
+//! reused in turn, so nothing is ever freed under a reader.
+//!
+//! An array left behind gives its pages back to the system (it reads as
+//! zeros, empty, after): a smaller one left for a bigger one is never
+//! reused, so its restarted sequences cannot fool a late reader; a twin is
+//! reused, so before its pages go it notes the highest sequence it held,
+//! and when reused its slots start above it (`Array::retire`, `revive`).
+//! So a full table keeps one array's pages, not two. Kept apart from
 //! probing: a move between arrays carries its own argument for readers,
 //! of what is emptied, given back or reused, and when.
 
@@ -137,6 +142,7 @@ impl Table {
     fn move_to(&self, from: usize, to: usize, target: &Array, counts: &mut Counts, now: MonoTime) {
         let source = self.array(from);
         let mut live = 0;
+        target.revive();
         counts.meshes.recount();
         for group in 0..source.groups {
             for lane in 0..GROUP {
@@ -161,12 +167,15 @@ impl Table {
             }
         }
         // A smaller array left for a bigger one is never used again: its
-        // pages can go back (it reads as zeros, empty, after). Not so the two
-        // largest, which take turns: their sequences must keep counting up,
-        // or a reader holding an old sequence could see it again over other
-        // words (an ABA: another key's route, or a torn one, accepted).
+        // pages can go back (it reads as zeros, empty, after). Not so simply
+        // the two largest, which take turns: their sequences must keep
+        // counting up across the turns, or a reader holding an old sequence
+        // could see it again over other words (an ABA: another key's route,
+        // or a torn one, accepted); `retire` keeps them counting up.
         if to != SPARE && to == from + 1 {
             source.slots.discard();
+        } else {
+            source.retire();
         }
         counts.live = live;
         counts.used = live;
@@ -363,6 +372,48 @@ mod tests {
                 t.remove_if(k, |_| true);
             }
         }
+    }
+
+    /// A full table keeps one array's pages, not two: the twin left by a
+    /// rebuild gives its pages back, and when reused its sequences restart
+    /// above every one it held before.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_twin_left_behind_gives_its_pages_back_and_restarts_above_its_sequences() {
+        let t = Table::new(32);
+        let h0 = keys_homed_at(&t, 0, 24, "a");
+        let h4 = keys_homed_at(&t, 4, 24, "b");
+        let seqs = |a: &Array| -> Vec<u64> {
+            a.slots
+                .iter()
+                .map(|s| s.0[SEQ].load(Ordering::Relaxed))
+                .collect()
+        };
+        let mut n = 0;
+        clog(&t, &h0, &h4, &mut n);
+        let held = *seqs(t.array(0)).iter().max().expect("slots");
+        assert!(held > 0);
+        t.insert(&h0[0], entry_of_write(&h0[0], 1), MonoTime(0), |_| false);
+        assert_eq!(t.current.load(Ordering::Relaxed), SPARE);
+        assert!(
+            seqs(t.array(0)).iter().all(|s| *s == 0),
+            "its pages went back"
+        );
+        let floor = t.array(0).floor.load(Ordering::Relaxed);
+        assert!(floor > held && floor.is_multiple_of(2));
+        t.remove_if(&h0[0], |_| true);
+        clog(&t, &h0, &h4, &mut n);
+        t.insert(&h0[1], entry_of_write(&h0[1], 2), MonoTime(0), |_| false);
+        assert_eq!(t.current.load(Ordering::Relaxed), 0);
+        assert!(
+            seqs(t.array(0)).iter().all(|s| *s >= floor),
+            "restarted above"
+        );
+        assert!(
+            seqs(t.array(SPARE)).iter().all(|s| *s == 0),
+            "the spare's went back"
+        );
+        assert!(t.entry_of(&h0[1]).is_some());
     }
 
     /// A slot's sequence must never come back to a value a reader may hold

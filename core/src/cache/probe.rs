@@ -35,6 +35,9 @@ pub(super) struct Array {
     /// How many groups (any number: a hash is mapped onto them by a
     /// multiply, not a mask, so the largest array fits the capacity).
     pub(super) groups: usize,
+    /// Above every sequence this array's slots ever held, once its pages
+    /// were given back ([`retire`](Self::retire)); 0 before. Writers only.
+    pub(super) floor: AtomicU64,
 }
 
 impl Array {
@@ -43,6 +46,38 @@ impl Array {
             tags: (0..groups).map(|_| AtomicU64::new(0)).collect(),
             slots: Zeroed::new(groups * GROUP),
             groups,
+            floor: AtomicU64::new(0),
+        }
+    }
+
+    /// Gives back the pages of a twin just emptied and left for the other
+    /// (writers only). Its sequences then read 0, and would count up from
+    /// 0 again when it is reused: a late reader holding a sequence from
+    /// before could see it again over other words. So the highest
+    /// sequence it held is noted first, and [`revive`](Self::revive)
+    /// starts every slot above it.
+    pub(super) fn retire(&self) {
+        let top = self
+            .slots
+            .iter()
+            .map(|slot| slot.0[SEQ].load(Ordering::Relaxed))
+            .max()
+            .unwrap_or(0);
+        self.floor.store((top | 1) + 1, Ordering::Relaxed);
+        self.slots.discard();
+    }
+
+    /// Before a retired twin takes entries again (writers only, before
+    /// readers are switched to it): every slot's sequence set to the floor,
+    /// even and above any a reader may hold, so no read that began before
+    /// the retirement can end on an equal sequence.
+    pub(super) fn revive(&self) {
+        let floor = self.floor.load(Ordering::Relaxed);
+        if floor == 0 {
+            return;
+        }
+        for slot in self.slots.iter() {
+            slot.0[SEQ].store(floor, Ordering::Relaxed);
         }
     }
 
