@@ -6,10 +6,11 @@
 //! each event into one bounded queue, never waiting on the host: a full
 //! queue drops the record and counts it. (The queue's lock is a leaf, held
 //! only to push or to take the records out, never while calling anything,
-//! so a logging thread waits out a moment's hold: dropping a record because
-//! a reader held the lock lost records the host asked for. It gives up, and
-//! drops, only on a lock held far longer, as one held across a `fork`.) A host takes the records on a
-//! thread of its own, holding no core lock, in one of two ways:
+//! so a logging thread waits out a moment's hold: dropping a record
+//! because a reader held the lock lost records the host asked for. It
+//! gives up, and drops, only on a lock held far longer, as one held across
+//! a `fork`.) A host takes the records on a thread of its own, holding no
+//! core lock, in one of two ways:
 //!
 //! - `take`: the host's thread polls (Python's daemon thread);
 //! - `set_sink`: one library thread hands each record to a host closure

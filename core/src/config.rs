@@ -171,8 +171,6 @@ pub(crate) struct LiveConfig {
     max_message_bytes: AtomicU64,
     max_follow_hops: AtomicU64,
     max_state_bytes: AtomicU64,
-    /// The route cache capacity at construction: the most it can be set to.
-    built_capacity: usize,
 }
 
 impl LiveConfig {
@@ -184,34 +182,27 @@ impl LiveConfig {
             max_message_bytes: AtomicU64::new(0),
             max_follow_hops: AtomicU64::new(0),
             max_state_bytes: AtomicU64::new(0),
-            built_capacity: config.route_cache_capacity,
             full: RwLock::new(Arc::new(config.clone())),
         };
         live.mirror(&config);
         Ok(live)
     }
 
-    /// Replaces the config after validating it, and runs `apply` with it
-    /// (what the config sets elsewhere: the cache's capacity) under the
-    /// same lock, so concurrent replacements leave the config and what
-    /// `apply` set agreeing. Existing cache entries keep the lifetime they
-    /// were inserted with (§2.2). The route cache capacity may not exceed
-    /// the one at construction.
+    /// Replaces the config after validating it. `apply` first sets what
+    /// the config rules elsewhere (the cache's capacity), under the same
+    /// lock, so concurrent replacements leave the config and what `apply`
+    /// set agreeing; if it refuses (changing nothing), so does this.
+    /// Existing cache entries keep the lifetime they were inserted with
+    /// (§2.2).
     pub(crate) fn replace(
         &self,
         config: RoutingConfig,
-        apply: impl FnOnce(&RoutingConfig),
+        apply: impl FnOnce(&RoutingConfig) -> Result<(), ConfigError>,
     ) -> Result<(), ConfigError> {
         config.validate()?;
-        if config.route_cache_capacity > self.built_capacity {
-            return Err(ConfigError::CapacityAboveBuilt {
-                got: config.route_cache_capacity,
-                built: self.built_capacity,
-            });
-        }
         let mut full = self.full.write().unwrap_or_else(|p| p.into_inner());
+        apply(&config)?;
         self.mirror(&config);
-        apply(&config);
         *full = Arc::new(config);
         Ok(())
     }
@@ -359,7 +350,7 @@ mod tests {
             route_cache_max_age: secs(5),
             ..Default::default()
         };
-        live.replace(good, |_| ()).expect("valid");
+        live.replace(good, |_| Ok(())).expect("valid");
         assert_eq!(live.cache_max_age(), secs(5));
         assert_eq!(live.get().route_cache_max_age, secs(5));
         let frames = RoutingConfig {
@@ -368,7 +359,7 @@ mod tests {
             max_object_id_bytes: 64,
             ..Default::default()
         };
-        live.replace(frames, |_| ()).expect("valid");
+        live.replace(frames, |_| Ok(())).expect("valid");
         assert_eq!((live.max_message_bytes(), live.max_follow_hops()), (512, 3));
         let limits = live.decode_limits();
         assert_eq!(

@@ -179,9 +179,13 @@ impl Resolver {
         hit
     }
 
-    /// Applies a new route cache capacity (at most the one at build).
-    pub(crate) fn set_cache_capacity(&self, capacity: usize, now: MonoTime) {
-        self.cache.set_capacity(capacity, now);
+    /// Applies a new route cache capacity (refused above the one at build).
+    pub(crate) fn set_cache_capacity(
+        &self,
+        capacity: usize,
+        now: MonoTime,
+    ) -> Result<(), crate::error::ConfigError> {
+        self.cache.set_capacity(capacity, now)
     }
 
     /// The change epochs near caches check.

@@ -420,8 +420,8 @@ entry! {
 /// (`c_form` of the route) to `out` itself; whether it hit. The route is
 /// built where the lookup reads it and its C form stored from there: a
 /// route returned by value, then converted, is stored to the stack and
-/// read back in wider loads, which stall on store forwarding (measured:
-/// 1.29–1.34× in-core for `zlink_lookup_cached` against 1.44–1.49×).
+/// read back in wider loads, which stall on store forwarding (measured on
+/// one runtime: 1.24–1.33× in-core against 1.44–1.49×).
 #[inline(never)]
 fn cached<T>(
     core: &zlink_bridge::core::Runtime,

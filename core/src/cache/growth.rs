@@ -51,9 +51,9 @@ impl Table {
         self.evict_from(start.wrapping_mul(0x9e37_79b9_7f4a_7c15), now, counts)
     }
 
-    /// Evicts from the groups from the one hash `h` starts at on.
     /// Sets the most entries held (at most the capacity at construction:
-    /// the arrays are sized for that) and evicts down to it at once.
+    /// the arrays are sized for that; the cache checks) and evicts down to
+    /// it at once.
     pub(crate) fn set_capacity(&self, capacity: usize, now: MonoTime) {
         let mut counts = self.lock();
         let capacity = capacity.clamp(1, self.built);
@@ -69,6 +69,7 @@ impl Table {
         }
     }
 
+    /// Evicts from the groups from the one hash `h` starts at on.
     fn evict_from(&self, h: u64, now: MonoTime, counts: &mut Counts) -> bool {
         /// Groups with entries looked at: enough to find an expired entry
         /// where there are some, few enough to keep an insert cheap.

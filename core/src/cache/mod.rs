@@ -18,11 +18,12 @@ mod table;
 
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use papaya::{Equivalent, HashMap, Operation};
 
 use crate::clock::MonoTime;
+use crate::error::ConfigError;
 use crate::ids::{KeyRef, NodeRid, ObjectKind, OwnerLeaseGeneration, StoreVersion};
 use crate::route::{ReadyRoute, RouteFence};
 use slot::SlotKey;
@@ -68,9 +69,6 @@ pub(crate) enum Inserted {
 pub(crate) struct RouteCache {
     table: Table,
     long: HashMap<LongKey, Entry, foldhash::fast::RandomState>,
-    /// The most entries held, short and long IDs together; at most the
-    /// capacity the table was built with.
-    capacity: AtomicUsize,
     evicting: Mutex<()>,
     /// Bumped by every invalidation, so a store read that started before
     /// one never leaves its (possibly stale) route behind.
@@ -86,7 +84,6 @@ impl RouteCache {
         RouteCache {
             table: Table::new(capacity),
             long,
-            capacity: AtomicUsize::new(capacity),
             evicting: Mutex::new(()),
             invalidations: AtomicU64::new(0),
         }
@@ -314,12 +311,19 @@ impl RouteCache {
         removed
     }
 
-    /// Sets the capacity (at most the one at build: the config checks) and
+    /// Sets the capacity, short and long IDs together (the table's), and
     /// evicts what is past it, so the cache holds at most `capacity`
     /// entries once this returns (inserts racing with it may briefly add
-    /// one each, as at any capacity).
-    pub(crate) fn set_capacity(&self, capacity: usize, now: MonoTime) {
-        self.capacity.store(capacity, Ordering::Relaxed);
+    /// one each, as at any capacity). Above the capacity at build it is
+    /// refused, and nothing changes: the table was sized then.
+    pub(crate) fn set_capacity(&self, capacity: usize, now: MonoTime) -> Result<(), ConfigError> {
+        let built = self.table.built();
+        if capacity > built {
+            return Err(ConfigError::CapacityAboveBuilt {
+                got: capacity,
+                built,
+            });
+        }
         self.table.set_capacity(capacity, now);
         // Long IDs: the side holding more gives one up each time. Waits for
         // a sweep already running (an insert's) instead of skipping, so the
@@ -336,6 +340,7 @@ impl RouteCache {
                 break;
             }
         }
+        Ok(())
     }
 
     /// Entries held now (expired ones not yet swept included).
@@ -349,7 +354,7 @@ impl RouteCache {
     /// the live entries evicted. (The table also keeps itself within the
     /// capacity on its own.)
     fn make_room(&self, now: MonoTime) -> usize {
-        if self.len() < self.capacity.load(Ordering::Relaxed) {
+        if self.len() < self.table.capacity() {
             return 0;
         }
         let (short, long) = (self.table.len(), self.long.len());
@@ -564,11 +569,21 @@ mod tests {
         }
         fill_short(&cache, 70);
         assert_eq!(cache.len(), 100);
-        cache.set_capacity(10, MonoTime(0));
+        cache.set_capacity(10, MonoTime(0)).expect("below");
         assert!(cache.len() <= 10, "kept {}", cache.len());
         fill_short(&cache, 70);
         assert!(cache.len() <= 10, "grew to {}", cache.len());
-        cache.set_capacity(100, MonoTime(0));
+        assert_eq!(
+            cache.set_capacity(101, MonoTime(0)),
+            Err(ConfigError::CapacityAboveBuilt {
+                got: 101,
+                built: 100
+            })
+        );
+        assert!(cache.len() <= 10, "a refused capacity changes nothing");
+        cache
+            .set_capacity(100, MonoTime(0))
+            .expect("the one at build");
         fill_short(&cache, 90);
         let short = (0..90)
             .filter(|i| cache.get(key(&format!("id-{i}")), MonoTime(0)).is_some())

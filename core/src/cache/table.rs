@@ -134,6 +134,17 @@ impl Table {
         self.array(self.current.load(Ordering::Acquire))
     }
 
+    /// The most entries held now.
+    pub(crate) fn capacity(&self) -> usize {
+        self.capacity.load(Ordering::Relaxed)
+    }
+
+    /// The capacity at construction: the most [`set_capacity`](Self::set_capacity)
+    /// takes.
+    pub(crate) fn built(&self) -> usize {
+        self.built
+    }
+
     /// Live entries (expired ones not yet replaced included).
     pub(crate) fn len(&self) -> usize {
         self.live.load(Ordering::Relaxed)

@@ -265,7 +265,7 @@ impl Runtime {
         let resolver = &self.inner.resolver;
         let now = self.inner.clock.now();
         self.inner.config.replace(config, |c| {
-            resolver.set_cache_capacity(c.route_cache_capacity, now);
+            resolver.set_cache_capacity(c.route_cache_capacity, now)
         })
     }
 
